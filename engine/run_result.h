@@ -1,0 +1,44 @@
+// RunResult: what one replay produced. Plain data, serializable (run_result_io.h) so a replay
+// can run in a child process and hand its result back through a pipe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/execution_graph.h"
+
+namespace orrery {
+
+struct OpTiming {
+  double start = 0.0;
+  double end = 0.0;
+};
+
+struct DeviceStats {
+  std::string name;
+  // Seconds each stream class was busy running ops (ops of one queue never overlap; two queues
+  // of one class can, so this may exceed the makespan for a class with several queues).
+  std::array<double, kNumStreamClasses> busy{};
+  double idle = 0.0;  // makespan minus compute-stream busy time
+  int64_t ops = 0;
+};
+
+struct LinkStats {
+  std::string name;
+  double bandwidth = 0.0;  // bytes/s as configured
+  double latency = 0.0;    // seconds
+  double bytes = 0.0;      // bytes of all transfers whose route crosses this link
+};
+
+struct RunResult {
+  double makespan = 0.0;  // simulated seconds from first start to last completion
+  int64_t activities = 0;  // SimGrid activities started
+  double wall_seconds = 0.0;
+  std::vector<DeviceStats> devices;  // parallel to ExecutionGraph::devices
+  std::vector<LinkStats> links;      // links that carried bytes, sorted by name
+  std::vector<OpTiming> timeline;    // parallel to ExecutionGraph::ops (empty if not recorded)
+};
+
+}  // namespace orrery
