@@ -1,0 +1,35 @@
+// Replay of an ExecutionGraph on a SimGrid platform.
+//
+// No actors: the dependency graph lives in our own arrays, each SimGrid activity is created
+// and started only when its dependencies are done and its stream is free, and one global
+// completion callback drives the rest (shared/design/ARCHITECTURE.md, facts 1 and 2).
+#pragma once
+
+#include "engine/execution_graph.h"
+#include "engine/run_result.h"
+#include "platforms/simgrid_platform.h"
+
+namespace orrery {
+
+struct ReplayOptions {
+  bool record_timeline = true;  // keep every op's start/end in RunResult::timeline
+};
+
+// Replays `graph` in this process. SimGrid allows one Engine per process and keeps its clock,
+// so call this at most once per process; replay_isolated() has no such limit.
+// Throws InputError when a device names a host the platform lacks.
+RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
+                 const ReplayOptions& options);
+
+// Runs replay() in a forked child and returns its result through a pipe. A child that fails
+// rethrows here: InputError as InputError, anything else (including a SimGrid abort or a
+// signal) as std::runtime_error with the reason.
+RunResult replay_isolated(const PlatformSource& platform, const ExecutionGraph& graph,
+                          const ReplayOptions& options);
+
+// The duration replay gives a compute op: its fixed duration, or else the roofline
+// max(flops / host speed, bytes / mem_bw) with mem_bw from the host property "mem_bw"
+// (bytes/s; infinite when absent). Cost models in models/ normally fix durations beforehand.
+double default_op_duration(const Op& op, double host_speed, double host_mem_bw);
+
+}  // namespace orrery

@@ -1,0 +1,115 @@
+#include "engine/run_result_io.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace orrery {
+namespace {
+
+class Writer {
+ public:
+  template <typename T>
+  void pod(const T& v) {
+    out_.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  void str(const std::string& s) {
+    pod<uint64_t>(s.size());
+    out_ += s;
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::string& in) : in_(in) {}
+  template <typename T>
+  T pod() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, in_.data() + pos_, sizeof v);
+    pos_ += sizeof v;
+    return v;
+  }
+  std::string str() {
+    auto n = pod<uint64_t>();
+    need(n);
+    std::string s = in_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  bool done() const { return pos_ == in_.size(); }
+
+ private:
+  void need(uint64_t n) {
+    if (pos_ + n > in_.size()) throw std::runtime_error("truncated run result");
+  }
+  const std::string& in_;
+  size_t pos_ = 0;
+};
+
+constexpr uint32_t kMagic = 0x4f525231;  // "ORR1"
+
+}  // namespace
+
+std::string serialize_run_result(const RunResult& r) {
+  Writer w;
+  w.pod(kMagic);
+  w.pod(r.makespan);
+  w.pod(r.activities);
+  w.pod(r.wall_seconds);
+  w.pod<uint64_t>(r.devices.size());
+  for (const auto& d : r.devices) {
+    w.str(d.name);
+    for (double b : d.busy) w.pod(b);
+    w.pod(d.idle);
+    w.pod(d.ops);
+  }
+  w.pod<uint64_t>(r.links.size());
+  for (const auto& l : r.links) {
+    w.str(l.name);
+    w.pod(l.bandwidth);
+    w.pod(l.latency);
+    w.pod(l.bytes);
+  }
+  w.pod<uint64_t>(r.timeline.size());
+  for (const auto& t : r.timeline) {
+    w.pod(t.start);
+    w.pod(t.end);
+  }
+  return w.take();
+}
+
+RunResult deserialize_run_result(const std::string& bytes) {
+  Reader rd(bytes);
+  if (rd.pod<uint32_t>() != kMagic) throw std::runtime_error("not a serialized run result");
+  RunResult r;
+  r.makespan = rd.pod<double>();
+  r.activities = rd.pod<int64_t>();
+  r.wall_seconds = rd.pod<double>();
+  r.devices.resize(rd.pod<uint64_t>());
+  for (auto& d : r.devices) {
+    d.name = rd.str();
+    for (double& b : d.busy) b = rd.pod<double>();
+    d.idle = rd.pod<double>();
+    d.ops = rd.pod<int64_t>();
+  }
+  r.links.resize(rd.pod<uint64_t>());
+  for (auto& l : r.links) {
+    l.name = rd.str();
+    l.bandwidth = rd.pod<double>();
+    l.latency = rd.pod<double>();
+    l.bytes = rd.pod<double>();
+  }
+  r.timeline.resize(rd.pod<uint64_t>());
+  for (auto& t : r.timeline) {
+    t.start = rd.pod<double>();
+    t.end = rd.pod<double>();
+  }
+  if (!rd.done()) throw std::runtime_error("trailing bytes after run result");
+  return r;
+}
+
+}  // namespace orrery

@@ -1,0 +1,35 @@
+// Turning a Topology into a SimGrid platform, in this process's Engine or as SimGrid XML.
+#pragma once
+
+#include <string>
+
+#include "platforms/topology.h"
+
+namespace orrery {
+
+// Where the replay gets its platform: a generated topology, or a SimGrid XML file.
+struct PlatformSource {
+  Topology topology;     // used when xml_file is empty
+  std::string xml_file;  // a SimGrid platform file, loaded as is
+};
+
+// Network settings every Orrery run uses (shared/design/ARCHITECTURE.md, fact 4): CM02 without
+// TCP window cap or cross-traffic, latency and bandwidth factors 1, so a link delivers exactly
+// its configured bandwidth and latency. Must be called after the Engine exists, before loading.
+void apply_network_config();
+
+// Creates the topology's hosts, routers, links and routes in the current Engine, under one
+// Dijkstra-routed zone (shortest paths, computed on demand and cached).
+void build_simgrid_platform(const Topology& topo);
+
+// Loads `source` into the current Engine (generated or from XML) and seals the platform.
+void load_platform(const PlatformSource& source);
+
+// A SimGrid XML (platform DTD 4.1) equivalent of build_simgrid_platform's result.
+std::string topology_to_simgrid_xml(const Topology& topo);
+
+// Checks names are unique, edges name existing nodes and links, bandwidth > 0, latency >= 0.
+// Throws InputError naming `origin` and the offending item.
+void check_topology(const Topology& topo, const std::string& origin);
+
+}  // namespace orrery
