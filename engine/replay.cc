@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <limits>
@@ -265,6 +266,7 @@ RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
 
 RunResult replay_isolated(const PlatformSource& platform, const ExecutionGraph& graph,
                           const ReplayOptions& options) {
+  std::fflush(nullptr);  // the child must not inherit unflushed output
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   pid_t pid = fork();
