@@ -161,13 +161,16 @@ Measure lazy(int layers) {
 int main(int argc, char** argv) {
   int layers = argc > 1 ? std::atoi(argv[1]) : 1000;
   const double n1 = layers * 2.0 * kGpus;
-  std::printf("replay_bench: 64-GPU ring, compute -> transfer -> compute, lazy actor-less replay\n");
+  std::printf(
+      "replay_bench: 64-GPU ring, compute -> transfer -> compute, lazy actor-less replay\n");
   Measure a = lazy(layers);
   Measure b = lazy(2 * layers);
-  std::printf("%10.0f activities: %7.3f s  %9.0f activities/s  peak RSS %6.1f MiB  makespan %.6f s\n",
-              n1, a.seconds, n1 / a.seconds, a.max_rss_kib / 1024.0, a.makespan);
-  std::printf("%10.0f activities: %7.3f s  %9.0f activities/s  peak RSS %6.1f MiB  makespan %.6f s\n",
-              2 * n1, b.seconds, 2 * n1 / b.seconds, b.max_rss_kib / 1024.0, b.makespan);
+  std::printf(
+      "%10.0f activities: %7.3f s  %9.0f activities/s  peak RSS %6.1f MiB  makespan %.6f s\n", n1,
+      a.seconds, n1 / a.seconds, a.max_rss_kib / 1024.0, a.makespan);
+  std::printf(
+      "%10.0f activities: %7.3f s  %9.0f activities/s  peak RSS %6.1f MiB  makespan %.6f s\n",
+      2 * n1, b.seconds, 2 * n1 / b.seconds, b.max_rss_kib / 1024.0, b.makespan);
   std::printf("time ratio for 2x activities: %.2f (target <= 2.3)\n", b.seconds / a.seconds);
 
   int small = layers / 10;
@@ -175,8 +178,9 @@ int main(int argc, char** argv) {
   Measure c = lazy(small);
   Measure d = in_child([&] { return run_add_successor(gs); });
   double ns = small * 2.0 * kGpus;
-  std::printf("baseline at %.0f activities: lazy %.3f s, SimGrid add_successor DAG %.3f s "
-              "(%.1fx slower); makespans %.6f vs %.6f s\n",
-              ns, c.seconds, d.seconds, d.seconds / c.seconds, c.makespan, d.makespan);
+  std::printf(
+      "baseline at %.0f activities: lazy %.3f s, SimGrid add_successor DAG %.3f s "
+      "(%.1fx slower); makespans %.6f vs %.6f s\n",
+      ns, c.seconds, d.seconds, d.seconds / c.seconds, c.makespan, d.makespan);
   return 0;
 }

@@ -24,11 +24,20 @@ std::string xml_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -108,8 +117,9 @@ void build_simgrid_platform(const Topology& topo) {
   for (const auto& e : topo.edges) {
     const auto* l = spec[e.link];
     // Direction UP for a->b; the symmetrical route b->a then takes the DOWN half.
-    sg4::LinkInRoute hop = l->duplex ? sg4::LinkInRoute(made[e.link], sg4::LinkInRoute::Direction::UP)
-                                     : sg4::LinkInRoute(made[e.link]);
+    sg4::LinkInRoute hop = l->duplex
+                               ? sg4::LinkInRoute(made[e.link], sg4::LinkInRoute::Direction::UP)
+                               : sg4::LinkInRoute(made[e.link]);
     zone->add_route(points[e.a], points[e.b], nullptr, nullptr, {hop}, true);
   }
   zone->seal();

@@ -1,0 +1,23 @@
+// The `orrery` subcommands. Each returns the process exit status: 0 ok, 2 bad input, 1 internal
+// error (exceptions are mapped in main.cc).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace orrery {
+
+struct RunArgs {
+  std::string scenario;
+  std::vector<std::string> overrides;  // --set key=value
+  std::string output;                  // -o: replaces output.file
+  std::string trace;                   // --trace: replaces output.trace
+  bool no_timeline = false;
+  bool quiet = false;
+  std::string command_line;
+};
+
+int run_command(const RunArgs& args);
+int validate_command(const RunArgs& args);
+
+}  // namespace orrery

@@ -1,0 +1,114 @@
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/scenario.h"
+#include "common/units.h"
+#include "engine/errors.h"
+#include "engine/replay.h"
+#include "orrery_version.h"
+#include "results/chrome_trace.h"
+#include "results/h5_store.h"
+
+namespace fs = std::filesystem;
+
+namespace orrery {
+namespace {
+
+void check_writable_dir(const std::string& file, const char* what) {
+  if (file.empty()) return;
+  fs::path dir = fs::path(file).parent_path();
+  if (dir.empty()) return;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir))
+    throw InputError(std::string(what) + " \"" + file + "\": cannot create directory " +
+                     dir.string());
+}
+
+double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+
+void print_summary(const Scenario& sc, const RunResult& r) {
+  RunSummary s = summarize_run(r);
+  std::printf("Scenario   %s\n", sc.name.c_str());
+  std::printf("Platform   %s\n", sc.platform_summary.c_str());
+  std::printf("Workload   %zu devices, %zu ops\n\n", sc.graph.devices.size(), sc.graph.ops.size());
+  std::printf("Iteration time  %s\n\n", format_time(s.iteration_time_s).c_str());
+  std::printf("Where the time goes (mean per device, streams overlap):\n");
+  const std::pair<const char*, double> rows[] = {{"compute", s.compute_s},
+                                                 {"communication", s.comm_s},
+                                                 {"input/output copies", s.io_s},
+                                                 {"host launch", s.host_s},
+                                                 {"compute idle", s.idle_s}};
+  for (const auto& [label, v] : rows)
+    std::printf("  %-22s %12s  %5.1f%%\n", label, format_time(v).c_str(),
+                pct(v, s.iteration_time_s));
+
+  std::printf("\n%-24s %12s %12s %12s %12s\n", "device", "compute", "comm", "copies", "idle");
+  size_t shown = 0;
+  for (const auto& d : r.devices) {
+    if (++shown > 16) {
+      std::printf("  ... %zu more devices in the results file\n", r.devices.size() - 16);
+      break;
+    }
+    std::printf("%-24s %12s %12s %12s %12s\n", d.name.c_str(), format_time(d.busy[0]).c_str(),
+                format_time(d.busy[1]).c_str(), format_time(d.busy[2] + d.busy[3]).c_str(),
+                format_time(d.idle).c_str());
+  }
+  if (!r.links.empty()) {
+    std::vector<const LinkStats*> links;
+    for (const auto& l : r.links) links.push_back(&l);
+    std::sort(links.begin(), links.end(), [](const LinkStats* a, const LinkStats* b) {
+      return a->bytes / a->bandwidth > b->bytes / b->bandwidth;
+    });
+    std::printf("\n%-28s %12s %14s %10s\n", "busiest links", "bytes", "bandwidth", "busy");
+    for (size_t i = 0; i < links.size() && i < 8; ++i) {
+      const auto* l = links[i];
+      double busy = l->bytes / l->bandwidth;
+      std::printf("%-28s %12s %14s %9.1f%%\n", l->name.c_str(), format_size(l->bytes).c_str(),
+                  format_bandwidth(l->bandwidth).c_str(), pct(busy, r.makespan));
+    }
+  }
+  std::printf("\nSimulated %lld activities in %.3f s\n", static_cast<long long>(r.activities),
+              r.wall_seconds);
+}
+
+}  // namespace
+
+int validate_command(const RunArgs& args) {
+  Scenario sc = load_scenario(args.scenario, args.overrides);
+  std::printf("%s: ok\n  platform  %s\n  workload  %zu devices, %zu ops\n  output    %s\n",
+              args.scenario.c_str(), sc.platform_summary.c_str(), sc.graph.devices.size(),
+              sc.graph.ops.size(), sc.output_file.empty() ? "(none)" : sc.output_file.c_str());
+  return 0;
+}
+
+int run_command(const RunArgs& args) {
+  Scenario sc = load_scenario(args.scenario, args.overrides);
+  if (!args.output.empty()) sc.output_file = args.output;
+  if (!args.trace.empty()) sc.trace_file = args.trace;
+  if (args.no_timeline) sc.record_timeline = false;
+  check_writable_dir(sc.output_file, "output file");
+  check_writable_dir(sc.trace_file, "trace file");
+
+  ReplayOptions opt;
+  opt.record_timeline = sc.record_timeline || !sc.trace_file.empty();
+  RunResult r = replay_isolated(sc.platform, sc.graph, opt);
+  if (!args.quiet) print_summary(sc, r);
+
+  if (!sc.trace_file.empty()) {
+    write_chrome_trace(sc.trace_file, sc.graph, r);
+    if (!args.quiet) std::printf("Trace      %s\n", sc.trace_file.c_str());
+  }
+  if (!sc.output_file.empty()) {
+    if (!sc.record_timeline) r.timeline.clear();
+    ResultFileMeta meta{sc.text, ORRERY_VERSION, sc.platform_summary, args.command_line};
+    write_results_h5(sc.output_file, meta, {RunRecord{sc.name, {}, r}}, {&sc.graph});
+    if (!args.quiet) std::printf("Results    %s\n", sc.output_file.c_str());
+  }
+  return 0;
+}
+
+}  // namespace orrery

@@ -1,0 +1,174 @@
+#include "cli/scenario.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/units.h"
+#include "common/yaml_reader.h"
+#include "engine/errors.h"
+#include "engine/graph_check.h"
+#include "workloads/graph_json.h"
+#include "workloads/synthetic_dp.h"
+
+namespace fs = std::filesystem;
+
+namespace orrery {
+namespace {
+
+std::string resolve(const std::string& base_dir, const std::string& p) {
+  if (p.empty() || fs::path(p).is_absolute()) return p;
+  return (fs::path(base_dir) / p).lexically_normal().string();
+}
+
+std::string summarize(const PlatformSpec& s) {
+  std::ostringstream o;
+  o << s.name << ": " << s.servers << " server(s) x " << s.server.gpus << " " << s.server.gpu.model
+    << ", PCIe " << format_bandwidth(s.server.pcie.bandwidth);
+  if (s.server.nvlink.topology != "none")
+    o << ", NVLink " << s.server.nvlink.topology << " "
+      << format_bandwidth(s.server.nvlink.bandwidth);
+  o << ", " << s.server.nic.count << " NIC(s) of " << format_bandwidth(s.server.nic.bandwidth)
+    << " on " << s.fabric.kind << " " << s.fabric.topology;
+  return o.str();
+}
+
+// Platform section -> source. `gpus` receives the GPU placement a synthetic workload uses.
+void read_platform(const YamlMap& root, const std::string& base_dir, Scenario* sc,
+                   std::vector<GpuPlacement>* gpus) {
+  if (!root.has("platform")) root.fail("platform", "is required (a preset or an xml file)");
+  YamlMap pm = root.map("platform");
+  if (pm.has("xml")) {
+    sc->platform.xml_file = resolve(base_dir, pm.required_str("xml"));
+    if (!fs::exists(sc->platform.xml_file))
+      pm.fail("xml", "file \"" + sc->platform.xml_file + "\" does not exist");
+    for (const auto& h : pm.str_list("gpus")) gpus->push_back({h, h});
+    pm.reject_unknown_keys();
+    sc->platform_summary = "SimGrid XML " + sc->platform.xml_file;
+    return;
+  }
+  PlatformSpec spec = parse_platform_spec(root.raw("platform"), root.origin(), "platform");
+  sc->platform.topology = build_topology(spec);
+  sc->platform_summary = summarize(spec);
+  for (const auto& h : gpu_hosts(sc->platform.topology))
+    gpus->push_back({h, launch_host_of(sc->platform.topology, h)});
+}
+
+void read_workload(const YamlMap& root, const std::string& base_dir,
+                   const std::vector<GpuPlacement>& platform_gpus, Scenario* sc) {
+  if (!root.has("workload")) root.fail("workload", "is required");
+  YamlMap w = root.map("workload");
+  std::string type = w.str("type", "synthetic-dp");
+  if (type == "graph") {
+    std::string file = resolve(base_dir, w.required_str("file"));
+    w.reject_unknown_keys();
+    sc->graph = load_graph_json(file);
+    return;
+  }
+  if (type != "synthetic-dp")
+    w.fail("type", "expected graph or synthetic-dp, got \"" + type + "\"");
+  DataParallelPattern p;
+  p.layers = w.integer("layers", p.layers);
+  if (p.layers < 1) w.fail("layers", "must be at least 1");
+  p.forward_time = w.time("forward_time", p.forward_time);
+  p.backward_factor = w.number("backward_factor", p.backward_factor);
+  p.gradient_bytes = w.size("gradient_bytes", p.gradient_bytes);
+  p.update_time = w.time("update_time", p.update_time);
+  p.input_bytes = w.size("input_bytes", p.input_bytes);
+  const std::pair<const char*, double> values[] = {{"forward_time", p.forward_time},
+                                                   {"backward_factor", p.backward_factor},
+                                                   {"gradient_bytes", p.gradient_bytes},
+                                                   {"update_time", p.update_time},
+                                                   {"input_bytes", p.input_bytes}};
+  for (const auto& [key, v] : values)
+    if (v < 0) w.fail(key, "must not be negative");
+  std::vector<GpuPlacement> gpus = platform_gpus;
+  int count = w.integer("gpus", static_cast<int>(gpus.size()));
+  if (count < 1 || count > static_cast<int>(gpus.size()))
+    w.fail("gpus", "must be between 1 and the platform's " + std::to_string(gpus.size()) + " GPUs");
+  gpus.resize(count);
+  w.reject_unknown_keys();
+  if (gpus.empty())
+    w.fail("type",
+           "a synthetic workload needs GPUs: the platform has none (for an xml platform, "
+           "list their host names under platform.gpus)");
+  sc->graph = make_data_parallel(p, gpus);
+  check_graph(sc->graph, root.origin() + ": workload");
+}
+
+}  // namespace
+
+void apply_override(YAML::Node& root, const std::string& assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--set " + assignment + ": expected key.path=value");
+  std::string path = assignment.substr(0, eq);
+  YAML::Node value = load_yaml_text(assignment.substr(eq + 1), "--set " + path);
+  if (value.IsScalar()) value.SetTag(kOverrideTag);
+  std::vector<std::string> keys;
+  std::stringstream ss(path);
+  for (std::string k; std::getline(ss, k, '.');) {
+    if (k.empty()) throw InputError("--set " + assignment + ": empty key in path");
+    keys.push_back(k);
+  }
+  // Walk down by reassigning handles; yaml-cpp nodes are references into the tree.
+  std::vector<YAML::Node> chain{root};
+  for (size_t i = 0; i + 1 < keys.size(); ++i) {
+    YAML::Node next = chain.back()[keys[i]];
+    if (next && !next.IsNull() && !next.IsMap())
+      throw InputError("--set " + assignment + ": \"" + keys[i] + "\" is not a mapping");
+    if (!next || next.IsNull()) chain.back()[keys[i]] = YAML::Node(YAML::NodeType::Map);
+    chain.push_back(chain.back()[keys[i]]);
+  }
+  chain.back()[keys.back()] = value;
+}
+
+Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
+                        const std::string& text) {
+  Scenario sc;
+  sc.origin = origin;
+  sc.text = text;
+  YamlMap root(root_node, origin);
+  std::string base_dir = fs::path(origin).parent_path().string();
+  sc.name = root.str("name", fs::path(origin).stem().string());
+  sc.description = root.str("description", "");
+  std::vector<GpuPlacement> gpus;
+  read_platform(root, base_dir, &sc, &gpus);
+  read_workload(root, base_dir, gpus, &sc);
+  YamlMap out = root.map("output");
+  sc.output_file = out.str("file", "");
+  sc.record_timeline = out.boolean("timeline", true);
+  sc.trace_file = out.str("trace", "");
+  out.reject_unknown_keys();
+  root.reject_unknown_keys();
+
+  if (!sc.platform.topology.hosts.empty()) {
+    // Catch a graph naming hosts the platform lacks now, not inside the simulation.
+    std::set<std::string> hosts;
+    for (const auto& h : sc.platform.topology.hosts) hosts.insert(h.name);
+    for (const auto& d : sc.graph.devices)
+      for (const std::string* h : {&d.host, &d.launch_host})
+        if (!h->empty() && !hosts.count(*h))
+          throw InputError(origin + ": workload device \"" + d.name + "\" runs on host \"" + *h +
+                           "\", which platform " + sc.platform.topology.name + " does not have");
+  }
+  return sc;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open scenario file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  YAML::Node root = load_yaml_text(text, path);
+  if (!root || root.IsNull()) throw InputError(path + ": the scenario is empty");
+  for (const auto& o : overrides) {
+    apply_override(root, o);
+    text += "\n# --set " + o;
+  }
+  return build_scenario(root, path, text);
+}
+
+}  // namespace orrery

@@ -1,0 +1,37 @@
+// Scenario: a YAML file naming a platform, a workload and where results go. Loading resolves
+// everything a run needs (platform topology, execution graph) so errors surface before any
+// simulation. The scenario YAML reference is docs/user-guide.md.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/execution_graph.h"
+#include "platforms/platform_spec.h"
+#include "platforms/simgrid_platform.h"
+
+namespace orrery {
+
+struct Scenario {
+  std::string origin;  // the scenario file
+  std::string text;    // its verbatim text (plus the --set overrides), stored with results
+  std::string name;
+  std::string description;
+  PlatformSource platform;
+  std::string platform_summary;  // one line, for tables and the results file
+  ExecutionGraph graph;
+  std::string output_file;  // HDF5 results; empty: none
+  bool record_timeline = true;
+  std::string trace_file;  // Chrome trace JSON; empty: none
+};
+
+// "a.b.c=value" overrides applied to the YAML tree before it is read (value parsed as YAML).
+void apply_override(YAML::Node& root, const std::string& assignment);
+
+// Reads, overrides and resolves a scenario. Throws InputError naming the file, line and key.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+Scenario build_scenario(const YAML::Node& root, const std::string& origin, const std::string& text);
+
+}  // namespace orrery

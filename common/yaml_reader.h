@@ -1,0 +1,62 @@
+// Reading YAML mappings strictly: every key read is checked for type and unit, every key left
+// unread is an error, and every error names the file, the line and the dotted key path.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace orrery {
+
+// Tag given to values set from the command line (--set), so messages say so instead of
+// pointing at a line of the file.
+inline constexpr const char* kOverrideTag = "!orrery-set";
+
+// Parses a YAML file or text; syntax errors become InputError "file:line:col: message".
+YAML::Node load_yaml_file(const std::string& path);
+YAML::Node load_yaml_text(const std::string& text, const std::string& origin);
+
+class YamlMap {
+ public:
+  // `node` must be a mapping (or null, read as empty). `origin` is the file name; `path` the
+  // dotted key path of this mapping ("" at the root, "platform", "platform.fabric"...).
+  YamlMap(const YAML::Node& node, std::string origin, std::string path = "");
+
+  bool has(const std::string& key) const;
+  std::string str(const std::string& key, const std::string& fallback) const;
+  std::string required_str(const std::string& key) const;
+  double number(const std::string& key, double fallback) const;
+  int integer(const std::string& key, int fallback) const;
+  bool boolean(const std::string& key, bool fallback) const;
+  // Quantities with units (common/units.h), returned in base units.
+  double bandwidth(const std::string& key, double fallback) const;
+  double time(const std::string& key, double fallback) const;
+  double size(const std::string& key, double fallback) const;
+  double flops(const std::string& key, double fallback) const;
+  std::vector<std::string> str_list(const std::string& key) const;
+  YamlMap map(const std::string& key) const;  // empty map if absent
+  YAML::Node raw(const std::string& key) const;
+
+  // Throws InputError for the first key that was never read, listing the keys that were.
+  void reject_unknown_keys(const std::vector<std::string>& allowed = {}) const;
+
+  // "file:line" of a key (or of the mapping when the key is absent), for messages.
+  std::string where(const std::string& key = "") const;
+  std::string key_path(const std::string& key) const;
+  const std::string& origin() const { return origin_; }
+  // Throws InputError "file:line: key: message".
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+
+ private:
+  YAML::Node get(const std::string& key) const;
+  std::string scalar(const std::string& key, const char* expected) const;
+
+  YAML::Node node_;
+  std::string origin_;
+  std::string path_;
+  mutable std::set<std::string> read_;
+};
+
+}  // namespace orrery

@@ -1,0 +1,72 @@
+#include "engine/execution_graph.h"
+
+#include <cstddef>
+
+namespace orrery {
+
+namespace {
+
+constexpr const char* kStreamClassNames[kNumStreamClasses] = {"compute", "comm", "copy_h2d",
+                                                              "copy_d2h", "host"};
+
+// Indices beyond this are surely typos; the bound also keeps the parse free of overflow.
+constexpr int kMaxStreamIndex = 9999;
+
+}  // namespace
+
+const char* stream_class_name(StreamClass c) {
+  int i = static_cast<int>(c);
+  return i >= 0 && i < kNumStreamClasses ? kStreamClassNames[i] : "unknown";
+}
+
+bool parse_stream_class(const std::string& s, StreamClass* out) {
+  for (int i = 0; i < kNumStreamClasses; ++i) {
+    if (s == kStreamClassNames[i]) {
+      *out = static_cast<StreamClass>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string stream_name(const Stream& s) {
+  std::string name = stream_class_name(s.cls);
+  // Index 0 is the only queue most devices have, so it keeps the bare class name.
+  if (s.index != 0) name += ":" + std::to_string(s.index);
+  return name;
+}
+
+bool parse_stream(const std::string& s, Stream* out) {
+  std::size_t colon = s.find(':');
+  Stream result;
+  if (!parse_stream_class(s.substr(0, colon), &result.cls)) return false;
+  if (colon != std::string::npos) {
+    std::string digits = s.substr(colon + 1);
+    if (digits.empty() || digits.size() > 4) return false;
+    int index = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return false;
+      index = index * 10 + (c - '0');
+    }
+    if (index > kMaxStreamIndex) return false;
+    result.index = index;
+  }
+  *out = result;
+  return true;
+}
+
+int ExecutionGraph::find_device(const std::string& name) const {
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int ExecutionGraph::find_op(const std::string& name) const {
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace orrery

@@ -1,0 +1,207 @@
+#include "engine/graph_check.h"
+
+#include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/topological_sort.hpp>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "engine/errors.h"
+
+namespace orrery {
+
+namespace {
+
+// Edges run dep -> dependent, so Boost's finishing order reversed is an execution order.
+using DepGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+
+// A cycle message lists at most this many ops; a million-op cycle would be unreadable.
+constexpr std::size_t kMaxCycleOpsShown = 20;
+
+std::string item(const char* array, std::size_t i, const std::string& name) {
+  return std::string(array) + "[" + std::to_string(i) + "] \"" + name + "\"";
+}
+
+// Shortest readable form ("-0.5", "nan"); std::to_string would print "-0.500000".
+std::string number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+[[noreturn]] void fail(const std::string& origin, const std::string& what) {
+  throw InputError(origin + ": " + what);
+}
+
+std::string device_ref(const ExecutionGraph& g, int d) {
+  return "device " + std::to_string(d) + " \"" + g.devices[d].name + "\"";
+}
+
+void check_devices(const ExecutionGraph& g, const std::string& origin) {
+  std::unordered_map<std::string_view, std::size_t> first;
+  first.reserve(g.devices.size());
+  for (std::size_t i = 0; i < g.devices.size(); ++i) {
+    const Device& d = g.devices[i];
+    if (d.name.empty()) fail(origin, "devices[" + std::to_string(i) + "]: empty device name");
+    auto [it, inserted] = first.emplace(d.name, i);
+    if (!inserted) {
+      fail(origin, item("devices", i, d.name) +
+                       ": duplicate device name (first defined at devices[" +
+                       std::to_string(it->second) + "])");
+    }
+  }
+}
+
+// Finite and >= 0; `unset_ok` also admits the -1 sentinel of Op::duration.
+bool valid_amount(double v, bool unset_ok) {
+  return std::isfinite(v) && (v >= 0 || (unset_ok && v == -1.0));
+}
+
+void check_op(const ExecutionGraph& g, std::size_t i, const std::string& origin) {
+  const Op& op = g.ops[i];
+  // Built only on failure: this runs once per op of graphs with millions of them.
+  auto where = [&] { return item("ops", i, op.name); };
+  const int num_devices = static_cast<int>(g.devices.size());
+  const int num_ops = static_cast<int>(g.ops.size());
+
+  if (op.device < 0 || op.device >= num_devices) {
+    fail(origin, where() + ": unknown device index " + std::to_string(op.device) + " (graph has " +
+                     std::to_string(num_devices) + " devices)");
+  }
+  if (op.stream.index < 0) {
+    fail(origin, where() + ": negative stream index " + std::to_string(op.stream.index));
+  }
+  auto check_amount = [&](const char* field, double v, bool unset_ok) {
+    if (valid_amount(v, unset_ok)) return;
+    fail(origin, where() + ": " + field + " is " + number(v) + ", expected a finite value >= 0" +
+                     (unset_ok ? " (or -1 for unset)" : ""));
+  };
+  check_amount("duration", op.duration, /*unset_ok=*/true);
+  check_amount("flops", op.flops, false);
+  check_amount("bytes", op.bytes, false);
+  check_amount("transfer_bytes", op.transfer_bytes, false);
+
+  if (op.kind == OpKind::kTransfer) {
+    for (auto [field, d] : {std::pair<const char*, int>{"src", op.src}, {"dst", op.dst}}) {
+      if (d < 0 || d >= num_devices) {
+        fail(origin, where() + ": transfer " + field + " device index " + std::to_string(d) +
+                         " out of range (graph has " + std::to_string(num_devices) + " devices)");
+      }
+    }
+    if (op.src == op.dst) {
+      fail(origin, where() + ": transfer src and dst are both " + device_ref(g, op.src));
+    }
+  } else if (op.duration < 0 && op.flops <= 0 && op.bytes <= 0) {
+    fail(origin, where() + ": compute op has no cost: expected a duration >= 0 or flops/bytes > 0");
+  }
+
+  for (int dep : op.deps) {
+    if (dep < 0 || dep >= num_ops) {
+      fail(origin, where() + ": dependency index " + std::to_string(dep) +
+                       " out of range (graph has " + std::to_string(num_ops) + " ops)");
+    }
+    if (dep == static_cast<int>(i)) fail(origin, where() + ": depends on itself");
+  }
+}
+
+std::string cycle_message(const ExecutionGraph& g, const std::vector<int>& cycle) {
+  std::string msg = "dependency cycle: ";
+  const std::size_t n = cycle.size();
+  const std::size_t head = n <= kMaxCycleOpsShown ? n : kMaxCycleOpsShown - 1;
+  for (std::size_t k = 0; k < head; ++k) msg += g.ops[cycle[k]].name + " -> ";
+  if (head < n) {
+    msg +=
+        "... (" + std::to_string(n - head - 1) + " more) -> " + g.ops[cycle[n - 1]].name + " -> ";
+  }
+  return msg + g.ops[cycle[0]].name;
+}
+
+// Throws boost::not_a_dag on a cycle.
+std::vector<int> boost_topological_order(const ExecutionGraph& g) {
+  DepGraph dg(g.ops.size());
+  for (std::size_t i = 0; i < g.ops.size(); ++i) {
+    for (int dep : g.ops[i].deps) boost::add_edge(static_cast<std::size_t>(dep), i, dg);
+  }
+  std::vector<std::size_t> finish;
+  finish.reserve(g.ops.size());
+  boost::topological_sort(dg, std::back_inserter(finish));
+  return std::vector<int>(finish.rbegin(), finish.rend());
+}
+
+}  // namespace
+
+std::vector<int> find_dependency_cycle(const ExecutionGraph& g) {
+  enum Color : uint8_t { kWhite, kOnPath, kDone };
+  std::vector<uint8_t> color(g.ops.size(), kWhite);
+  // The DFS path (walking op -> dep) with, per frame, the next dep to visit.
+  std::vector<std::pair<int, std::size_t>> path;
+  for (std::size_t root = 0; root < g.ops.size(); ++root) {
+    if (color[root] != kWhite) continue;
+    color[root] = kOnPath;
+    path.emplace_back(static_cast<int>(root), 0);
+    while (!path.empty()) {
+      auto& [op, next] = path.back();
+      const std::vector<int>& deps = g.ops[op].deps;
+      if (next == deps.size()) {
+        color[op] = kDone;
+        path.pop_back();
+        continue;
+      }
+      int dep = deps[next++];
+      if (color[dep] == kWhite) {
+        color[dep] = kOnPath;
+        path.emplace_back(dep, 0);
+      } else if (color[dep] == kOnPath) {
+        // The path from `dep` to the top closes a loop; each frame depends on the next, so
+        // reversing it yields dependency order.
+        std::vector<int> cycle;
+        for (auto it = path.rbegin(); it != path.rend(); ++it) {
+          cycle.push_back(it->first);
+          if (it->first == dep) break;
+        }
+        std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+        return cycle;
+      }
+    }
+  }
+  return {};
+}
+
+std::vector<int> topological_order(const ExecutionGraph& g) {
+  try {
+    return boost_topological_order(g);
+  } catch (const boost::not_a_dag&) {
+    throw std::logic_error("topological_order: " + cycle_message(g, find_dependency_cycle(g)));
+  }
+}
+
+void check_graph(const ExecutionGraph& g, const std::string& origin) {
+  check_devices(g, origin);
+  std::unordered_map<std::string_view, std::size_t> first;
+  first.reserve(g.ops.size());
+  for (std::size_t i = 0; i < g.ops.size(); ++i) {
+    const std::string& name = g.ops[i].name;
+    if (name.empty()) fail(origin, "ops[" + std::to_string(i) + "]: empty op name");
+    auto [it, inserted] = first.emplace(name, i);
+    if (!inserted) {
+      fail(origin, item("ops", i, name) + ": duplicate op name (first defined at ops[" +
+                       std::to_string(it->second) + "])");
+    }
+    check_op(g, i, origin);
+  }
+  try {
+    boost_topological_order(g);
+  } catch (const boost::not_a_dag&) {
+    // Boost only says "not a DAG"; a second pass names the ops so the user can fix it.
+    fail(origin, cycle_message(g, find_dependency_cycle(g)));
+  }
+}
+
+}  // namespace orrery

@@ -1,0 +1,199 @@
+#include "platforms/platform_spec.h"
+
+#include "common/embedded_data.h"
+#include "common/yaml_reader.h"
+#include "engine/errors.h"
+
+namespace orrery {
+namespace {
+
+// Replaces the base tree's values with the override's, recursing into mappings present in both.
+// Override nodes keep their marks, so errors point at the user's file and line.
+YAML::Node deep_merge(const YAML::Node& base, const YAML::Node& over) {
+  if (!over || over.IsNull()) return base;
+  if (!base || !base.IsMap() || !over.IsMap()) return over;
+  // force_insert keeps the key nodes themselves, and with them their line numbers.
+  YAML::Node out(YAML::NodeType::Map);
+  for (auto it = base.begin(); it != base.end(); ++it)
+    if (!over[it->first.Scalar()]) out.force_insert(it->first, it->second);
+  for (auto it = over.begin(); it != over.end(); ++it) {
+    YAML::Node b = base[it->first.Scalar()];
+    out.force_insert(
+        it->first, (b && b.IsMap() && it->second.IsMap()) ? deep_merge(b, it->second) : it->second);
+  }
+  return out;
+}
+
+void require(bool ok, const YamlMap& m, const std::string& key, const std::string& what) {
+  if (!ok) m.fail(key, what);
+}
+
+double positive_bw(const YamlMap& m, const std::string& key, double fallback) {
+  double v = m.bandwidth(key, fallback);
+  require(v > 0, m, key, "bandwidth must be positive");
+  return v;
+}
+
+double nonneg_time(const YamlMap& m, const std::string& key, double fallback) {
+  double v = m.time(key, fallback);
+  require(v >= 0, m, key, "latency must not be negative");
+  return v;
+}
+
+int count_at_least(const YamlMap& m, const std::string& key, int fallback, int min) {
+  int v = m.integer(key, fallback);
+  require(v >= min, m, key, "must be at least " + std::to_string(min));
+  return v;
+}
+
+GpuSpec parse_gpu(const YamlMap& m) {
+  GpuSpec g;
+  g.model = m.str("model", g.model);
+  g.flops = m.flops("flops", g.flops);
+  require(g.flops > 0, m, "flops", "must be positive");
+  g.mem_bw = positive_bw(m, "mem_bw", g.mem_bw);
+  g.sms = count_at_least(m, "sms", g.sms, 1);
+  m.reject_unknown_keys();
+  return g;
+}
+
+CpuSpec parse_cpu(const YamlMap& m) {
+  CpuSpec c;
+  c.sockets = count_at_least(m, "sockets", c.sockets, 1);
+  c.flops = m.flops("flops", c.flops);
+  require(c.flops > 0, m, "flops", "must be positive");
+  c.mem_bw = positive_bw(m, "mem_bw", c.mem_bw);
+  c.qpi_bandwidth = positive_bw(m, "qpi_bandwidth", c.qpi_bandwidth);
+  c.qpi_latency = nonneg_time(m, "qpi_latency", c.qpi_latency);
+  m.reject_unknown_keys();
+  return c;
+}
+
+PcieSpec parse_pcie(const YamlMap& m) {
+  PcieSpec p;
+  p.bandwidth = positive_bw(m, "bandwidth", p.bandwidth);
+  p.latency = nonneg_time(m, "latency", p.latency);
+  p.switches_per_socket = count_at_least(m, "switches_per_socket", p.switches_per_socket, 0);
+  p.root_complex_p2p_bandwidth =
+      m.bandwidth("root_complex_p2p_bandwidth", p.root_complex_p2p_bandwidth);
+  require(p.root_complex_p2p_bandwidth >= 0, m, "root_complex_p2p_bandwidth",
+          "must not be negative (0 means unlimited)");
+  m.reject_unknown_keys();
+  return p;
+}
+
+NvlinkSpec parse_nvlink(const YamlMap& m) {
+  NvlinkSpec n;
+  n.topology = m.str("topology", n.topology);
+  if (n.topology != "none" && n.topology != "cube-mesh" && n.topology != "nvswitch")
+    m.fail("topology", "expected none, cube-mesh or nvswitch, got \"" + n.topology + "\"");
+  n.bandwidth = positive_bw(m, "bandwidth", n.bandwidth);
+  n.latency = nonneg_time(m, "latency", n.latency);
+  n.links_per_gpu = count_at_least(m, "links_per_gpu", n.links_per_gpu, 1);
+  m.reject_unknown_keys();
+  return n;
+}
+
+NicSpec parse_nic(const YamlMap& m) {
+  NicSpec n;
+  n.count = count_at_least(m, "count", n.count, 0);
+  n.bandwidth = positive_bw(m, "bandwidth", n.bandwidth);
+  n.latency = nonneg_time(m, "latency", n.latency);
+  if (m.has("pcie_switch")) {
+    YAML::Node list = m.raw("pcie_switch");
+    if (!list.IsSequence()) m.fail("pcie_switch", "expected a list of PCIe switch indices");
+    for (const auto& item : list) n.pcie_switch.push_back(item.as<int>(-1));
+  }
+  m.reject_unknown_keys();
+  return n;
+}
+
+FabricSpec parse_fabric(const YamlMap& m) {
+  FabricSpec f;
+  f.kind = m.str("kind", f.kind);
+  if (f.kind != "ethernet" && f.kind != "infiniband")
+    m.fail("kind", "expected ethernet or infiniband, got \"" + f.kind + "\"");
+  f.topology = m.str("topology", f.topology);
+  if (f.topology != "switch" && f.topology != "fat-tree")
+    m.fail("topology", "expected switch or fat-tree, got \"" + f.topology + "\"");
+  f.latency = nonneg_time(m, "latency", f.latency);
+  f.servers_per_leaf = count_at_least(m, "servers_per_leaf", f.servers_per_leaf, 1);
+  f.oversubscription = m.number("oversubscription", f.oversubscription);
+  require(f.oversubscription >= 1, m, "oversubscription", "must be at least 1");
+  m.reject_unknown_keys();
+  return f;
+}
+
+}  // namespace
+
+std::vector<std::string> platform_preset_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, text] : embedded_files("platform_presets")) names.push_back(name);
+  return names;
+}
+
+const std::string& platform_preset_yaml(const std::string& name) {
+  const auto& presets = embedded_files("platform_presets");
+  auto it = presets.find(name);
+  if (it == presets.end()) {
+    std::string known;
+    for (const auto& [n, t] : presets) known += (known.empty() ? "" : ", ") + n;
+    throw InputError("unknown platform preset \"" + name + "\" (known presets: " + known + ")");
+  }
+  return it->second;
+}
+
+PlatformSpec parse_platform_spec(const YAML::Node& node, const std::string& origin,
+                                 const std::string& key_path) {
+  YamlMap user(node, origin, key_path);
+  YAML::Node tree = node;
+  std::string preset = user.str("preset", "");
+  if (!preset.empty()) {
+    YAML::Node base;
+    try {
+      base = load_yaml_text(platform_preset_yaml(preset), "preset " + preset);
+    } catch (const InputError& e) {
+      user.fail("preset", e.what());
+    }
+    YAML::Node over(YAML::NodeType::Map);
+    for (auto it = node.begin(); it != node.end(); ++it)
+      if (it->first.Scalar() != "preset") over.force_insert(it->first, it->second);
+    tree = deep_merge(base, over);
+  }
+  YamlMap m(tree, origin, key_path);
+  m.str("preset", "");
+  PlatformSpec spec;
+  spec.name = preset.empty() ? "custom" : preset;
+  spec.description = m.str("description", "");
+  spec.sources = m.str_list("sources");
+  spec.servers = count_at_least(m, "servers", spec.servers, 1);
+  YamlMap server = m.map("server");
+  spec.server.gpus = count_at_least(server, "gpus", spec.server.gpus, 1);
+  spec.server.gpu = parse_gpu(server.map("gpu"));
+  spec.server.cpu = parse_cpu(server.map("cpu"));
+  spec.server.pcie = parse_pcie(server.map("pcie"));
+  spec.server.nvlink = parse_nvlink(server.map("nvlink"));
+  spec.server.nic = parse_nic(server.map("nic"));
+  server.reject_unknown_keys();
+  spec.fabric = parse_fabric(m.map("fabric"));
+  m.reject_unknown_keys();
+  return spec;
+}
+
+std::vector<std::string> gpu_hosts(const Topology& topo) {
+  std::vector<std::string> out;
+  for (const auto& h : topo.hosts)
+    if (h.role == "gpu") out.push_back(h.name);
+  return out;
+}
+
+std::string launch_host_of(const Topology& topo, const std::string& gpu_host) {
+  for (const auto& h : topo.hosts)
+    if (h.name == gpu_host) {
+      auto it = h.properties.find("launch_host");
+      return it == h.properties.end() ? gpu_host : it->second;
+    }
+  return gpu_host;
+}
+
+}  // namespace orrery

@@ -1,0 +1,165 @@
+// Scenario loading: presets and overrides, errors naming file/line/key, and the end-to-end
+// round trip through the `orrery` binary into HDF5 and back.
+#include "cli/scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "engine/errors.h"
+#include "engine/replay.h"
+#include "results/h5_store.h"
+#include "tests/test_util.h"
+
+namespace orrery {
+namespace {
+
+using testing::make_temp_dir;
+using testing::write_file;
+
+std::string error_of(const std::string& path, std::vector<std::string> overrides = {}) {
+  try {
+    load_scenario(path, overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* kBase = R"(name: t
+platform:
+  preset: pcie-server
+  server:
+    gpus: 2
+workload:
+  type: synthetic-dp
+  layers: 2
+  forward_time: 1ms
+  gradient_bytes: 1MB
+)";
+
+TEST(Scenario, PresetWithOverridesBuildsTheGraph) {
+  auto dir = make_temp_dir("scn");
+  write_file(dir + "/s.yaml", kBase);
+  Scenario sc = load_scenario(dir + "/s.yaml", {"platform.server.gpus=4"});
+  // 4 GPUs: 2 forward + 2 backward + 1 update per GPU, plus 2 ring all-reduces of 2(n-1)=6
+  // steps x 4 ranks.
+  EXPECT_EQ(sc.graph.devices.size(), 4u);
+  EXPECT_EQ(sc.graph.ops.size(), 4u * 5 + 2 * 6 * 4);
+  EXPECT_EQ(sc.name, "t");
+  EXPECT_NE(sc.text.find("--set platform.server.gpus=4"), std::string::npos);
+}
+
+TEST(Scenario, UnknownKeyNamesFileLineAndPath) {
+  auto dir = make_temp_dir("scn");
+  write_file(dir + "/s.yaml", std::string(kBase) + "  colour: blue\n");
+  auto msg = error_of(dir + "/s.yaml");
+  EXPECT_NE(msg.find("s.yaml:11"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("workload.colour"), std::string::npos) << msg;
+}
+
+TEST(Scenario, UnknownPresetListsTheKnownOnes) {
+  auto dir = make_temp_dir("scn");
+  write_file(dir + "/s.yaml", kBase);
+  auto msg = error_of(dir + "/s.yaml", {"platform.preset=cray"});
+  EXPECT_NE(msg.find("cray"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("pcie-server"), std::string::npos) << msg;
+}
+
+TEST(Scenario, BadValuesAreRejectedWithTheKey) {
+  auto dir = make_temp_dir("scn");
+  write_file(dir + "/s.yaml", kBase);
+  EXPECT_NE(error_of(dir + "/s.yaml", {"platform.server.pcie.bandwidth=0"})
+                .find("platform.server.pcie.bandwidth"),
+            std::string::npos);
+  EXPECT_NE(error_of(dir + "/s.yaml", {"workload.forward_time=-1ms"}).find("workload.forward_time"),
+            std::string::npos);
+  EXPECT_NE(error_of(dir + "/s.yaml", {"workload.layers=many"}).find("expected an integer"),
+            std::string::npos);
+  EXPECT_NE(error_of(dir + "/s.yaml", {"workload.gpus=9"}).find("workload.gpus"),
+            std::string::npos);
+}
+
+TEST(Scenario, YamlSyntaxErrorHasLine) {
+  auto dir = make_temp_dir("scn");
+  write_file(dir + "/s.yaml", "name: t\nplatform: [unclosed\n");
+  auto msg = error_of(dir + "/s.yaml");
+  EXPECT_NE(msg.find("s.yaml:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("syntax"), std::string::npos) << msg;
+}
+
+TEST(Scenario, GraphFileWorkloadAndMissingHost) {
+  auto dir = make_temp_dir("scn");
+  write_file(dir + "/g.json", R"({"format": "orrery-graph", "version": 1,
+    "devices": [{"name": "a", "host": "n0_gpu0"}, {"name": "b", "host": "n0_gpu7"}],
+    "ops": [{"name": "x", "device": "a", "duration": 0.001}]})");
+  write_file(dir + "/s.yaml",
+             "platform: {preset: pcie-server}\nworkload: {type: graph, file: g.json}\n");
+  auto msg = error_of(dir + "/s.yaml");
+  EXPECT_NE(msg.find("n0_gpu7"), std::string::npos) << msg;
+  Scenario sc = load_scenario(dir + "/s.yaml", {"platform.server.gpus=8"});
+  EXPECT_EQ(sc.graph.ops.size(), 1u);
+}
+
+TEST(Scenario, SyntheticStepMatchesHandComputation) {
+  // 2 GPUs under one PCIe switch (15.75 GB/s, 1 us per hop, no input copy). Each layer: 1 ms
+  // forward, 2 ms backward; per-layer gradient 1 MB ring-all-reduced in 2 steps of 0.5 MB over
+  // gpu -> switch -> gpu (2 us latency + 0.5e6 / 15.75e9 s). The last all-reduce (layer 0)
+  // starts after the last backward at 2 + 4 = 6 ms, so the step ends at
+  // 6 ms + 2 x (2 us + 31.746 us) + 0.2 ms update.
+  auto dir = make_temp_dir("scn");
+  write_file(dir + "/s.yaml", kBase);
+  Scenario sc = load_scenario(dir + "/s.yaml");
+  RunResult r = replay_isolated(sc.platform, sc.graph, ReplayOptions{});
+  double step = 2e-6 + 0.5e6 / 15.75e9;
+  EXPECT_NEAR(r.makespan, 6e-3 + 2 * step + 2e-4, 1e-9);
+}
+
+TEST(Scenario, RunWritesHdf5ThatReadsBack) {
+  const char* bin = std::getenv("ORRERY_BIN");
+  if (!bin) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
+  auto dir = make_temp_dir("scn");
+  write_file(dir + "/s.yaml", kBase);
+  std::string out = dir + "/r.h5";
+  std::string cmd = std::string(bin) + " run -q " + dir + "/s.yaml -o " + out;
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  LoadedResults back = read_results_h5(out);
+  ASSERT_EQ(back.runs.size(), 1u);
+  EXPECT_EQ(back.runs[0].name, "t");
+  EXPECT_NE(back.meta.scenario_text.find("synthetic-dp"), std::string::npos);
+  EXPECT_FALSE(back.meta.orrery_version.empty());
+  // Same scenario replayed here: the stored numbers are the simulated ones, bit for bit.
+  Scenario sc = load_scenario(dir + "/s.yaml");
+  RunResult r = replay_isolated(sc.platform, sc.graph, ReplayOptions{});
+  EXPECT_EQ(back.runs[0].result.makespan, r.makespan);
+  ASSERT_EQ(back.runs[0].result.devices.size(), r.devices.size());
+  EXPECT_EQ(back.runs[0].result.devices[1].busy[0], r.devices[1].busy[0]);
+  EXPECT_EQ(back.timelines[0].size(), sc.graph.ops.size());
+  EXPECT_FALSE(std::filesystem::exists(out + ".tmp"));
+}
+
+TEST(Scenario, CliExitStatuses) {
+  const char* bin = std::getenv("ORRERY_BIN");
+  if (!bin) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
+  auto dir = make_temp_dir("scn");
+  write_file(dir + "/s.yaml", kBase);
+  auto status = [](const std::string& cmd) {
+    int s = std::system((cmd + " >/dev/null 2>&1").c_str());
+    return WEXITSTATUS(s);
+  };
+  EXPECT_EQ(status(std::string(bin) + " validate " + dir + "/s.yaml"), 0);
+  EXPECT_EQ(status(std::string(bin) + " --version"), 0);
+  EXPECT_EQ(status(std::string(bin) + " --help"), 0);
+  EXPECT_EQ(status(std::string(bin) + " validate " + dir + "/missing.yaml"), 2);
+  EXPECT_EQ(status(std::string(bin) + " run " + dir + "/s.yaml --set workload.layers=0"), 2);
+  EXPECT_EQ(status(std::string(bin) + " frobnicate"), 2);
+  // A failed run leaves no result file behind.
+  EXPECT_EQ(status(std::string(bin) + " run " + dir + "/s.yaml -o " + dir +
+                   "/r.h5 --set platform.server.pcie.latency=-1us"),
+            2);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.h5"));
+}
+
+}  // namespace
+}  // namespace orrery

@@ -1,0 +1,446 @@
+#include "workloads/graph_json.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "engine/errors.h"
+#include "engine/graph_check.h"
+
+namespace orrery {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kFormat = "orrery-graph";
+constexpr int kVersion = 1;
+
+// The type and (short) value of a JSON item, for "got ..." in messages.
+std::string describe(const json& v) {
+  if (v.is_structured() || v.is_null()) return v.type_name();
+  std::string text = v.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return std::string(v.type_name()) + " " + text;
+}
+
+// Reads the members of one JSON object; every error names the file and the object.
+class Fields {
+ public:
+  Fields(const json& obj, std::string where, const std::string& origin)
+      : obj_(obj), where_(std::move(where)), origin_(origin) {}
+
+  void set_where(std::string where) { where_ = std::move(where); }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(origin_ + ": " + (where_.empty() ? "" : where_ + ": ") + what);
+  }
+
+  // Rejects members outside `allowed`: a misspelt key would otherwise be silently ignored.
+  void only(std::initializer_list<const char*> allowed) const {
+    for (const auto& member : obj_.items()) {
+      bool known = std::any_of(allowed.begin(), allowed.end(),
+                               [&](const char* k) { return member.key() == k; });
+      if (known) continue;
+      std::string list;
+      for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
+      fail("unknown key \"" + member.key() + "\" (expected one of: " + list + ")");
+    }
+  }
+
+  const json* find(const char* key) const {
+    auto it = obj_.find(key);
+    return it == obj_.end() ? nullptr : &*it;
+  }
+
+  bool has(const char* key) const { return find(key) != nullptr; }
+
+  // Optional string member; returns false when absent.
+  bool text(const char* key, std::string* out) const {
+    const json* v = find(key);
+    if (v == nullptr) return false;
+    if (!v->is_string()) fail("\"" + std::string(key) + "\" must be a string, got " + describe(*v));
+    *out = v->get<std::string>();
+    return true;
+  }
+
+  std::string required_text(const char* key) const {
+    std::string out;
+    if (!text(key, &out)) fail("missing required key \"" + std::string(key) + "\"");
+    if (out.empty()) fail("\"" + std::string(key) + "\" must not be empty");
+    return out;
+  }
+
+  // Optional finite number >= 0 in `unit`; returns false when absent.
+  bool amount(const char* key, const char* unit, double* out) const {
+    const json* v = find(key);
+    if (v == nullptr) return false;
+    bool ok = v->is_number() && std::isfinite(v->get<double>()) && v->get<double>() >= 0;
+    if (!ok) {
+      fail("\"" + std::string(key) + "\" must be a number >= 0 (" + unit + "), got " +
+           describe(*v));
+    }
+    *out = v->get<double>();
+    return true;
+  }
+
+ private:
+  const json& obj_;
+  std::string where_;
+  const std::string& origin_;
+};
+
+// The names an op refers to, not yet resolved to indices, since deps may point forward and the
+// devices array may come after the ops.
+struct OpRefs {
+  std::string device, src, dst;
+  std::vector<std::string> deps;
+};
+
+std::string op_where(std::size_t i, const std::string& name) {
+  std::string where = "ops[" + std::to_string(i) + "]";
+  return name.empty() ? where : where + " \"" + name + "\"";
+}
+
+// Fills `op` except its indices, which the returned names resolve to later.
+OpRefs read_op(const json& j, std::size_t index, const std::string& origin, Op* op) {
+  Fields f(j, op_where(index, ""), origin);
+  if (!j.is_object()) f.fail("must be an object, got " + describe(j));
+  OpRefs p;
+  op->name = f.required_text("name");
+  f.set_where(op_where(index, op->name));
+  f.only({"name", "device", "stream", "kind", "duration", "flops", "bytes", "src", "dst", "phase",
+          "deps"});
+  p.device = f.required_text("device");
+
+  std::string s;
+  if (f.text("stream", &s) && !parse_stream(s, &op->stream)) {
+    f.fail("unknown stream \"" + s +
+           "\" (expected compute, comm, copy_h2d, copy_d2h or host, optionally with \":N\")");
+  }
+  if (f.text("kind", &s)) {
+    if (s == "transfer") {
+      op->kind = OpKind::kTransfer;
+    } else if (s != "compute") {
+      f.fail("unknown kind \"" + s + "\" (expected \"compute\" or \"transfer\")");
+    }
+  }
+  f.text("phase", &op->phase);
+
+  if (op->kind == OpKind::kTransfer) {
+    // A transfer's time comes from the network model, so a duration or flops would be ignored.
+    for (const char* key : {"duration", "flops"}) {
+      if (f.has(key)) f.fail("\"" + std::string(key) + "\" is not allowed on a transfer op");
+    }
+    if (!f.text("src", &p.src)) p.src = p.device;
+    p.dst = f.required_text("dst");
+    if (!f.amount("bytes", "bytes", &op->transfer_bytes)) {
+      f.fail("transfer op needs \"bytes\" (the payload size)");
+    }
+  } else {
+    for (const char* key : {"src", "dst"}) {
+      if (f.has(key)) f.fail("\"" + std::string(key) + "\" is only allowed on a transfer op");
+    }
+    f.amount("duration", "seconds", &op->duration);
+    f.amount("flops", "flop", &op->flops);
+    f.amount("bytes", "bytes", &op->bytes);
+  }
+
+  if (const json* deps = f.find("deps")) {
+    if (!deps->is_array()) f.fail("\"deps\" must be an array of op names, got " + describe(*deps));
+    p.deps.reserve(deps->size());
+    for (const json& d : *deps) {
+      if (!d.is_string()) f.fail("\"deps\" entries must be op names (strings), got " + describe(d));
+      p.deps.push_back(d.get<std::string>());
+    }
+  }
+  return p;
+}
+
+Device read_device(const json& j, std::size_t index, const std::string& origin) {
+  std::string where = "devices[" + std::to_string(index) + "]";
+  Fields f(j, where, origin);
+  if (!j.is_object()) f.fail("must be an object, got " + describe(j));
+  Device d;
+  d.name = f.required_text("name");
+  f.set_where(where + " \"" + d.name + "\"");
+  f.only({"name", "host", "launch_host"});
+  if (!f.text("host", &d.host)) d.host = d.name;
+  if (!f.text("launch_host", &d.launch_host)) d.launch_host = d.host;
+  if (d.host.empty() || d.launch_host.empty()) f.fail("host names must not be empty");
+  return d;
+}
+
+// Parses while streaming: each element of the top-level "ops" array is converted as soon as it
+// closes and then dropped from the DOM, so a million-op file never sits in memory as JSON.
+// The same pass rejects duplicate keys, which nlohmann would otherwise resolve silently.
+class StreamingParser {
+ public:
+  explicit StreamingParser(const std::string& origin) : origin_(origin) {}
+
+  json parse(const std::string& text) {
+    json::parser_callback_t cb = [this](int, json::parse_event_t event, json& parsed) {
+      return on_event(event, parsed);
+    };
+    return json::parse(text, cb);
+  }
+
+  std::vector<Op>& ops() { return ops_; }
+  std::vector<OpRefs>& refs() { return refs_; }
+
+ private:
+  struct Frame {
+    bool is_array = false;
+    std::size_t index = 0;          // arrays: the element being parsed
+    std::string key;                // objects: the member being parsed
+    std::vector<std::string> keys;  // objects: members seen so far
+  };
+
+  bool on_event(json::parse_event_t event, json& parsed) {
+    using E = json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+      case E::array_start:
+        push(event == E::array_start);
+        return true;
+      case E::key:
+        on_key(parsed.get<std::string>());
+        return true;
+      case E::value:
+        return element_done(parsed);
+      case E::array_end:
+      case E::object_end:
+        --depth_;
+        return element_done(parsed);
+    }
+    return true;
+  }
+
+  // Called as each value closes; returns whether the DOM keeps it.
+  bool element_done(const json& parsed) {
+    bool is_op =
+        depth_ == 2 && !frames_[0].is_array && frames_[0].key == "ops" && frames_[1].is_array;
+    // read_op also rejects elements that are not objects.
+    if (is_op) {
+      ops_.emplace_back();
+      refs_.push_back(read_op(parsed, frames_[1].index, origin_, &ops_.back()));
+    }
+    if (depth_ > 0 && frames_[depth_ - 1].is_array) ++frames_[depth_ - 1].index;
+    return !is_op;
+  }
+
+  void push(bool is_array) {
+    if (depth_ == frames_.size()) frames_.emplace_back();
+    Frame& f = frames_[depth_++];
+    f.is_array = is_array;
+    f.index = 0;
+    f.key.clear();
+    f.keys.clear();
+  }
+
+  void on_key(const std::string& key) {
+    Frame& f = frames_[depth_ - 1];
+    if (std::find(f.keys.begin(), f.keys.end(), key) != f.keys.end()) {
+      std::string where;
+      for (std::size_t i = 0; i + 1 < depth_; ++i) {
+        where += frames_[i].is_array ? "[" + std::to_string(frames_[i].index) + "]"
+                                     : (where.empty() ? "" : ".") + frames_[i].key;
+      }
+      throw InputError(origin_ + ": " + (where.empty() ? "" : where + ": ") + "duplicate key \"" +
+                       key + "\"");
+    }
+    f.keys.push_back(key);
+    f.key = key;
+  }
+
+  const std::string& origin_;
+  std::vector<Frame> frames_;  // reused across objects to spare allocations
+  std::size_t depth_ = 0;
+  std::vector<Op> ops_;
+  std::vector<OpRefs> refs_;
+};
+
+// nlohmann reports a byte offset (1-based: the last byte it read); users want line and column.
+std::string line_column(const std::string& text, std::size_t byte) {
+  const std::size_t pos = byte == 0 ? 0 : std::min(byte - 1, text.size());
+  const std::size_t line = 1 + std::count(text.begin(), text.begin() + pos, '\n');
+  const std::size_t newline = pos == 0 ? std::string::npos : text.rfind('\n', pos - 1);
+  const std::size_t column = newline == std::string::npos ? pos + 1 : pos - newline;
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// nlohmann's message without its "[json.exception.<id>]" tag and its own position, which the
+// caller replaces with line and column.
+std::string json_error_detail(const std::string& what) {
+  std::size_t at = what.find("syntax error");
+  if (at != std::string::npos) return what.substr(at);
+  at = what.find("] ");
+  return what.rfind("[json.exception.", 0) == 0 && at != std::string::npos ? what.substr(at + 2)
+                                                                           : what;
+}
+
+void read_header(const json& root, const std::string& origin) {
+  Fields f(root, "", origin);
+  if (!root.is_object()) f.fail("top level must be a JSON object, got " + describe(root));
+  f.only({"format", "version", "devices", "ops"});
+  std::string format;
+  if (!f.text("format", &format)) f.fail("missing \"format\": \"orrery-graph\"");
+  if (format != kFormat) f.fail("\"format\" is \"" + format + "\", expected \"orrery-graph\"");
+  const json* version = f.find("version");
+  if (version == nullptr) f.fail("missing \"version\": 1");
+  if (!version->is_number_integer() || version->get<long long>() != kVersion) {
+    f.fail("unsupported \"version\" " + describe(*version) + " (this Orrery reads version 1)");
+  }
+  for (const char* key : {"devices", "ops"}) {
+    const json* v = f.find(key);
+    if (v == nullptr) f.fail("missing required key \"" + std::string(key) + "\"");
+    if (!v->is_array()) {
+      f.fail("\"" + std::string(key) + "\" must be an array, got " + describe(*v));
+    }
+  }
+}
+
+int resolve(const std::unordered_map<std::string_view, int>& index, const std::string& name) {
+  auto it = index.find(name);
+  return it == index.end() ? -1 : it->second;
+}
+
+}  // namespace
+
+ExecutionGraph parse_graph_json(const std::string& text, const std::string& origin) {
+  StreamingParser parser(origin);
+  json root;
+  try {
+    root = parser.parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(origin + ": " + line_column(text, e.byte) +
+                     ": invalid JSON: " + json_error_detail(e.what()));
+  } catch (const json::exception& e) {
+    throw InputError(origin + ": invalid JSON: " + json_error_detail(e.what()));
+  }
+  read_header(root, origin);
+
+  ExecutionGraph g;
+  const json& devices = root.at("devices");
+  g.devices.reserve(devices.size());
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    g.devices.push_back(read_device(devices[i], i, origin));
+  }
+
+  g.ops = std::move(parser.ops());
+  std::vector<OpRefs> refs = std::move(parser.refs());
+  // Duplicates keep their first index here; check_graph reports them below.
+  std::unordered_map<std::string_view, int> device_index, op_index;
+  for (std::size_t i = 0; i < g.devices.size(); ++i) {
+    device_index.emplace(g.devices[i].name, static_cast<int>(i));
+  }
+  op_index.reserve(g.ops.size());
+  for (std::size_t i = 0; i < g.ops.size(); ++i) {
+    op_index.emplace(g.ops[i].name, static_cast<int>(i));
+  }
+
+  for (std::size_t i = 0; i < g.ops.size(); ++i) {
+    Op& op = g.ops[i];
+    OpRefs& r = refs[i];
+    auto fail = [&](const std::string& what) {
+      throw InputError(origin + ": " + op_where(i, op.name) + ": " + what);
+    };
+    auto device = [&](const std::string& name, const char* role) {
+      int d = resolve(device_index, name);
+      if (d < 0) {
+        fail(std::string("unknown ") + role + " \"" + name +
+             "\" (expected a name from \"devices\")");
+      }
+      return d;
+    };
+    op.device = device(r.device, "device");
+    if (op.kind == OpKind::kTransfer) {
+      op.src = device(r.src, "src device");
+      op.dst = device(r.dst, "dst device");
+    }
+    op.deps.reserve(r.deps.size());
+    for (const std::string& dep : r.deps) {
+      int d = resolve(op_index, dep);
+      if (d < 0) fail("unknown dependency \"" + dep + "\" (expected an op name)");
+      op.deps.push_back(d);
+    }
+    r = OpRefs();  // release the names as we go
+  }
+
+  check_graph(g, origin);
+  return g;
+}
+
+ExecutionGraph load_graph_json(const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path + ": read failed");
+  return parse_graph_json(text.str(), path);
+}
+
+void write_graph_json(const ExecutionGraph& g, std::ostream& out) {
+  // ordered_json keeps "name" first, which makes the file readable.
+  using nlohmann::ordered_json;
+  out << "{\n  \"format\": \"" << kFormat << "\",\n  \"version\": " << kVersion
+      << ",\n  \"devices\": [";
+  for (std::size_t i = 0; i < g.devices.size(); ++i) {
+    const Device& d = g.devices[i];
+    ordered_json j;
+    j["name"] = d.name;
+    if (d.host != d.name) j["host"] = d.host;
+    if (d.launch_host != d.host) j["launch_host"] = d.launch_host;
+    out << (i == 0 ? "\n    " : ",\n    ") << j.dump();
+  }
+  out << (g.devices.empty() ? "],\n" : "\n  ],\n") << "  \"ops\": [";
+  for (std::size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& op = g.ops[i];
+    ordered_json j;
+    j["name"] = op.name;
+    // .at(): an index out of range is a broken precondition, not a crash.
+    j["device"] = g.devices.at(op.device).name;
+    if (!(op.stream == Stream{})) j["stream"] = stream_name(op.stream);
+    if (op.kind == OpKind::kTransfer) {
+      j["kind"] = "transfer";
+      if (op.src != op.device) j["src"] = g.devices.at(op.src).name;
+      j["dst"] = g.devices.at(op.dst).name;
+      j["bytes"] = op.transfer_bytes;
+    } else {
+      if (op.duration >= 0) j["duration"] = op.duration;
+      if (op.flops != 0) j["flops"] = op.flops;
+      if (op.bytes != 0) j["bytes"] = op.bytes;
+    }
+    if (!op.phase.empty()) j["phase"] = op.phase;
+    if (!op.deps.empty()) {
+      ordered_json deps = ordered_json::array();
+      for (int d : op.deps) deps.push_back(g.ops.at(d).name);
+      j["deps"] = std::move(deps);
+    }
+    out << (i == 0 ? "\n    " : ",\n    ") << j.dump();
+  }
+  out << (g.ops.empty() ? "]\n}\n" : "\n  ]\n}\n");
+}
+
+void write_graph_json(const ExecutionGraph& g, const std::string& path) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw InputError(path + ": cannot open for writing: " + std::strerror(errno));
+  write_graph_json(g, out);
+  out.close();
+  if (!out) throw InputError(path + ": write failed");
+}
+
+}  // namespace orrery

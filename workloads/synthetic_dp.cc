@@ -1,0 +1,89 @@
+#include "workloads/synthetic_dp.h"
+
+#include <algorithm>
+#include <map>
+
+#include "engine/collectives.h"
+
+namespace orrery {
+namespace {
+
+int add_op(ExecutionGraph& g, Op op) {
+  g.ops.push_back(std::move(op));
+  return static_cast<int>(g.ops.size()) - 1;
+}
+
+Op compute(const std::string& name, int dev, double dur, const std::string& phase,
+           std::vector<int> deps) {
+  Op op;
+  op.name = name;
+  op.device = dev;
+  op.duration = dur;
+  op.phase = phase;
+  op.deps = std::move(deps);
+  return op;
+}
+
+}  // namespace
+
+ExecutionGraph make_data_parallel(const DataParallelPattern& p,
+                                  const std::vector<GpuPlacement>& gpus) {
+  ExecutionGraph g;
+  const int n = static_cast<int>(gpus.size());
+  for (const auto& gp : gpus) g.devices.push_back({gp.host, gp.host, gp.launch_host});
+  std::map<std::string, int> cpu_device;
+  if (p.input_bytes > 0)
+    for (const auto& gp : gpus)
+      if (!cpu_device.count(gp.launch_host)) {
+        cpu_device[gp.launch_host] = static_cast<int>(g.devices.size());
+        g.devices.push_back({gp.launch_host, gp.launch_host, gp.launch_host});
+      }
+
+  // last[i]: the op after which GPU i's compute stream may go on.
+  std::vector<int> last(n, -1);
+  for (int i = 0; i < n; ++i) {
+    if (p.input_bytes <= 0) continue;
+    Op op;
+    op.name = "input.g" + std::to_string(i);
+    op.device = i;
+    op.stream = {StreamClass::kCopyH2D, 0};
+    op.kind = OpKind::kTransfer;
+    op.src = cpu_device[gpus[i].launch_host];
+    op.dst = i;
+    op.transfer_bytes = p.input_bytes;
+    op.phase = "io";
+    last[i] = add_op(g, op);
+  }
+  auto deps_of = [](int op) { return op < 0 ? std::vector<int>{} : std::vector<int>{op}; };
+  for (int l = 0; l < p.layers; ++l)
+    for (int i = 0; i < n; ++i)
+      last[i] = add_op(g, compute("fwd" + std::to_string(l) + ".g" + std::to_string(i), i,
+                                  p.forward_time, "forward", deps_of(last[i])));
+
+  std::vector<int> ranks(n);
+  for (int i = 0; i < n; ++i) ranks[i] = i;
+  std::vector<std::vector<int>> update_deps(n);
+  for (int l = p.layers - 1; l >= 0; --l) {
+    std::vector<std::vector<int>> grad_ready(n);
+    for (int i = 0; i < n; ++i) {
+      last[i] =
+          add_op(g, compute("bwd" + std::to_string(l) + ".g" + std::to_string(i), i,
+                            p.forward_time * p.backward_factor, "backward", deps_of(last[i])));
+      grad_ready[i] = {last[i]};
+    }
+    auto done = append_ring_allreduce(g, ranks, p.gradient_bytes, grad_ready,
+                                      "allreduce" + std::to_string(l), {StreamClass::kComm, 0});
+    for (int i = 0; i < n; ++i)
+      update_deps[i].insert(update_deps[i].end(), done[i].begin(), done[i].end());
+  }
+  for (int i = 0; i < n; ++i) {
+    auto deps = update_deps[i];
+    deps.push_back(last[i]);
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    add_op(g, compute("update.g" + std::to_string(i), i, p.update_time, "optimizer", deps));
+  }
+  return g;
+}
+
+}  // namespace orrery

@@ -1,0 +1,32 @@
+// A synthetic data-parallel training step, so a scenario can run with no graph file: each GPU
+// copies its input batch from host memory, runs `layers` forward ops, then backward ops in
+// reverse order; each layer's gradient is ring-all-reduced as soon as its backward op ends,
+// overlapping the rest of backward; the optimizer update follows the last all-reduce.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/execution_graph.h"
+
+namespace orrery {
+
+struct DataParallelPattern {
+  int layers = 16;
+  double forward_time = 1e-3;    // seconds per layer
+  double backward_factor = 2.0;  // backward = factor x forward (data + weight gradients)
+  double gradient_bytes = 4e6;   // per layer
+  double update_time = 2e-4;     // optimizer step, seconds
+  double input_bytes = 0.0;      // per GPU per iteration, host -> GPU over PCIe
+};
+
+struct GpuPlacement {
+  std::string host;         // SimGrid host of the GPU
+  std::string launch_host;  // its CPU host (source of the input batch)
+};
+
+// Device names equal host names; CPU hosts become devices too when input_bytes > 0.
+ExecutionGraph make_data_parallel(const DataParallelPattern& p,
+                                  const std::vector<GpuPlacement>& gpus);
+
+}  // namespace orrery
