@@ -1,9 +1,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/run_args.h"
 #include "cli/scenario.h"
 #include "common/units.h"
 #include "engine/errors.h"
@@ -77,6 +80,15 @@ void print_summary(const Scenario& sc, const RunResult& r) {
 
 }  // namespace
 
+std::string current_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (char& c : raw)
+    if (c == '\0') c = ' ';
+  while (!raw.empty() && raw.back() == ' ') raw.pop_back();
+  return raw;
+}
+
 int validate_command(const RunArgs& args) {
   Scenario sc = load_scenario(args.scenario, args.overrides);
   std::printf("%s: ok\n  platform  %s\n  workload  %zu devices, %zu ops\n  output    %s\n",
@@ -104,11 +116,35 @@ int run_command(const RunArgs& args) {
   }
   if (!sc.output_file.empty()) {
     if (!sc.record_timeline) r.timeline.clear();
-    ResultFileMeta meta{sc.text, ORRERY_VERSION, sc.platform_summary, args.command_line};
+    ResultFileMeta meta{sc.text, ORRERY_VERSION, sc.platform_summary, current_command_line()};
     write_results_h5(sc.output_file, meta, {RunRecord{sc.name, {}, r}}, {&sc.graph});
     if (!args.quiet) std::printf("Results    %s\n", sc.output_file.c_str());
   }
   return 0;
+}
+
+void register_run_commands(CLI::App& app, CommandList& out) {
+  // Shared by both subcommands; only one of them runs per process.
+  static RunArgs args;
+  auto scenario_options = [](CLI::App* cmd) {
+    cmd->add_option("scenario", args.scenario, "Scenario YAML file")->required();
+    cmd->add_option("--set", args.overrides,
+                    "Override a scenario key, e.g. --set platform.server.gpus=8 (repeatable)");
+  };
+  auto* run = app.add_subcommand(
+      "run", "Simulate one iteration of a scenario and print where the time goes");
+  scenario_options(run);
+  run->add_option("-o,--output", args.output, "HDF5 results file (replaces output.file)");
+  run->add_option("--trace", args.trace,
+                  "Chrome trace JSON of the timeline (chrome://tracing, Perfetto)");
+  run->add_flag("--no-timeline", args.no_timeline,
+                "Do not store the per-op timeline in the results");
+  run->add_flag("-q,--quiet", args.quiet, "Print nothing but errors");
+  auto* validate =
+      app.add_subcommand("validate", "Check a scenario and the files it names without simulating");
+  scenario_options(validate);
+  out.push_back({run, [] { return run_command(args); }});
+  out.push_back({validate, [] { return validate_command(args); }});
 }
 
 }  // namespace orrery
