@@ -1,0 +1,232 @@
+#include "results/chrome_trace.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "results/atomic_file.h"
+
+namespace orrery {
+namespace {
+
+// Buffered appends to a FILE*: a trace of a million ops is written without holding it in memory.
+class JsonOut {
+ public:
+  explicit JsonOut(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "wb")) {
+    if (file_ == nullptr) throw std::runtime_error(path + ": cannot create file");
+    buf_.reserve(kFlushAt + 4096);
+  }
+  ~JsonOut() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+
+  void raw(const char* s) { buf_ += s; }
+  void raw(char c) { buf_ += c; }
+  void string(const std::string& s);
+  void integer(long long v) { buf_ += std::to_string(v); }
+  // Shortest text that reads back as the same double; non-finite values (not JSON) become 0.
+  void number(double v);
+  // Microseconds with nanosecond resolution, the precision trace viewers display.
+  void micros(double seconds);
+  // Separates array elements; flushes between events so the buffer stays bounded.
+  void begin_event() {
+    if (buf_.size() >= kFlushAt) flush();
+    if (events_++ > 0) buf_ += ",\n";
+  }
+  void close();
+
+ private:
+  static constexpr size_t kFlushAt = size_t{1} << 20;
+  void flush();
+  std::string path_;
+  std::FILE* file_;
+  std::string buf_;
+  size_t events_ = 0;
+};
+
+void JsonOut::string(const std::string& s) {
+  buf_ += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        buf_ += "\\\"";
+        break;
+      case '\\':
+        buf_ += "\\\\";
+        break;
+      case '\n':
+        buf_ += "\\n";
+        break;
+      case '\r':
+        buf_ += "\\r";
+        break;
+      case '\t':
+        buf_ += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          char esc[8];
+          std::snprintf(esc, sizeof esc, "\\u%04x", c);
+          buf_ += esc;
+        } else {
+          buf_ += static_cast<char>(c);
+        }
+    }
+  }
+  buf_ += '"';
+}
+
+void JsonOut::number(double v) {
+  if (!std::isfinite(v)) v = 0.0;
+  char text[32];
+  auto res = std::to_chars(text, text + sizeof text, v);
+  buf_.append(text, res.ptr);
+}
+
+void JsonOut::micros(double seconds) {
+  char text[64];
+  auto res = std::to_chars(text, text + sizeof text, seconds * 1e6, std::chars_format::fixed, 3);
+  if (res.ec != std::errc()) throw std::runtime_error(path_ + ": time out of range");
+  buf_.append(text, res.ptr);
+}
+
+void JsonOut::flush() {
+  if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) {
+    throw std::runtime_error(path_ + ": write failed");
+  }
+  buf_.clear();
+}
+
+void JsonOut::close() {
+  flush();
+  std::FILE* f = file_;
+  file_ = nullptr;
+  if (std::fclose(f) != 0) throw std::runtime_error(path_ + ": write failed");
+}
+
+using StreamKey = std::pair<int, int>;  // (class, index)
+StreamKey key_of(const Stream& s) { return {static_cast<int>(s.cls), s.index}; }
+
+void validate(const ExecutionGraph& graph, const RunResult& result) {
+  if (result.timeline.size() != graph.ops.size()) {
+    throw std::invalid_argument("write_chrome_trace: timeline has " +
+                                std::to_string(result.timeline.size()) + " entries, graph has " +
+                                std::to_string(graph.ops.size()) + " ops");
+  }
+  for (const Op& op : graph.ops) {
+    if (op.device < 0 || op.device >= static_cast<int>(graph.devices.size())) {
+      throw std::invalid_argument("write_chrome_trace: op '" + op.name + "' has no valid device");
+    }
+  }
+}
+
+void metadata(JsonOut& out, const char* name, int pid, int tid, const char* key,
+              const std::string* text, int number) {
+  out.begin_event();
+  out.raw("{\"name\":\"");
+  out.raw(name);
+  out.raw("\",\"ph\":\"M\",\"pid\":");
+  out.integer(pid);
+  out.raw(",\"tid\":");
+  out.integer(tid);
+  out.raw(",\"args\":{\"");
+  out.raw(key);
+  out.raw("\":");
+  if (text != nullptr) {
+    out.string(*text);
+  } else {
+    out.integer(number);
+  }
+  out.raw("}}");
+}
+
+void op_event(JsonOut& out, const ExecutionGraph& graph, const Op& op, const OpTiming& t, int tid) {
+  out.begin_event();
+  auto device_name = [&](int d) -> const std::string* {
+    return d >= 0 && d < static_cast<int>(graph.devices.size()) ? &graph.devices[d].name : nullptr;
+  };
+  out.raw("{\"name\":");
+  out.string(op.name);
+  out.raw(",\"cat\":");
+  out.string(op.phase);
+  out.raw(",\"ph\":\"X\",\"pid\":");
+  out.integer(op.device + 1);
+  out.raw(",\"tid\":");
+  out.integer(tid);
+  out.raw(",\"ts\":");
+  out.micros(t.start);
+  out.raw(",\"dur\":");
+  out.micros(t.end - t.start);
+  if (op.kind == OpKind::kTransfer) {
+    out.raw(",\"args\":{\"kind\":\"transfer\",\"bytes\":");
+    out.number(op.transfer_bytes);
+    if (const std::string* src = device_name(op.src)) {
+      out.raw(",\"src\":");
+      out.string(*src);
+    }
+    if (const std::string* dst = device_name(op.dst)) {
+      out.raw(",\"dst\":");
+      out.string(*dst);
+    }
+  } else {
+    out.raw(",\"args\":{\"kind\":\"compute\"");
+    // What a cost model priced the op on, when it had a size rather than a fixed duration.
+    if (op.flops > 0) {
+      out.raw(",\"flops\":");
+      out.number(op.flops);
+    }
+    if (op.bytes > 0) {
+      out.raw(",\"bytes\":");
+      out.number(op.bytes);
+    }
+  }
+  out.raw("}}");
+}
+
+void write_trace(const std::string& file_path, const ExecutionGraph& graph,
+                 const RunResult& result) {
+  // A stream keeps one tid on every device, so "compute" lines up across processes.
+  std::map<StreamKey, int> tids;
+  for (const Op& op : graph.ops) tids.emplace(key_of(op.stream), 0);
+  int next_tid = 1;
+  for (auto& [key, tid] : tids) tid = next_tid++;
+  std::map<std::pair<int, StreamKey>, Stream> used;  // (device, stream) pairs that ran an op
+  for (const Op& op : graph.ops) {
+    used.emplace(std::make_pair(op.device, key_of(op.stream)), op.stream);
+  }
+
+  JsonOut out(file_path);
+  out.raw("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+  for (size_t d = 0; d < graph.devices.size(); ++d) {
+    const int pid = static_cast<int>(d) + 1;
+    metadata(out, "process_name", pid, 0, "name", &graph.devices[d].name, 0);
+    metadata(out, "process_sort_index", pid, 0, "sort_index", nullptr, pid);
+  }
+  for (const auto& [where, stream] : used) {
+    const int tid = tids.at(where.second);
+    const std::string name = stream_name(stream);
+    metadata(out, "thread_name", where.first + 1, tid, "name", &name, 0);
+    metadata(out, "thread_sort_index", where.first + 1, tid, "sort_index", nullptr, tid);
+  }
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    const OpTiming& t = result.timeline[i];
+    if (!std::isfinite(t.start) || !std::isfinite(t.end)) continue;
+    op_event(out, graph, graph.ops[i], t, tids.at(key_of(graph.ops[i].stream)));
+  }
+  out.raw("\n]}\n");
+  out.close();
+}
+
+}  // namespace
+
+void write_chrome_trace(const std::string& path, const ExecutionGraph& graph,
+                        const RunResult& result) {
+  validate(graph, result);
+  write_atomically(path, [&](const std::string& tmp) { write_trace(tmp, graph, result); });
+}
+
+}  // namespace orrery

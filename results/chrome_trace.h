@@ -1,0 +1,23 @@
+// Chrome trace export of one run's timeline, for chrome://tracing and Perfetto (ui.perfetto.dev).
+// One process per device (pid = device index + 1, named after the device), one thread per stream
+// (named stream_name(), tid the same for a given stream on every device), one complete event
+// ("ph":"X") per op: name = op name, cat = op phase, ts/dur in microseconds from the start of the
+// run, args.kind = "compute" or "transfer" (transfers add bytes, src, dst; compute ops add nonzero
+// flops and bytes). Ops without a finite start and end are left out.
+#pragma once
+
+#include <string>
+
+#include "engine/execution_graph.h"
+#include "engine/run_result.h"
+
+namespace orrery {
+
+// Streams the trace to "<path>.tmp.<pid>" and renames it to `path` when complete, so memory
+// stays flat for million-op graphs and no half-written trace is ever left under `path`.
+// Throws std::invalid_argument when result.timeline is not parallel to graph.ops, InputError when
+// `path` cannot be created, std::runtime_error when writing fails.
+void write_chrome_trace(const std::string& path, const ExecutionGraph& graph,
+                        const RunResult& result);
+
+}  // namespace orrery

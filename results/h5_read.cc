@@ -1,0 +1,129 @@
+// Reader half of h5_store.h (the writer is h5_store.cc).
+#include <filesystem>
+#include <stdexcept>
+
+#include "engine/errors.h"
+#include "results/h5_rows.h"
+#include "results/h5_store.h"
+#include "results/h5_util.h"
+
+namespace orrery {
+namespace {
+
+std::string text(const char* p) { return p != nullptr ? p : ""; }
+
+herr_t collect_attr_name(hid_t, const char* name, const H5A_info_t*, void* out) {
+  static_cast<std::vector<std::string>*>(out)->push_back(name);
+  return 0;
+}
+
+// Attribute names are collected first and read afterwards: an exception must not cross the
+// HDF5 C frames of H5Aiterate2.
+std::map<std::string, std::string> read_params(hid_t group) {
+  std::vector<std::string> names;
+  h5::check(H5Aiterate2(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_attr_name, &names),
+            "list parameters");
+  std::map<std::string, std::string> params;
+  for (const std::string& name : names) params[name] = h5::read_string_attr(group, name.c_str());
+  return params;
+}
+
+void read_detail(hid_t detail, hid_t str, size_t index, RunRecord* run,
+                 std::vector<TimelineRow>* timeline) {
+  const std::string name = std::to_string(index);
+  h5::Handle group = h5::check(H5Gopen2(detail, name.c_str(), H5P_DEFAULT), H5Gclose,
+                               "open group runs_detail/" + name);
+  run->name = h5::read_string_attr(group.get(), "name");
+  {
+    h5::Handle params = h5::check(H5Gopen2(group.get(), "params", H5P_DEFAULT), H5Gclose,
+                                  "open group runs_detail/" + name + "/params");
+    run->params = read_params(params.get());
+  }
+  RunResult& result = run->result;
+  h5::Compound device_type = h5::device_row_type(str);
+  h5::read_rows<h5::DeviceRow>(
+      group.get(), "devices", device_type.memory_type(), [&](const h5::DeviceRow& r) {
+        DeviceStats d;
+        d.name = text(r.name);
+        d.busy = {r.busy_compute, r.busy_comm, r.busy_copy_h2d, r.busy_copy_d2h, r.busy_host};
+        d.idle = r.idle;
+        d.ops = r.ops;
+        result.devices.push_back(std::move(d));
+      });
+  h5::Compound link_type = h5::link_row_type(str);
+  h5::read_rows<h5::LinkRow>(
+      group.get(), "links", link_type.memory_type(), [&](const h5::LinkRow& r) {
+        result.links.push_back({text(r.name), r.bandwidth, r.latency, r.bytes});
+      });
+  htri_t has_timeline = H5Lexists(group.get(), "timeline", H5P_DEFAULT);
+  h5::check(has_timeline < 0 ? -1 : 0, "look up runs_detail/" + name + "/timeline");
+  if (has_timeline == 0) return;
+  h5::Compound timeline_type = h5::timeline_row_type(str);
+  h5::read_rows<h5::TimelineRowH5>(
+      group.get(), "timeline", timeline_type.memory_type(), [&](const h5::TimelineRowH5& r) {
+        timeline->push_back(
+            {text(r.op), text(r.device), text(r.stream), text(r.phase), r.start, r.end});
+        result.timeline.push_back({r.start, r.end});
+      });
+}
+
+LoadedResults read_file(const std::string& path) {
+  h5::Handle file =
+      h5::check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open file");
+  LoadedResults out;
+  if (!h5::has_attr(file.get(), "format_version")) {
+    throw InputError(path + ": not an Orrery results file (no format_version attribute)");
+  }
+  out.format_version = h5::read_int_attr(file.get(), "format_version");
+  if (out.format_version < 1 || out.format_version > kResultsFormatVersion) {
+    throw InputError(path + ": results format_version " + std::to_string(out.format_version) +
+                     " is not supported (this Orrery reads 1 to " +
+                     std::to_string(kResultsFormatVersion) + ")");
+  }
+  out.meta.orrery_version = h5::read_string_attr(file.get(), "orrery_version");
+  out.meta.scenario_text = h5::read_string_attr(file.get(), "scenario");
+  out.meta.platform_description = h5::read_string_attr(file.get(), "platform");
+  out.meta.created_by = h5::read_string_attr(file.get(), "created_by");
+
+  h5::Handle str = h5::string_type();
+  h5::Compound run_type = h5::run_row_type(str.get());
+  h5::read_rows<h5::RunRow>(file.get(), "runs", run_type.memory_type(), [&](const h5::RunRow& r) {
+    RunRecord run;
+    run.result.makespan = r.iteration_time_s;
+    run.result.activities = r.activities;
+    run.result.wall_seconds = r.wall_s;
+    out.runs.push_back(std::move(run));
+    out.summaries.push_back(
+        {r.iteration_time_s, r.compute_s, r.comm_s, r.io_s, r.host_s, r.idle_s});
+  });
+  out.timelines.resize(out.runs.size());
+  h5::Handle detail = h5::check(H5Gopen2(file.get(), "runs_detail", H5P_DEFAULT), H5Gclose,
+                                "open group runs_detail");
+  for (size_t i = 0; i < out.runs.size(); ++i) {
+    read_detail(detail.get(), str.get(), i, &out.runs[i], &out.timelines[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+LoadedResults read_results_h5(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw InputError(path + ": cannot read results: no such file");
+  }
+  h5::QuietErrors quiet;
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    throw InputError(path + ": cannot read results: not an HDF5 file");
+  }
+  try {
+    return read_file(path);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    // Anything missing or mistyped means the file is not what `orrery` wrote: the user's input.
+    throw InputError(path + ": not a valid Orrery results file: " + e.what());
+  }
+}
+
+}  // namespace orrery

@@ -1,0 +1,54 @@
+#include "results/h5_rows.h"
+
+#include <cstddef>
+
+namespace orrery::h5 {
+
+Compound run_row_type(hid_t str) {
+  Compound c(sizeof(RunRow));
+  c.add("name", offsetof(RunRow, name), str)
+      .add("iteration_time_s", offsetof(RunRow, iteration_time_s), H5T_NATIVE_DOUBLE)
+      .add("compute_s", offsetof(RunRow, compute_s), H5T_NATIVE_DOUBLE)
+      .add("comm_s", offsetof(RunRow, comm_s), H5T_NATIVE_DOUBLE)
+      .add("io_s", offsetof(RunRow, io_s), H5T_NATIVE_DOUBLE)
+      .add("host_s", offsetof(RunRow, host_s), H5T_NATIVE_DOUBLE)
+      .add("idle_s", offsetof(RunRow, idle_s), H5T_NATIVE_DOUBLE)
+      .add("activities", offsetof(RunRow, activities), H5T_NATIVE_INT64)
+      .add("wall_s", offsetof(RunRow, wall_s), H5T_NATIVE_DOUBLE);
+  return c;
+}
+
+Compound device_row_type(hid_t str) {
+  Compound c(sizeof(DeviceRow));
+  c.add("name", offsetof(DeviceRow, name), str)
+      .add("busy_compute", offsetof(DeviceRow, busy_compute), H5T_NATIVE_DOUBLE)
+      .add("busy_comm", offsetof(DeviceRow, busy_comm), H5T_NATIVE_DOUBLE)
+      .add("busy_copy_h2d", offsetof(DeviceRow, busy_copy_h2d), H5T_NATIVE_DOUBLE)
+      .add("busy_copy_d2h", offsetof(DeviceRow, busy_copy_d2h), H5T_NATIVE_DOUBLE)
+      .add("busy_host", offsetof(DeviceRow, busy_host), H5T_NATIVE_DOUBLE)
+      .add("idle", offsetof(DeviceRow, idle), H5T_NATIVE_DOUBLE)
+      .add("ops", offsetof(DeviceRow, ops), H5T_NATIVE_INT64);
+  return c;
+}
+
+Compound link_row_type(hid_t str) {
+  Compound c(sizeof(LinkRow));
+  c.add("name", offsetof(LinkRow, name), str)
+      .add("bandwidth", offsetof(LinkRow, bandwidth), H5T_NATIVE_DOUBLE)
+      .add("latency", offsetof(LinkRow, latency), H5T_NATIVE_DOUBLE)
+      .add("bytes", offsetof(LinkRow, bytes), H5T_NATIVE_DOUBLE);
+  return c;
+}
+
+Compound timeline_row_type(hid_t str) {
+  Compound c(sizeof(TimelineRowH5));
+  c.add("op", offsetof(TimelineRowH5, op), str)
+      .add("device", offsetof(TimelineRowH5, device), str)
+      .add("stream", offsetof(TimelineRowH5, stream), str)
+      .add("phase", offsetof(TimelineRowH5, phase), str)
+      .add("start", offsetof(TimelineRowH5, start), H5T_NATIVE_DOUBLE)
+      .add("end", offsetof(TimelineRowH5, end), H5T_NATIVE_DOUBLE);
+  return c;
+}
+
+}  // namespace orrery::h5

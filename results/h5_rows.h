@@ -1,0 +1,58 @@
+// The in-memory rows of each compound dataset in docs/hdf5-layout.md, and their HDF5 types.
+// Shared by the writer and the reader so both always agree on member names and types.
+// Strings are pointers: borrowed from the caller's data when writing, allocated by HDF5 (and
+// freed with h5::reclaim) when reading.
+#pragma once
+
+#include <cstdint>
+
+#include "results/h5_util.h"
+
+namespace orrery::h5 {
+
+struct RunRow {  // /runs
+  const char* name;
+  double iteration_time_s;
+  double compute_s;
+  double comm_s;
+  double io_s;
+  double host_s;
+  double idle_s;
+  int64_t activities;
+  double wall_s;
+};
+
+struct DeviceRow {  // /runs_detail/<i>/devices
+  const char* name;
+  double busy_compute;
+  double busy_comm;
+  double busy_copy_h2d;
+  double busy_copy_d2h;
+  double busy_host;
+  double idle;
+  int64_t ops;
+};
+
+struct LinkRow {  // /runs_detail/<i>/links
+  const char* name;
+  double bandwidth;
+  double latency;
+  double bytes;
+};
+
+struct TimelineRowH5 {  // /runs_detail/<i>/timeline
+  const char* op;
+  const char* device;
+  const char* stream;
+  const char* phase;
+  double start;
+  double end;
+};
+
+// Each builds the memory type of its row; `str` is a string_type().
+Compound run_row_type(hid_t str);
+Compound device_row_type(hid_t str);
+Compound link_row_type(hid_t str);
+Compound timeline_row_type(hid_t str);
+
+}  // namespace orrery::h5

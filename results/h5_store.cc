@@ -1,0 +1,223 @@
+// Writer half of h5_store.h (the reader is h5_read.cc).
+#include "results/h5_store.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "results/atomic_file.h"
+#include "results/h5_rows.h"
+#include "results/h5_util.h"
+
+namespace orrery {
+
+RunSummary summarize_run(const RunResult& result) {
+  RunSummary s;
+  s.iteration_time_s = result.makespan;
+  auto busy = [](const DeviceStats& d, StreamClass c) { return d.busy[static_cast<int>(c)]; };
+  // Devices that ran no op (a CPU that only sources input copies) would dilute the means.
+  double n = 0;
+  for (const DeviceStats& d : result.devices) {
+    if (d.ops == 0) continue;
+    ++n;
+    s.compute_s += busy(d, StreamClass::kCompute);
+    s.comm_s += busy(d, StreamClass::kComm);
+    s.io_s += busy(d, StreamClass::kCopyH2D) + busy(d, StreamClass::kCopyD2H);
+    s.host_s += busy(d, StreamClass::kHost);
+    s.idle_s += d.idle;
+  }
+  if (n == 0) return s;
+  s.compute_s /= n;
+  s.comm_s /= n;
+  s.io_s /= n;
+  s.host_s /= n;
+  s.idle_s /= n;
+  return s;
+}
+
+namespace {
+
+// Timelines are written in slabs so memory stays bounded for million-op graphs.
+constexpr size_t kTimelineSlab = size_t{1} << 16;
+
+const ExecutionGraph* graph_of(const std::vector<const ExecutionGraph*>& graphs, size_t i) {
+  return graphs.empty() ? nullptr : graphs[i];
+}
+
+// Programming errors are caught before a file is created, so they never cost a partial write.
+void validate(const std::vector<RunRecord>& runs,
+              const std::vector<const ExecutionGraph*>& graphs) {
+  if (!graphs.empty() && graphs.size() != runs.size()) {
+    throw std::invalid_argument("write_results_h5: " + std::to_string(graphs.size()) +
+                                " graphs for " + std::to_string(runs.size()) + " runs");
+  }
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const std::string where =
+        "write_results_h5: run " + std::to_string(i) + " '" + runs[i].name + "'";
+    for (const auto& [key, value] : runs[i].params) {
+      if (key.empty()) throw std::invalid_argument(where + " has a parameter with an empty name");
+    }
+    const std::vector<OpTiming>& timeline = runs[i].result.timeline;
+    if (timeline.empty()) continue;
+    const ExecutionGraph* graph = graph_of(graphs, i);
+    if (graph == nullptr) throw std::invalid_argument(where + " has a timeline but no graph");
+    if (graph->ops.size() != timeline.size()) {
+      throw std::invalid_argument(where + ": timeline has " + std::to_string(timeline.size()) +
+                                  " entries, graph has " + std::to_string(graph->ops.size()) +
+                                  " ops");
+    }
+    for (const Op& op : graph->ops) {
+      if (op.device < 0 || op.device >= static_cast<int>(graph->devices.size())) {
+        throw std::invalid_argument(where + ": op '" + op.name + "' has no valid device");
+      }
+    }
+  }
+}
+
+void write_meta(hid_t file, const ResultFileMeta& meta) {
+  h5::write_string_attr(file, "orrery_version", meta.orrery_version);
+  h5::write_string_attr(file, "scenario", meta.scenario_text);
+  h5::write_string_attr(file, "platform", meta.platform_description);
+  h5::write_string_attr(file, "created_by", meta.created_by);
+  h5::write_int_attr(file, "format_version", kResultsFormatVersion);
+}
+
+void write_runs_table(hid_t file, hid_t str, const std::vector<RunRecord>& runs) {
+  std::vector<h5::RunRow> rows;
+  rows.reserve(runs.size());
+  for (const RunRecord& run : runs) {
+    RunSummary s = summarize_run(run.result);
+    rows.push_back({run.name.c_str(), s.iteration_time_s, s.compute_s, s.comm_s, s.io_s, s.host_s,
+                    s.idle_s, run.result.activities, run.result.wall_seconds});
+  }
+  h5::Compound type = h5::run_row_type(str);
+  h5::Handle dset = h5::create_dataset(file, "runs", type.file_type().get(), rows.size());
+  h5::write_rows(dset.get(), type.memory_type(), 0, rows.size(), rows.data());
+}
+
+// One string column per parameter name used by any run, so a sweep reads as one table next to
+// /runs. Absent values are "" here; the per-run params attributes stay authoritative.
+void write_params_table(hid_t file, hid_t str, const std::vector<RunRecord>& runs) {
+  std::set<std::string> keys;
+  for (const RunRecord& run : runs) {
+    for (const auto& [key, value] : run.params) keys.insert(key);
+  }
+  if (keys.empty()) return;  // HDF5 has no compound type without members
+  h5::Compound type(keys.size() * sizeof(const char*));
+  size_t column = 0;
+  for (const std::string& key : keys) type.add(key.c_str(), column++ * sizeof(const char*), str);
+  std::vector<const char*> cells;
+  cells.reserve(runs.size() * keys.size());
+  for (const RunRecord& run : runs) {
+    for (const std::string& key : keys) {
+      auto it = run.params.find(key);
+      cells.push_back(it == run.params.end() ? "" : it->second.c_str());
+    }
+  }
+  h5::Handle dset = h5::create_dataset(file, "run_params", type.file_type().get(), runs.size());
+  h5::write_rows(dset.get(), type.memory_type(), 0, runs.size(), cells.data());
+}
+
+void write_devices(hid_t group, hid_t str, const RunResult& result) {
+  std::vector<h5::DeviceRow> rows;
+  rows.reserve(result.devices.size());
+  for (const DeviceStats& d : result.devices) {
+    rows.push_back(
+        {d.name.c_str(), d.busy[0], d.busy[1], d.busy[2], d.busy[3], d.busy[4], d.idle, d.ops});
+  }
+  static_assert(kNumStreamClasses == 5, "update DeviceRow and docs/hdf5-layout.md");
+  h5::Compound type = h5::device_row_type(str);
+  h5::Handle dset = h5::create_dataset(group, "devices", type.file_type().get(), rows.size());
+  h5::write_rows(dset.get(), type.memory_type(), 0, rows.size(), rows.data());
+}
+
+void write_links(hid_t group, hid_t str, const RunResult& result) {
+  std::vector<h5::LinkRow> rows;
+  rows.reserve(result.links.size());
+  for (const LinkStats& l : result.links) {
+    rows.push_back({l.name.c_str(), l.bandwidth, l.latency, l.bytes});
+  }
+  h5::Compound type = h5::link_row_type(str);
+  h5::Handle dset = h5::create_dataset(group, "links", type.file_type().get(), rows.size());
+  h5::write_rows(dset.get(), type.memory_type(), 0, rows.size(), rows.data());
+}
+
+void write_timeline(hid_t group, hid_t str, const ExecutionGraph& graph, const RunResult& result) {
+  // Few distinct streams: name each once and point every row at the shared string.
+  std::map<std::pair<int, int>, std::string> stream_names;
+  for (const Op& op : graph.ops) {
+    auto key = std::make_pair(static_cast<int>(op.stream.cls), op.stream.index);
+    if (stream_names.find(key) == stream_names.end()) {
+      stream_names.emplace(key, stream_name(op.stream));
+    }
+  }
+  h5::Compound type = h5::timeline_row_type(str);
+  const size_t n = graph.ops.size();
+  h5::Handle dset = h5::create_dataset(group, "timeline", type.file_type().get(), n, kTimelineSlab);
+  std::vector<h5::TimelineRowH5> rows;
+  rows.reserve(std::min(n, kTimelineSlab));
+  for (size_t first = 0; first < n; first += kTimelineSlab) {
+    const size_t count = std::min(kTimelineSlab, n - first);
+    rows.clear();
+    for (size_t i = first; i < first + count; ++i) {
+      const Op& op = graph.ops[i];
+      const std::string& stream =
+          stream_names.at({static_cast<int>(op.stream.cls), op.stream.index});
+      rows.push_back({op.name.c_str(), graph.devices[op.device].name.c_str(), stream.c_str(),
+                      op.phase.c_str(), result.timeline[i].start, result.timeline[i].end});
+    }
+    h5::write_rows(dset.get(), type.memory_type(), first, count, rows.data());
+  }
+}
+
+void write_detail(hid_t parent, hid_t str, size_t index, const RunRecord& run,
+                  const ExecutionGraph* graph) {
+  const std::string name = std::to_string(index);
+  h5::Handle group =
+      h5::check(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                "create group runs_detail/" + name);
+  h5::write_string_attr(group.get(), "name", run.name);
+  // Parameters get their own group so a parameter called "name" cannot collide.
+  h5::Handle params =
+      h5::check(H5Gcreate2(group.get(), "params", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                "create group runs_detail/" + name + "/params");
+  for (const auto& [key, value] : run.params) {
+    h5::write_string_attr(params.get(), key.c_str(), value);
+  }
+  write_devices(group.get(), str, run.result);
+  write_links(group.get(), str, run.result);
+  if (!run.result.timeline.empty()) write_timeline(group.get(), str, *graph, run.result);
+}
+
+void write_file(const std::string& file_path, const ResultFileMeta& meta,
+                const std::vector<RunRecord>& runs,
+                const std::vector<const ExecutionGraph*>& graphs) {
+  h5::Handle file = h5::check(H5Fcreate(file_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+                              H5Fclose, "create " + file_path);
+  {
+    h5::Handle str = h5::string_type();
+    write_meta(file.get(), meta);
+    write_runs_table(file.get(), str.get(), runs);
+    write_params_table(file.get(), str.get(), runs);
+    h5::Handle detail =
+        h5::check(H5Gcreate2(file.get(), "runs_detail", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                  H5Gclose, "create group runs_detail");
+    for (size_t i = 0; i < runs.size(); ++i) {
+      write_detail(detail.get(), str.get(), i, runs[i], graph_of(graphs, i));
+    }
+  }
+  file.close(("close " + file_path).c_str());
+}
+
+}  // namespace
+
+void write_results_h5(const std::string& path, const ResultFileMeta& meta,
+                      const std::vector<RunRecord>& runs,
+                      const std::vector<const ExecutionGraph*>& graphs) {
+  validate(runs, graphs);
+  h5::QuietErrors quiet;
+  write_atomically(path, [&](const std::string& tmp) { write_file(tmp, meta, runs, graphs); });
+}
+
+}  // namespace orrery

@@ -1,0 +1,81 @@
+// The HDF5 result store: one file per run or sweep that explains itself (scenario text,
+// version, platform) next to a table of points, per-device and per-link breakdowns and, when
+// recorded, per-op timelines. The exact layout is docs/hdf5-layout.md; bump
+// kResultsFormatVersion whenever it changes incompatibly.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/execution_graph.h"
+#include "engine/run_result.h"
+
+namespace orrery {
+
+inline constexpr int kResultsFormatVersion = 1;
+
+// One simulated run (a sweep point).
+struct RunRecord {
+  std::string name;                           // e.g. the scenario name, or "<name>/<point>"
+  std::map<std::string, std::string> params;  // the point's scenario parameters; may be empty
+  RunResult result;
+};
+
+// What makes a file explain itself; stored as root attributes.
+struct ResultFileMeta {
+  std::string scenario_text;  // the full scenario file, verbatim
+  std::string orrery_version;
+  std::string platform_description;
+  std::string created_by;  // e.g. the command line
+};
+
+// The headline numbers of one run: one row of /runs. Means are over the devices that ran at
+// least one op (input-only CPUs would dilute them), so a
+// device-count sweep stays comparable; all values in seconds.
+struct RunSummary {
+  double iteration_time_s = 0.0;  // makespan
+  double compute_s = 0.0;         // compute-stream busy time
+  double comm_s = 0.0;            // communication-stream busy time
+  double io_s = 0.0;              // copy_h2d + copy_d2h busy time
+  double host_s = 0.0;            // host (launch) stream busy time
+  double idle_s = 0.0;            // makespan minus compute-stream busy time
+};
+RunSummary summarize_run(const RunResult& result);
+
+// Writes `runs` to `path`. graphs[i] is the graph runs[i] replayed; it names the ops, devices and
+// streams of runs[i].result.timeline and may be null (or `graphs` empty) for runs without one.
+// The file is written to "<path>.tmp.<pid>" and renamed to `path` only when complete, so a crash
+// never leaves a file that looks whole and an existing `path` survives a failed write.
+// Throws InputError when `path` cannot be created (missing or unwritable directory, a
+// directory in the way), std::invalid_argument when a timeline does not match its graph, and
+// std::runtime_error on HDF5 failures (the temp file is removed first).
+void write_results_h5(const std::string& path, const ResultFileMeta& meta,
+                      const std::vector<RunRecord>& runs,
+                      const std::vector<const ExecutionGraph*>& graphs);
+
+// One op of a stored timeline, by name (seconds from the start of the run).
+struct TimelineRow {
+  std::string op;
+  std::string device;
+  std::string stream;  // stream_name() form: "compute", "comm:1", ...
+  std::string phase;
+  double start = 0.0;
+  double end = 0.0;
+};
+
+struct LoadedResults {
+  int format_version = 0;
+  ResultFileMeta meta;
+  // Everything written, except that result.timeline is filled from the stored rows.
+  std::vector<RunRecord> runs;
+  std::vector<RunSummary> summaries;                // the /runs rows, parallel to runs
+  std::vector<std::vector<TimelineRow>> timelines;  // parallel to runs; empty where none stored
+};
+
+// Reads a file written by write_results_h5. Throws InputError naming the file when it cannot be
+// opened, is not an Orrery results file, or has a newer format_version.
+LoadedResults read_results_h5(const std::string& path);
+
+}  // namespace orrery

@@ -1,0 +1,191 @@
+#include "results/chrome_trace.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "engine/errors.h"
+#include "tests/test_util.h"
+
+namespace orrery {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+ExecutionGraph sample_graph() {
+  ExecutionGraph g;
+  g.devices = {{"gpu0", "gpu0", "gpu0"}, {"gpu1", "gpu1", "gpu1"}};
+  auto add = [&](const std::string& name, int device, Stream stream, const std::string& phase) {
+    Op op;
+    op.name = name;
+    op.device = device;
+    op.stream = stream;
+    op.phase = phase;
+    op.duration = 1e-3;
+    g.ops.push_back(op);
+    return g.ops.size() - 1;
+  };
+  add("fwd/matmul \"q\"\n\\", 0, {StreamClass::kCompute, 0}, "forward");
+  size_t t = add("send_grad", 0, {StreamClass::kComm, 1}, "comm");
+  g.ops[t].kind = OpKind::kTransfer;
+  g.ops[t].src = 0;
+  g.ops[t].dst = 1;
+  g.ops[t].transfer_bytes = 4194304;
+  size_t c = add("bwd/matmul", 1, {StreamClass::kCompute, 0}, "backward");
+  g.ops[c].duration = -1;  // priced by a cost model
+  g.ops[c].flops = 2e12;
+  g.ops[c].bytes = 1.5e8;
+  add("launch", 1, {StreamClass::kHost, 0}, "host");
+  return g;
+}
+
+RunResult sample_result() {
+  RunResult r;
+  r.makespan = 0.004;
+  r.timeline = {{0.0, 0.0015}, {0.0015, 0.0025}, {0.0025, 0.004}, {0.000001, 0.0000015}};
+  return r;
+}
+
+json read_json(const std::string& path) { return json::parse(testing::read_file(path)); }
+
+TEST(ChromeTrace, IsValidJsonWithOneEventPerOpAndNamedProcessesAndThreads) {
+  std::string dir = testing::make_temp_dir("trace");
+  std::string path = dir + "/trace.json";
+  ExecutionGraph g = sample_graph();
+  RunResult r = sample_result();
+  write_chrome_trace(path, g, r);
+
+  json trace = read_json(path);
+  ASSERT_TRUE(trace["traceEvents"].is_array());
+  std::map<int, std::string> process_names;
+  std::map<std::pair<int, int>, std::string> thread_names;
+  int complete = 0, metadata = 0;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") {
+      ++complete;
+    } else {
+      ASSERT_EQ(e["ph"], "M");
+      ++metadata;
+      if (e["name"] == "process_name") process_names[e["pid"]] = e["args"]["name"];
+      if (e["name"] == "thread_name") thread_names[{e["pid"], e["tid"]}] = e["args"]["name"];
+    }
+  }
+  EXPECT_EQ(complete, 4);
+  // Per device: process name and sort index; per used (device, stream): thread name and index.
+  EXPECT_EQ(metadata, 2 * 2 + 4 * 2);
+  EXPECT_EQ(process_names, (std::map<int, std::string>{{1, "gpu0"}, {2, "gpu1"}}));
+  EXPECT_EQ(thread_names.size(), 4u);
+
+  size_t i = 0;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const Op& op = g.ops[i];
+    SCOPED_TRACE(op.name);
+    EXPECT_EQ(e["name"], op.name);  // escaping survived the round trip
+    EXPECT_EQ(e["cat"], op.phase);
+    EXPECT_EQ(process_names[e["pid"]], g.devices[op.device].name);
+    EXPECT_EQ((thread_names[{e["pid"], e["tid"]}]), stream_name(op.stream));
+    EXPECT_NEAR(e["ts"].get<double>(), r.timeline[i].start * 1e6, 1e-3);
+    EXPECT_NEAR(e["dur"].get<double>(), (r.timeline[i].end - r.timeline[i].start) * 1e6, 1e-3);
+    ++i;
+  }
+  const json& send = trace["traceEvents"][trace["traceEvents"].size() - 3];
+  EXPECT_EQ(send["name"], "send_grad");
+  EXPECT_EQ(send["args"]["kind"], "transfer");
+  EXPECT_EQ(send["args"]["bytes"], 4194304);
+  EXPECT_EQ(send["args"]["src"], "gpu0");
+  EXPECT_EQ(send["args"]["dst"], "gpu1");
+  EXPECT_EQ(send["ts"], 1500.0);
+  EXPECT_EQ(send["dur"], 1000.0);
+  const json& bwd = trace["traceEvents"][trace["traceEvents"].size() - 2];
+  EXPECT_EQ(bwd["args"]["kind"], "compute");
+  EXPECT_EQ(bwd["args"]["flops"], 2e12);
+  EXPECT_EQ(bwd["args"]["bytes"], 1.5e8);
+  EXPECT_FALSE(trace["traceEvents"].back()["args"].contains("flops"));  // unpriced: no sizes
+  EXPECT_EQ(trace["traceEvents"].back()["ts"], 1.0);
+  EXPECT_EQ(trace["traceEvents"].back()["dur"], 0.5);
+}
+
+TEST(ChromeTrace, SameStreamHasSameThreadIdOnEveryDevice) {
+  std::string dir = testing::make_temp_dir("trace");
+  std::string path = dir + "/trace.json";
+  write_chrome_trace(path, sample_graph(), sample_result());
+  json trace = read_json(path);
+  std::map<std::string, std::set<int>> tids;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["name"] == "thread_name") tids[e["args"]["name"]].insert(e["tid"].get<int>());
+  }
+  EXPECT_EQ(tids["compute"].size(), 1u);
+  EXPECT_EQ(tids.size(), 3u);  // compute, comm:1, host
+}
+
+TEST(ChromeTrace, SkipsOpsThatNeverRan) {
+  std::string dir = testing::make_temp_dir("trace");
+  std::string path = dir + "/trace.json";
+  RunResult r = sample_result();
+  r.timeline[1].start = std::numeric_limits<double>::quiet_NaN();
+  r.timeline[2].end = std::numeric_limits<double>::infinity();
+  write_chrome_trace(path, sample_graph(), r);
+  json trace = read_json(path);
+  int complete = 0;
+  for (const json& e : trace["traceEvents"]) complete += e["ph"] == "X";
+  EXPECT_EQ(complete, 2);
+}
+
+TEST(ChromeTrace, EmptyGraphIsAValidTrace) {
+  std::string dir = testing::make_temp_dir("trace");
+  std::string path = dir + "/trace.json";
+  write_chrome_trace(path, ExecutionGraph{}, RunResult{});
+  EXPECT_TRUE(read_json(path)["traceEvents"].empty());
+}
+
+TEST(ChromeTrace, LeavesNoTempFile) {
+  std::string dir = testing::make_temp_dir("trace");
+  write_chrome_trace(dir + "/trace.json", sample_graph(), sample_result());
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
+  EXPECT_EQ(names, std::vector<std::string>{"trace.json"});
+}
+
+TEST(ChromeTrace, RejectsBadDestinationAndMismatchedTimeline) {
+  std::string dir = testing::make_temp_dir("trace");
+  std::string missing = dir + "/nope/trace.json";
+  EXPECT_THROW(write_chrome_trace(missing, sample_graph(), sample_result()), InputError);
+  EXPECT_FALSE(fs::exists(missing));
+  RunResult r = sample_result();
+  r.timeline.pop_back();
+  EXPECT_THROW(write_chrome_trace(dir + "/trace.json", sample_graph(), r), std::invalid_argument);
+  EXPECT_FALSE(fs::exists(dir + "/trace.json"));
+}
+
+TEST(ChromeTrace, ManyOpsStreamQuickly) {
+  ExecutionGraph g;
+  g.devices = {{"gpu0", "gpu0", "gpu0"}, {"gpu1", "gpu1", "gpu1"}};
+  RunResult r;
+  const size_t n = 200000;
+  for (size_t i = 0; i < n; ++i) {
+    Op op;
+    op.name = "op" + std::to_string(i);
+    op.device = static_cast<int>(i % 2);
+    op.phase = "forward";
+    g.ops.push_back(op);
+    r.timeline.push_back({i * 1e-6, i * 1e-6 + 1e-6});
+  }
+  std::string dir = testing::make_temp_dir("trace");
+  std::string path = dir + "/big.json";
+  write_chrome_trace(path, g, r);
+  json trace = read_json(path);
+  EXPECT_EQ(trace["traceEvents"].size(), n + 2 * 2 + 2 * 2);
+  EXPECT_EQ(trace["traceEvents"].back()["ts"], static_cast<double>(n - 1));
+}
+
+}  // namespace
+}  // namespace orrery
