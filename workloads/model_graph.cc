@@ -1,0 +1,99 @@
+#include "workloads/model_graph.h"
+
+namespace orrery {
+
+const char* phase_name(Phase p) {
+  switch (p) {
+    case Phase::kForward:
+      return "forward";
+    case Phase::kBackward:
+      return "backward";
+    case Phase::kOptimizer:
+      return "optimizer";
+  }
+  return "?";
+}
+
+bool parse_phase(const std::string& s, Phase* out) {
+  for (Phase p : {Phase::kForward, Phase::kBackward, Phase::kOptimizer})
+    if (s == phase_name(p)) {
+      *out = p;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+constexpr DType kAllTypes[] = {DType::kFP32,  DType::kFP16,  DType::kBF16, DType::kTF32,
+                               DType::kINT32, DType::kINT64, DType::kINT8};
+}
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::kFP32:
+      return "fp32";
+    case DType::kFP16:
+      return "fp16";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kTF32:
+      return "tf32";
+    case DType::kINT32:
+      return "int32";
+    case DType::kINT64:
+      return "int64";
+    case DType::kINT8:
+      return "int8";
+  }
+  return "?";
+}
+
+bool parse_dtype(const std::string& s, DType* out) {
+  for (DType t : kAllTypes)
+    if (s == dtype_name(t)) {
+      *out = t;
+      return true;
+    }
+  return false;
+}
+
+int dtype_bytes(DType t) {
+  switch (t) {
+    case DType::kFP16:
+    case DType::kBF16:
+      return 2;
+    case DType::kINT64:
+      return 8;
+    case DType::kINT8:
+      return 1;
+    default:
+      return 4;
+  }
+}
+
+int64_t numel(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+double ModelGraph::total_params() const {
+  double n = 0;
+  for (const auto& op : ops) n += op.params;
+  return n;
+}
+
+double ModelGraph::total_grad_bytes() const {
+  double n = 0;
+  for (const auto& op : ops) n += op.grads * dtype_bytes(op.grad_dtype);
+  return n;
+}
+
+double ModelGraph::total_flops(Phase p) const {
+  double n = 0;
+  for (const auto& op : ops)
+    if (op.phase == p) n += op.flops;
+  return n;
+}
+
+}  // namespace orrery
