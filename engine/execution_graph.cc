@@ -1,6 +1,7 @@
 #include "engine/execution_graph.h"
 
 #include <cstddef>
+#include <iterator>
 
 namespace orrery {
 
@@ -53,6 +54,41 @@ bool parse_stream(const std::string& s, Stream* out) {
   }
   *out = result;
   return true;
+}
+
+namespace {
+constexpr const char* kCollectiveTypeNames[] = {"allreduce", "allgather", "reducescatter",
+                                                "broadcast", "reduce",    "alltoall"};
+constexpr const char* kCollectiveAlgoNames[] = {"auto", "ring", "tree", "hierarchical", "direct"};
+
+template <typename Enum, size_t N>
+bool parse_enum(const std::string& s, const char* const (&names)[N], Enum* out) {
+  for (size_t i = 0; i < N; ++i) {
+    if (s == names[i]) {
+      *out = static_cast<Enum>(i);
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+const char* collective_type_name(CollectiveType t) {
+  auto i = static_cast<size_t>(t);
+  return i < std::size(kCollectiveTypeNames) ? kCollectiveTypeNames[i] : "unknown";
+}
+
+bool parse_collective_type(const std::string& s, CollectiveType* out) {
+  return parse_enum(s, kCollectiveTypeNames, out);
+}
+
+const char* collective_algo_name(CollectiveAlgo a) {
+  auto i = static_cast<size_t>(a);
+  return i < std::size(kCollectiveAlgoNames) ? kCollectiveAlgoNames[i] : "unknown";
+}
+
+bool parse_collective_algo(const std::string& s, CollectiveAlgo* out) {
+  return parse_enum(s, kCollectiveAlgoNames, out);
 }
 
 int ExecutionGraph::find_device(const std::string& name) const {

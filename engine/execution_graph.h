@@ -29,8 +29,49 @@ std::string stream_name(const Stream& s);
 bool parse_stream(const std::string& s, Stream* out);
 
 enum class OpKind : uint8_t {
-  kCompute = 0,   // an Exec on the device's host (or its launch host on the host stream)
-  kTransfer = 1,  // a point-to-point flow from src to dst device over the platform's route
+  kCompute = 0,     // an Exec on the device's host (or its launch host on the host stream)
+  kTransfer = 1,    // a point-to-point flow from src to dst device over the platform's route
+  kCollective = 2,  // ExecutionGraph::collectives[op.collective], expanded into flows at run time
+};
+
+enum class CollectiveType : uint8_t {
+  kAllReduce = 0,
+  kAllGather = 1,      // also AllGatherv (per-rank counts)
+  kReduceScatter = 2,  // also ReduceScatterv
+  kBroadcast = 3,
+  kReduce = 4,
+  kAllToAll = 5,
+};
+const char* collective_type_name(CollectiveType t);  // "allreduce", "allgather", ...
+bool parse_collective_type(const std::string& s, CollectiveType* out);
+
+enum class CollectiveAlgo : uint8_t {
+  kAuto = 0,  // chosen at run time, NCCL-like, by size and topology (engine/collective_algos.h)
+  kRing = 1,  // ring; Broadcast/Reduce: a pipelined chain in ring order
+  kTree = 2,  // binary tree, pipelined in chunks
+  kHierarchical = 3,  // ring inside each node, ring across nodes per local rank, ring inside again
+  kDirect = 4,        // every rank to every rank at once (AllToAll)
+};
+const char* collective_algo_name(CollectiveAlgo a);  // "auto", "ring", "tree", ...
+bool parse_collective_algo(const std::string& s, CollectiveAlgo* out);
+
+// A collective over a group of devices. The engine expands it into point-to-point flows as the
+// algorithm's steps become ready (memory bounded by the group, not by steps x ranks), or prices it
+// with the alpha-beta model when `analytical` is set.
+struct Collective {
+  CollectiveType type = CollectiveType::kAllReduce;
+  CollectiveAlgo algo = CollectiveAlgo::kAuto;
+  std::vector<int> ranks;  // device indices, in ring order
+  // AllReduce, Broadcast, Reduce: the buffer size. AllGather / ReduceScatter: the full (gathered)
+  // buffer, i.e. the sum of the ranks' blocks. AllToAll: what each rank sends in total.
+  double bytes = 0.0;
+  std::vector<double> counts;  // optional per-rank block sizes (AllGatherv / ReduceScatterv)
+  int root = 0;                // Broadcast / Reduce: index into ranks
+  int chunks = 1;              // pipelining: each block moves as this many consecutive chunks
+  bool analytical = false;     // alpha-beta time instead of flows
+  // Fraction of each participating GPU's compute capacity the collective holds while it runs
+  // (AllReduce SM contention, 001_9440c8d6a95e5177.txt section 3.3: 16 of 80 SMs on a V100).
+  double sm_share = 0.0;
 };
 
 struct Op {
@@ -50,6 +91,13 @@ struct Op {
   int dst = -1;
   double transfer_bytes = 0.0;
 
+  // Collective ops: index into ExecutionGraph::collectives. The op runs on the comm queue of
+  // `device` (normally the group's first rank) and counts as communication on every rank.
+  int collective = -1;
+
+  // Set by cost models: the op's time is bound by memory bandwidth rather than compute.
+  bool memory_bound = false;
+
   // Free-form labels used by breakdowns: "forward", "backward", "optimizer", "comm", "io"...
   std::string phase;
 
@@ -60,11 +108,13 @@ struct Device {
   std::string name;         // the name ops refer to
   std::string host;         // SimGrid host that runs its compute stream (default: name)
   std::string launch_host;  // SimGrid host that runs its host stream (default: host)
+  std::string node;         // the server it sits in, for hierarchical collectives (default: host)
 };
 
 struct ExecutionGraph {
   std::vector<Device> devices;
   std::vector<Op> ops;
+  std::vector<Collective> collectives;
 
   // Index lookups (linear; used by loaders and tests, never on the replay hot path).
   int find_device(const std::string& name) const;

@@ -64,6 +64,43 @@ bool valid_amount(double v, bool unset_ok) {
   return std::isfinite(v) && (v >= 0 || (unset_ok && v == -1.0));
 }
 
+void check_collective(const ExecutionGraph& g, const Collective& c, const std::string& where,
+                      const std::string& origin) {
+  const int num_devices = static_cast<int>(g.devices.size());
+  if (c.ranks.empty()) fail(origin, where + ": collective has no ranks");
+  std::vector<char> seen(g.devices.size(), 0);
+  for (int r : c.ranks) {
+    if (r < 0 || r >= num_devices) {
+      fail(origin, where + ": collective rank device index " + std::to_string(r) +
+                       " out of range (graph has " + std::to_string(num_devices) + " devices)");
+    }
+    if (seen[r]++)
+      fail(origin, where + ": " + device_ref(g, r) + " appears twice in the collective");
+  }
+  if (!valid_amount(c.bytes, false)) {
+    fail(origin,
+         where + ": collective bytes is " + number(c.bytes) + ", expected a finite value >= 0");
+  }
+  if (!c.counts.empty()) {
+    if (c.counts.size() != c.ranks.size()) {
+      fail(origin, where + ": collective has " + std::to_string(c.counts.size()) +
+                       " per-rank counts for " + std::to_string(c.ranks.size()) + " ranks");
+    }
+    for (double v : c.counts) {
+      if (!valid_amount(v, false)) {
+        fail(origin, where + ": collective count " + number(v) + ", expected a finite value >= 0");
+      }
+    }
+  }
+  if (c.root < 0 || c.root >= static_cast<int>(c.ranks.size())) {
+    fail(origin, where + ": collective root " + std::to_string(c.root) + " is not a rank index");
+  }
+  if (c.chunks < 1) fail(origin, where + ": collective chunks must be at least 1");
+  if (!(c.sm_share >= 0 && c.sm_share < 1)) {
+    fail(origin, where + ": collective sm_share " + number(c.sm_share) + " must be in [0, 1)");
+  }
+}
+
 void check_op(const ExecutionGraph& g, std::size_t i, const std::string& origin) {
   const Op& op = g.ops[i];
   // Built only on failure: this runs once per op of graphs with millions of them.
@@ -98,6 +135,13 @@ void check_op(const ExecutionGraph& g, std::size_t i, const std::string& origin)
     if (op.src == op.dst) {
       fail(origin, where() + ": transfer src and dst are both " + device_ref(g, op.src));
     }
+  } else if (op.kind == OpKind::kCollective) {
+    if (op.collective < 0 || op.collective >= static_cast<int>(g.collectives.size())) {
+      fail(origin, where() + ": collective index " + std::to_string(op.collective) +
+                       " out of range (graph has " + std::to_string(g.collectives.size()) +
+                       " collectives)");
+    }
+    check_collective(g, g.collectives[op.collective], where(), origin);
   } else if (op.duration < 0 && op.flops <= 0 && op.bytes <= 0) {
     fail(origin, where() + ": compute op has no cost: expected a duration >= 0 or flops/bytes > 0");
   }

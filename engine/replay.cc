@@ -11,10 +11,14 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 
+#include "engine/collective_algos.h"
+#include "engine/collective_cost.h"
 #include "engine/errors.h"
 #include "engine/run_result_io.h"
 
@@ -38,9 +42,47 @@ struct Queue {
   bool busy = false;
 };
 
+// What a SimGrid activity stands for, packed into its user data: the kind in the top byte, an
+// index below.
+enum class Tag : uint64_t { kOp = 0, kFlow = 1, kDelay = 2, kContention = 3 };
+constexpr int kTagShift = 56;
+void* pack(Tag t, uint64_t payload) {
+  return reinterpret_cast<void*>((static_cast<uint64_t>(t) << kTagShift) | payload);
+}
+Tag tag_of(const void* p) { return static_cast<Tag>(reinterpret_cast<uint64_t>(p) >> kTagShift); }
+uint64_t payload_of(const void* p) {
+  return reinterpret_cast<uint64_t>(p) & ((uint64_t{1} << kTagShift) - 1);
+}
+
+// Contention execs last "forever" and are cancelled when their collective ends.
+constexpr double kForever = 1e300;
+
+class Replayer;
+
+// A collective in flight: its algorithm's state machine and the SM-contention execs it holds.
+struct ActiveCollective : FlowIssuer {
+  Replayer* replayer = nullptr;
+  int op = -1;
+  std::unique_ptr<CollectiveRun> run;
+  std::vector<uint64_t> contention;  // slots of the SM-contention execs it holds
+  void issue(int src, int dst, double bytes, int64_t tag) override;
+};
+
+struct FlowSlot {
+  ActiveCollective* owner = nullptr;
+  int64_t tag = 0;
+  sg4::ActivityPtr activity;
+};
+
+struct CachedRoute {
+  std::vector<int> links;
+  RouteInfo info;
+};
+
 class Replayer {
  public:
-  Replayer(const ExecutionGraph& g, const ReplayOptions& opt) : g_(g), opt_(opt) {}
+  Replayer(const PlatformSource& p, const ExecutionGraph& g, const ReplayOptions& opt)
+      : platform_(p), g_(g), opt_(opt) {}
 
   RunResult run() {
     auto wall0 = std::chrono::steady_clock::now();
@@ -53,6 +95,7 @@ class Replayer {
       if (indeg_[i] == 0) make_ready(static_cast<int>(i));
     sg4::Engine::get_instance()->run();
     graveyard_.clear();
+    cancelled_.clear();
 
     if (completed_ != g_.ops.size())
       throw std::runtime_error("replay stopped with " + std::to_string(g_.ops.size() - completed_) +
@@ -63,8 +106,27 @@ class Replayer {
     return r;
   }
 
+  void start_flow(ActiveCollective* owner, int src, int dst, double bytes, int64_t tag) {
+    uint64_t slot;
+    if (free_slots_.empty()) {
+      slot = slots_.size();
+      slots_.emplace_back();
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    }
+    auto comm = sg4::Comm::sendto_init(hosts_[src], hosts_[dst]);
+    comm->set_payload_size(static_cast<uint64_t>(std::llround(bytes)));
+    account_route(src, dst, bytes);
+    comm->set_data(pack(Tag::kFlow, slot));
+    slots_[slot] = {owner, tag, comm};
+    ++activities_;
+    comm->start();
+  }
+
  private:
   void resolve_hosts() {
+    std::map<std::string, int> node_ids;
     for (const auto& d : g_.devices) {
       const std::string& h = d.host.empty() ? d.name : d.host;
       const std::string& lh = d.launch_host.empty() ? h : d.launch_host;
@@ -79,7 +141,10 @@ class Replayer {
       launch_hosts_.push_back(launch);
       const char* bw = host->get_property("mem_bw");
       mem_bw_.push_back(bw ? std::atof(bw) : std::numeric_limits<double>::infinity());
+      const std::string& node = d.node.empty() ? h : d.node;
+      node_.push_back(node_ids.emplace(node, static_cast<int>(node_ids.size())).first->second);
     }
+    timer_ = sg4::Host::by_name_or_null(kTimerHostName);
   }
 
   void build_dependency_arrays() {
@@ -126,12 +191,16 @@ class Replayer {
   void start_op(int i) {
     const Op& op = g_.ops[i];
     start_[i] = sg4::Engine::get_clock();
+    if (op.kind == OpKind::kCollective) {
+      start_collective(i);
+      return;
+    }
     ++activities_;
     if (op.kind == OpKind::kTransfer) {
       auto comm = sg4::Comm::sendto_init(hosts_[op.src], hosts_[op.dst]);
       comm->set_payload_size(static_cast<uint64_t>(std::llround(op.transfer_bytes)));
       account_route(op.src, op.dst, op.transfer_bytes);
-      comm->set_data(reinterpret_cast<void*>(static_cast<intptr_t>(i)));
+      comm->set_data(pack(Tag::kOp, i));
       held_[i] = comm;
       comm->start();
     } else {
@@ -139,24 +208,108 @@ class Replayer {
       sg4::Host* host =
           op.stream.cls == StreamClass::kHost ? launch_hosts_[op.device] : hosts_[op.device];
       double duration = default_op_duration(op, host->get_speed(), mem_bw_[op.device]);
-      auto exec = sg4::Exec::init();
-      exec->set_flops_amount(duration * host->get_speed());
-      exec->set_host(host);
-      exec->set_data(reinterpret_cast<void*>(static_cast<intptr_t>(i)));
-      held_[i] = exec;
-      exec->start();
+      held_[i] = start_exec(host, duration * host->get_speed(), pack(Tag::kOp, i));
     }
+  }
+
+  sg4::ExecPtr start_exec(sg4::Host* host, double flops, void* data, double bound = -1) {
+    auto exec = sg4::Exec::init();
+    exec->set_flops_amount(flops);
+    exec->set_host(host);
+    if (bound > 0) exec->set_bound(bound);
+    exec->set_data(data);
+    exec->start();
+    return exec;
+  }
+
+  void start_collective(int i) {
+    const Collective& c = g_.collectives[g_.ops[i].collective];
+    std::vector<int> node_of;
+    for (int r : c.ranks) node_of.push_back(node_[r]);
+    CollectiveAlgo algo = resolve_collective_algo(c, node_of);
+    auto active = std::make_unique<ActiveCollective>();
+    active->replayer = this;
+    active->op = i;
+    // The collective's kernels hold part of every rank's SMs while it runs.
+    if (c.sm_share > 0)
+      for (int r : c.ranks) {
+        uint64_t slot = contention_.size();
+        contention_.push_back(start_exec(hosts_[r], kForever, pack(Tag::kContention, slot),
+                                         c.sm_share * hosts_[r]->get_speed()));
+        active->contention.push_back(slot);
+      }
+    ActiveCollective* a = active.get();
+    active_[i] = std::move(active);
+    if (c.analytical) {
+      if (!timer_)
+        throw InputError("analytical collectives need a platform generated by Orrery (host \"" +
+                         std::string(kTimerHostName) + "\" is missing)");
+      double t = analytical_collective_time(
+          c, algo, node_of, [this](int s, int d) -> const RouteInfo& { return route(s, d).info; });
+      ++activities_;
+      held_[i] = start_exec(timer_, t * timer_->get_speed(), pack(Tag::kDelay, i));
+      return;
+    }
+    a->run = make_collective_run(c, algo, node_of, *a);
+    a->run->start();
+    if (a->run->done()) {
+      // Nothing to move (one rank): complete through SimGrid so ordering stays uniform.
+      ++activities_;
+      held_[i] = start_exec(hosts_[c.ranks[0]], 0.0, pack(Tag::kDelay, i));
+    }
+  }
+
+  void finish_collective(int i) {
+    auto it = active_.find(i);
+    // A cancelled exec is reported through on_complete later; its reference is dropped there.
+    for (uint64_t slot : it->second->contention) contention_[slot]->cancel();
+    active_.erase(it);
+    finish_op(i);
   }
 
   void on_complete(sg4::Activity const& a) {
     // Activities whose callbacks ran earlier are finished with; dropping their last reference
     // from inside their own callback would crash SimGrid 3.32 (ARCHITECTURE.md, fact 2).
-    graveyard_.clear();
-    int i = static_cast<int>(reinterpret_cast<intptr_t>(a.get_data<void>()));
+    // Cancelling contention execs re-enters this callback: clear only at the outer level.
+    if (depth_ == 0) {
+      graveyard_.clear();
+      // SimGrid still touches a cancelled exec after reporting it, within the same instant.
+      const double now = sg4::Engine::get_clock();
+      while (!cancelled_.empty() && cancelled_.front().first < now) cancelled_.pop_front();
+    }
+    ++depth_;
+    const void* data = a.get_data<void>();
+    uint64_t id = payload_of(data);
+    switch (tag_of(data)) {
+      case Tag::kOp:
+        graveyard_.push_back(std::move(held_[id]));
+        finish_op(static_cast<int>(id));
+        break;
+      case Tag::kDelay:
+        graveyard_.push_back(std::move(held_[id]));
+        finish_collective(static_cast<int>(id));
+        break;
+      case Tag::kFlow: {
+        FlowSlot& slot = slots_[id];
+        ActiveCollective* owner = slot.owner;
+        int64_t tag = slot.tag;
+        graveyard_.push_back(std::move(slot.activity));
+        slot.owner = nullptr;
+        free_slots_.push_back(id);
+        owner->run->on_flow_done(tag);
+        if (owner->run->done()) finish_collective(owner->op);
+        break;
+      }
+      case Tag::kContention:
+        cancelled_.emplace_back(sg4::Engine::get_clock(), std::move(contention_[id]));
+        break;
+    }
+    --depth_;
+  }
+
+  void finish_op(int i) {
     end_[i] = sg4::Engine::get_clock();
     ++completed_;
-    graveyard_.push_back(std::move(held_[i]));
-
     Queue& q = queues_[queue_of_[i]];
     if (q.waiting.empty()) {
       q.busy = false;
@@ -169,75 +322,157 @@ class Replayer {
       if (--indeg_[succ_[k]] == 0) make_ready(succ_[k]);
   }
 
-  void account_route(int src, int dst, double bytes) {
+  const CachedRoute& route(int src, int dst) {
     uint64_t key = (static_cast<uint64_t>(src) << 32) | static_cast<uint32_t>(dst);
     auto it = routes_.find(key);
-    if (it == routes_.end()) {
-      std::vector<sg4::Link*> links;
-      double latency = 0;
-      hosts_[src]->route_to(hosts_[dst], links, &latency);
-      std::vector<int> ids;
-      for (auto* l : links) {
-        auto [pos, fresh] = link_index_.emplace(l, static_cast<int>(link_ptrs_.size()));
-        if (fresh) {
-          link_ptrs_.push_back(l);
-          link_bytes_.push_back(0.0);
-        }
-        ids.push_back(pos->second);
+    if (it != routes_.end()) return it->second;
+    std::vector<sg4::Link*> links;
+    double latency = 0;
+    hosts_[src]->route_to(hosts_[dst], links, &latency);
+    CachedRoute r;
+    r.info.latency = latency;
+    for (auto* l : links) {
+      auto [pos, fresh] = link_index_.emplace(l, static_cast<int>(link_ptrs_.size()));
+      if (fresh) {
+        link_ptrs_.push_back(l);
+        link_bytes_.push_back(0.0);
       }
-      it = routes_.emplace(key, std::move(ids)).first;
+      r.links.push_back(pos->second);
+      r.info.links.push_back({pos->second, l->get_bandwidth()});
     }
-    for (int l : it->second) link_bytes_[l] += bytes;
+    return routes_.emplace(key, std::move(r)).first->second;
   }
 
-  RunResult collect() {
-    RunResult r;
-    r.activities = activities_;
-    double t0 = std::numeric_limits<double>::infinity();
-    double t1 = 0;
-    for (size_t i = 0; i < g_.ops.size(); ++i) {
-      t0 = std::min(t0, start_[i]);
-      t1 = std::max(t1, end_[i]);
-    }
-    r.makespan = g_.ops.empty() ? 0.0 : t1 - t0;
-    r.devices.resize(g_.devices.size());
-    for (size_t d = 0; d < g_.devices.size(); ++d) r.devices[d].name = g_.devices[d].name;
-    for (size_t i = 0; i < g_.ops.size(); ++i) {
-      const Op& op = g_.ops[i];
-      auto& ds = r.devices[op.device];
-      ds.busy[static_cast<int>(op.stream.cls)] += end_[i] - start_[i];
-      ++ds.ops;
-    }
-    for (auto& ds : r.devices)
-      ds.idle = std::max(0.0, r.makespan - ds.busy[static_cast<int>(StreamClass::kCompute)]);
-    for (size_t l = 0; l < link_ptrs_.size(); ++l)
-      r.links.push_back({link_ptrs_[l]->get_name(), link_ptrs_[l]->get_bandwidth(),
-                         link_ptrs_[l]->get_latency(), link_bytes_[l]});
-    std::sort(r.links.begin(), r.links.end(),
-              [](const LinkStats& a, const LinkStats& b) { return a.name < b.name; });
-    if (opt_.record_timeline) {
-      r.timeline.resize(g_.ops.size());
-      for (size_t i = 0; i < g_.ops.size(); ++i) r.timeline[i] = {start_[i] - t0, end_[i] - t0};
-    }
-    return r;
+  void account_route(int src, int dst, double bytes) {
+    for (int l : route(src, dst).links) link_bytes_[l] += bytes;
   }
 
+  RunResult collect();
+
+  const PlatformSource& platform_;
   const ExecutionGraph& g_;
   const ReplayOptions& opt_;
   std::vector<sg4::Host*> hosts_, launch_hosts_;
+  sg4::Host* timer_ = nullptr;
   std::vector<double> mem_bw_;
+  std::vector<int> node_;
   std::vector<int> indeg_, succ_start_, succ_, queue_of_;
   std::vector<Queue> queues_;
   std::vector<double> start_, end_;
   std::vector<sg4::ActivityPtr> held_;
   std::vector<sg4::ActivityPtr> graveyard_;
-  std::unordered_map<uint64_t, std::vector<int>> routes_;
+  int depth_ = 0;
+  std::unordered_map<int, std::unique_ptr<ActiveCollective>> active_;
+  std::vector<FlowSlot> slots_;
+  std::vector<sg4::ActivityPtr> contention_;
+  std::deque<std::pair<double, sg4::ActivityPtr>> cancelled_;  // (when, exec), oldest first
+  std::vector<uint64_t> free_slots_;
+  std::unordered_map<uint64_t, CachedRoute> routes_;
   std::unordered_map<const sg4::Link*, int> link_index_;
   std::vector<sg4::Link*> link_ptrs_;
   std::vector<double> link_bytes_;
   size_t completed_ = 0;
   int64_t activities_ = 0;
 };
+
+void ActiveCollective::issue(int src, int dst, double bytes, int64_t tag) {
+  replayer->start_flow(this, src, dst, bytes, tag);
+}
+
+using Interval = std::pair<double, double>;
+
+// Sorts and merges overlapping intervals in place; returns their total length.
+double merge(std::vector<Interval>& v) {
+  std::sort(v.begin(), v.end());
+  std::vector<Interval> out;
+  for (const auto& iv : v) {
+    if (!out.empty() && iv.first <= out.back().second)
+      out.back().second = std::max(out.back().second, iv.second);
+    else
+      out.push_back(iv);
+  }
+  v.swap(out);
+  double total = 0;
+  for (const auto& iv : v) total += iv.second - iv.first;
+  return total;
+}
+
+// Length of the intersection of two merged interval lists.
+double overlap(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  double total = 0;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    double lo = std::max(a[i].first, b[j].first);
+    double hi = std::min(a[i].second, b[j].second);
+    if (hi > lo) total += hi - lo;
+    (a[i].second < b[j].second) ? ++i : ++j;
+  }
+  return total;
+}
+
+RunResult Replayer::collect() {
+  RunResult r;
+  r.activities = activities_;
+  double t0 = std::numeric_limits<double>::infinity();
+  double t1 = 0;
+  for (size_t i = 0; i < g_.ops.size(); ++i) {
+    t0 = std::min(t0, start_[i]);
+    t1 = std::max(t1, end_[i]);
+  }
+  r.makespan = g_.ops.empty() ? 0.0 : t1 - t0;
+  const size_t nd = g_.devices.size();
+  r.devices.resize(nd);
+  std::vector<std::vector<Interval>> compute(nd), comm(nd);
+  for (size_t d = 0; d < nd; ++d) r.devices[d].name = g_.devices[d].name;
+  for (size_t i = 0; i < g_.ops.size(); ++i) {
+    const Op& op = g_.ops[i];
+    const double len = end_[i] - start_[i];
+    const int cls = static_cast<int>(op.stream.cls);
+    ++r.devices[op.device].ops;
+    if (op.kind == OpKind::kCollective) {
+      // Every rank spends the collective's time communicating.
+      for (int rank : g_.collectives[op.collective].ranks) {
+        r.devices[rank].busy[cls] += len;
+        comm[rank].push_back({start_[i], end_[i]});
+      }
+      continue;
+    }
+    auto& ds = r.devices[op.device];
+    ds.busy[cls] += len;
+    if (op.stream.cls == StreamClass::kCompute) {
+      compute[op.device].push_back({start_[i], end_[i]});
+      if (op.memory_bound) ds.memory_bound += len;
+    } else if (op.stream.cls == StreamClass::kComm) {
+      comm[op.device].push_back({start_[i], end_[i]});
+    }
+  }
+  for (size_t d = 0; d < nd; ++d) {
+    auto& ds = r.devices[d];
+    ds.idle = std::max(0.0, r.makespan - ds.busy[static_cast<int>(StreamClass::kCompute)]);
+    double comm_total = merge(comm[d]);
+    merge(compute[d]);
+    ds.exposed_comm = comm_total - overlap(comm[d], compute[d]);
+  }
+  std::unordered_map<std::string, std::string> link_class;
+  for (const auto& l : platform_.topology.links) {
+    link_class[l.name] = l.link_class;
+    link_class[l.name + "_UP"] = l.link_class;
+    link_class[l.name + "_DOWN"] = l.link_class;
+  }
+  for (size_t l = 0; l < link_ptrs_.size(); ++l) {
+    auto it = link_class.find(link_ptrs_[l]->get_name());
+    r.links.push_back({link_ptrs_[l]->get_name(), link_ptrs_[l]->get_bandwidth(),
+                       link_ptrs_[l]->get_latency(), link_bytes_[l],
+                       it == link_class.end() ? "" : it->second});
+  }
+  std::sort(r.links.begin(), r.links.end(),
+            [](const LinkStats& a, const LinkStats& b) { return a.name < b.name; });
+  if (opt_.record_timeline) {
+    r.timeline.resize(g_.ops.size());
+    for (size_t i = 0; i < g_.ops.size(); ++i) r.timeline[i] = {start_[i] - t0, end_[i] - t0};
+  }
+  return r;
+}
 
 bool write_all(int fd, const char* p, size_t n) {
   while (n > 0) {
@@ -261,7 +496,7 @@ RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
   sg4::Engine engine(&argc, argv);
   apply_network_config();
   load_platform(platform);
-  return Replayer(graph, options).run();
+  return Replayer(platform, graph, options).run();
 }
 
 RunResult replay_isolated(const PlatformSource& platform, const ExecutionGraph& graph,

@@ -15,6 +15,10 @@ struct ReplayOptions {
   bool record_timeline = true;  // keep every op's start/end in RunResult::timeline
 };
 
+// Pure delays (analytical collectives) run on the platform's timer host (kTimerHost in
+// platforms/simgrid_platform.h): many cores, no links, so delays never contend.
+inline constexpr const char* kTimerHostName = kTimerHost;
+
 // Replays `graph` in this process. SimGrid allows one Engine per process and keeps its clock,
 // so call this at most once per process; replay_isolated() has no such limit.
 // Throws InputError when a device names a host the platform lacks.

@@ -22,6 +22,10 @@ struct DeviceStats {
   // of one class can, so this may exceed the makespan for a class with several queues).
   std::array<double, kNumStreamClasses> busy{};
   double idle = 0.0;  // makespan minus compute-stream busy time
+  // Communication time not hidden behind compute: comm-stream busy time (transfers and the
+  // collectives the device takes part in) during which its compute stream was idle.
+  double exposed_comm = 0.0;
+  double memory_bound = 0.0;  // the part of compute-stream busy time in memory-bound ops
   int64_t ops = 0;
 };
 
@@ -30,10 +34,11 @@ struct LinkStats {
   double bandwidth = 0.0;  // bytes/s as configured
   double latency = 0.0;    // seconds
   double bytes = 0.0;      // bytes of all transfers whose route crosses this link
+  std::string link_class;  // "pcie", "nvlink", "ethernet"... (empty for XML platforms)
 };
 
 struct RunResult {
-  double makespan = 0.0;  // simulated seconds from first start to last completion
+  double makespan = 0.0;   // simulated seconds from first start to last completion
   int64_t activities = 0;  // SimGrid activities started
   double wall_seconds = 0.0;
   std::vector<DeviceStats> devices;  // parallel to ExecutionGraph::devices

@@ -50,7 +50,7 @@ class Reader {
   size_t pos_ = 0;
 };
 
-constexpr uint32_t kMagic = 0x4f525231;  // "ORR1"
+constexpr uint32_t kMagic = 0x4f525232;  // "ORR2"
 
 }  // namespace
 
@@ -65,6 +65,8 @@ std::string serialize_run_result(const RunResult& r) {
     w.str(d.name);
     for (double b : d.busy) w.pod(b);
     w.pod(d.idle);
+    w.pod(d.exposed_comm);
+    w.pod(d.memory_bound);
     w.pod(d.ops);
   }
   w.pod<uint64_t>(r.links.size());
@@ -73,6 +75,7 @@ std::string serialize_run_result(const RunResult& r) {
     w.pod(l.bandwidth);
     w.pod(l.latency);
     w.pod(l.bytes);
+    w.str(l.link_class);
   }
   w.pod<uint64_t>(r.timeline.size());
   for (const auto& t : r.timeline) {
@@ -94,6 +97,8 @@ RunResult deserialize_run_result(const std::string& bytes) {
     d.name = rd.str();
     for (double& b : d.busy) b = rd.pod<double>();
     d.idle = rd.pod<double>();
+    d.exposed_comm = rd.pod<double>();
+    d.memory_bound = rd.pod<double>();
     d.ops = rd.pod<int64_t>();
   }
   r.links.resize(rd.pod<uint64_t>());
@@ -102,6 +107,7 @@ RunResult deserialize_run_result(const std::string& bytes) {
     l.bandwidth = rd.pod<double>();
     l.latency = rd.pod<double>();
     l.bytes = rd.pod<double>();
+    l.link_class = rd.str();
   }
   r.timeline.resize(rd.pod<uint64_t>());
   for (auto& t : r.timeline) {

@@ -122,6 +122,8 @@ void build_simgrid_platform(const Topology& topo) {
                                : sg4::LinkInRoute(made[e.link]);
     zone->add_route(points[e.a], points[e.b], nullptr, nullptr, {hop}, true);
   }
+  // Pure delays (analytical collectives) run here: no links, cores enough never to contend.
+  zone->create_host(kTimerHost, kTimerSpeed)->set_core_count(kTimerCores)->seal();
   zone->seal();
 }
 
@@ -169,6 +171,8 @@ std::string topology_to_simgrid_xml(const Topology& topo) {
     if (duplex[e.link]) x << " direction=\"UP\"";
     x << "/></route>\n";
   }
+  x << "    <host id=\"" << kTimerHost << "\" speed=\"" << fmt(kTimerSpeed) << "f\" core=\""
+    << kTimerCores << "\"/>\n";
   x << "  </zone>\n</platform>\n";
   return x.str();
 }

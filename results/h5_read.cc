@@ -47,13 +47,15 @@ void read_detail(hid_t detail, hid_t str, size_t index, RunRecord* run,
         d.name = text(r.name);
         d.busy = {r.busy_compute, r.busy_comm, r.busy_copy_h2d, r.busy_copy_d2h, r.busy_host};
         d.idle = r.idle;
+        d.exposed_comm = r.exposed_comm;
+        d.memory_bound = r.memory_bound;
         d.ops = r.ops;
         result.devices.push_back(std::move(d));
       });
   h5::Compound link_type = h5::link_row_type(str);
   h5::read_rows<h5::LinkRow>(
       group.get(), "links", link_type.memory_type(), [&](const h5::LinkRow& r) {
-        result.links.push_back({text(r.name), r.bandwidth, r.latency, r.bytes});
+        result.links.push_back({text(r.name), r.bandwidth, r.latency, r.bytes, text(r.link_class)});
       });
   htri_t has_timeline = H5Lexists(group.get(), "timeline", H5P_DEFAULT);
   h5::check(has_timeline < 0 ? -1 : 0, "look up runs_detail/" + name + "/timeline");
@@ -94,7 +96,8 @@ LoadedResults read_file(const std::string& path) {
     run.result.wall_seconds = r.wall_s;
     out.runs.push_back(std::move(run));
     out.summaries.push_back(
-        {r.iteration_time_s, r.compute_s, r.comm_s, r.io_s, r.host_s, r.idle_s});
+        {r.iteration_time_s, r.compute_s, r.comm_s, r.io_s, r.host_s, r.idle_s,
+             r.exposed_comm_s, r.memory_bound_s});
   });
   out.timelines.resize(out.runs.size());
   h5::Handle detail = h5::check(H5Gopen2(file.get(), "runs_detail", H5P_DEFAULT), H5Gclose,

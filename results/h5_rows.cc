@@ -13,6 +13,8 @@ Compound run_row_type(hid_t str) {
       .add("io_s", offsetof(RunRow, io_s), H5T_NATIVE_DOUBLE)
       .add("host_s", offsetof(RunRow, host_s), H5T_NATIVE_DOUBLE)
       .add("idle_s", offsetof(RunRow, idle_s), H5T_NATIVE_DOUBLE)
+      .add("exposed_comm_s", offsetof(RunRow, exposed_comm_s), H5T_NATIVE_DOUBLE)
+      .add("memory_bound_s", offsetof(RunRow, memory_bound_s), H5T_NATIVE_DOUBLE)
       .add("activities", offsetof(RunRow, activities), H5T_NATIVE_INT64)
       .add("wall_s", offsetof(RunRow, wall_s), H5T_NATIVE_DOUBLE);
   return c;
@@ -27,6 +29,8 @@ Compound device_row_type(hid_t str) {
       .add("busy_copy_d2h", offsetof(DeviceRow, busy_copy_d2h), H5T_NATIVE_DOUBLE)
       .add("busy_host", offsetof(DeviceRow, busy_host), H5T_NATIVE_DOUBLE)
       .add("idle", offsetof(DeviceRow, idle), H5T_NATIVE_DOUBLE)
+      .add("exposed_comm", offsetof(DeviceRow, exposed_comm), H5T_NATIVE_DOUBLE)
+      .add("memory_bound", offsetof(DeviceRow, memory_bound), H5T_NATIVE_DOUBLE)
       .add("ops", offsetof(DeviceRow, ops), H5T_NATIVE_INT64);
   return c;
 }
@@ -36,7 +40,8 @@ Compound link_row_type(hid_t str) {
   c.add("name", offsetof(LinkRow, name), str)
       .add("bandwidth", offsetof(LinkRow, bandwidth), H5T_NATIVE_DOUBLE)
       .add("latency", offsetof(LinkRow, latency), H5T_NATIVE_DOUBLE)
-      .add("bytes", offsetof(LinkRow, bytes), H5T_NATIVE_DOUBLE);
+      .add("bytes", offsetof(LinkRow, bytes), H5T_NATIVE_DOUBLE)
+      .add("link_class", offsetof(LinkRow, link_class), str);
   return c;
 }
 

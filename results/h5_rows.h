@@ -18,6 +18,8 @@ struct RunRow {  // /runs
   double io_s;
   double host_s;
   double idle_s;
+  double exposed_comm_s;
+  double memory_bound_s;
   int64_t activities;
   double wall_s;
 };
@@ -30,6 +32,8 @@ struct DeviceRow {  // /runs_detail/<i>/devices
   double busy_copy_d2h;
   double busy_host;
   double idle;
+  double exposed_comm;
+  double memory_bound;
   int64_t ops;
 };
 
@@ -38,6 +42,7 @@ struct LinkRow {  // /runs_detail/<i>/links
   double bandwidth;
   double latency;
   double bytes;
+  const char* link_class;
 };
 
 struct TimelineRowH5 {  // /runs_detail/<i>/timeline

@@ -26,6 +26,8 @@ RunSummary summarize_run(const RunResult& result) {
     s.io_s += busy(d, StreamClass::kCopyH2D) + busy(d, StreamClass::kCopyD2H);
     s.host_s += busy(d, StreamClass::kHost);
     s.idle_s += d.idle;
+    s.exposed_comm_s += d.exposed_comm;
+    s.memory_bound_s += d.memory_bound;
   }
   if (n == 0) return s;
   s.compute_s /= n;
@@ -33,6 +35,8 @@ RunSummary summarize_run(const RunResult& result) {
   s.io_s /= n;
   s.host_s /= n;
   s.idle_s /= n;
+  s.exposed_comm_s /= n;
+  s.memory_bound_s /= n;
   return s;
 }
 
@@ -89,7 +93,7 @@ void write_runs_table(hid_t file, hid_t str, const std::vector<RunRecord>& runs)
   for (const RunRecord& run : runs) {
     RunSummary s = summarize_run(run.result);
     rows.push_back({run.name.c_str(), s.iteration_time_s, s.compute_s, s.comm_s, s.io_s, s.host_s,
-                    s.idle_s, run.result.activities, run.result.wall_seconds});
+                    s.idle_s, s.exposed_comm_s, s.memory_bound_s, run.result.activities, run.result.wall_seconds});
   }
   h5::Compound type = h5::run_row_type(str);
   h5::Handle dset = h5::create_dataset(file, "runs", type.file_type().get(), rows.size());
@@ -124,7 +128,8 @@ void write_devices(hid_t group, hid_t str, const RunResult& result) {
   rows.reserve(result.devices.size());
   for (const DeviceStats& d : result.devices) {
     rows.push_back(
-        {d.name.c_str(), d.busy[0], d.busy[1], d.busy[2], d.busy[3], d.busy[4], d.idle, d.ops});
+        {d.name.c_str(), d.busy[0], d.busy[1], d.busy[2], d.busy[3], d.busy[4], d.idle, d.exposed_comm,
+                    d.memory_bound, d.ops});
   }
   static_assert(kNumStreamClasses == 5, "update DeviceRow and docs/hdf5-layout.md");
   h5::Compound type = h5::device_row_type(str);
@@ -136,7 +141,7 @@ void write_links(hid_t group, hid_t str, const RunResult& result) {
   std::vector<h5::LinkRow> rows;
   rows.reserve(result.links.size());
   for (const LinkStats& l : result.links) {
-    rows.push_back({l.name.c_str(), l.bandwidth, l.latency, l.bytes});
+    rows.push_back({l.name.c_str(), l.bandwidth, l.latency, l.bytes, l.link_class.c_str()});
   }
   h5::Compound type = h5::link_row_type(str);
   h5::Handle dset = h5::create_dataset(group, "links", type.file_type().get(), rows.size());

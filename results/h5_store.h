@@ -41,6 +41,8 @@ struct RunSummary {
   double io_s = 0.0;              // copy_h2d + copy_d2h busy time
   double host_s = 0.0;            // host (launch) stream busy time
   double idle_s = 0.0;            // makespan minus compute-stream busy time
+  double exposed_comm_s = 0.0;    // communication not hidden behind compute
+  double memory_bound_s = 0.0;    // compute-stream time in memory-bound ops
 };
 RunSummary summarize_run(const RunResult& result);
 
