@@ -268,6 +268,22 @@ TEST(GraphJson, BadOpsNameTheOp) {
        R"(g.json: ops[0] "a": unknown stream "comm:x")"},
       {R"({"name": "a", "device": "gpu0", "kind": "allreduce", "duration": 1})",
        R"(g.json: ops[0] "a": unknown kind "allreduce")"},
+      {R"({"name": "a", "device": "gpu0", "kind": "collective", "ranks": ["gpu0"], "bytes": 1})",
+       R"(g.json: ops[0] "a": missing required key "collective")"},
+      {R"({"name": "a", "device": "gpu0", "kind": "collective", "collective": "gossip", "ranks": ["gpu0"], "bytes": 1})",
+       R"(g.json: ops[0] "a": unknown collective "gossip")"},
+      {R"({"name": "a", "device": "gpu0", "kind": "collective", "collective": "allreduce", "bytes": 1})",
+       R"(g.json: ops[0] "a": collective op needs "ranks")"},
+      {R"({"name": "a", "device": "gpu0", "kind": "collective", "collective": "allreduce", "ranks": ["gpu0", "gpu7"], "bytes": 1})",
+       R"(g.json: ops[0] "a": unknown rank "gpu7")"},
+      {R"({"name": "a", "device": "gpu0", "kind": "collective", "collective": "broadcast", "ranks": ["gpu0"], "root": "gpu1", "bytes": 1})",
+       R"(g.json: ops[0] "a": root "gpu1" is not one of the ranks)"},
+      {R"({"name": "a", "device": "gpu0", "kind": "collective", "collective": "allreduce", "ranks": ["gpu0", "gpu0"], "bytes": 1})",
+       R"(appears twice in the collective)"},
+      {R"({"name": "a", "device": "gpu0", "kind": "collective", "collective": "allreduce", "ranks": ["gpu0"], "bytes": 1, "chunks": 0})",
+       R"(g.json: ops[0] "a": "chunks" must be an integer >= 1)"},
+      {R"({"name": "a", "device": "gpu0", "duration": 1, "ranks": ["gpu0"]})",
+       R"(g.json: ops[0] "a": "ranks" is only allowed on a collective op)"},
       {R"({"name": "a", "device": "gpu0", "duration": 1, "dst": "gpu1"})",
        R"(g.json: ops[0] "a": "dst" is only allowed on a transfer op)"},
       {R"({"name": "a", "device": "gpu0", "kind": "transfer", "dst": "gpu1", "bytes": 1, "duration": 2})",
@@ -290,12 +306,52 @@ TEST(GraphJson, BadOpsNameTheOp) {
   }
 }
 
+TEST(GraphJson, CollectiveOpsRoundTrip) {
+  auto g = parse_graph_json(R"({"format": "orrery-graph", "version": 1,
+    "devices": [{"name": "gpu0", "node": "s0"}, {"name": "gpu1", "node": "s0"}, {"name": "gpu2", "node": "s1"}],
+    "ops": [
+      {"name": "k", "device": "gpu0", "duration": 0.001},
+      {"name": "ar", "device": "gpu0", "kind": "collective", "collective": "allgather",
+       "algo": "ring", "ranks": ["gpu0", "gpu1", "gpu2"], "bytes": 6e6, "counts": [1e6, 2e6, 3e6],
+       "chunks": 4, "sm_share": 0.2, "deps": ["k"]},
+      {"name": "bc", "device": "gpu1", "kind": "collective", "collective": "broadcast",
+       "ranks": ["gpu0", "gpu1"], "root": "gpu1", "bytes": 1e6, "analytical": true}
+    ]})",
+                            "g.json");
+  ASSERT_EQ(g.collectives.size(), 2u);
+  const Op& ar = g.ops[1];
+  EXPECT_EQ(ar.kind, OpKind::kCollective);
+  EXPECT_TRUE(ar.stream == (Stream{StreamClass::kComm, 0}));  // default for communication
+  const Collective& c = g.collectives[ar.collective];
+  EXPECT_EQ(c.type, CollectiveType::kAllGather);
+  EXPECT_EQ(c.algo, CollectiveAlgo::kRing);
+  EXPECT_EQ(c.ranks, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(c.counts, (std::vector<double>{1e6, 2e6, 3e6}));
+  EXPECT_EQ(c.chunks, 4);
+  EXPECT_DOUBLE_EQ(c.sm_share, 0.2);
+  const Collective& b = g.collectives[g.ops[2].collective];
+  EXPECT_EQ(b.root, 1);
+  EXPECT_TRUE(b.analytical);
+  EXPECT_EQ(g.devices[2].node, "s1");
+
+  std::ostringstream out;
+  write_graph_json(g, out);
+  auto back = parse_graph_json(out.str(), "again.json");
+  ASSERT_EQ(back.collectives.size(), 2u);
+  EXPECT_EQ(back.collectives[0].counts, c.counts);
+  EXPECT_EQ(back.collectives[1].root, 1);
+  EXPECT_EQ(back.devices[0].node, "s0");
+  std::ostringstream again;
+  write_graph_json(back, again);
+  EXPECT_EQ(out.str(), again.str());
+}
+
 TEST(GraphJson, BadDevicesAndHeader) {
   const BadCase cases[] = {
       {R"({"format": "orrery-graph", "version": 1, "devices": [{"name": "gpu0"}, {"name": "gpu0"}], "ops": []})",
        R"(g.json: devices[1] "gpu0": duplicate device name)"},
       {R"({"format": "orrery-graph", "version": 1, "devices": [{"name": "gpu0", "hots": "h"}], "ops": []})",
-       R"(g.json: devices[0] "gpu0": unknown key "hots" (expected one of: name, host, launch_host))"},
+       R"(g.json: devices[0] "gpu0": unknown key "hots" (expected one of: name, host, launch_host, node))"},
       {R"({"format": "orrery-graph", "version": 1, "devices": [{"host": "h"}], "ops": []})",
        R"(g.json: devices[0]: missing required key "name")"},
       {R"({"format": "orrery-graph", "version": 1, "devices": [{"name": "g", "host": 1}], "ops": []})",

@@ -107,11 +107,55 @@ class Fields {
 struct OpRefs {
   std::string device, src, dst;
   std::vector<std::string> deps;
+  std::vector<std::string> ranks;  // collective ops
+  std::string root;
+  Collective collective;
 };
 
 std::string op_where(std::size_t i, const std::string& name) {
   std::string where = "ops[" + std::to_string(i) + "]";
   return name.empty() ? where : where + " \"" + name + "\"";
+}
+
+// The collective's fields except its ranks, which `refs` names for later resolution.
+Collective read_collective(const Fields& f, OpRefs* refs) {
+  Collective c;
+  std::string s = f.required_text("collective");
+  if (!parse_collective_type(s, &c.type)) {
+    f.fail("unknown collective \"" + s +
+           "\" (expected allreduce, allgather, reducescatter, broadcast, reduce or alltoall)");
+  }
+  if (f.text("algo", &s) && !parse_collective_algo(s, &c.algo))
+    f.fail("unknown algo \"" + s + "\" (expected auto, ring, tree, hierarchical or direct)");
+  const json* ranks = f.find("ranks");
+  if (ranks == nullptr || !ranks->is_array() || ranks->empty())
+    f.fail("collective op needs \"ranks\": a non-empty array of device names");
+  for (const json& r : *ranks) {
+    if (!r.is_string()) f.fail("\"ranks\" entries must be device names, got " + describe(r));
+    refs->ranks.push_back(r.get<std::string>());
+  }
+  if (!f.amount("bytes", "bytes", &c.bytes)) f.fail("collective op needs \"bytes\"");
+  if (const json* counts = f.find("counts")) {
+    if (!counts->is_array()) f.fail("\"counts\" must be an array of bytes per rank");
+    for (const json& v : *counts) {
+      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+        f.fail("\"counts\" entries must be numbers >= 0 (bytes), got " + describe(v));
+      c.counts.push_back(v.get<double>());
+    }
+  }
+  f.text("root", &refs->root);
+  if (const json* chunks = f.find("chunks")) {
+    if (!chunks->is_number_integer() || chunks->get<long long>() < 1)
+      f.fail("\"chunks\" must be an integer >= 1, got " + describe(*chunks));
+    c.chunks = static_cast<int>(chunks->get<long long>());
+  }
+  if (const json* a = f.find("analytical")) {
+    if (!a->is_boolean()) f.fail("\"analytical\" must be true or false, got " + describe(*a));
+    c.analytical = a->get<bool>();
+  }
+  double share = 0;
+  if (f.amount("sm_share", "fraction of the GPU", &share)) c.sm_share = share;
+  return c;
 }
 
 // Fills `op` except its indices, which the returned names resolve to later.
@@ -122,24 +166,41 @@ OpRefs read_op(const json& j, std::size_t index, const std::string& origin, Op* 
   op->name = f.required_text("name");
   f.set_where(op_where(index, op->name));
   f.only({"name", "device", "stream", "kind", "duration", "flops", "bytes", "src", "dst", "phase",
-          "deps"});
+          "deps", "collective", "ranks", "algo", "counts", "root", "chunks", "analytical",
+          "sm_share"});
   p.device = f.required_text("device");
 
   std::string s;
+  if (f.text("kind", &s)) {
+    if (s == "transfer") {
+      op->kind = OpKind::kTransfer;
+    } else if (s == "collective") {
+      op->kind = OpKind::kCollective;
+    } else if (s != "compute") {
+      f.fail("unknown kind \"" + s + "\" (expected \"compute\", \"transfer\" or \"collective\")");
+    }
+  }
+  // Communication defaults to the communication stream.
+  if (op->kind != OpKind::kCompute) op->stream = {StreamClass::kComm, 0};
   if (f.text("stream", &s) && !parse_stream(s, &op->stream)) {
     f.fail("unknown stream \"" + s +
            "\" (expected compute, comm, copy_h2d, copy_d2h or host, optionally with \":N\")");
   }
-  if (f.text("kind", &s)) {
-    if (s == "transfer") {
-      op->kind = OpKind::kTransfer;
-    } else if (s != "compute") {
-      f.fail("unknown kind \"" + s + "\" (expected \"compute\" or \"transfer\")");
-    }
-  }
   f.text("phase", &op->phase);
 
-  if (op->kind == OpKind::kTransfer) {
+  const bool collective = op->kind == OpKind::kCollective;
+  for (const char* key :
+       {"collective", "ranks", "algo", "counts", "root", "chunks", "analytical", "sm_share"}) {
+    if (!collective && f.has(key))
+      f.fail("\"" + std::string(key) + "\" is only allowed on a collective op");
+  }
+
+  if (collective) {
+    for (const char* key : {"duration", "flops", "src", "dst"}) {
+      if (f.has(key)) f.fail("\"" + std::string(key) + "\" is not allowed on a collective op");
+    }
+    p.collective = read_collective(f, &p);
+  } else if (op->kind == OpKind::kTransfer) {
     // A transfer's time comes from the network model, so a duration or flops would be ignored.
     for (const char* key : {"duration", "flops"}) {
       if (f.has(key)) f.fail("\"" + std::string(key) + "\" is not allowed on a transfer op");
@@ -176,9 +237,10 @@ Device read_device(const json& j, std::size_t index, const std::string& origin) 
   Device d;
   d.name = f.required_text("name");
   f.set_where(where + " \"" + d.name + "\"");
-  f.only({"name", "host", "launch_host"});
+  f.only({"name", "host", "launch_host", "node"});
   if (!f.text("host", &d.host)) d.host = d.name;
   if (!f.text("launch_host", &d.launch_host)) d.launch_host = d.host;
+  f.text("node", &d.node);
   if (d.host.empty() || d.launch_host.empty()) f.fail("host names must not be empty");
   return d;
 }
@@ -370,6 +432,18 @@ ExecutionGraph parse_graph_json(const std::string& text, const std::string& orig
       op.src = device(r.src, "src device");
       op.dst = device(r.dst, "dst device");
     }
+    if (op.kind == OpKind::kCollective) {
+      Collective c = std::move(r.collective);
+      for (const std::string& name : r.ranks) c.ranks.push_back(device(name, "rank"));
+      if (!r.root.empty()) {
+        int root = device(r.root, "root");
+        auto it = std::find(c.ranks.begin(), c.ranks.end(), root);
+        if (it == c.ranks.end()) fail("root \"" + r.root + "\" is not one of the ranks");
+        c.root = static_cast<int>(it - c.ranks.begin());
+      }
+      op.collective = static_cast<int>(g.collectives.size());
+      g.collectives.push_back(std::move(c));
+    }
     op.deps.reserve(r.deps.size());
     for (const std::string& dep : r.deps) {
       int d = resolve(op_index, dep);
@@ -404,6 +478,7 @@ void write_graph_json(const ExecutionGraph& g, std::ostream& out) {
     j["name"] = d.name;
     if (d.host != d.name) j["host"] = d.host;
     if (d.launch_host != d.host) j["launch_host"] = d.launch_host;
+    if (!d.node.empty()) j["node"] = d.node;
     out << (i == 0 ? "\n    " : ",\n    ") << j.dump();
   }
   out << (g.devices.empty() ? "],\n" : "\n  ],\n") << "  \"ops\": [";
@@ -413,8 +488,24 @@ void write_graph_json(const ExecutionGraph& g, std::ostream& out) {
     j["name"] = op.name;
     // .at(): an index out of range is a broken precondition, not a crash.
     j["device"] = g.devices.at(op.device).name;
-    if (!(op.stream == Stream{})) j["stream"] = stream_name(op.stream);
-    if (op.kind == OpKind::kTransfer) {
+    const Stream default_stream =
+        op.kind == OpKind::kCompute ? Stream{} : Stream{StreamClass::kComm, 0};
+    if (!(op.stream == default_stream)) j["stream"] = stream_name(op.stream);
+    if (op.kind == OpKind::kCollective) {
+      const Collective& c = g.collectives.at(op.collective);
+      j["kind"] = "collective";
+      j["collective"] = collective_type_name(c.type);
+      if (c.algo != CollectiveAlgo::kAuto) j["algo"] = collective_algo_name(c.algo);
+      ordered_json ranks = ordered_json::array();
+      for (int r : c.ranks) ranks.push_back(g.devices.at(r).name);
+      j["ranks"] = std::move(ranks);
+      j["bytes"] = c.bytes;
+      if (!c.counts.empty()) j["counts"] = c.counts;
+      if (c.root != 0) j["root"] = g.devices.at(c.ranks.at(c.root)).name;
+      if (c.chunks != 1) j["chunks"] = c.chunks;
+      if (c.analytical) j["analytical"] = true;
+      if (c.sm_share != 0) j["sm_share"] = c.sm_share;
+    } else if (op.kind == OpKind::kTransfer) {
       j["kind"] = "transfer";
       if (op.src != op.device) j["src"] = g.devices.at(op.src).name;
       j["dst"] = g.devices.at(op.dst).name;
