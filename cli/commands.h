@@ -22,5 +22,19 @@ std::string current_command_line();
 
 // `run` and `validate` (cli/run_command.cc).
 void register_run_commands(CLI::App& app, CommandList& out);
+// `sweep` (cli/sweep_command.cc).
+void register_sweep_commands(CLI::App& app, CommandList& out);
+// `plan` (cli/plan_command.cc).
+void register_plan_commands(CLI::App& app, CommandList& out);
+// `report` (cli/report_command.cc).
+void register_report_commands(CLI::App& app, CommandList& out);
+// `analyze` and `devices` (cli/analyze_command.cc).
+void register_analyze_commands(CLI::App& app, CommandList& out);
+// `profile import` and `profile show` (cli/profile_command.cc).
+void register_profile_commands(CLI::App& app, CommandList& out);
+// `platform list|show|export|bench` (cli/platform_command.cc).
+void register_platform_commands(CLI::App& app, CommandList& out);
+// `workload show`, `workload list`, `workload export` (cli/workload_command.cc).
+void register_workload_commands(CLI::App& app, CommandList& out);
 
 }  // namespace orrery

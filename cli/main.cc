@@ -17,6 +17,13 @@ int main(int argc, char** argv) {
 
   orrery::CommandList commands;
   orrery::register_run_commands(app, commands);
+  orrery::register_sweep_commands(app, commands);
+  orrery::register_plan_commands(app, commands);
+  orrery::register_report_commands(app, commands);
+  orrery::register_analyze_commands(app, commands);
+  orrery::register_profile_commands(app, commands);
+  orrery::register_platform_commands(app, commands);
+  orrery::register_workload_commands(app, commands);
 
   try {
     app.parse(argc, argv);

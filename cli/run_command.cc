@@ -37,7 +37,9 @@ void print_summary(const Scenario& sc, const RunResult& r) {
   RunSummary s = summarize_run(r);
   std::printf("Scenario   %s\n", sc.name.c_str());
   std::printf("Platform   %s\n", sc.platform_summary.c_str());
-  std::printf("Workload   %zu devices, %zu ops\n\n", sc.graph.devices.size(), sc.graph.ops.size());
+  std::printf("Workload   %zu devices, %zu ops\n", sc.graph.devices.size(), sc.graph.ops.size());
+  if (!sc.workload_summary.empty()) std::printf("           %s\n", sc.workload_summary.c_str());
+  std::printf("\n");
   std::printf("Iteration time  %s\n\n", format_time(s.iteration_time_s).c_str());
   std::printf("Where the time goes (mean per device, streams overlap):\n");
   const std::pair<const char*, double> rows[] = {{"compute", s.compute_s},

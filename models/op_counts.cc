@@ -15,113 +15,173 @@ using Counter = std::function<OpCounts(const ModelOp&)>;
   throw InputError("op \"" + op.name + "\" (" + op.type + "): " + what);
 }
 
+std::string dims(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
 const Shape& in(const ModelOp& op, size_t i, size_t rank) {
   if (op.inputs.size() <= i)
     bad(op, "expected at least " + std::to_string(i + 1) + " input shapes");
   if (rank && op.inputs[i].size() != rank)
-    bad(op, "input " + std::to_string(i) + " must have rank " + std::to_string(rank));
+    bad(op, "input " + std::to_string(i) + " must have rank " + std::to_string(rank) + ", got " +
+                dims(op.inputs[i]));
+  for (int64_t d : op.inputs[i])
+    if (d < 0) bad(op, "input " + std::to_string(i) + " has a negative dimension");
   return op.inputs[i];
+}
+
+int64_t attr(const ModelOp& op, const char* key, int64_t fallback) {
+  auto it = op.attrs.find(key);
+  return it == op.attrs.end() ? fallback : it->second;
 }
 
 double ds(const ModelOp& op) { return dtype_bytes(op.dtype); }
 
-double io_elems(const ModelOp& op) {
-  double n = static_cast<double>(numel(op.output));
-  for (const auto& s : op.inputs) n += static_cast<double>(numel(s));
+double n_of(const Shape& s) { return static_cast<double>(numel(s)); }
+
+// Elements written: the output, or (output not given) a tensor shaped like the first input.
+double out_elems(const ModelOp& op) {
+  if (!op.output.empty()) return n_of(op.output);
+  return op.inputs.empty() ? 0.0 : n_of(op.inputs[0]);
+}
+
+double in_elems(const ModelOp& op) {
+  double n = 0;
+  for (const auto& s : op.inputs) n += n_of(s);
   return n;
 }
 
-// Element-wise: `k` FLOPs per output element; reads every input, writes the output.
-Counter elementwise(double k) {
-  return [k](const ModelOp& op) {
-    double out = op.output.empty() && !op.inputs.empty() ? numel(op.inputs[0]) : numel(op.output);
-    double n = io_elems(op) + (op.output.empty() ? out : 0);
-    return OpCounts{k * out, n * ds(op)};
+// Element-wise: `k` FLOPs per output element; reads every input, writes the output, plus
+// `extra_bytes_per_elem` bytes per output element (dropout's mask).
+Counter elementwise(double k, double extra_bytes_per_elem = 0) {
+  return [k, extra_bytes_per_elem](const ModelOp& op) {
+    double out = out_elems(op);
+    return OpCounts{k * out, (in_elems(op) + out) * ds(op) + extra_bytes_per_elem * out};
   };
 }
 
 // Fixed FLOPs per element of the first input and `passes` passes of memory traffic over it
-// (normalizations read their input twice: statistics, then normalize).
+// (layer/batch norm read their input twice: statistics, then normalize; then write once).
 Counter per_element(double k, double passes) {
   return [k, passes](const ModelOp& op) {
-    double n = static_cast<double>(numel(in(op, 0, 0)));
+    double n = n_of(in(op, 0, 0));
     return OpCounts{k * n, passes * n * ds(op)};
   };
+}
+
+void check_rank4_output(const ModelOp& op, const char* what) {
+  if (op.output.size() != 4)
+    bad(op, std::string("output (") + what + ") must have rank 4, got " + dims(op.output));
+}
+
+int64_t groups_of(const ModelOp& op) {
+  int64_t g = attr(op, "groups", 1);
+  if (g < 1) bad(op, "attr groups must be at least 1");
+  return g;
 }
 
 OpCounts conv2d(const ModelOp& op) {
   const Shape& x = in(op, 0, 4);
   const Shape& w = in(op, 1, 4);
-  if (op.output.size() != 4) bad(op, "output must have rank 4");
-  double macs = static_cast<double>(numel(op.output)) * w[1] * w[2] * w[3];
-  return {2 * macs, (numel(x) + numel(w) + numel(op.output)) * ds(op)};
+  check_rank4_output(op, "y [N,K,P,Q]");
+  int64_t g = groups_of(op);
+  if (x[1] != w[1] * g || op.output[0] != x[0] || op.output[1] != w[0])
+    bad(op, "shapes x " + dims(x) + ", w " + dims(w) + ", y " + dims(op.output) +
+                " break x [N,C,H,W], w [K,C/groups,R,S], y [N,K,P,Q] (groups " + std::to_string(g) +
+                ")");
+  // Each output element is a dot product over C/groups x R x S inputs.
+  double macs = n_of(op.output) * w[1] * w[2] * w[3];
+  return {2 * macs, (n_of(x) + n_of(w) + n_of(op.output)) * ds(op)};
 }
 
 OpCounts conv2d_bwd_data(const ModelOp& op) {
   const Shape& dy = in(op, 0, 4);
   const Shape& w = in(op, 1, 4);
-  double macs = static_cast<double>(numel(dy)) * w[1] * w[2] * w[3];
-  return {2 * macs, (numel(dy) + numel(w) + numel(op.output)) * ds(op)};
+  check_rank4_output(op, "dx [N,C,H,W]");
+  int64_t g = groups_of(op);
+  if (dy[1] != w[0] || op.output[0] != dy[0] || op.output[1] != w[1] * g)
+    bad(op, "shapes dy " + dims(dy) + ", w " + dims(w) + ", dx " + dims(op.output) +
+                " break dy [N,K,P,Q], w [K,C/groups,R,S], dx [N,C,H,W]");
+  // The transposed convolution does the forward's multiply-adds: N*K*P*Q * C/groups*R*S.
+  double macs = n_of(dy) * w[1] * w[2] * w[3];
+  return {2 * macs, (n_of(dy) + n_of(w) + n_of(op.output)) * ds(op)};
 }
 
 OpCounts conv2d_bwd_filter(const ModelOp& op) {
   const Shape& x = in(op, 0, 4);
   const Shape& dy = in(op, 1, 4);
+  check_rank4_output(op, "dw [K,C/groups,R,S]");
   const Shape& dw = op.output;
-  if (dw.size() != 4) bad(op, "output (the filter gradient) must have rank 4");
-  double macs = static_cast<double>(numel(dy)) * dw[1] * dw[2] * dw[3];
-  return {2 * macs, (numel(x) + numel(dy) + numel(dw)) * ds(op)};
+  int64_t g = groups_of(op);
+  if (x[0] != dy[0] || dy[1] != dw[0] || x[1] != dw[1] * g)
+    bad(op, "shapes x " + dims(x) + ", dy " + dims(dy) + ", dw " + dims(dw) +
+                " break x [N,C,H,W], dy [N,K,P,Q], dw [K,C/groups,R,S]");
+  double macs = n_of(dy) * dw[1] * dw[2] * dw[3];
+  return {2 * macs, (n_of(x) + n_of(dy) + n_of(dw)) * ds(op)};
 }
 
 OpCounts matmul(const ModelOp& op) {
   const Shape& a = in(op, 0, 0);
   const Shape& b = in(op, 1, 0);
   if (a.size() < 2 || b.size() < 2) bad(op, "matmul inputs must have rank >= 2");
-  if (op.output.empty()) bad(op, "matmul needs an output shape");
-  double k = static_cast<double>(a.back());
-  return {2 * static_cast<double>(numel(op.output)) * k, io_elems(op) * ds(op)};
+  const Shape& y = op.output;
+  if (y.size() < 2) bad(op, "matmul needs an output shape of rank >= 2");
+  int64_t k = a.back();
+  if (b[b.size() - 2] != k || y.back() != b.back() || y[y.size() - 2] != a[a.size() - 2])
+    bad(op, "shapes a " + dims(a) + ", b " + dims(b) + ", y " + dims(y) +
+                " break a [..., M, K], b [..., K, N], y [..., M, N]");
+  // numel(y) covers the batch dimensions of bmm and of broadcast matmuls.
+  return {2 * n_of(y) * k, (n_of(a) + n_of(b) + n_of(y)) * ds(op)};
 }
+
+// Indices are int64 (PyTorch's default); the heuristic embedding model in
+// models/embedding_model.h follows its kernel's int32 instead.
+constexpr double kIndexBytes = 8;
 
 OpCounts embedding_fwd(const ModelOp& op) {
   const Shape& table = in(op, 0, 2);
   const Shape& idx = in(op, 1, 0);
-  double lookups = static_cast<double>(numel(idx));
+  if (idx.size() != 2 && idx.size() != 3)
+    bad(op, "indices must be [B, L] or [T, B, L], got " + dims(idx));
+  double lookups = n_of(idx);
   double dim = static_cast<double>(table[1]);
-  // Gathered rows, the indices (int64) and the pooled output.
-  return {lookups * dim, lookups * dim * ds(op) + lookups * 8 + numel(op.output) * ds(op)};
+  double out = op.output.empty() ? n_of(idx) / idx.back() * dim : n_of(op.output);
+  // Gathered rows, the indices, and the pooled output; one add per gathered element.
+  return {lookups * dim, (lookups * dim + out) * ds(op) + lookups * kIndexBytes};
 }
 
 OpCounts embedding_bwd(const ModelOp& op) {
   const Shape& dy = in(op, 0, 0);
   const Shape& idx = in(op, 1, 0);
-  double lookups = static_cast<double>(numel(idx));
+  if (dy.empty()) bad(op, "dy must have rank >= 1");
+  double lookups = n_of(idx);
   double dim = static_cast<double>(dy.back());
   // Read dy, then read-modify-write one table row per lookup (scatter-add).
-  return {lookups * dim, numel(dy) * ds(op) + 2 * lookups * dim * ds(op) + lookups * 8};
+  return {lookups * dim, (n_of(dy) + 2 * lookups * dim) * ds(op) + lookups * kIndexBytes};
 }
 
 OpCounts cast(const ModelOp& op) {
-  double n = static_cast<double>(numel(in(op, 0, 0)));
-  auto it = op.attrs.find("src_bytes");
-  double src = it == op.attrs.end() ? 4.0 : static_cast<double>(it->second);
+  double n = n_of(in(op, 0, 0));
+  double src = static_cast<double>(attr(op, "src_bytes", 4));
+  if (src <= 0) bad(op, "attr src_bytes must be positive");
   return {n, n * (src + ds(op))};
 }
 
 OpCounts pool(const ModelOp& op) {
   const Shape& x = in(op, 0, 4);
-  auto k = [&](const char* key) {
-    auto it = op.attrs.find(key);
-    return it == op.attrs.end() ? 1.0 : static_cast<double>(it->second);
-  };
-  double out = static_cast<double>(numel(op.output));
-  return {out * k("kernel_h") * k("kernel_w"), (numel(x) + out) * ds(op)};
+  check_rank4_output(op, "y [N,C,P,Q]");
+  double window = static_cast<double>(attr(op, "kernel_h", 1) * attr(op, "kernel_w", 1));
+  double out = n_of(op.output);
+  return {out * window, (n_of(x) + out) * ds(op)};
 }
 
 // Optimizer updates in place over fp32 master weights: `k` FLOPs per parameter and `tensors`
 // fp32 tensors streamed (read or written) per parameter.
 Counter update(double k, double tensors) {
   return [k, tensors](const ModelOp& op) {
-    double n = static_cast<double>(numel(in(op, 0, 0)));
+    double n = n_of(in(op, 0, 0));
     return OpCounts{k * n, tensors * n * 4.0};
   };
 }
@@ -138,6 +198,8 @@ const std::map<std::string, Counter>& counters() {
       {"cast", cast},
       {"maxpool", pool},
       {"avgpool", pool},
+      // Backward pooling, per element of x: maxpool reads dy and the argmax indices and writes
+      // dx (3 passes); avgpool reads dy and writes dx (2 passes).
       {"maxpool_bwd", per_element(1, 3)},
       {"avgpool_bwd", per_element(1, 2)},
       {"add", elementwise(1)},
@@ -147,7 +209,8 @@ const std::map<std::string, Counter>& counters() {
       {"bias_add", elementwise(1)},
       {"relu", elementwise(1)},
       {"relu_bwd", elementwise(1)},
-      {"dropout", elementwise(2)},
+      // Dropout draws a random number and scales (2 FLOPs) and also writes a 1-byte mask.
+      {"dropout", elementwise(2, 1)},
       {"dropout_bwd", elementwise(1)},
       {"sigmoid", elementwise(4)},
       {"sigmoid_bwd", elementwise(2)},
@@ -156,6 +219,8 @@ const std::map<std::string, Counter>& counters() {
       {"gelu", elementwise(8)},
       {"gelu_bwd", elementwise(12)},
       {"elementwise", elementwise(1)},
+      // A fused softmax reads its input once and writes once (max, exp-sum and normalize in
+      // registers); backward reads y and dy and writes dx.
       {"softmax", per_element(5, 2)},
       {"softmax_bwd", per_element(3, 3)},
       {"cross_entropy", per_element(4, 1)},

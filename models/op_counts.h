@@ -5,16 +5,26 @@
 //   conv2d             x [N,C,H,W], w [K,C/groups,R,S]        -> y [N,K,P,Q]
 //   conv2d_bwd_data    dy [N,K,P,Q], w [K,C/groups,R,S]       -> dx [N,C,H,W]
 //   conv2d_bwd_filter  x [N,C,H,W], dy [N,K,P,Q]              -> dw [K,C/groups,R,S]
-//   matmul, bmm        a [..., M, K], b [..., K, N]          -> [..., M, N]
-//   embedding_fwd      table [rows, dim], indices [B, L]     -> [B, dim] (sum-pooled) or [B,L,dim]
-//   embedding_bwd      dy [B, dim] or [B,L,dim], indices [B, L] -> sparse rows of the table
+//                      (attrs groups, stride_h/w, pad_h/w; groups defaults to 1)
+//   matmul, bmm        a [..., M, K], b [..., K, N]           -> [..., M, N]
+//   embedding_fwd      table [rows, dim], indices [B, L] or [T, B, L] (T tables of `rows` rows
+//                      looked up in one batched op)           -> [B, dim] or [T, B, dim] (pooled)
+//   embedding_bwd      dy [B, dim] or [T, B, dim], indices as above -> table gradient
+//                      [rows, dim] (only the looked-up rows are touched: a sparse update)
 //   cast               x (attr src_bytes = element size of the source dtype; dtype = target)
-//   sgd_update, momentum_update, adam_update   param [...]  (in place)
-//   maxpool, avgpool (+ _bwd)   x [N,C,H,W] -> y [N,C,P,Q], attrs kernel_h, kernel_w
+//   sgd_update, momentum_update, adam_update   param [...]  (in place, fp32 master weights)
+//   maxpool, avgpool   x [N,C,H,W] -> y [N,C,P,Q], attrs kernel_h, kernel_w
+//   maxpool_bwd, avgpool_bwd, softmax(_bwd), layernorm(_bwd), batchnorm(_bwd), reduce,
+//   cross_entropy(_bwd): counted per element of the first input.
 //   everything else: element-wise over its inputs and output.
+// An empty output shape means "not given": element-wise ops then write a tensor shaped like
+// their first input. A scalar output is written [1].
+//
 // Per-element FLOP constants of the element-wise family follow common practice (one FLOP per
 // add/mul/compare; transcendental ops counted as 4); these ops are memory-bound on every GPU we
-// model, so their time comes from bytes (roofline, 003_591ec105bd254cba.txt section III-B).
+// model, so their time comes from bytes (roofline, 003_591ec105bd254cba.txt section III-B1).
+// Bytes count ideal traffic: every input read once and every output written once, except where
+// a comment says a kernel makes more passes.
 #pragma once
 
 #include <string>

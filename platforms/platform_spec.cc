@@ -46,6 +46,34 @@ int count_at_least(const YamlMap& m, const std::string& key, int fallback, int m
   return v;
 }
 
+double efficiency(const YamlMap& m, const std::string& key, double fallback) {
+  double v = m.number(key, fallback);
+  require(v > 0 && v <= 1, m, key, "must be in (0, 1]");
+  return v;
+}
+
+double overhead(const YamlMap& m, const std::string& key, double fallback) {
+  double v = m.number(key, fallback);
+  require(v >= 0 && v < 1, m, key, "must be in [0, 1)");
+  return v;
+}
+
+// A list of non-negative integers (indices); absent means empty.
+std::vector<int> index_list(const YamlMap& m, const std::string& key) {
+  std::vector<int> out;
+  if (!m.has(key)) return out;
+  YAML::Node list = m.raw(key);
+  if (!list.IsSequence()) m.fail(key, "expected a list of indices such as [0, 0, 1]");
+  for (const auto& item : list) {
+    int v = -1;
+    if (!item.IsScalar() || !YAML::convert<int>::decode(item, v) || v < 0)
+      m.fail(key, "expected a list of non-negative integers, got \"" +
+                      (item.IsScalar() ? item.Scalar() : std::string("a nested value")) + "\"");
+    out.push_back(v);
+  }
+  return out;
+}
+
 GpuSpec parse_gpu(const YamlMap& m) {
   GpuSpec g;
   g.model = m.str("model", g.model);
@@ -59,12 +87,14 @@ GpuSpec parse_gpu(const YamlMap& m) {
 
 CpuSpec parse_cpu(const YamlMap& m) {
   CpuSpec c;
+  c.model = m.str("model", c.model);
   c.sockets = count_at_least(m, "sockets", c.sockets, 1);
   c.flops = m.flops("flops", c.flops);
   require(c.flops > 0, m, "flops", "must be positive");
   c.mem_bw = positive_bw(m, "mem_bw", c.mem_bw);
   c.qpi_bandwidth = positive_bw(m, "qpi_bandwidth", c.qpi_bandwidth);
   c.qpi_latency = nonneg_time(m, "qpi_latency", c.qpi_latency);
+  c.qpi_duplex_overhead = overhead(m, "qpi_duplex_overhead", c.qpi_duplex_overhead);
   m.reject_unknown_keys();
   return c;
 }
@@ -73,7 +103,11 @@ PcieSpec parse_pcie(const YamlMap& m) {
   PcieSpec p;
   p.bandwidth = positive_bw(m, "bandwidth", p.bandwidth);
   p.latency = nonneg_time(m, "latency", p.latency);
+  p.write_efficiency = efficiency(m, "write_efficiency", p.write_efficiency);
+  p.read_efficiency = efficiency(m, "read_efficiency", p.read_efficiency);
+  p.duplex_overhead = overhead(m, "duplex_overhead", p.duplex_overhead);
   p.switches_per_socket = count_at_least(m, "switches_per_socket", p.switches_per_socket, 0);
+  p.gpu_switch = index_list(m, "gpu_switch");
   p.root_complex_p2p_bandwidth =
       m.bandwidth("root_complex_p2p_bandwidth", p.root_complex_p2p_bandwidth);
   require(p.root_complex_p2p_bandwidth >= 0, m, "root_complex_p2p_bandwidth",
@@ -90,20 +124,20 @@ NvlinkSpec parse_nvlink(const YamlMap& m) {
   n.bandwidth = positive_bw(m, "bandwidth", n.bandwidth);
   n.latency = nonneg_time(m, "latency", n.latency);
   n.links_per_gpu = count_at_least(m, "links_per_gpu", n.links_per_gpu, 1);
+  n.nonadjacent = m.str("nonadjacent", n.nonadjacent);
+  if (n.nonadjacent != "nvlink" && n.nonadjacent != "pcie")
+    m.fail("nonadjacent", "expected nvlink or pcie, got \"" + n.nonadjacent + "\"");
   m.reject_unknown_keys();
   return n;
 }
 
 NicSpec parse_nic(const YamlMap& m) {
   NicSpec n;
+  n.model = m.str("model", n.model);
   n.count = count_at_least(m, "count", n.count, 0);
   n.bandwidth = positive_bw(m, "bandwidth", n.bandwidth);
   n.latency = nonneg_time(m, "latency", n.latency);
-  if (m.has("pcie_switch")) {
-    YAML::Node list = m.raw("pcie_switch");
-    if (!list.IsSequence()) m.fail("pcie_switch", "expected a list of PCIe switch indices");
-    for (const auto& item : list) n.pcie_switch.push_back(item.as<int>(-1));
-  }
+  n.pcie_switch = index_list(m, "pcie_switch");
   m.reject_unknown_keys();
   return n;
 }
@@ -168,6 +202,7 @@ PlatformSpec parse_platform_spec(const YAML::Node& node, const std::string& orig
   spec.sources = m.str_list("sources");
   spec.servers = count_at_least(m, "servers", spec.servers, 1);
   YamlMap server = m.map("server");
+  YamlMap fabric = m.map("fabric");
   spec.server.gpus = count_at_least(server, "gpus", spec.server.gpus, 1);
   spec.server.gpu = parse_gpu(server.map("gpu"));
   spec.server.cpu = parse_cpu(server.map("cpu"));
@@ -175,25 +210,18 @@ PlatformSpec parse_platform_spec(const YAML::Node& node, const std::string& orig
   spec.server.nvlink = parse_nvlink(server.map("nvlink"));
   spec.server.nic = parse_nic(server.map("nic"));
   server.reject_unknown_keys();
-  spec.fabric = parse_fabric(m.map("fabric"));
+  spec.fabric = parse_fabric(fabric);
   m.reject_unknown_keys();
+  // Cross-key checks report at the offending key's line: find the mapping that holds it.
+  check_platform_spec(spec, [&](const std::string& key, const std::string& message) {
+    auto dot = key.rfind('.');
+    if (dot == std::string::npos) m.fail(key, message);
+    std::string section = key.substr(0, dot), leaf = key.substr(dot + 1);
+    if (section == "server") server.fail(leaf, message);
+    if (section == "fabric") fabric.fail(leaf, message);
+    server.map(section.substr(section.find('.') + 1)).fail(leaf, message);
+  });
   return spec;
-}
-
-std::vector<std::string> gpu_hosts(const Topology& topo) {
-  std::vector<std::string> out;
-  for (const auto& h : topo.hosts)
-    if (h.role == "gpu") out.push_back(h.name);
-  return out;
-}
-
-std::string launch_host_of(const Topology& topo, const std::string& gpu_host) {
-  for (const auto& h : topo.hosts)
-    if (h.name == gpu_host) {
-      auto it = h.properties.find("launch_host");
-      return it == h.properties.end() ? gpu_host : it->second;
-    }
-  return gpu_host;
 }
 
 }  // namespace orrery

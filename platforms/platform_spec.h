@@ -1,10 +1,12 @@
 // PlatformSpec: the hardware a user describes once and sweeps. Built from a preset
 // (platforms/presets/*.yaml, embedded in the binary) with the scenario's keys merged on top, so
 // every bandwidth, latency, count and model is a key a scenario or a sweep can override.
+// The YAML reference, with the meaning and source of every key, is docs/platforms.md.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,30 +22,46 @@ struct GpuSpec {
 };
 
 struct PcieSpec {
-  double bandwidth = 15.75e9;   // bytes/s per direction of an x16 link
-  double latency = 1e-6;        // seconds per hop
-  int switches_per_socket = 1;  // 0: GPUs hang directly off the CPU root complex
-  // Peer-to-peer traffic that turns inside a root complex (no PCIe switch on the path) is
-  // forwarded by the CPU at this rate; 0 means no limit beyond the links.
+  double bandwidth = 15.75e9;  // bytes/s per direction of one link (raw signalling rate)
+  double latency = 1e-6;       // seconds per link
+  // Share of `bandwidth` that carries data: posted writes (device -> host DMA, peer-to-peer) and
+  // reads answered with completions (host -> device DMA). 1: bandwidth is the data rate.
+  double write_efficiency = 1.0;
+  double read_efficiency = 1.0;
+  // See TopoLink::duplex_overhead; 0: the two directions never slow each other.
+  double duplex_overhead = 0.0;
+  int switches_per_socket = 1;  // 0: GPUs and NICs hang directly off CPU root ports
+  // PCIe switch index of each GPU (switches are numbered socket-major); empty: spread evenly.
+  std::vector<int> gpu_switch;
+  // Peer-to-peer traffic between two root ports of one socket is forwarded by the root complex
+  // at this rate per direction; 0 means no limit beyond the PCIe links.
   double root_complex_p2p_bandwidth = 0;
 };
 
 struct CpuSpec {
+  std::string model = "Xeon";
   int sockets = 1;
   double flops = 1e11;            // per core (one host thread per GPU)
-  double mem_bw = 100e9;          // host memory bandwidth, bytes/s
+  double mem_bw = 100e9;          // host memory bandwidth per socket, reads and writes together
   double qpi_bandwidth = 19.2e9;  // socket interconnect, bytes/s per direction
   double qpi_latency = 1e-6;
+  double qpi_duplex_overhead = 0.0;  // see TopoLink::duplex_overhead
 };
 
 struct NvlinkSpec {
   std::string topology = "none";  // "none", "cube-mesh" (DGX-1), "nvswitch"
   double bandwidth = 25e9;        // bytes/s per link per direction
   double latency = 1e-6;
-  int links_per_gpu = 6;  // nvswitch: links from each GPU into the switch fabric
+  // Links leaving each GPU. nvswitch: all go to the switch fabric. cube-mesh: 4 (one link to
+  // each of 4 neighbours, DGX-1 P100) or 6 (two of the neighbours get a second link, DGX-1V).
+  int links_per_gpu = 6;
+  // cube-mesh pairs without a direct link: "nvlink" relays through a GPU adjacent to both (as
+  // NCCL's P2P transport does, path type NVB), "pcie" takes the PCIe tree.
+  std::string nonadjacent = "nvlink";
 };
 
 struct NicSpec {
+  std::string model = "NIC";
   int count = 1;
   double bandwidth = 25e9 / 8;  // bytes/s per direction
   double latency = 1e-6;
@@ -62,7 +80,7 @@ struct ServerSpec {
 struct FabricSpec {
   std::string kind = "ethernet";    // "ethernet" or "infiniband": the link class
   std::string topology = "switch";  // "switch" (one switch) or "fat-tree" (leaf/spine)
-  double latency = 1e-6;            // per switch hop
+  double latency = 1e-6;            // per switch traversed
   int servers_per_leaf = 16;        // fat-tree only
   double oversubscription = 1.0;    // fat-tree only: leaf downlink / uplink capacity
 };
@@ -82,12 +100,21 @@ std::vector<std::string> platform_preset_names();
 const std::string& platform_preset_yaml(const std::string& name);
 
 // Reads a platform mapping: `preset: NAME` (optional) and any keys of the preset's tree, which
-// replace the preset's values. Unknown keys and bad values are InputErrors naming the key.
+// replace the preset's values. Unknown keys and bad values are InputErrors naming the file,
+// line and key; so are combinations the hardware cannot have (check_platform_spec).
 PlatformSpec parse_platform_spec(const YAML::Node& node, const std::string& origin,
                                  const std::string& key_path = "platform");
 
-// The SimGrid-ready graph of the platform. Host names: n<S>_gpu<G>, n<S>_cpu<K>; the GPUs are
-// listed in server-major order. Throws InputError for specs the interconnect cannot hold.
+// Called with the dotted key (relative to the platform mapping, e.g. "server.nvlink.topology")
+// and what is wrong with it; must throw.
+using SpecComplaint = std::function<void(const std::string& key, const std::string& message)>;
+// Checks what single keys cannot: GPU counts the NVLink topology cannot hold, GPUs or NICs on
+// PCIe switches that do not exist, several servers without NICs...
+void check_platform_spec(const PlatformSpec& spec, const SpecComplaint& complain);
+
+// The SimGrid-ready graph of the platform, with its routes (routing policy in
+// docs/platforms.md). Host names: n<S>_gpu<G>, n<S>_cpu<K>; the GPUs are listed in
+// server-major order. Throws InputError for specs the interconnect cannot hold.
 Topology build_topology(const PlatformSpec& spec);
 
 // The GPU host names of a topology built by build_topology, in order.

@@ -24,8 +24,9 @@ struct PlatformSource {
 // its configured bandwidth and latency. Must be called after the Engine exists, before loading.
 void apply_network_config();
 
-// Creates the topology's hosts, routers, links and routes in the current Engine, under one
-// Dijkstra-routed zone (shortest paths, computed on demand and cached).
+// Creates the topology's hosts, routers, links (simgrid_links.h) and routes in the current
+// Engine, under one Dijkstra-routed zone: Topology::routes become bypass routes, the route graph
+// (or, without routes, the edges in both directions) the Dijkstra graph.
 void build_simgrid_platform(const Topology& topo);
 
 // Loads `source` into the current Engine (generated or from XML) and seals the platform.
@@ -34,8 +35,8 @@ void load_platform(const PlatformSource& source);
 // A SimGrid XML (platform DTD 4.1) equivalent of build_simgrid_platform's result.
 std::string topology_to_simgrid_xml(const Topology& topo);
 
-// Checks names are unique, edges name existing nodes and links, bandwidth > 0, latency >= 0.
-// Throws InputError naming `origin` and the offending item.
+// Checks names are unique, edges and routes name existing nodes and links, bandwidth > 0,
+// latency >= 0. Throws InputError naming `origin` and the offending item.
 void check_topology(const Topology& topo, const std::string& origin);
 
 }  // namespace orrery

@@ -1,6 +1,6 @@
-// Topology: a platform as an explicit graph of hosts, routers and links. Presets and YAML
-// descriptions (platform_spec.h) generate one; simgrid_platform.h turns it into a SimGrid
-// platform or a SimGrid XML file. Plain data.
+// Topology: a platform as an explicit graph of hosts, routers and links, plus (for generated
+// platforms) the routes between them. Presets and YAML descriptions (platform_spec.h) generate
+// one; simgrid_platform.h turns it into a SimGrid platform or a SimGrid XML file. Plain data.
 #pragma once
 
 #include <map>
@@ -19,18 +19,40 @@ struct TopoHost {
 
 struct TopoLink {
   std::string name;
-  double bandwidth = 0.0;  // bytes/s, per direction when duplex
+  double bandwidth = 0.0;  // bytes/s; when duplex, of the UP direction (its edge's a -> b)
   double latency = 0.0;    // seconds
-  bool duplex = true;      // full duplex: separate capacity per direction (SimGrid SPLITDUPLEX)
+  bool duplex = true;      // full duplex: separate capacity per direction
   std::string link_class;  // "pcie", "nvlink", "qpi", "ethernet", "infiniband", "nic"...
+
+  // Duplex links only.
+  // Capacity of the DOWN direction (b -> a); 0 means the same as `bandwidth`.
+  double reverse_bandwidth = 0.0;
+  // Share of the opposite direction's data rate that each direction spends on link-level
+  // acknowledgements and flow control (PCIe DLLPs, coherence messages): both directions
+  // together then carry at most (up + down) / (1 + duplex_overhead). 0: independent directions.
+  double duplex_overhead = 0.0;
+
+  double down_bandwidth() const { return reverse_bandwidth > 0 ? reverse_bandwidth : bandwidth; }
 };
 
-// An edge joins two nodes (host or router names) through one link. Routes are shortest paths
-// (fewest hops, ties broken deterministically) over these edges.
+// An edge joins two nodes (host or router names) through one link; a -> b is the link's UP
+// direction. Without explicit routes (below), routes are shortest paths over these edges.
 struct TopoEdge {
   std::string a;
   std::string b;
   std::string link;
+};
+
+// One link crossed in one direction: forward (a -> b of its edge, UP) or reverse (DOWN).
+struct TopoHop {
+  std::string link;
+  bool reverse = false;
+};
+
+struct TopoRoute {
+  std::string src;
+  std::string dst;
+  std::vector<TopoHop> hops;
 };
 
 struct Topology {
@@ -39,6 +61,14 @@ struct Topology {
   std::vector<std::string> routers;
   std::vector<TopoLink> links;
   std::vector<TopoEdge> edges;
+
+  // Routing. When both lists are empty, a route is a shortest path (fewest links) over `edges`
+  // in either direction. Otherwise `edges` only describe the hardware and:
+  //  - `routes` are complete host-to-host routes, used as they are (SimGrid bypass routes);
+  //  - `route_graph` is a directed graph of multi-link steps; a host pair without an entry in
+  //    `routes` takes the shortest chain of steps (SimGrid Dijkstra routing over them).
+  std::vector<TopoRoute> routes;
+  std::vector<TopoRoute> route_graph;
 };
 
 }  // namespace orrery

@@ -1,0 +1,70 @@
+#!/bin/bash
+# Sweep benchmark (issue 7): the Table III grid of 002_c394ac7b056c8ecc.txt
+# (scenarios/studies/pai-table3-grid.yaml, 216 points) with one process (-j 1), two children
+# (-j 2) and two MPI ranks (mpirun -np 2, -j 1 each); then the per-point overhead of the
+# process-per-point design from a sweep of trivial points (wall time per point minus the time
+# the simulations themselves report).
+#
+#   bench/sweep_bench.sh [BUILD_DIR] [REPEATS]      (defaults: build, 3; best of REPEATS)
+#
+# Other work on the machine slows the runs down: repeat, and read the best.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+repeats=${2:-3}
+orrery=$build/orrery
+[ -x "$orrery" ] || { echo "no $orrery: build first (scripts/build)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mpi_flags="--oversubscribe"
+[ "$(id -u)" = 0 ] && mpi_flags="$mpi_flags --allow-run-as-root"
+study=scenarios/studies/pai-table3-grid.yaml
+
+now() { date +%s.%N; }
+
+# best_of LABEL COMMAND...: runs the command REPEATS times, prints and returns the best wall time.
+best_of() {
+  local label=$1 best="" t0 t1 dt
+  shift
+  for _ in $(seq "$repeats"); do
+    t0=$(now)
+    "$@" >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; exit 1; }
+    t1=$(now)
+    dt=$(echo "$t1 - $t0" | bc -l)
+    if [ -z "$best" ] || [ "$(echo "$dt < $best" | bc -l)" = 1 ]; then best=$dt; fi
+  done
+  printf '%-34s %8.2f s\n' "$label" "$best" >&2
+  echo "$best"
+}
+
+# Sum of a numeric CSV column of `orrery report --csv` (the simulations' own wall time).
+sum_column() {
+  "$orrery" report "$1" --csv - -q |
+    awk -F, -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+                         { s += $c } END { printf "%.6f", s }'
+}
+
+points=$("$orrery" sweep $study --dry-run | awk 'NR == 1 {print $2}')
+echo "Table III grid: $points points ($study), best of $repeats" >&2
+t1=$(best_of "-j 1" "$orrery" sweep $study -q --fresh -o "$tmp/j1.h5" -j 1)
+t2=$(best_of "-j 2" "$orrery" sweep $study -q --fresh -o "$tmp/j2.h5" -j 2)
+tm=$(best_of "mpirun -np 2 (-j 1 per rank)" mpirun $mpi_flags -np 2 "$orrery" sweep $study -q --fresh -o "$tmp/mpi.h5" -j 1)
+sim=$(sum_column "$tmp/j1.h5" wall_s)
+printf '%-34s %8.2f s\n' "simulation time (sum of wall_s)" "$sim" >&2
+printf 'speed-up -j 2: %.2f   mpirun -np 2: %.2f\n' "$(echo "$t1 / $t2" | bc -l)" "$(echo "$t1 / $tm" | bc -l)" >&2
+
+# Trivial points: one GPU, one layer; 400 distinct scenarios.
+cat >"$tmp/trivial.yaml" <<'YAML'
+name: trivial
+platform: {preset: pcie-server, server: {gpus: 1}}
+workload: {type: synthetic-dp, layers: 1, gradient_bytes: 0}
+sweep:
+  grid:
+    workload.forward_time: [1us, 2us, 3us, 4us, 5us, 6us, 7us, 8us, 9us, 10us, 11us, 12us, 13us, 14us, 15us, 16us, 17us, 18us, 19us, 20us]
+    workload.update_time: [1us, 2us, 3us, 4us, 5us, 6us, 7us, 8us, 9us, 10us, 11us, 12us, 13us, 14us, 15us, 16us, 17us, 18us, 19us, 20us]
+YAML
+tt=$(best_of "400 trivial points, -j 1" "$orrery" sweep "$tmp/trivial.yaml" -q --fresh -o "$tmp/trivial.h5" -j 1)
+tsim=$(sum_column "$tmp/trivial.h5" wall_s)
+printf 'per-point overhead: %.2f ms (wall %.2f ms per point, of which simulation %.2f ms)\n' \
+  "$(echo "($tt - $tsim) / 400 * 1000" | bc -l)" "$(echo "$tt / 400 * 1000" | bc -l)" \
+  "$(echo "$tsim / 400 * 1000" | bc -l)" >&2

@@ -1,0 +1,115 @@
+#include "cli/model_workload.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include "common/units.h"
+#include "engine/errors.h"
+#include "engine/graph_check.h"
+#include "models/cost_model.h"
+#include "models/device_spec.h"
+#include "models/mixed_precision.h"
+#include "models/pricing.h"
+#include "strategies/strategy.h"
+#include "workloads/model_graph_json.h"
+#include "workloads/zoo/zoo.h"
+
+namespace fs = std::filesystem;
+
+namespace orrery {
+namespace {
+
+CollectiveOptions read_collectives(const YamlMap& m) {
+  CollectiveOptions c;
+  std::string algo = m.str("algo", "auto");
+  if (!parse_collective_algo(algo, &c.algo))
+    m.fail("algo", "expected auto, ring, tree, hierarchical or direct, got \"" + algo + "\"");
+  c.chunks = m.integer("chunks", c.chunks);
+  if (c.chunks < 1) m.fail("chunks", "must be at least 1");
+  std::string mode = m.str("mode", "flow");
+  if (mode != "flow" && mode != "analytical")
+    m.fail("mode", "expected flow or analytical, got \"" + mode + "\"");
+  c.analytical = mode == "analytical";
+  m.reject_unknown_keys();
+  return c;
+}
+
+StrategyOptions read_strategy(const YamlMap& s) {
+  StrategyOptions o;
+  std::string type = s.str("type", "1w1g");
+  if (!parse_strategy(type, &o.type))
+    s.fail("type", "expected 1w1g, 1wng, ps_worker, allreduce or pearl, got \"" + type + "\"");
+  o.gpus = s.integer("gpus", 0);
+  if (o.gpus < 0) s.fail("gpus", "must not be negative (0 means all)");
+  o.bucket_bytes = s.size("bucket", o.bucket_bytes);
+  if (o.bucket_bytes <= 0) s.fail("bucket", "must be positive");
+  o.overlap = s.boolean("overlap", o.overlap);
+  o.collectives = read_collectives(s.map("collectives"));
+  o.sm_contention = s.boolean("sm_contention", o.sm_contention);
+  o.sms_used = s.integer("sms_used", o.sms_used);
+  if (o.sms_used < 0) s.fail("sms_used", "must not be negative");
+  o.ps_servers = s.integer("ps_servers", o.ps_servers);
+  o.input_bytes = s.size("input_bytes", o.input_bytes);
+  o.input_pipeline_time = s.time("input_pipeline_time", o.input_pipeline_time);
+  if (o.input_pipeline_time < 0) s.fail("input_pipeline_time", "must not be negative");
+  o.prefetch = s.integer("prefetch", o.prefetch);
+  if (o.prefetch < 1) s.fail("prefetch", "must be at least 1");
+  o.host_overheads = s.boolean("host_overheads", o.host_overheads);
+  o.iterations = s.integer("iterations", o.iterations);
+  if (o.iterations < 1) s.fail("iterations", "must be at least 1");
+  s.reject_unknown_keys();
+  return o;
+}
+
+}  // namespace
+
+ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
+                                   const ClusterLayout& layout, const std::string& platform_gpu,
+                                   const std::string& base_dir) {
+  const std::string type = w.str("type", "");
+  ModelGraph model;
+  if (type == "model_file") {
+    std::string file = w.required_str("file");
+    if (!fs::path(file).is_absolute()) file = (fs::path(base_dir) / file).string();
+    w.reject_unknown_keys();
+    model = load_model_graph_json(file);
+  } else {
+    const std::string name = w.required_str("model");
+    try {
+      model = make_zoo_model(name, w);
+    } catch (const InputError& e) {
+      // Zoo errors name the key; an unknown model is reported against `workload.model`.
+      if (!is_zoo_model(name)) w.fail("model", e.what());
+      throw;
+    }
+    w.reject_unknown_keys();
+  }
+
+  DeviceSpec device = root.has("device") ? parse_device_spec(root.raw("device"), root.origin())
+                                         : device_spec(platform_gpu);
+  CostModel cost(parse_cost_model_options(root.map("cost_model"), base_dir));
+  if (root.has("precision")) {
+    MixedPrecisionOptions mp = parse_precision_options(root.raw("precision"), root.origin());
+    mp.device = &device;
+    mp.cost = &cost;
+    model = apply_mixed_precision(model, mp);
+  }
+  OpPrices prices = price_ops(model, device, cost);
+  StrategyOptions opt = read_strategy(root.map("strategy"));
+  PricedReplica replica{&model, prices.seconds, &device};
+
+  ModelWorkload out;
+  out.graph = build_strategy(replica, layout, opt);
+  check_graph(out.graph, root.origin() + ": workload");
+  std::ostringstream s;
+  s << model.name << " (batch " << model.batch << ", " << model.ops.size() << " ops/replica, "
+    << format_size(model.total_params() * 4) << " fp32 params) on " << device.name << ", strategy "
+    << strategy_name(opt.type) << "; ops priced by";
+  for (int k = 0; k < kNumEstimateSources; ++k)
+    if (prices.count[k] > 0)
+      s << " " << estimate_source_name(static_cast<EstimateSource>(k)) << " " << prices.count[k];
+  out.summary = s.str();
+  return out;
+}
+
+}  // namespace orrery

@@ -1,0 +1,32 @@
+// A scenario's model workload: a zoo model (or an exported ModelGraph file) priced on the
+// scenario's device by the cost model, optionally rewritten for mixed precision, and laid out
+// over the platform by a distribution strategy.
+//
+//   workload: {type: model, model: resnet50, batch: 64, ...model keys}
+//             {type: model_file, file: graph.model.json}
+//   device:     V100-SXM2 | {model: V100-SXM2, fp32: 20TFLOP/s, ...}   (default: the platform's GPU)
+//   cost_model: {...}                                                (models/cost_model.h)
+//   precision:  fp32 | amp | cost-aware | {...}                       (models/mixed_precision.h)
+//   strategy:   {type: allreduce, gpus: 8, bucket: 25MiB, ...}        (docs/strategies.md)
+#pragma once
+
+#include <string>
+
+#include "common/yaml_reader.h"
+#include "engine/execution_graph.h"
+#include "strategies/cluster_layout.h"
+
+namespace orrery {
+
+struct ModelWorkload {
+  ExecutionGraph graph;
+  std::string summary;  // one line: model, strategy, device, pricing sources
+};
+
+// `root` is the scenario, `workload` its workload mapping (type already read); `platform_gpu`
+// the platform's GPU model name (the device default). Relative files resolve in `base_dir`.
+ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& workload,
+                                   const ClusterLayout& layout, const std::string& platform_gpu,
+                                   const std::string& base_dir);
+
+}  // namespace orrery

@@ -1,0 +1,50 @@
+// `orrery report FILE.h5 [--csv OUT.csv]`: the results of a run or a sweep as a table.
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "engine/errors.h"
+#include "sweeps/report_table.h"
+
+namespace orrery {
+namespace {
+
+struct ReportArgs {
+  std::string file;
+  std::string csv;
+  ReportOptions options;
+  bool quiet = false;
+};
+
+int report_command(const ReportArgs& args) {
+  LoadedResults results = read_results_h5(args.file);
+  SweepFileStatus status = read_sweep_status(args.file);
+  if (!args.quiet) write_report_table(std::cout, results, status, args.options);
+  if (args.csv == "-") {
+    write_report_csv(std::cout, results);
+  } else if (!args.csv.empty()) {
+    std::ofstream out(args.csv);
+    if (!out) throw InputError("--csv " + args.csv + ": cannot create the file");
+    write_report_csv(out, results);
+    out.close();
+    if (!out) throw InputError("--csv " + args.csv + ": write failed");
+    if (!args.quiet) std::cout << "\nCSV        " << args.csv << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_report_commands(CLI::App& app, CommandList& out) {
+  static ReportArgs args;
+  auto* report =
+      app.add_subcommand("report", "Print the results of a run or sweep (HDF5) as a table");
+  report->add_option("file", args.file, "HDF5 results file")->required();
+  report->add_option("--csv", args.csv, "Also write every run as CSV to this file (- : stdout)");
+  report->add_flag("--all-params", args.options.all_params,
+                   "Show parameters that are equal in every run too");
+  report->add_flag("-q,--quiet", args.quiet, "No table (with --csv)");
+  out.push_back({report, [] { return report_command(args); }});
+}
+
+}  // namespace orrery

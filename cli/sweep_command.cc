@@ -1,0 +1,38 @@
+// `orrery sweep`: every point of a scenario's sweep section, each in its own process, resumable,
+// shared among MPI ranks under mpirun (sweeps/sweep_session.h, docs/sweeps.md).
+#include "cli/commands.h"
+#include "cli/sweep_args.h"
+#include "sweeps/sweep_session.h"
+
+namespace orrery {
+
+void add_sweep_options(CLI::App* cmd, SweepSessionArgs& args) {
+  cmd->add_option("scenario", args.scenario, "Scenario YAML file with a sweep section")->required();
+  cmd->add_option("--set", args.overrides,
+                  "Override a scenario key for every point, e.g. --set workload.layers=8 "
+                  "(repeatable)");
+  cmd->add_option("-o,--output", args.output, "HDF5 results file (replaces output.file)");
+  cmd->add_option("-j,--jobs", args.jobs, "Points simulated at once (per MPI rank); 0: one per CPU")
+      ->default_val(1);
+  cmd->add_flag("--dry-run", args.dry_run, "List the points and check the sweep; run nothing");
+  cmd->add_flag("--fresh", args.fresh,
+                "Discard earlier results in the output instead of resuming from them");
+  cmd->add_flag("--retry-failed", args.retry_failed, "Run points that failed before again");
+  cmd->add_option("--flush-interval", args.flush_interval_s,
+                  "Seconds between rewrites of the HDF5 file while the sweep runs")
+      ->default_val(5.0);
+  cmd->add_flag("-q,--quiet", args.quiet, "Print nothing but errors");
+}
+
+void register_sweep_commands(CLI::App& app, CommandList& out) {
+  static SweepSessionArgs args;
+  auto* sweep = app.add_subcommand(
+      "sweep", "Run every point of a scenario's sweep (resumable; MPI-parallel under mpirun)");
+  add_sweep_options(sweep, args);
+  out.push_back({sweep, [] {
+                   args.created_by = current_command_line();
+                   return run_sweep_session(args);
+                 }});
+}
+
+}  // namespace orrery

@@ -1,0 +1,124 @@
+#include "models/cost_model.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "engine/errors.h"
+#include "models/embedding_model.h"
+#include "models/op_counts.h"
+#include "models/profile_io.h"
+#include "models/roofline.h"
+#include "models/tensor_cores.h"
+
+namespace orrery {
+namespace {
+
+std::string fixed(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+double read_efficiency(const YamlMap& m, const std::string& key, double fallback) {
+  double v = m.number(key, fallback);
+  if (!(v > 0) || v > 1) m.fail(key, "efficiency must be in (0, 1]");
+  return v;
+}
+
+}  // namespace
+
+const char* estimate_source_name(EstimateSource s) {
+  switch (s) {
+    case EstimateSource::kDatabase:
+      return "db";
+    case EstimateSource::kInterpolated:
+      return "interpolated";
+    case EstimateSource::kLearned:
+      return "learned";
+    case EstimateSource::kAnalytic:
+      return "analytic";
+  }
+  return "?";
+}
+
+CostModelOptions parse_cost_model_options(const YamlMap& m, const std::string& base_dir) {
+  CostModelOptions o;
+  if (m.has("efficiency")) {
+    YAML::Node n = m.raw("efficiency");
+    if (n.IsScalar()) {
+      o.efficiency.fill(read_efficiency(m, "efficiency", 0.7));
+    } else {
+      YamlMap e = m.map("efficiency");
+      o.efficiency.fill(read_efficiency(e, "default", 0.7));
+      for (int i = 0; i < kNumOpClasses; ++i) {
+        const char* name = op_class_name(static_cast<OpClass>(i));
+        o.efficiency[i] = read_efficiency(e, name, o.efficiency[i]);
+      }
+      e.reject_unknown_keys();
+    }
+  }
+  o.allow_tf32 = m.boolean("allow_tf32", o.allow_tf32);
+  o.embedding_l2 = m.boolean("embedding_l2", o.embedding_l2);
+  o.embedding_rows_per_block = m.integer("embedding_rows_per_block", o.embedding_rows_per_block);
+  if (o.embedding_rows_per_block < 1) m.fail("embedding_rows_per_block", "must be at least 1");
+  o.db_for_overridden_devices = m.boolean("db_for_overridden_devices", o.db_for_overridden_devices);
+  if (m.has("profile_db")) {
+    auto db = std::make_shared<ProfileDb>();
+    for (const auto& f : m.str_list("profile_db")) {
+      std::filesystem::path p(f);
+      if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
+      try {
+        db->merge(load_profile_db(p.string()));
+      } catch (const InputError& e) {
+        m.fail("profile_db", e.what());
+      }
+    }
+    o.db = std::move(db);
+  }
+  m.reject_unknown_keys();
+  return o;
+}
+
+CostModel::CostModel(CostModelOptions options) : options_(std::move(options)) {}
+
+OpEstimate CostModel::estimate(const ModelOp& op, const DeviceSpec& dev) const {
+  bool measured_ok = options_.db_for_overridden_devices || !dev.kernel_speed_overridden();
+  if (options_.db && measured_ok) {
+    std::vector<std::string> names{dev.name};
+    names.insert(names.end(), dev.aliases.begin(), dev.aliases.end());
+    if (auto hit = options_.db->lookup(op, names))
+      return {hit->seconds, hit->exact ? EstimateSource::kDatabase : EstimateSource::kInterpolated,
+              hit->detail};
+  }
+  if (options_.learned && measured_ok)
+    if (auto t = options_.learned->estimate(op, dev)) return {*t, EstimateSource::kLearned, ""};
+  return analytic(op, dev);
+}
+
+OpEstimate CostModel::analytic(const ModelOp& op, const DeviceSpec& dev) const {
+  OpClass cls = op_class(op.type);
+  double eff = options_.efficiency_of(cls);
+
+  EmbeddingLookup lookup;
+  if (cls == OpClass::kEmbedding && embedding_lookup_from_op(op, &lookup)) {
+    EmbeddingTime t = embedding_lookup_time(lookup, dev, options_.embedding_rows_per_block,
+                                            options_.embedding_l2, eff);
+    return {t.seconds, EstimateSource::kAnalytic,
+            "embedding model, L2 hit rate " + fixed("%.3g", t.hit_rate)};
+  }
+
+  double flops = op.flops, bytes = op.bytes;
+  if (flops == 0 && bytes == 0 && is_known_op_type(op.type)) {
+    OpCounts c = count_op(op);
+    flops = c.flops;
+    bytes = c.bytes;
+  }
+  MathMode mode = math_mode(op, dev, options_.allow_tf32);
+  RooflineTime r =
+      roofline(flops, bytes, dev.peak_flops(mode.dtype, mode.tensor_cores), dev.mem_bw, eff);
+  std::string detail = r.memory_bound ? "memory-bound" : "compute-bound";
+  if (mode.tensor_cores) detail += std::string(", ") + dtype_name(mode.dtype) + " tensor cores";
+  return {r.seconds, EstimateSource::kAnalytic, detail};
+}
+
+}  // namespace orrery

@@ -1,0 +1,96 @@
+// CostModel: the duration of one op on a target device, and where that number came from.
+// Sources are tried in the order of shared/design/ARCHITECTURE.md ("Cost models"):
+//   1. the profile database: an exact measured row ("db"), else interpolation between
+//      measured rows along one dimension ("interpolated");
+//   2. a learned estimator, when one is plugged in ("learned"; 001_9440c8d6a95e5177.txt
+//      section 3.2; not part of this module, see LearnedEstimator);
+//   3. the analytic model ("analytic"): the embedding-lookup heuristic with L2 hit rate
+//      (003_591ec105bd254cba.txt section III-B1) for embedding ops, and otherwise the roofline
+//      max(FLOPs / peak, bytes / bandwidth) with a per-op-class efficiency (default 70%,
+//      002_c394ac7b056c8ecc.txt section II-B) and the Tensor Core rule of models/tensor_cores.h.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/yaml_reader.h"
+#include "models/device_spec.h"
+#include "models/op_class.h"
+#include "models/profile_db.h"
+#include "workloads/model_graph.h"
+
+namespace orrery {
+
+enum class EstimateSource : unsigned char { kDatabase = 0, kInterpolated, kLearned, kAnalytic };
+inline constexpr int kNumEstimateSources = 4;
+const char* estimate_source_name(EstimateSource s);  // "db", "interpolated", "learned", "analytic"
+
+struct OpEstimate {
+  double seconds = 0.0;
+  EstimateSource source = EstimateSource::kAnalytic;
+  std::string detail;  // e.g. "memory-bound", "tensor cores", "L2 hit rate 0.50", the DB rows
+};
+
+// The hook for a learned per-op estimator (Tianshu's MLP with a principal-component feature),
+// consulted after the profile database and before the analytic model. Return nothing to pass
+// the op on to the analytic model (an op type or device the estimator was not trained for).
+class LearnedEstimator {
+ public:
+  virtual ~LearnedEstimator() = default;
+  virtual std::optional<double> estimate(const ModelOp& op, const DeviceSpec& dev) const = 0;
+};
+
+struct CostModelOptions {
+  // Fraction of peak FLOP/s and of bandwidth the kernels of each op class reach.
+  std::array<double, kNumOpClasses> efficiency = filled(0.7);
+  // Run FP32 GEMMs and convolutions as TF32 on devices with TF32 Tensor Cores (the default of
+  // cuDNN convolutions in PyTorch on Ampere and later).
+  bool allow_tf32 = false;
+  // Embedding ops: the 003 L2 hit-rate model; false uses its plain DRAM-only model.
+  bool embedding_l2 = true;
+  // Warps resident per SM in the embedding kernel (rows_per_block of 003): 32, the value its
+  // code derives for FBGEMM's kernel when shared memory allows.
+  int embedding_rows_per_block = 32;
+  std::shared_ptr<const ProfileDb> db;              // optional
+  std::shared_ptr<const LearnedEstimator> learned;  // optional
+  // Measured times describe the named device as shipped; when a scenario overrides its speeds
+  // they are skipped unless this is set.
+  bool db_for_overridden_devices = false;
+
+  static std::array<double, kNumOpClasses> filled(double v) {
+    std::array<double, kNumOpClasses> a;
+    a.fill(v);
+    return a;
+  }
+  double efficiency_of(OpClass c) const { return efficiency[static_cast<int>(c)]; }
+};
+
+// Reads a scenario's `cost_model` mapping:
+//   efficiency: 0.7                  (every class) or {default: 0.7, gemm: 0.8, embedding: 0.6}
+//   allow_tf32: false
+//   embedding_l2: true
+//   embedding_rows_per_block: 32
+//   profile_db: path/to/db.h5        (or a CSV; a list of files is merged; relative paths are
+//                                     relative to `base_dir`)
+//   db_for_overridden_devices: false
+// Unknown keys and bad values are InputErrors naming the file, line and key.
+CostModelOptions parse_cost_model_options(const YamlMap& m, const std::string& base_dir = "");
+
+class CostModel {
+ public:
+  CostModel() = default;
+  explicit CostModel(CostModelOptions options);
+
+  OpEstimate estimate(const ModelOp& op, const DeviceSpec& dev) const;
+  // The analytic model alone (step 3), whatever the database holds.
+  OpEstimate analytic(const ModelOp& op, const DeviceSpec& dev) const;
+
+  const CostModelOptions& options() const { return options_; }
+
+ private:
+  CostModelOptions options_;
+};
+
+}  // namespace orrery

@@ -1,0 +1,229 @@
+#include "models/device_spec.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "common/embedded_data.h"
+#include "common/yaml_reader.h"
+#include "engine/errors.h"
+
+namespace orrery {
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Keys that change how fast kernels run (as opposed to labels or host overheads).
+const char* const kSpeedKeys[] = {"fp32",    "fp16",    "bf16",    "tf32_tc",
+                                  "fp16_tc", "bf16_tc", "int8_tc", "mem_bw",
+                                  "l2_bw",   "sms",     "l2_size", "tensor_cores"};
+
+void nonneg(const YamlMap& m, const std::string& key, double v) {
+  if (v < 0) m.fail(key, "must not be negative");
+}
+
+void read_rate(const YamlMap& m, const char* key, double* v, std::vector<std::string>* seen) {
+  if (!m.has(key)) return;
+  *v = m.flops(key, *v);
+  nonneg(m, key, *v);
+  seen->push_back(key);
+}
+
+void read_host(const YamlMap& m, HostOverheads* h, std::vector<std::string>* seen) {
+  struct Field {
+    const char* key;
+    double* v;
+  };
+  for (Field f : {Field{"t1", &h->t1}, Field{"t2", &h->t2}, Field{"t3", &h->t3},
+                  Field{"t4", &h->t4}, Field{"t5", &h->t5}, Field{"gap", &h->gap}}) {
+    if (!m.has(f.key)) continue;
+    *f.v = m.time(f.key, *f.v);
+    nonneg(m, f.key, *f.v);
+    seen->push_back(std::string("host_overheads.") + f.key);
+  }
+  m.reject_unknown_keys();
+}
+
+// Reads every field present in `m` into `d`, recording the keys it saw. A spec file may also
+// carry its labels (description, aliases, sources); an override may only change values.
+void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<std::string>* seen) {
+  if (spec_file) {
+    d->description = m.str("description", d->description);
+    if (m.has("aliases")) d->aliases = m.str_list("aliases");
+    if (m.has("sources")) d->sources = m.str_list("sources");
+  }
+  read_rate(m, "fp32", &d->fp32, seen);
+  read_rate(m, "fp16", &d->fp16, seen);
+  read_rate(m, "bf16", &d->bf16, seen);
+  read_rate(m, "tf32_tc", &d->tf32_tc, seen);
+  read_rate(m, "fp16_tc", &d->fp16_tc, seen);
+  read_rate(m, "bf16_tc", &d->bf16_tc, seen);
+  read_rate(m, "int8_tc", &d->int8_tc, seen);
+  for (auto [key, v] : {std::pair<const char*, double*>{"mem_bw", &d->mem_bw},
+                        std::pair<const char*, double*>{"l2_bw", &d->l2_bw}}) {
+    if (!m.has(key)) continue;
+    *v = m.bandwidth(key, *v);
+    nonneg(m, key, *v);
+    seen->push_back(key);
+  }
+  for (auto [key, v] : {std::pair<const char*, double*>{"l2_size", &d->l2_bytes},
+                        std::pair<const char*, double*>{"mem_size", &d->mem_bytes}}) {
+    if (!m.has(key)) continue;
+    *v = m.size(key, *v);
+    nonneg(m, key, *v);
+    seen->push_back(key);
+  }
+  if (m.has("sms")) {
+    d->sms = m.integer("sms", d->sms);
+    if (d->sms < 1) m.fail("sms", "must be at least 1");
+    seen->push_back("sms");
+  }
+  if (m.has("tensor_cores")) {
+    d->tensor_cores = m.boolean("tensor_cores", d->tensor_cores);
+    seen->push_back("tensor_cores");
+  }
+  if (m.has("host_overheads")) read_host(m.map("host_overheads"), &d->host, seen);
+}
+
+void check_complete(const YamlMap& m, const DeviceSpec& d) {
+  if (d.fp32 <= 0) m.fail("fp32", "is required and must be positive");
+  if (d.mem_bw <= 0) m.fail("mem_bw", "is required and must be positive");
+  if (d.sms < 1) m.fail("sms", "is required (streaming multiprocessors, at least 1)");
+  if (d.mem_bytes <= 0) m.fail("mem_size", "is required and must be positive");
+  if (d.tensor_cores && d.fp16_tc <= 0 && d.bf16_tc <= 0 && d.tf32_tc <= 0 && d.int8_tc <= 0)
+    m.fail("tensor_cores", "is true but no Tensor Core rate (fp16_tc, bf16_tc, tf32_tc, int8_tc)");
+}
+
+struct Registry {
+  std::map<std::string, DeviceSpec> specs;    // by name
+  std::map<std::string, std::string> lookup;  // lower-case name or alias -> name
+};
+
+const Registry& registry() {
+  static const Registry reg = [] {
+    Registry r;
+    for (const auto& [stem, text] : embedded_files("device_specs")) {
+      DeviceSpec d = parse_device_spec_file(text, stem, "models/devices/" + stem + ".yaml");
+      for (const std::string& key : [&] {
+             std::vector<std::string> keys{lower(stem)};
+             for (const auto& a : d.aliases) keys.push_back(lower(a));
+             return keys;
+           }()) {
+        auto [it, fresh] = r.lookup.emplace(key, stem);
+        if (!fresh && it->second != stem)
+          throw InputError("models/devices/" + stem + ".yaml: name or alias \"" + key +
+                           "\" is also used by models/devices/" + it->second + ".yaml");
+      }
+      r.specs.emplace(stem, std::move(d));
+    }
+    return r;
+  }();
+  return reg;
+}
+
+std::string known_list() {
+  std::string s;
+  for (const auto& n : device_spec_names()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+double DeviceSpec::peak_flops(DType t, bool tensor_core) const {
+  auto or_fp32 = [this](double v) { return v > 0 ? v : fp32; };
+  bool tc = tensor_core && has_tensor_core_path(t);
+  switch (t) {
+    case DType::kFP16:
+      return tc ? fp16_tc : or_fp32(fp16);
+    case DType::kBF16:
+      return tc ? bf16_tc : or_fp32(bf16);
+    case DType::kTF32:
+      return tc ? tf32_tc : fp32;
+    case DType::kINT8:
+      return tc ? int8_tc : fp32;
+    default:
+      return fp32;
+  }
+}
+
+bool DeviceSpec::has_tensor_core_path(DType t) const {
+  if (!tensor_cores) return false;
+  switch (t) {
+    case DType::kFP16:
+      return fp16_tc > 0;
+    case DType::kBF16:
+      return bf16_tc > 0;
+    case DType::kTF32:
+      return tf32_tc > 0;
+    case DType::kINT8:
+      return int8_tc > 0;
+    default:
+      return false;
+  }
+}
+
+double DeviceSpec::l2_bandwidth() const { return l2_bw > 0 ? l2_bw : kL2BandwidthRatio * mem_bw; }
+
+bool DeviceSpec::kernel_speed_overridden() const {
+  for (const auto& k : overridden)
+    for (const char* s : kSpeedKeys)
+      if (k == s) return true;
+  return false;
+}
+
+std::vector<std::string> device_spec_names() {
+  std::vector<std::string> v;
+  for (const auto& [name, spec] : registry().specs) v.push_back(name);
+  return v;
+}
+
+DeviceSpec device_spec(const std::string& name) {
+  const Registry& r = registry();
+  auto it = r.lookup.find(lower(name));
+  if (it == r.lookup.end())
+    throw InputError("unknown device \"" + name + "\" (known: " + known_list() + ")");
+  return r.specs.at(it->second);
+}
+
+DeviceSpec parse_device_spec_file(const std::string& yaml_text, const std::string& name,
+                                  const std::string& origin) {
+  YAML::Node root = load_yaml_text(yaml_text, origin);
+  YamlMap m(root, origin);
+  DeviceSpec d;
+  d.name = name;
+  std::vector<std::string> seen;
+  read_fields(m, &d, true, &seen);
+  if (d.sources.empty()) m.fail("sources", "is required: say where the numbers come from");
+  check_complete(m, d);
+  m.reject_unknown_keys();
+  return d;
+}
+
+DeviceSpec parse_device_spec(const YAML::Node& node, const std::string& origin,
+                             const std::string& key_path) {
+  if (node && node.IsScalar()) {
+    try {
+      return device_spec(node.Scalar());
+    } catch (const InputError& e) {
+      throw InputError(origin + ":" + std::to_string(node.Mark().line + 1) + ": " + key_path +
+                       ": " + e.what());
+    }
+  }
+  YamlMap m(node, origin, key_path);
+  if (!m.has("model")) m.fail("model", "is required (one of: " + known_list() + ")");
+  DeviceSpec d;
+  try {
+    d = device_spec(m.required_str("model"));
+  } catch (const InputError& e) {
+    m.fail("model", e.what());
+  }
+  read_fields(m, &d, false, &d.overridden);
+  check_complete(m, d);
+  m.reject_unknown_keys();
+  return d;
+}
+
+}  // namespace orrery

@@ -1,0 +1,98 @@
+// Device specs: what the cost models need to know about a GPU, as data. The built-in specs are
+// models/devices/*.yaml (compiled into the binary as the embedded set "device_specs"); each
+// cites where its numbers come from. A scenario names one and may override any field:
+//   device: V100-SXM2
+//   device: {model: V100-SXM2, fp32: 20TFLOP/s, mem_bw: 1.2TB/s}
+// which is how a sweep "upgrades the GPU" (002_c394ac7b056c8ecc.txt, Table III).
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <vector>
+
+#include "workloads/model_graph.h"
+
+namespace orrery {
+
+// Per-op host (CPU) overheads of launching GPU work, in seconds: the five types of
+// 003_591ec105bd254cba.txt section III-C (Fig. 6) and the GPU-side gap of its Algorithm 1.
+// Defaults are the paper's: T1 about 8 us (Fig. 7, V100 platform) and T4 = 10 us (the single
+// value it uses for every CUDA runtime call, section IV-B); T2, T3 and T5 appear only as
+// per-op plots (Fig. 8) and default to 0 here; the GPU gap is Algorithm 1's "+1" (us).
+struct HostOverheads {
+  double t1 = 8e-6;   // between two top-level framework op calls
+  double t2 = 0.0;    // before an op's first kernel launch
+  double t3 = 0.0;    // after an op's last kernel launch
+  double t4 = 10e-6;  // one CUDA runtime call (cudaLaunchKernel, cudaMemcpyAsync...)
+  double t5 = 0.0;    // between two kernel launches of one op (or an op without kernels)
+  double gap = 1e-6;  // minimum GPU idle time between two kernels (Algorithm 1, line 11)
+
+  // Host time one single-kernel op occupies: T1 + T2 + T4 + T3.
+  double per_op() const { return t1 + t2 + t4 + t3; }
+};
+
+struct DeviceSpec {
+  std::string name;  // the spec's file stem, e.g. "V100-SXM2"
+  std::string description;
+  std::vector<std::string> aliases;  // other names it answers to ("V100")
+  std::vector<std::string> sources;  // where the numbers come from
+
+  // Peak rates in flop/s. fp16/bf16 are the CUDA-core rates; 0 means "same as fp32" (no
+  // faster half-precision path). *_tc are dense Tensor Core rates (FP32 accumulate); 0 means
+  // the device has no such Tensor Core path.
+  double fp32 = 0.0;
+  double fp16 = 0.0;
+  double bf16 = 0.0;
+  double tf32_tc = 0.0;
+  double fp16_tc = 0.0;
+  double bf16_tc = 0.0;
+  double int8_tc = 0.0;  // int8 ops/s
+
+  double mem_bw = 0.0;     // DRAM bandwidth, bytes/s
+  double l2_bw = 0.0;      // L2 bandwidth, bytes/s; 0: estimated as kL2BandwidthRatio x mem_bw
+  int sms = 0;             // streaming multiprocessors
+  double l2_bytes = 0.0;   // L2 cache size
+  double mem_bytes = 0.0;  // device memory size
+  bool tensor_cores = false;
+
+  HostOverheads host;
+
+  // Keys a scenario overrode (empty for a built-in spec as shipped). Measured op times of the
+  // named device no longer describe a device whose speeds were changed.
+  std::vector<std::string> overridden;
+
+  // Peak rate for ops of dtype `t`, on Tensor Cores when `tensor_core` and the device has a
+  // Tensor Core path for `t` (otherwise the CUDA-core rate). tf32 without Tensor Cores and
+  // integer types run at the fp32 rate.
+  double peak_flops(DType t, bool tensor_core) const;
+  // Whether Tensor Cores exist for dtype `t` on this device.
+  bool has_tensor_core_path(DType t) const;
+  double l2_bandwidth() const;
+  // True when a scenario changed a field that sets kernel speed (rates, bandwidths, SMs, L2).
+  bool kernel_speed_overridden() const;
+};
+
+// L2/DRAM bandwidth ratio used when a spec gives no L2 bandwidth: 2.5, between the ratios of
+// the L2 bandwidths measured by the code of 003_591ec105bd254cba.txt (P100 2.2, TITAN Xp 2.6,
+// V100 3.2; owensgroup/ml_perf_model analysis/utils.py HW_PARAMS).
+inline constexpr double kL2BandwidthRatio = 2.5;
+
+// Names of the built-in specs (file stems), sorted.
+std::vector<std::string> device_spec_names();
+
+// The built-in spec called `name` (a file stem or an alias; case-insensitive). Throws
+// InputError listing the known names when there is none.
+DeviceSpec device_spec(const std::string& name);
+
+// Reads a scenario's device: a scalar names a built-in spec; a mapping {model: NAME, FIELD:
+// value...} starts from the named spec and replaces each given field. Keys are strict: unknown
+// keys and bad values are InputErrors naming `origin`, the line and `key_path`.
+DeviceSpec parse_device_spec(const YAML::Node& node, const std::string& origin,
+                             const std::string& key_path = "device");
+
+// Parses a complete spec file (what models/devices/*.yaml hold); `name` becomes its name.
+DeviceSpec parse_device_spec_file(const std::string& yaml_text, const std::string& name,
+                                  const std::string& origin);
+
+}  // namespace orrery

@@ -1,0 +1,251 @@
+#include "models/profile_db.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
+
+#include "engine/errors.h"
+#include "models/op_counts.h"
+
+namespace orrery {
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool parse_int(const std::string& s, int64_t* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (*end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == sep) {
+      out.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  return out;
+}
+
+bool is_default_attr(const std::string& k, int64_t v) {
+  if (k == "groups" || k == "stride_h" || k == "stride_w" || k == "dilation_h" || k == "dilation_w")
+    return v == 1;
+  if (k == "pad_h" || k == "pad_w") return v == 0;
+  return false;
+}
+
+// The parts of a key: "op|dtype|device|attrs|ranks" names a family of rows that differ only in
+// their dimensions; the dims complete it.
+struct Key {
+  std::string family;
+  std::vector<int64_t> dims;
+  std::string full() const {
+    std::string s = family + "|";
+    for (int64_t d : dims) s += std::to_string(d) + ",";
+    return s;
+  }
+};
+
+// An element-wise op's output, when not given, is shaped like its first input (op_counts.h).
+Key make_key(const std::string& op, const std::string& dtype, const std::string& device,
+             const std::string& attrs, const std::vector<Shape>& inputs, Shape output) {
+  if (output.empty() && !inputs.empty()) output = inputs[0];
+  Key k;
+  k.family = op + "|" + dtype + "|" + lower(device) + "|" + attrs + "|";
+  for (const auto& s : inputs) {
+    k.family += std::to_string(s.size()) + ",";
+    k.dims.insert(k.dims.end(), s.begin(), s.end());
+  }
+  k.family += ">" + std::to_string(output.size());
+  k.dims.insert(k.dims.end(), output.begin(), output.end());
+  return k;
+}
+
+[[noreturn]] void bad_row(const ProfileRow& r, const std::string& what) {
+  throw InputError((r.origin.empty() ? std::string("profile row") : r.origin) + ": " + what);
+}
+
+}  // namespace
+
+std::string shape_text(const Shape& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? "x" : "") + std::to_string(s[i]);
+  return out;
+}
+
+std::string shapes_text(const std::vector<Shape>& shapes) {
+  std::string out;
+  for (size_t i = 0; i < shapes.size(); ++i) out += (i ? ";" : "") + shape_text(shapes[i]);
+  return out;
+}
+
+std::string attrs_text(const std::map<std::string, int64_t>& attrs) {
+  std::string out;
+  for (const auto& [k, v] : attrs) {
+    if (is_default_attr(k, v)) continue;
+    out += (out.empty() ? "" : ";") + k + "=" + std::to_string(v);
+  }
+  return out;
+}
+
+bool parse_shape_text(const std::string& text, Shape* out) {
+  out->clear();
+  if (text.empty()) return true;
+  for (const auto& part : split(text, 'x')) {
+    int64_t v;
+    if (!parse_int(part, &v) || v < 0) return false;
+    out->push_back(v);
+  }
+  return true;
+}
+
+bool parse_shapes_text(const std::string& text, std::vector<Shape>* out) {
+  out->clear();
+  if (text.empty()) return true;
+  for (const auto& part : split(text, ';')) {
+    Shape s;
+    if (!parse_shape_text(part, &s)) return false;
+    out->push_back(s);
+  }
+  return true;
+}
+
+bool parse_attrs_text(const std::string& text, std::map<std::string, int64_t>* out) {
+  out->clear();
+  if (text.empty()) return true;
+  for (const auto& part : split(text, ';')) {
+    size_t eq = part.find('=');
+    int64_t v;
+    if (eq == std::string::npos || eq == 0 || !parse_int(part.substr(eq + 1), &v)) return false;
+    (*out)[part.substr(0, eq)] = v;
+  }
+  return true;
+}
+
+double nm_op_time(double t_n, double t_m, int64_t n, int64_t m) {
+  if (m <= n) throw std::invalid_argument("N/M method needs M > N");
+  return (t_m - t_n) / static_cast<double>(m - n);
+}
+
+bool ProfileDb::add(ProfileRow r) {
+  if (r.op.empty()) bad_row(r, "op is empty");
+  if (!is_known_op_type(r.op))
+    bad_row(r, "unknown op type \"" + r.op + "\" (models/op_counts.h lists the known ones)");
+  DType dt;
+  if (!parse_dtype(r.dtype, &dt)) bad_row(r, "unknown dtype \"" + r.dtype + "\"");
+  if (r.device.empty()) bad_row(r, "device is empty");
+  std::vector<Shape> inputs;
+  Shape output;
+  std::map<std::string, int64_t> attrs;
+  if (!parse_shapes_text(r.inputs, &inputs))
+    bad_row(r, "inputs \"" + r.inputs + "\": expected shapes like 64x256;256x256");
+  if (!parse_shape_text(r.output, &output))
+    bad_row(r, "output \"" + r.output + "\": expected a shape like 64x256");
+  if (!parse_attrs_text(r.attrs, &attrs))
+    bad_row(r, "attrs \"" + r.attrs + "\": expected key=integer pairs separated by ';'");
+  if (!(r.time_s > 0) || !std::isfinite(r.time_s))
+    bad_row(r, "time_s must be a positive number of seconds");
+  // Canonical text, so rows written by hand with defaults or odd order still match.
+  r.inputs = shapes_text(inputs);
+  r.output = shape_text(output);
+  r.attrs = attrs_text(attrs);
+
+  Key k = make_key(r.op, r.dtype, r.device, r.attrs, inputs, output);
+  auto [it, fresh] = exact_.emplace(k.full(), rows_.size());
+  if (!fresh) {
+    rows_[it->second] = std::move(r);
+    return false;
+  }
+  families_[k.family].push_back({k.dims, rows_.size()});
+  rows_.push_back(std::move(r));
+  return true;
+}
+
+void ProfileDb::merge(const ProfileDb& other) {
+  for (const auto& r : other.rows_) add(r);
+}
+
+std::optional<DbMatch> ProfileDb::lookup(const ModelOp& op,
+                                         const std::vector<std::string>& device_names) const {
+  if (rows_.empty()) return std::nullopt;
+  const std::string dtype = dtype_name(op.dtype);
+  const std::string attrs = attrs_text(op.attrs);
+  for (const auto& dev : device_names) {
+    Key k = make_key(op.type, dtype, dev, attrs, op.inputs, op.output);
+    auto hit = exact_.find(k.full());
+    if (hit != exact_.end()) {
+      const ProfileRow& r = rows_[hit->second];
+      return DbMatch{r.time_s, true, "row " + r.inputs + " -> " + r.output};
+    }
+  }
+  for (const auto& dev : device_names) {
+    Key k = make_key(op.type, dtype, dev, attrs, op.inputs, op.output);
+    auto fam = families_.find(k.family);
+    if (fam == families_.end()) continue;
+
+    // Rows that differ from the op in one underlying size: every differing position holds the
+    // same value v in the row and the same value q in the op (M of a GEMM appears in a and y).
+    struct Side {
+      const Entry* e = nullptr;
+      double v = 0;
+    };
+    struct Group {
+      std::vector<size_t> positions;
+      double q = 0;
+      Side lo, hi;
+    };
+    std::vector<Group> groups;
+    for (const Entry& e : fam->second) {
+      std::vector<size_t> diff;
+      int64_t v = -1, q = -1;
+      bool single = true;
+      for (size_t i = 0; i < e.dims.size() && single; ++i) {
+        if (e.dims[i] == k.dims[i]) continue;
+        if ((v >= 0 && e.dims[i] != v) || (q >= 0 && k.dims[i] != q)) single = false;
+        v = e.dims[i];
+        q = k.dims[i];
+        diff.push_back(i);
+      }
+      if (!single || diff.empty() || v <= 0 || q <= 0) continue;
+      Group* g = nullptr;
+      for (auto& cand : groups)
+        if (cand.positions == diff) g = &cand;
+      if (!g) {
+        groups.push_back({diff, static_cast<double>(q), {}, {}});
+        g = &groups.back();
+      }
+      double dv = static_cast<double>(v);
+      if (dv < g->q && (!g->lo.e || dv > g->lo.v)) g->lo = {&e, dv};
+      if (dv > g->q && (!g->hi.e || dv < g->hi.v)) g->hi = {&e, dv};
+    }
+    const Group* best = nullptr;
+    double best_span = std::numeric_limits<double>::infinity();
+    for (const auto& g : groups) {
+      if (!g.lo.e || !g.hi.e) continue;  // interpolation only, never extrapolation
+      double span = std::log(g.hi.v / g.lo.v);
+      if (span < best_span) {
+        best_span = span;
+        best = &g;
+      }
+    }
+    if (!best) continue;
+    const ProfileRow& lo = rows_[best->lo.e->row];
+    const ProfileRow& hi = rows_[best->hi.e->row];
+    double w = std::log(best->q / best->lo.v) / best_span;
+    double t = std::exp(std::log(lo.time_s) + w * (std::log(hi.time_s) - std::log(lo.time_s)));
+    return DbMatch{t, false, "between rows " + lo.inputs + " and " + hi.inputs};
+  }
+  return std::nullopt;
+}
+
+}  // namespace orrery

@@ -1,0 +1,72 @@
+#include "models/tensor_cores.h"
+
+namespace orrery {
+namespace {
+
+bool multiple(int64_t v, int a) { return v > 0 && v % a == 0; }
+
+bool is_gemm(const std::string& t) { return t == "matmul" || t == "bmm"; }
+bool is_conv(const std::string& t) {
+  return t == "conv2d" || t == "conv2d_bwd_data" || t == "conv2d_bwd_filter";
+}
+
+// Input and output channels of a convolution op (C, K), from its conventions in op_counts.h.
+bool conv_channels(const ModelOp& op, int64_t* c, int64_t* k) {
+  if (op.inputs.size() < 2 || op.inputs[0].size() != 4 || op.inputs[1].size() != 4) return false;
+  if (op.type == "conv2d") {  // x [N,C,H,W], w [K,C/g,R,S]
+    *c = op.inputs[0][1];
+    *k = op.inputs[1][0];
+  } else if (op.type == "conv2d_bwd_data") {  // dy [N,K,P,Q], w [K,C/g,R,S] -> dx [N,C,H,W]
+    *k = op.inputs[0][1];
+    *c = op.output.size() == 4 ? op.output[1] : op.inputs[1][1];
+  } else {  // conv2d_bwd_filter: x [N,C,H,W], dy [N,K,P,Q]
+    *c = op.inputs[0][1];
+    *k = op.inputs[1][1];
+  }
+  return true;
+}
+
+}  // namespace
+
+int tensor_core_alignment(DType t) {
+  switch (t) {
+    case DType::kFP16:
+    case DType::kBF16:
+      return 8;
+    case DType::kTF32:
+      return 4;
+    case DType::kINT8:
+      return 16;
+    default:
+      return 0;
+  }
+}
+
+bool tensor_core_shapes_ok(const ModelOp& op, DType t) {
+  int a = tensor_core_alignment(t);
+  if (a == 0) return false;
+  if (is_gemm(op.type)) {
+    if (op.inputs.size() < 2 || op.inputs[0].size() < 2 || op.inputs[1].size() < 2) return false;
+    const Shape& x = op.inputs[0];
+    const Shape& y = op.inputs[1];
+    return multiple(x[x.size() - 2], a) && multiple(x.back(), a) && multiple(y.back(), a);
+  }
+  if (is_conv(op.type)) {
+    int64_t c = 0, k = 0;
+    return conv_channels(op, &c, &k) && multiple(c, a) && multiple(k, a);
+  }
+  return false;
+}
+
+MathMode math_mode(const ModelOp& op, const DeviceSpec& dev, bool allow_tf32) {
+  MathMode m;
+  m.dtype = op.dtype;
+  if (op.dtype == DType::kFP32 && allow_tf32 && dev.has_tensor_core_path(DType::kTF32) &&
+      (is_gemm(op.type) || is_conv(op.type)))
+    m.dtype = DType::kTF32;
+  m.tensor_cores = dev.has_tensor_core_path(m.dtype) && tensor_core_shapes_ok(op, m.dtype);
+  if (m.dtype == DType::kTF32 && !m.tensor_cores) m.dtype = DType::kFP32;
+  return m;
+}
+
+}  // namespace orrery

@@ -1,0 +1,29 @@
+// When a GEMM or convolution runs on Tensor Cores. Campo (004_8227c6fc248dfabe.txt, "Tensor
+// Core Acceleration") names two conditions: the op is a matrix multiplication or convolution in
+// a Tensor Core dtype, and its input tensors meet the shape requirement. The requirement used
+// here is NVIDIA's: every GEMM dimension (M, N, K), and a convolution's input and output
+// channels, a multiple of 16 bytes of elements: 8 for fp16/bf16, 4 for tf32, 16 for int8
+// (NVIDIA Deep Learning Performance Guide, "Tensor Core Requirements").
+#pragma once
+
+#include "models/device_spec.h"
+#include "workloads/model_graph.h"
+
+namespace orrery {
+
+// Elements per 16 bytes for dtype `t` (8 for fp16), or 0 when `t` has no Tensor Core path.
+int tensor_core_alignment(DType t);
+
+// The op is a GEMM/conv type whose shapes meet the alignment rule for `t` (normally the op's
+// dtype; tf32 when FP32 math is allowed to run as TF32).
+bool tensor_core_shapes_ok(const ModelOp& op, DType t);
+
+// The dtype an op's math runs in and whether it runs on Tensor Cores on `dev`. FP32 GEMMs and
+// convolutions run as TF32 when `allow_tf32` and the device has TF32 Tensor Cores.
+struct MathMode {
+  DType dtype = DType::kFP32;
+  bool tensor_cores = false;
+};
+MathMode math_mode(const ModelOp& op, const DeviceSpec& dev, bool allow_tf32);
+
+}  // namespace orrery

@@ -1,0 +1,47 @@
+// NVLink inside one server: the DGX-1 hybrid cube mesh (point-to-point links between GPU
+// pairs) or an NVSwitch fabric (every GPU's links into one non-blocking switch).
+#include <string>
+
+#include "platforms/topology_writer.h"
+
+namespace orrery {
+
+std::map<std::pair<int, int>, int> cube_mesh_pairs(int links_per_gpu) {
+  // A cube with GPUs at its corners: faces {0,1,2,3} and {4,5,6,7} with both diagonals, plus
+  // the four edges between them (NVIDIA DGX-1 whitepaper, "hybrid cube-mesh"). Each GPU has 4
+  // neighbours.
+  static const int kEdges[16][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {0, 3}, {1, 2}, {4, 5}, {4, 6},
+                                    {5, 7}, {6, 7}, {4, 7}, {5, 6}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+  // V100 has 6 links: two of each GPU's neighbours get a second one, as `nvidia-smi topo -m`
+  // shows on a DGX-1V (NV2 entries).
+  static const int kDoubled[8][2] = {{0, 3}, {0, 4}, {1, 2}, {1, 5},
+                                     {2, 3}, {4, 7}, {5, 6}, {6, 7}};
+  std::map<std::pair<int, int>, int> pairs;
+  for (const auto& e : kEdges) pairs[{e[0], e[1]}] = 1;
+  if (links_per_gpu == 6)
+    for (const auto& e : kDoubled) pairs[{e[0], e[1]}] = 2;
+  return pairs;
+}
+
+void add_nvlink(const PlatformSpec& spec, ServerNodes& server, TopoWriter& w) {
+  const NvlinkSpec& nv = spec.server.nvlink;
+  if (nv.topology == "cube-mesh") {
+    for (const auto& [pair, count] : cube_mesh_pairs(nv.links_per_gpu)) {
+      const auto [a, b] = pair;
+      TopoLink l{server.prefix + "nvl" + std::to_string(a) + "_" + std::to_string(b),
+                 count * nv.bandwidth, nv.latency, true, "nvlink"};
+      w.connect(server.gpus[a], server.gpus[b], l);
+      server.nvlink_pairs[pair] = {l.name, count};
+    }
+  } else if (nv.topology == "nvswitch") {
+    // The NVSwitch chips of one baseboard act as one non-blocking switch: each GPU's bandwidth
+    // into it is all its links together.
+    server.nvswitch = server.prefix + "nvswitch";
+    w.router(server.nvswitch);
+    for (const auto& gpu : server.gpus)
+      w.connect(gpu, server.nvswitch,
+                {gpu + "_nvlink", nv.links_per_gpu * nv.bandwidth, nv.latency, true, "nvlink"});
+  }
+}
+
+}  // namespace orrery

@@ -1,0 +1,191 @@
+// Routing policy of generated platforms (docs/platforms.md, "Routes").
+//
+// Inside a server every host pair gets a complete route of its own (Topology::routes):
+//  - GPU to GPU over NVLink where the pair has it: through the NVSwitch, over the pair's
+//    cube-mesh link, or, for cube-mesh pairs without a link and nonadjacent: nvlink, through the
+//    neighbour of both with the most links (NCCL's P2P through an intermediate GPU);
+//  - otherwise over the PCIe tree: the unique shortest path over PCIe, root-complex, QPI and
+//    memory links that passes through no host other than its two ends.
+// Between servers, each host reaches the fabric through one NIC (Topology::route_graph steps
+// host -> NIC and back): the NIC closest on PCIe; hosts that tie over several NICs take them in
+// turn, so two GPUs under a switch with two NICs get one NIC each (rail alignment).
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "platforms/topology_writer.h"
+
+namespace orrery {
+namespace {
+
+using Hops = std::vector<TopoHop>;
+
+Hops reversed(const Hops& hops) {
+  Hops out(hops.rbegin(), hops.rend());
+  for (auto& h : out) h.reverse = !h.reverse;
+  return out;
+}
+
+// Shortest paths over the PCIe side of the machine, never through a host in the middle.
+class PcieGraph {
+ public:
+  explicit PcieGraph(const Topology& topo) {
+    static const std::set<std::string> kClasses = {"pcie", "rc-dma", "rc-p2p", "qpi", "memory"};
+    std::unordered_map<std::string, const TopoLink*> links;
+    for (const auto& l : topo.links) links[l.name] = &l;
+    for (const auto& e : topo.edges) {
+      if (!kClasses.count(links.at(e.link)->link_class)) continue;
+      adj_[e.a].push_back({e.b, {e.link, false}});
+      adj_[e.b].push_back({e.a, {e.link, true}});
+    }
+    for (const auto& h : topo.hosts) hosts_.insert(h.name);
+  }
+
+  // The hops from src to dst. Throws std::logic_error when none or several are shortest: the
+  // generator's shapes must leave no choice to tie-breaking.
+  Hops path(const std::string& src, const std::string& dst) const {
+    std::unordered_map<std::string, int> dist{{src, 0}};
+    std::unordered_map<std::string, long> ways{{src, 1}};
+    std::unordered_map<std::string, std::pair<std::string, TopoHop>> pred;
+    std::vector<std::string> frontier{src};
+    while (!frontier.empty() && !dist.count(dst)) {
+      std::vector<std::string> next;
+      for (const auto& u : frontier) {
+        if (u != src && hosts_.count(u)) continue;  // hosts are ends, never transit
+        auto it = adj_.find(u);
+        if (it == adj_.end()) continue;
+        for (const auto& [v, hop] : it->second) {
+          auto d = dist.find(v);
+          if (d == dist.end()) {
+            dist[v] = dist[u] + 1;
+            ways[v] = ways[u];
+            pred[v] = {u, hop};
+            next.push_back(v);
+          } else if (d->second == dist[u] + 1) {
+            ways[v] += ways[u];
+          }
+        }
+      }
+      frontier.swap(next);
+    }
+    if (!dist.count(dst))
+      throw std::logic_error("platform generator: no PCIe path from " + src + " to " + dst);
+    if (ways[dst] != 1)
+      throw std::logic_error("platform generator: several shortest PCIe paths from " + src +
+                             " to " + dst);
+    Hops hops;
+    for (std::string v = dst; v != src; v = pred[v].first) hops.push_back(pred[v].second);
+    std::reverse(hops.begin(), hops.end());
+    return hops;
+  }
+
+ private:
+  std::unordered_map<std::string, std::vector<std::pair<std::string, TopoHop>>> adj_;
+  std::unordered_set<std::string> hosts_;
+};
+
+class ServerRouter {
+ public:
+  ServerRouter(const ServerNodes& s, const PcieGraph& pcie) : s_(s), pcie_(pcie) {}
+
+  Hops between(const std::string& a, const std::string& b) const {
+    int ga = gpu_index(a), gb = gpu_index(b);
+    if (ga >= 0 && gb >= 0) {
+      if (s_.nvlink_topology == "nvswitch") return {{a + "_nvlink", false}, {b + "_nvlink", true}};
+      if (s_.nvlink_topology == "cube-mesh") {
+        if (linked(ga, gb)) return {nvlink_hop(ga, gb)};
+        if (s_.nvlink_nonadjacent == "nvlink") {
+          int relay = best_relay(ga, gb);
+          if (relay >= 0) return {nvlink_hop(ga, relay), nvlink_hop(relay, gb)};
+        }
+      }
+    }
+    return pcie_.path(a, b);
+  }
+
+  // Each host's NIC for traffic leaving the server (see the file comment).
+  std::map<std::string, std::string> nic_assignment(const std::vector<std::string>& hosts) const {
+    std::map<std::string, std::string> out;
+    std::map<std::vector<int>, int> turns;  // hosts seen so far per set of equally close NICs
+    for (const auto& h : hosts) {
+      std::vector<int> closest;
+      size_t best = SIZE_MAX;
+      for (size_t i = 0; i < s_.nics.size(); ++i) {
+        size_t d = pcie_.path(h, s_.nics[i]).size();
+        if (d < best) closest.clear();
+        if (d <= best) {
+          best = d;
+          closest.push_back(static_cast<int>(i));
+        }
+      }
+      int turn = turns[closest]++;
+      out[h] = s_.nics[closest[turn % closest.size()]];
+    }
+    return out;
+  }
+
+ private:
+  int gpu_index(const std::string& host) const {
+    auto it = std::find(s_.gpus.begin(), s_.gpus.end(), host);
+    return it == s_.gpus.end() ? -1 : static_cast<int>(it - s_.gpus.begin());
+  }
+  bool linked(int a, int b) const {
+    return s_.nvlink_pairs.count({std::min(a, b), std::max(a, b)}) > 0;
+  }
+  int links(int a, int b) const {
+    auto it = s_.nvlink_pairs.find({std::min(a, b), std::max(a, b)});
+    return it == s_.nvlink_pairs.end() ? 0 : it->second.second;
+  }
+  TopoHop nvlink_hop(int from, int to) const {
+    return {s_.nvlink_pairs.at({std::min(from, to), std::max(from, to)}).first, from > to};
+  }
+  // The GPU linked to both with the widest narrower link; the lowest index on ties.
+  int best_relay(int a, int b) const {
+    int best = -1, best_links = 0;
+    for (int w = 0; w < static_cast<int>(s_.gpus.size()); ++w) {
+      int l = std::min(links(a, w), links(w, b));
+      if (w != a && w != b && l > best_links) {
+        best = w;
+        best_links = l;
+      }
+    }
+    return best;
+  }
+
+  const ServerNodes& s_;
+  const PcieGraph& pcie_;
+};
+
+}  // namespace
+
+void add_server_routes(const std::vector<ServerNodes>& servers, Topology& topo) {
+  PcieGraph pcie(topo);
+  for (const auto& s : servers) {
+    ServerRouter router(s, pcie);
+    std::vector<std::string> hosts = s.gpus;
+    hosts.insert(hosts.end(), s.cpus.begin(), s.cpus.end());
+    for (const auto& a : hosts)
+      for (const auto& b : hosts)
+        if (a != b) topo.routes.push_back({a, b, router.between(a, b)});
+    // Every host joins the route graph, even without NICs: SimGrid's Dijkstra routing gives
+    // only the nodes of its graph a loopback route.
+    std::map<std::string, std::string> exit;
+    if (s.nics.empty()) {
+      for (const auto& h : hosts) exit[h] = s.root_complex;
+    } else {
+      exit = router.nic_assignment(hosts);
+    }
+    for (const auto& h : hosts) {
+      Hops out = pcie.path(h, exit[h]);
+      topo.route_graph.push_back({h, exit[h], out});
+      topo.route_graph.push_back({exit[h], h, reversed(out)});
+    }
+  }
+}
+
+}  // namespace orrery

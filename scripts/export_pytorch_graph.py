@@ -1,0 +1,544 @@
+#!/usr/bin/python3
+"""Trace one training step of a PyTorch model on CPU and write it as an Orrery model graph.
+
+The output is an "orrery-model" JSON file (docs/workloads.md): one replica's forward, backward
+and optimizer ops with Orrery op types (models/op_counts.h), input/output shapes, dtype, the
+parameters each forward op owns, the weight gradient each backward op produces, and the data
+dependencies between ops. `orrery workload show FILE` summarizes it.
+
+How: the step runs once on CPU under a TorchDispatchMode, which sees every ATen operator that
+forward and autograd's backward execute, with real shapes. Each operator maps to an Orrery op
+type (views and tensor factories are free and dropped; unknown operators become "elementwise"
+and are listed on stderr). Dependencies follow tensor storage: an op depends on the ops that
+last wrote the storages it reads. Module hooks name the layer of forward ops; autograd node
+hooks name the layer of backward ops. The optimizer is not traced: one update op per parameter
+tensor (sgd_update, momentum_update or adam_update) follows the op that produced its gradient.
+
+MODEL is builtin:mlp, builtin:small_cnn, or FILE.py:FUNCTION where FUNCTION(batch) returns
+(model, inputs, loss_fn): inputs a tensor or a tuple of tensors passed to model(*inputs), and
+loss_fn(outputs) a scalar loss. Run with Debian's interpreter: /usr/bin/python3 (python3-torch).
+
+Limits: CPU kernels stand in for GPU kernels (the same ATen operators and shapes, but fused
+GPU kernels such as cuDNN's LSTM appear as their CPU decomposition); the trace runs the real
+step, so it needs the memory of one CPU training step at the chosen --batch.
+"""
+
+import argparse
+import importlib.util
+import json
+import sys
+from collections import Counter, OrderedDict
+
+try:
+    import torch
+    import torch.nn as nn
+    from torch.utils._python_dispatch import TorchDispatchMode
+except ImportError as e:  # pragma: no cover - depends on the machine
+    sys.stderr.write("export_pytorch_graph: needs PyTorch (Debian: apt install python3-torch; "
+                     "run with /usr/bin/python3): %s\n" % e)
+    sys.exit(2)
+
+aten = torch.ops.aten
+
+DTYPES = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16",
+          torch.int32: "int32", torch.int64: "int64", torch.int8: "int8", torch.uint8: "int8",
+          torch.bool: "int8", torch.float64: "fp32"}
+
+
+# --- Built-in example models --------------------------------------------------------------
+
+def builtin_mlp(batch):
+    model = nn.Sequential(OrderedDict([
+        ("fc1", nn.Linear(784, 256)), ("relu1", nn.ReLU()),
+        ("fc2", nn.Linear(256, 128)), ("relu2", nn.ReLU()),
+        ("fc3", nn.Linear(128, 10))]))
+    x = torch.randn(batch, 784)
+    target = torch.randint(0, 10, (batch,))
+    return model, (x,), lambda out: nn.functional.cross_entropy(out, target)
+
+
+class SmallCnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 16, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(16)
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(16, 32, 3, padding=1)
+        self.bn2 = nn.BatchNorm2d(32)
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = self.pool(torch.relu(self.bn1(self.conv1(x))))
+        x = torch.relu(self.bn2(self.conv2(x)))
+        return self.fc(torch.flatten(self.gap(x), 1))
+
+
+def builtin_small_cnn(batch):
+    model = SmallCnn()
+    x = torch.randn(batch, 3, 32, 32)
+    target = torch.randint(0, 10, (batch,))
+    return model, (x,), lambda out: nn.functional.cross_entropy(out, target)
+
+
+BUILTINS = {"mlp": builtin_mlp, "small_cnn": builtin_small_cnn}
+
+
+# --- Operator mapping ---------------------------------------------------------------------
+
+def name_of(func):
+    return func.overloadpacket.__name__  # "convolution", "addmm", "add_"...
+
+
+VIEW_OPS = {"view", "_reshape_alias", "reshape", "t", "transpose", "permute", "expand",
+            "unsqueeze", "squeeze", "slice", "select", "split", "split_with_sizes", "chunk",
+            "unbind", "as_strided", "detach", "alias", "_unsafe_view", "lift_fresh",
+            "unfold", "view_as", "expand_as", "flatten", "narrow", "diagonal", "numpy_T",
+            "_to_copy_view", "lift", "lift_fresh_copy", "set_", "resolve_conj", "resolve_neg",
+            "_neg_view", "_conj", "movedim", "swapaxes", "squeeze_", "unsqueeze_", "t_",
+            "transpose_"}
+FACTORY_OPS = {"zeros", "ones", "empty", "full", "scalar_tensor", "zeros_like", "ones_like",
+               "empty_like", "full_like", "new_zeros", "new_ones", "new_empty", "new_full",
+               "arange", "empty_strided", "randn", "rand", "randint", "normal_", "uniform_",
+               "bernoulli_", "_local_scalar_dense", "is_nonzero", "equal", "sym_size",
+               "sym_stride", "sym_numel", "_has_compatible_shallow_copy_type",
+               "new_empty_strided"}
+SIMPLE = {  # ATen name -> (Orrery type, which tensor args are the inputs)
+    "relu": "relu", "relu_": "relu", "threshold_backward": "relu_bwd",
+    "gelu": "gelu", "gelu_backward": "gelu_bwd",
+    "tanh": "tanh", "tanh_": "tanh", "tanh_backward": "tanh_bwd",
+    "sigmoid": "sigmoid", "sigmoid_": "sigmoid", "sigmoid_backward": "sigmoid_bwd",
+    "add": "add", "add_": "add", "sub": "sub", "sub_": "sub", "rsub": "sub",
+    "mul": "mul", "mul_": "mul", "div": "div", "div_": "div",
+    "sum": "reduce", "mean": "reduce", "amax": "reduce", "max": "reduce",
+    "native_dropout": "dropout", "native_dropout_backward": "dropout_bwd",
+    "cat": "concat", "stack": "concat",
+    "clone": "memcpy", "copy_": "memcpy", "contiguous": "memcpy",
+    "where": "elementwise", "masked_fill": "elementwise", "masked_fill_": "elementwise",
+    "fill_": "elementwise", "zero_": "elementwise", "exp": "elementwise", "log": "elementwise",
+    "sqrt": "elementwise", "rsqrt": "elementwise", "pow": "elementwise", "neg": "elementwise",
+    "clamp": "elementwise", "clamp_min": "elementwise", "hardtanh": "elementwise",
+    "hardtanh_backward": "elementwise", "leaky_relu": "relu", "leaky_relu_backward": "relu_bwd",
+    "silu": "sigmoid", "silu_backward": "sigmoid_bwd", "mse_loss": "elementwise",
+    "mse_loss_backward": "elementwise", "sgn": "elementwise", "abs": "elementwise",
+    "eq": "elementwise", "ne": "elementwise", "gt": "elementwise", "lt": "elementwise",
+    "ge": "elementwise", "le": "elementwise", "bitwise_not": "elementwise",
+}
+
+
+def tensors_in(obj):
+    """Every tensor in an argument structure, in order."""
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        out = []
+        for o in obj:
+            out.extend(tensors_in(o))
+        return out
+    if isinstance(obj, dict):
+        out = []
+        for o in obj.values():
+            out.extend(tensors_in(o))
+        return out
+    return []
+
+
+def shape(t):
+    return [int(d) for d in t.shape]
+
+
+def storage_key(t):
+    try:
+        return t.storage().data_ptr()
+    except Exception:  # sparse or storage-less tensors
+        return id(t)
+
+
+def pair(v, i):
+    if isinstance(v, (list, tuple)):
+        return int(v[i] if len(v) > i else v[0])
+    return int(v)
+
+
+def to4d(s):
+    """conv1d shapes [N, C, L] as [N, C, 1, L] (op_counts.h counts 2-D convolutions)."""
+    return s if len(s) == 4 else s[:2] + [1] + s[2:]
+
+
+def map_op(func, args, out):
+    """(orrery type, inputs, output, attrs, per-output ops) for one ATen call.
+
+    Returns a list of op dicts (several for convolution_backward), or None for free ops.
+    Each dict: type, inputs (shapes), output (shape), attrs, outs (the result tensors it writes),
+    reads (the tensors it reads)."""
+    n = name_of(func)
+    outs = tensors_in(out)
+    ins = tensors_in(args)
+    first_out = shape(outs[0]) if outs else []
+
+    def op(t, inputs, output, attrs=None, writes=None, reads=None):
+        return {"type": t, "inputs": inputs, "output": output, "attrs": attrs or {},
+                "outs": outs if writes is None else writes, "reads": ins if reads is None else reads}
+
+    if n in VIEW_OPS or n in FACTORY_OPS:
+        return None
+    if n == "convolution" and not args[6]:
+        x, w = args[0], args[1]
+        if x.dim() not in (3, 4):
+            return [op("elementwise", [shape(x), shape(w)], first_out)]
+        attrs = {"kernel_h": to4d(shape(w))[2], "kernel_w": to4d(shape(w))[3],
+                 "stride_h": pair(args[3], 0), "stride_w": pair(args[3], -1),
+                 "pad_h": pair(args[4], 0), "pad_w": pair(args[4], -1)}
+        if args[8] != 1:
+            attrs["groups"] = int(args[8])
+        inputs = [to4d(shape(x)), to4d(shape(w))]
+        return [op("conv2d", inputs, to4d(first_out), attrs)]
+    if n == "convolution_backward" and not args[7]:
+        dy, x, w, mask = args[0], args[1], args[2], args[10]
+        if x.dim() not in (3, 4):
+            return [op("elementwise", [shape(dy)], shape(x))]
+        attrs = {"kernel_h": to4d(shape(w))[2], "kernel_w": to4d(shape(w))[3],
+                 "stride_h": pair(args[4], 0), "stride_w": pair(args[4], -1),
+                 "pad_h": pair(args[5], 0), "pad_w": pair(args[5], -1)}
+        if args[9] != 1:
+            attrs["groups"] = int(args[9])
+        res = list(out)
+        ops = []
+        if mask[0] and res[0] is not None:
+            ops.append(op("conv2d_bwd_data", [to4d(shape(dy)), to4d(shape(w))], to4d(shape(x)),
+                          attrs, [res[0]], [dy, w]))
+        if mask[1] and res[1] is not None:
+            ops.append(op("conv2d_bwd_filter", [to4d(shape(x)), to4d(shape(dy))],
+                          to4d(shape(w)), attrs, [res[1]], [x, dy]))
+        if len(mask) > 2 and mask[2] and res[2] is not None:
+            ops.append(op("reduce", [shape(dy)], shape(res[2]), {}, [res[2]], [dy]))
+        return ops
+    if n == "addmm":
+        return [op("matmul", [shape(args[1]), shape(args[2]), shape(args[0])], first_out)]
+    if n in ("mm", "matmul"):
+        return [op("matmul", [shape(args[0]), shape(args[1])], first_out)]
+    if n == "bmm":
+        return [op("bmm", [shape(args[0]), shape(args[1])], first_out)]
+    if n == "baddbmm":
+        return [op("bmm", [shape(args[1]), shape(args[2]), shape(args[0])], first_out)]
+    if n in ("max_pool2d_with_indices", "avg_pool2d"):
+        k = args[1]
+        s = args[2] if len(args) > 2 and args[2] else k
+        p = args[3] if len(args) > 3 else 0
+        attrs = {"kernel_h": pair(k, 0), "kernel_w": pair(k, -1), "stride_h": pair(s, 0),
+                 "stride_w": pair(s, -1), "pad_h": pair(p, 0), "pad_w": pair(p, -1)}
+        t = "maxpool" if n.startswith("max") else "avgpool"
+        return [op(t, [shape(args[0])], first_out, attrs, outs[:1])]
+    if n == "_adaptive_avg_pool2d":
+        x = shape(args[0])
+        attrs = {"kernel_h": max(1, x[2] // first_out[2]), "kernel_w": max(1, x[3] // first_out[3])}
+        return [op("avgpool", [x], first_out, attrs)]
+    if n in ("max_pool2d_with_indices_backward", "avg_pool2d_backward",
+             "_adaptive_avg_pool2d_backward"):
+        t = "maxpool_bwd" if n.startswith("max") else "avgpool_bwd"
+        return [op(t, [shape(args[1]), shape(args[0])], first_out)]
+    if n in ("native_batch_norm", "_native_batch_norm_legit", "native_layer_norm"):
+        t = "layernorm" if "layer" in n else "batchnorm"
+        return [op(t, [shape(args[0])], first_out, {}, outs[:1])]
+    if n in ("native_batch_norm_backward", "native_layer_norm_backward"):
+        t = "layernorm_bwd" if "layer" in n else "batchnorm_bwd"
+        return [op(t, [shape(args[1]), shape(args[0])], shape(args[1]))]
+    if n in ("_softmax", "_log_softmax"):
+        return [op("softmax", [shape(args[0])], first_out)]
+    if n in ("_softmax_backward_data", "_log_softmax_backward_data"):
+        return [op("softmax_bwd", [shape(args[1]), shape(args[0])], first_out)]
+    if n in ("nll_loss_forward", "nll_loss2d_forward", "binary_cross_entropy",
+             "binary_cross_entropy_with_logits"):
+        return [op("cross_entropy", [shape(args[0])], [1], {}, outs[:1])]
+    if n in ("nll_loss_backward", "nll_loss2d_backward", "binary_cross_entropy_backward",
+             "binary_cross_entropy_with_logits_backward"):
+        return [op("cross_entropy_bwd", [shape(args[1])], shape(args[1]))]
+    if n == "embedding":
+        w, idx = shape(args[0]), shape(args[1])
+        idx2 = [1, idx[0]] if len(idx) == 1 else [int(torch.tensor(idx[:-1]).prod()), idx[-1]]
+        return [op("embedding_fwd", [w, idx2], first_out)]
+    if n == "embedding_dense_backward":
+        dy, idx = shape(args[0]), shape(args[1])
+        idx2 = [1, idx[0]] if len(idx) == 1 else [int(torch.tensor(idx[:-1]).prod()), idx[-1]]
+        return [op("embedding_bwd", [dy, idx2], first_out)]
+    if n == "_embedding_bag":
+        w, idx, offsets = shape(args[0]), args[1], args[2]
+        bags = max(1, int(offsets.numel()))
+        per_bag = max(1, idx.numel() // bags)
+        return [op("embedding_fwd", [w, [bags, per_bag]], [bags, w[1]], {}, outs[:1])]
+    if n in ("_embedding_bag_backward", "_embedding_bag_dense_backward",
+             "_embedding_bag_sparse_backward"):
+        dy, idx = shape(args[0]), args[1]
+        bags = max(1, dy[0])
+        return [op("embedding_bwd", [dy, [bags, max(1, idx.numel() // bags)]], first_out)]
+    if n == "_to_copy":
+        src = args[0]
+        dst_dtype = outs[0].dtype if outs else src.dtype
+        if dst_dtype != src.dtype:
+            return [op("cast", [shape(src)], first_out, {"src_bytes": src.element_size()})]
+        return [op("memcpy", [shape(src)], first_out)]
+    if n in SIMPLE:
+        return [op(SIMPLE[n], [shape(t) for t in ins], first_out)]
+    return "unknown"
+
+
+# --- Tracing ------------------------------------------------------------------------------
+
+class Tracer(TorchDispatchMode):
+    def __init__(self, param_owner):
+        super().__init__()
+        self.ops = []
+        self.producer = {}        # storage key -> op index that last wrote it
+        self.phase = "forward"
+        self.module_stack = []
+        self.pending = []         # backward ops not yet given a layer
+        self.param_owner = param_owner   # storage key -> (parameter name, tensor)
+        self.owned = set()
+        self.unknown = Counter()
+        self.loss_op = None       # the op that produced the loss
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        mapped = map_op(func, args, out)
+        if mapped == "unknown":
+            ins = tensors_in(args)
+            outs = tensors_in(out)
+            in_keys = {storage_key(t) for t in ins}
+            if outs and all(storage_key(t) in in_keys for t in outs):
+                return out  # an unknown view: free
+            self.unknown[name_of(func)] += 1
+            mapped = [{"type": "elementwise", "inputs": [shape(t) for t in ins],
+                       "output": shape(outs[0]) if outs else [], "attrs": {}, "outs": outs,
+                       "reads": ins}]
+        if not mapped:
+            if name_of(func) in FACTORY_OPS:
+                # A fresh tensor may reuse the storage of a freed one: forget that one's writer.
+                for t in tensors_in(out):
+                    self.producer.pop(storage_key(t), None)
+            return out
+        for m in mapped:
+            self.record(func, m)
+        return out
+
+    def record(self, func, m):
+        deps = []
+        for t in m["reads"]:
+            d = self.producer.get(storage_key(t))
+            if d is not None and d not in deps:
+                deps.append(d)
+        dtype = "fp32"
+        for t in m["reads"] + m["outs"]:
+            if t.is_floating_point():
+                dtype = DTYPES.get(t.dtype, "fp32")
+                break
+        index = len(self.ops)
+        # The loss gradient starts from a constant (ones_like), so nothing ties the first
+        # backward ops to the loss: add that dependency, as the step's order demands.
+        if self.phase == "backward" and self.loss_op is not None and \
+                not any(self.ops[d]["phase"] == "backward" for d in deps):
+            deps.append(self.loss_op)
+        op = {"name": "%s/%d:%s" % (self.phase, index, name_of(func)), "type": m["type"],
+              "phase": self.phase, "dtype": dtype, "inputs": m["inputs"], "output": m["output"],
+              "attrs": m["attrs"], "deps": deps, "params": 0, "grads": 0, "layer": ""}
+        if self.phase == "forward":
+            op["layer"] = self.module_stack[-1] if self.module_stack else ""
+            for t in m["reads"]:
+                owner = self.param_owner.get(storage_key(t))
+                if owner and owner[0] not in self.owned:
+                    self.owned.add(owner[0])
+                    op["params"] += owner[1].numel()
+        else:
+            self.pending.append(index)
+        self.ops.append(op)
+        for t in m["outs"]:
+            self.producer[storage_key(t)] = index
+
+    def assign_pending(self, layer):
+        for i in self.pending:
+            self.ops[i]["layer"] = layer
+        self.pending = []
+
+
+def walk_graph(roots):
+    """Autograd nodes reachable from `roots` (grad_fn objects)."""
+    seen, stack, order = set(), [r for r in roots if r is not None], []
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                stack.append(nxt)
+    return order
+
+
+def trace(model, inputs, loss_fn, optimizer):
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    model.train()
+    params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    owner = {storage_key(p): (n, p) for n, p in params}
+    param_layer = {id(p): n.rsplit(".", 1)[0] if "." in n else "" for n, p in params}
+    node_layer = {}
+    tracer = Tracer(owner)
+
+    names = {m: n for n, m in model.named_modules()}
+    # Autograd nodes get a discovery number when first seen; a module's nodes are those first
+    # seen after its forward began (nodes of inner modules keep the inner, more precise name).
+    discovered = {}
+    marks = []
+
+    def discover(node):
+        if node not in discovered:
+            discovered[node] = len(discovered)
+        return discovered[node]
+
+    def pre(mod, args):
+        tracer.module_stack.append(names[mod] or type(mod).__name__)
+        stack = [t.grad_fn for t in tensors_in(args) if t.grad_fn is not None]
+        while stack:  # everything that already exists is outside this module
+            node = stack.pop()
+            if node in discovered:
+                continue
+            discover(node)
+            stack.extend(n for n, _ in node.next_functions if n is not None)
+        marks.append(len(discovered))
+
+    def post(mod, _, out):
+        layer = tracer.module_stack.pop()
+        mark = marks.pop()
+        stack = [t.grad_fn for t in tensors_in(out) if t.grad_fn is not None]
+        seen = set()
+        while stack:
+            node = stack.pop()
+            if node in seen or discover(node) < mark:
+                continue
+            seen.add(node)
+            node_layer.setdefault(node, layer)
+            stack.extend(n for n, _ in node.next_functions if n is not None)
+    handles = []
+    for m in model.modules():
+        handles.append(m.register_forward_pre_hook(pre))
+        handles.append(m.register_forward_hook(post))
+
+    with tracer:
+        out = model(*inputs)
+        loss = loss_fn(out)
+        tracer.phase = "backward"
+        tracer.loss_op = tracer.producer.get(storage_key(loss))
+        for node in walk_graph([loss.grad_fn]):
+            var = getattr(node, "variable", None)  # AccumulateGrad of a parameter
+            layer = param_layer.get(id(var), node_layer.get(node, "loss")) if var is not None \
+                else node_layer.get(node, "loss")
+            node.register_hook(lambda gi, go, layer=layer: tracer.assign_pending(layer))
+        loss.backward()
+        tracer.assign_pending("loss")
+    for h in handles:
+        h.remove()
+
+    ops = tracer.ops
+    update = {"sgd": "sgd_update", "momentum": "momentum_update", "adam": "adam_update"}[optimizer]
+    for n, p in params:
+        if p.grad is None:
+            continue
+        src = tracer.producer.get(storage_key(p.grad))
+        if src is not None:
+            ops[src]["grads"] += p.numel()
+            ops[src]["grad_dtype"] = DTYPES.get(p.grad.dtype, "fp32")
+            if p.grad.is_sparse:
+                ops[src]["sparse_grad"] = True
+        ops.append({"name": "optimizer/%d:%s.update" % (len(ops), n), "type": update,
+                    "phase": "optimizer", "layer": param_layer[id(p)], "dtype": "fp32",
+                    "inputs": [shape(p)], "output": shape(p), "attrs": {},
+                    "deps": [src] if src is not None else [], "params": 0, "grads": 0})
+    return ops, tracer.unknown, sum(p.numel() for _, p in params)
+
+
+def to_json(name, batch, hyper, ops):
+    lines = []
+    for op in ops:
+        j = OrderedDict([("name", op["name"]), ("type", op["type"])])
+        if op["phase"] != "forward":
+            j["phase"] = op["phase"]
+        if op["layer"]:
+            j["layer"] = op["layer"]
+        if op["dtype"] != "fp32":
+            j["dtype"] = op["dtype"]
+        if op["inputs"]:
+            j["inputs"] = op["inputs"]
+        if op["output"]:
+            j["output"] = op["output"]
+        if op["attrs"]:
+            j["attrs"] = op["attrs"]
+        for k in ("params", "grads"):
+            if op.get(k):
+                j[k] = op[k]
+        if op.get("grad_dtype", "fp32") != "fp32" and op.get("grads"):
+            j["grad_dtype"] = op["grad_dtype"]
+        if op.get("sparse_grad"):
+            j["sparse_grad"] = True
+        if op["deps"]:
+            j["deps"] = [ops[d]["name"] for d in op["deps"]]
+        lines.append(json.dumps(j))
+    head = OrderedDict([("format", "orrery-model"), ("version", 1), ("name", name),
+                        ("batch", batch), ("hyper", hyper)])
+    text = json.dumps(head)[:-1] + ', "ops": [\n    ' + ",\n    ".join(lines) + "\n  ]}\n"
+    return text
+
+
+def load_factory(spec):
+    if spec.startswith("builtin:"):
+        key = spec.split(":", 1)[1]
+        if key not in BUILTINS:
+            raise SystemExit("export_pytorch_graph: unknown builtin model %r (known: %s)"
+                             % (key, ", ".join(sorted(BUILTINS))))
+        return BUILTINS[key], key
+    path, sep, fn = spec.rpartition(":")
+    if not sep or not path.endswith(".py"):
+        raise SystemExit("export_pytorch_graph: MODEL must be builtin:NAME or FILE.py:FUNCTION, "
+                         "got %r" % spec)
+    loader = importlib.util.spec_from_file_location("user_model", path)
+    if loader is None:
+        raise SystemExit("export_pytorch_graph: cannot load %s" % path)
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    if not hasattr(module, fn):
+        raise SystemExit("export_pytorch_graph: %s has no function %r" % (path, fn))
+    return getattr(module, fn), fn
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model", help="builtin:mlp, builtin:small_cnn or FILE.py:FUNCTION")
+    ap.add_argument("-o", "--output", required=True, help="orrery-model JSON file to write")
+    ap.add_argument("--batch", type=int, default=8, help="samples per step (default 8)")
+    ap.add_argument("--optimizer", choices=["sgd", "momentum", "adam"], default="sgd",
+                    help="update op per parameter tensor (default sgd)")
+    ap.add_argument("--name", help="model name in the file (default: the builtin or function)")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args(argv)
+    if a.batch < 1:
+        ap.error("--batch must be >= 1")
+    torch.manual_seed(a.seed)
+    factory, default_name = load_factory(a.model)
+    model, inputs, loss_fn = factory(a.batch)
+    ops, unknown, nparams = trace(model, inputs, loss_fn, a.optimizer)
+    hyper = OrderedDict([("source", a.model), ("optimizer", a.optimizer),
+                         ("torch", torch.__version__)])
+    with open(a.output, "w") as f:
+        f.write(to_json(a.name or default_name, a.batch, hyper, ops))
+    if unknown:
+        sys.stderr.write("export_pytorch_graph: counted as elementwise (no Orrery type): %s\n"
+                         % ", ".join("%s x%d" % kv for kv in sorted(unknown.items())))
+    phases = Counter(op["phase"] for op in ops)
+    print("%s: %d ops (%d forward, %d backward, %d optimizer), %d parameters"
+          % (a.output, len(ops), phases["forward"], phases["backward"], phases["optimizer"],
+             nparams))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

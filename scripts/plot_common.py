@@ -1,0 +1,93 @@
+"""Shared by the plot_*.py scripts: an Orrery results file (HDF5) as plain Python rows.
+
+Run the scripts with Debian's /usr/bin/python3 (python3-h5py, python3-matplotlib).
+"""
+import re
+import sys
+
+import h5py
+
+# Unit suffixes of scenario values (common/units.cc), to base units: bytes/s, bytes, s, flop/s.
+_UNITS = {
+    "bps": 1 / 8, "Kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8, "Tbps": 1e12 / 8,
+    "Gb/s": 1e9 / 8, "Mb/s": 1e6 / 8, "Bps": 1, "KBps": 1e3, "MBps": 1e6, "GBps": 1e9,
+    "TBps": 1e12, "B/s": 1, "KB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9, "TB/s": 1e12,
+    "s": 1, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
+    "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "KiB": 1024.0, "MiB": 1048576.0,
+    "GiB": 1073741824.0, "TiB": 1099511627776.0,
+    "flops": 1, "Kflops": 1e3, "Mflops": 1e6, "Gflops": 1e9, "Tflops": 1e12, "Pflops": 1e15,
+    "GFLOP/s": 1e9, "TFLOP/s": 1e12, "PFLOP/s": 1e15, "GF": 1e9, "TF": 1e12,
+}
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(\S*)\s*$")
+
+# Short names of the keys the studies sweep, for legends.
+FRIENDLY = {
+    "platform.server.nic.bandwidth": "Ethernet",
+    "platform.server.pcie.bandwidth": "PCIe",
+    "platform.server.gpu.flops": "GPU FLOP/s",
+    "platform.server.gpu.mem_bw": "GPU memory",
+    "platform.server.nvlink.bandwidth": "NVLink",
+    "platform.servers": "servers",
+    "platform.server.gpus": "GPUs per server",
+}
+
+
+def quantity(text):
+    """'25Gbps' -> 3.125e9; '8' -> 8.0; anything else -> None."""
+    m = _NUMBER.match(text or "")
+    if not m:
+        return None
+    value, unit = float(m.group(1)), m.group(2)
+    if not unit:
+        return value
+    return value * _UNITS[unit] if unit in _UNITS else None
+
+
+def friendly(key):
+    return FRIENDLY.get(key, ".".join(key.split(".")[-2:]))
+
+
+def load(path):
+    """Returns (rows, sweep_attrs, file_attrs). A row: the /runs columns plus 'params' (dict of
+    str), 'index' (the sweep point, or the row) and 'ok'."""
+    with h5py.File(path, "r") as f:
+        runs = f["runs"][:]
+        params = f["run_params"][:] if "run_params" in f else None
+        sweep = {k: _text(v) for k, v in f["sweep"].attrs.items()} if "sweep" in f else {}
+        attrs = {k: _text(v) for k, v in f.attrs.items()}
+    rows = []
+    for i, run in enumerate(runs):
+        row = {name: _text(run[name]) for name in runs.dtype.names}
+        row["params"] = {k: params[k][i].decode() for k in params.dtype.names} if params is not None else {}
+        row["index"] = int(row["params"].get("sweep.index") or i)
+        row["ok"] = row["params"].get("sweep.status", "ok") == "ok"
+        rows.append(row)
+    return rows, sweep, attrs
+
+
+def filter_rows(rows, where):
+    """Keeps the rows whose params match every KEY=VALUE of `where`."""
+    for cond in where or []:
+        key, _, value = cond.partition("=")
+        rows = [r for r in rows if r["params"].get(key) == value]
+    return rows
+
+
+def varying_keys(rows, skip_prefixes=("sweep.", "plan.")):
+    keys = sorted({k for r in rows for k in r["params"]})
+    out = []
+    for k in keys:
+        if k.startswith(skip_prefixes):
+            continue
+        if len({r["params"].get(k, "") for r in rows}) > 1:
+            out.append(k)
+    return out
+
+
+def fail(message):
+    sys.stderr.write("error: " + message + "\n")
+    sys.exit(2)
+
+
+def _text(v):
+    return v.decode() if isinstance(v, bytes) else v

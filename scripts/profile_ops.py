@@ -1,0 +1,436 @@
+#!/usr/bin/python3
+"""Measures op times for Orrery's profile database with the N/M method.
+
+Tianshu (shared/seeds/001_9440c8d6a95e5177.txt, section 3.1, eq. 1) times a graph of N chained
+copies of an op and a graph of M copies; the fixed cost of launching a graph (session start,
+Python call, device synchronisation) cancels in the difference, so
+
+    T_op = (T_M - T_N) / (M - N).
+
+This script does that for each op type Orrery knows (models/op_counts.h) over a grid of shapes,
+on the CPU or on a CUDA GPU (the same code; pass --device cuda where one exists), and writes one
+CSV row per (op, shape) in the contribution format of docs/cost-models.md. `orrery profile
+import rows.csv -o db.h5` compiles such files into the HDF5 store the cost model reads.
+
+Shapes in a row follow models/op_counts.h's conventions, so a row matches the ModelOp a model
+generator would emit for the same op.
+
+Run it with Debian's interpreter (/usr/bin/python3) and python3-torch:
+    /usr/bin/python3 scripts/profile_ops.py --grid small --threads 1 -o out.csv
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import sys
+import time
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # pragma: no cover - reported to the user, not a test failure
+    sys.exit("profile_ops.py: python3-torch is not installed (apt-get install python3-torch)")
+
+COLUMNS = ["op", "dtype", "device", "inputs", "output", "attrs", "time_s", "n", "m", "t_n_s",
+           "t_m_s", "samples", "stdev_s", "source"]
+
+DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+
+# Attributes equal to these defaults are left out of a row's key, as Orrery does when matching
+# (models/profile_db.h), so "groups=1" and no groups attribute mean the same op.
+DEFAULT_ATTRS = {"groups": 1, "stride_h": 1, "stride_w": 1, "dilation_h": 1, "dilation_w": 1,
+                 "pad_h": 0, "pad_w": 0}
+
+
+def shape_text(shape):
+    return "x".join(str(int(d)) for d in shape) if len(shape) else ""
+
+
+def attrs_text(attrs):
+    keep = {k: v for k, v in attrs.items() if DEFAULT_ATTRS.get(k) != v}
+    return ";".join(f"{k}={int(v)}" for k, v in sorted(keep.items()))
+
+
+class Case:
+    """One op at one shape: `run()` executes a single copy of the op."""
+
+    def __init__(self, op, inputs, output, attrs, run, dtype="fp32"):
+        self.op, self.inputs, self.output, self.attrs, self.run = op, inputs, output, attrs, run
+        self.dtype = dtype
+
+
+def rand(shape, dev, dtype=torch.float32):
+    return torch.randn(*shape, device=dev, dtype=dtype)
+
+
+# --- op builders: each returns a Case whose inputs/output follow models/op_counts.h -----------
+
+def matmul(dev, dt, m, k, n):
+    a, b = rand((m, k), dev, dt), rand((k, n), dev, dt)
+    return Case("matmul", [(m, k), (k, n)], (m, n), {}, lambda: torch.mm(a, b))
+
+
+def bmm(dev, dt, bs, m, k, n):
+    a, b = rand((bs, m, k), dev, dt), rand((bs, k, n), dev, dt)
+    return Case("bmm", [(bs, m, k), (bs, k, n)], (bs, m, n), {}, lambda: torch.bmm(a, b))
+
+
+def conv_shapes(n, c, hw, k, r, stride, pad):
+    p = (hw + 2 * pad - r) // stride + 1
+    attrs = {"stride_h": stride, "stride_w": stride, "pad_h": pad, "pad_w": pad}
+    return (n, c, hw, hw), (k, c, r, r), (n, k, p, p), attrs
+
+
+def conv2d(dev, dt, n, c, hw, k, r, stride=1, pad=1):
+    xs, ws, ys, attrs = conv_shapes(n, c, hw, k, r, stride, pad)
+    x, w = rand(xs, dev, dt), rand(ws, dev, dt)
+    return Case("conv2d", [xs, ws], ys, attrs,
+                lambda: F.conv2d(x, w, stride=stride, padding=pad))
+
+
+def conv2d_bwd_data(dev, dt, n, c, hw, k, r, stride=1, pad=1):
+    xs, ws, ys, attrs = conv_shapes(n, c, hw, k, r, stride, pad)
+    x, w, dy = rand(xs, dev, dt), rand(ws, dev, dt), rand(ys, dev, dt)
+    mask = [True, False, False]
+    return Case("conv2d_bwd_data", [ys, ws], xs, attrs, lambda: torch.ops.aten.convolution_backward(
+        dy, x, w, None, [stride] * 2, [pad] * 2, [1, 1], False, [0, 0], 1, mask))
+
+
+def conv2d_bwd_filter(dev, dt, n, c, hw, k, r, stride=1, pad=1):
+    xs, ws, ys, attrs = conv_shapes(n, c, hw, k, r, stride, pad)
+    x, w, dy = rand(xs, dev, dt), rand(ws, dev, dt), rand(ys, dev, dt)
+    mask = [False, True, False]
+    return Case("conv2d_bwd_filter", [xs, ys], ws, attrs,
+                lambda: torch.ops.aten.convolution_backward(
+                    dy, x, w, None, [stride] * 2, [pad] * 2, [1, 1], False, [0, 0], 1, mask))
+
+
+def unary(name, fn):
+    def build(dev, dt, rows, cols):
+        x = rand((rows, cols), dev, dt)
+        return Case(name, [(rows, cols)], (rows, cols), {}, lambda: fn(x))
+    return build
+
+
+def binary(name, fn):
+    def build(dev, dt, rows, cols):
+        x, y = rand((rows, cols), dev, dt), rand((rows, cols), dev, dt)
+        return Case(name, [(rows, cols), (rows, cols)], (rows, cols), {}, lambda: fn(x, y))
+    return build
+
+
+def relu_bwd(dev, dt, rows, cols):
+    dy, y = rand((rows, cols), dev, dt), torch.relu(rand((rows, cols), dev, dt))
+    return Case("relu_bwd", [(rows, cols), (rows, cols)], (rows, cols), {},
+                lambda: torch.ops.aten.threshold_backward(dy, y, 0))
+
+
+def layernorm(dev, dt, rows, cols):
+    x = rand((rows, cols), dev, dt)
+    w, b = torch.ones(cols, device=dev, dtype=dt), torch.zeros(cols, device=dev, dtype=dt)
+    return Case("layernorm", [(rows, cols)], (rows, cols), {},
+                lambda: F.layer_norm(x, (cols,), w, b))
+
+
+def batchnorm(dev, dt, n, c, hw):
+    x = rand((n, c, hw, hw), dev, dt)
+    rm, rv = torch.zeros(c, device=dev, dtype=dt), torch.ones(c, device=dev, dtype=dt)
+    return Case("batchnorm", [(n, c, hw, hw)], (n, c, hw, hw), {},
+                lambda: F.batch_norm(x, rm, rv, training=True))
+
+
+def pool(name, fn):
+    def build(dev, dt, n, c, hw):
+        x = rand((n, c, hw, hw), dev, dt)
+        attrs = {"kernel_h": 2, "kernel_w": 2, "stride_h": 2, "stride_w": 2}
+        return Case(name, [(n, c, hw, hw)], (n, c, hw // 2, hw // 2), attrs, lambda: fn(x, 2, 2))
+    return build
+
+
+def softmax(dev, dt, rows, cols):
+    x = rand((rows, cols), dev, dt)
+    return Case("softmax", [(rows, cols)], (rows, cols), {}, lambda: torch.softmax(x, -1))
+
+
+def reduce_sum(dev, dt, rows, cols):
+    x = rand((rows, cols), dev, dt)
+    return Case("reduce", [(rows, cols)], (rows,), {}, lambda: x.sum(-1))
+
+
+def cross_entropy(dev, dt, rows, cols):
+    x = rand((rows, cols), dev, dt)
+    t = torch.randint(0, cols, (rows,), device=dev)
+    return Case("cross_entropy", [(rows, cols)], (1,), {}, lambda: F.cross_entropy(x, t))
+
+
+def embedding_fwd(dev, dt, rows, dim, batch, bag):
+    table = rand((rows, dim), dev, dt)
+    idx = torch.randint(0, rows, (batch, bag), device=dev)
+    return Case("embedding_fwd", [(rows, dim), (batch, bag)], (batch, dim), {},
+                lambda: F.embedding_bag(idx, table, mode="sum"))
+
+
+def embedding_bwd(dev, dt, rows, dim, batch, bag):
+    # Scatter-add of the pooled gradient into the looked-up rows of the table (the sparse
+    # update of DLRM's fused backward, 003_591ec105bd254cba.txt section III-B1).
+    table = rand((rows, dim), dev, dt)
+    idx = torch.randint(0, rows, (batch * bag,), device=dev)
+    dy = rand((batch, dim), dev, dt)
+    return Case("embedding_bwd", [(batch, dim), (batch, bag)], (rows, dim), {},
+                lambda: table.index_add_(0, idx, dy.repeat_interleave(bag, 0)))
+
+
+def concat(dev, dt, rows, cols):
+    a, b = rand((rows, cols), dev, dt), rand((rows, cols), dev, dt)
+    return Case("concat", [(rows, cols), (rows, cols)], (rows, 2 * cols), {},
+                lambda: torch.cat([a, b], 1))
+
+
+def transpose(dev, dt, bs, m, n):
+    x = rand((bs, m, n), dev, dt)
+    return Case("transpose", [(bs, m, n)], (bs, n, m), {},
+                lambda: x.transpose(1, 2).contiguous())
+
+
+def memcpy(dev, dt, rows, cols):
+    x = rand((rows, cols), dev, dt)
+    return Case("memcpy", [(rows, cols)], (rows, cols), {}, lambda: x.clone())
+
+
+def cast_fp16(dev, dt, rows, cols):
+    x = rand((rows, cols), dev, torch.float32)
+    return Case("cast", [(rows, cols)], (rows, cols), {"src_bytes": 4},
+                lambda: x.to(torch.float16), dtype="fp16")
+
+
+def sgd_update(dev, dt, n):
+    p, g = rand((n,), dev, torch.float32), rand((n,), dev, torch.float32)
+    return Case("sgd_update", [(n,)], (n,), {}, lambda: p.add_(g, alpha=-1e-3))
+
+
+def dropout(dev, dt, rows, cols):
+    x = rand((rows, cols), dev, dt)
+    return Case("dropout", [(rows, cols)], (rows, cols), {},
+                lambda: F.dropout(x, 0.1, training=True))
+
+
+ROWS = [64, 128, 256, 512]  # rows of a [rows, 1024] tensor for the element-wise family
+
+# Each grid maps an op builder to the argument tuples it is timed at. Along each family one
+# dimension varies (powers of two), so Orrery can interpolate between rows in log space.
+GRIDS = {
+    "tiny": [
+        (matmul, [(32, 64, 64), (64, 64, 64)]),
+        (unary("relu", torch.relu), [(16, 256), (32, 256)]),
+        (binary("add", torch.add), [(16, 256)]),
+    ],
+    "small": [
+        (matmul, [(m, 256, 256) for m in (32, 64, 128, 256, 512)]),
+        (bmm, [(8, m, 64, 64) for m in (32, 64, 128, 256)]),
+        (conv2d, [(n, 32, 32, 32, 3) for n in (1, 2, 4, 8)]),
+        (conv2d_bwd_data, [(n, 32, 32, 32, 3) for n in (1, 2, 4)]),
+        (conv2d_bwd_filter, [(n, 32, 32, 32, 3) for n in (1, 2, 4)]),
+        (binary("add", torch.add), [(r, 1024) for r in ROWS]),
+        (binary("mul", torch.mul), [(r, 1024) for r in ROWS]),
+        (unary("relu", torch.relu), [(r, 1024) for r in ROWS]),
+        (relu_bwd, [(r, 1024) for r in ROWS]),
+        (unary("sigmoid", torch.sigmoid), [(r, 1024) for r in ROWS]),
+        (unary("tanh", torch.tanh), [(r, 1024) for r in ROWS]),
+        (unary("gelu", F.gelu), [(r, 1024) for r in ROWS]),
+        (dropout, [(r, 1024) for r in ROWS]),
+        (softmax, [(r, 1024) for r in ROWS]),
+        (layernorm, [(r, 1024) for r in ROWS]),
+        (reduce_sum, [(r, 1024) for r in ROWS]),
+        (cross_entropy, [(r, 1024) for r in (64, 256)]),
+        (batchnorm, [(n, 32, 32) for n in (2, 4, 8)]),
+        (pool("maxpool", F.max_pool2d), [(n, 32, 32) for n in (2, 4, 8)]),
+        (pool("avgpool", F.avg_pool2d), [(n, 32, 32) for n in (2, 4, 8)]),
+        (embedding_fwd, [(100000, 64, b, 16) for b in (64, 256, 1024)]),
+        (embedding_bwd, [(100000, 64, b, 16) for b in (64, 256, 1024)]),
+        (concat, [(r, 512) for r in ROWS]),
+        (transpose, [(8, m, 256) for m in (64, 128, 256)]),
+        (memcpy, [(r, 1024) for r in ROWS]),
+        (cast_fp16, [(r, 1024) for r in ROWS]),
+        (sgd_update, [(n,) for n in (65536, 262144, 1048576)]),
+    ],
+}
+
+ROWS_FULL = [16, 32, 64, 128, 256, 512, 1024, 2048]
+
+
+def _full_grid():
+    """The grid of the shipped CPU database: the small grid's families with more points along
+    each varying dimension, plus a second varying dimension for GEMMs and convolutions."""
+    conv_pts = ([(n, 32, 32, 32, 3) for n in (1, 2, 4, 8, 16)]
+                + [(4, c, 32, c, 3) for c in (16, 64)]
+                + [(4, 32, hw, 32, 3) for hw in (16, 64)])
+    grid = [
+        (matmul, [(m, 256, 256) for m in (16, 32, 64, 128, 256, 512, 1024)]
+         + [(128, k, 256) for k in (64, 128, 512, 1024)]
+         + [(128, 256, n) for n in (64, 128, 512, 1024)]),
+        (bmm, [(8, m, 64, 64) for m in (16, 32, 64, 128, 256, 512)]
+         + [(b, 128, 64, 64) for b in (2, 4, 16, 32)]),
+        (conv2d, conv_pts + [(4, 64, 32, 64, 1, 1, 0)]),
+        (conv2d_bwd_data, conv_pts),
+        (conv2d_bwd_filter, conv_pts),
+        (batchnorm, [(n, 32, 32) for n in (1, 2, 4, 8, 16)]),
+        (pool("maxpool", F.max_pool2d), [(n, 32, 32) for n in (1, 2, 4, 8, 16)]),
+        (pool("avgpool", F.avg_pool2d), [(n, 32, 32) for n in (1, 2, 4, 8, 16)]),
+        (embedding_fwd, [(100000, 64, b, 16) for b in (32, 64, 128, 256, 512, 1024, 2048)]
+         + [(100000, 64, 256, l) for l in (1, 4, 64)]),
+        (embedding_bwd, [(100000, 64, b, 16) for b in (32, 64, 128, 256, 512, 1024, 2048)]),
+        (transpose, [(8, m, 256) for m in (16, 32, 64, 128, 256, 512)]),
+        (sgd_update, [(n,) for n in (16384, 65536, 262144, 1048576, 4194304)]),
+        (cross_entropy, [(r, 1024) for r in (16, 64, 256, 1024)]),
+    ]
+    rows_family = [binary("add", torch.add), binary("mul", torch.mul),
+                   unary("relu", torch.relu), relu_bwd, unary("sigmoid", torch.sigmoid),
+                   unary("tanh", torch.tanh), unary("gelu", F.gelu), dropout, softmax,
+                   layernorm, reduce_sum, memcpy, cast_fp16]
+    grid += [(build, [(r, 1024) for r in ROWS_FULL]) for build in rows_family]
+    grid.append((concat, [(r, 512) for r in ROWS_FULL]))
+    return grid
+
+
+GRIDS["full"] = _full_grid()
+
+
+def sync(dev):
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+
+
+def graph_time(case, copies, dev):
+    """Wall time of one 'graph' of `copies` sequential copies of the op, synchronised at the
+    end (the chained-copies graph of Tianshu's Fig. 2; eager execution runs them in order)."""
+    sync(dev)
+    t0 = time.perf_counter()
+    for _ in range(copies):
+        case.run()
+    sync(dev)
+    return time.perf_counter() - t0
+
+
+def measure(case, dev, n, m, repeats, warmup):
+    for _ in range(warmup):
+        graph_time(case, n, dev)
+    t_n, t_m = [], []
+    for _ in range(repeats):  # interleaved, so a slow drift hits both sides alike
+        t_n.append(graph_time(case, n, dev))
+        t_m.append(graph_time(case, m, dev))
+    # The fastest of the repeats: on a shared machine interference only ever adds time, so the
+    # minimum is the least disturbed estimate of each graph (timeit's convention).
+    best_n, best_m = min(t_n), min(t_m)
+    per_op = [(b - a) / (m - n) for a, b in zip(t_n, t_m)]
+    spread = statistics.pstdev(per_op) if len(per_op) > 1 else 0.0
+    return (best_m - best_n) / (m - n), best_n, best_m, spread
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown cpu"
+
+
+def load_average():
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return "unknown"
+
+
+def default_device_name(dev, threads):
+    if dev.type == "cuda":
+        raw = torch.cuda.get_device_name(dev)
+    else:
+        raw = "cpu-" + cpu_model()
+    clean = "".join(c.lower() if c.isalnum() else "-" for c in raw.replace("(R)", ""))
+    clean = "-".join(p for p in clean.split("-") if p)
+    return f"{clean}-{threads}t" if dev.type == "cpu" else clean
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--device", default="cpu", help="torch device: cpu, cuda, cuda:1 ...")
+    ap.add_argument("--device-name", help="device name written in the rows (an Orrery device "
+                    "spec name such as V100-SXM2 for GPUs; default derived from the hardware)")
+    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (fixed)")
+    ap.add_argument("--grid", choices=sorted(GRIDS), default="small")
+    ap.add_argument("--ops", help="comma-separated op types to keep (default: all in the grid)")
+    ap.add_argument("--dtype", choices=sorted(DTYPES), default="fp32")
+    ap.add_argument("--n", type=int, default=2, help="copies in the short graph (N)")
+    ap.add_argument("--m", type=int, default=10, help="copies in the long graph (M > N)")
+    ap.add_argument("--repeats", type=int, default=5, help="timed (N, M) pairs per shape")
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("-o", "--output", required=True, help="CSV file to write")
+    args = ap.parse_args(argv)
+    if args.m <= args.n or args.n < 1:
+        ap.error("need 1 <= N < M")
+
+    torch.manual_seed(0)
+    torch.set_num_threads(args.threads)
+    dev = torch.device(args.device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        ap.error("--device cuda but torch sees no CUDA device")
+    name = args.device_name or default_device_name(dev, args.threads)
+    dt = DTYPES[args.dtype]
+    keep = set(args.ops.split(",")) if args.ops else None
+
+    command = " ".join(["scripts/profile_ops.py"] + (argv if argv is not None else sys.argv[1:]))
+    header = [
+        "# Orrery op profile: times measured with the N/M method (001_9440c8d6a95e5177.txt eq. 1)",
+        f"# device: {name}",
+        f"# hardware: {torch.cuda.get_device_name(dev) if dev.type == 'cuda' else cpu_model()}",
+        f"# torch: {torch.__version__}; python: {platform.python_version()}; "
+        f"threads: {args.threads}",
+        f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+        f"# N={args.n} M={args.m} repeats={args.repeats} warmup={args.warmup}",
+        f"# command: /usr/bin/python3 {command}",
+    ]
+    source = f"profile_ops.py torch {torch.__version__} {args.threads}t"
+    load_start = load_average()
+
+    t_start = time.perf_counter()
+    rows, skipped = [], 0
+    for build, arg_list in GRIDS[args.grid]:
+        for build_args in arg_list:
+            case = build(dev, dt, *build_args)
+            if keep is not None and case.op not in keep:
+                continue
+            t_op, t_n, t_m, spread = measure(case, dev, args.n, args.m, args.repeats,
+                                             args.warmup)
+            if t_op <= 0:
+                skipped += 1
+                print(f"skipped {case.op} {case.inputs}: T_M <= T_N (noise)", file=sys.stderr)
+                continue
+            rows.append([case.op, case.dtype if case.op == "cast" else args.dtype, name,
+                         ";".join(shape_text(s) for s in case.inputs), shape_text(case.output),
+                         attrs_text(case.attrs), f"{t_op:.9e}", str(args.n), str(args.m),
+                         f"{t_n:.9e}", f"{t_m:.9e}", str(args.repeats), f"{spread:.3e}", source])
+    elapsed = time.perf_counter() - t_start
+    header.append(f"# rows: {len(rows)}; skipped: {skipped}; profiling time: {elapsed:.1f} s")
+    header.append(f"# load average (1 min) at start / end: {load_start} / {load_average()}; "
+                  "per graph the fastest of the repeats is kept")
+
+    tmp = args.output + ".tmp"
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    with open(tmp, "w") as f:
+        f.write("\n".join(header) + "\n")
+        f.write(",".join(COLUMNS) + "\n")
+        for r in rows:
+            f.write(",".join(r) + "\n")
+    os.replace(tmp, args.output)
+    print(f"{args.output}: {len(rows)} rows for {name} in {elapsed:.1f} s"
+          + (f" ({skipped} skipped)" if skipped else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+#include "strategies/cluster_layout.h"
+
+#include <cstdlib>
+#include <map>
+
+#include "engine/errors.h"
+
+namespace orrery {
+namespace {
+
+// "n12_gpu3" -> 12; -1 when the name does not follow the generated scheme.
+int server_of(const std::string& host) {
+  if (host.size() < 3 || host[0] != 'n') return -1;
+  auto us = host.find('_');
+  if (us == std::string::npos || us == 1) return -1;
+  char* end = nullptr;
+  long v = std::strtol(host.c_str() + 1, &end, 10);
+  return end == host.c_str() + us ? static_cast<int>(v) : -1;
+}
+
+}  // namespace
+
+ClusterLayout cluster_layout(const Topology& topo) {
+  ClusterLayout out;
+  std::map<int, ClusterServer> servers;
+  for (const auto& h : topo.hosts) {
+    int s = server_of(h.name);
+    if (s < 0 || (h.role != "gpu" && h.role != "cpu")) continue;
+    if (h.role == "cpu") {
+      servers[s].cpus.push_back(h.name);
+      continue;
+    }
+    auto it = h.properties.find("launch_host");
+    servers[s].gpus.push_back(static_cast<int>(out.gpus.size()));
+    out.gpus.push_back({h.name, it == h.properties.end() ? h.name : it->second, s});
+  }
+  for (auto& [index, server] : servers) {
+    if (index != static_cast<int>(out.servers.size()))
+      throw InputError("platform " + topo.name + ": servers are not numbered n0, n1, ...");
+    out.servers.push_back(std::move(server));
+  }
+  return out;
+}
+
+ClusterLayout cluster_layout_from_hosts(const std::vector<std::string>& gpu_hosts) {
+  ClusterLayout out;
+  for (const auto& h : gpu_hosts) {
+    int s = static_cast<int>(out.servers.size());
+    out.gpus.push_back({h, h, s});
+    out.servers.push_back({{s}, {h}});
+  }
+  return out;
+}
+
+}  // namespace orrery

@@ -1,0 +1,32 @@
+// The platform as strategies see it: servers, each with its GPUs and CPU sockets.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "platforms/topology.h"
+
+namespace orrery {
+
+struct ClusterGpu {
+  std::string host;         // SimGrid host
+  std::string launch_host;  // the CPU that drives it
+  int server = 0;
+};
+
+struct ClusterServer {
+  std::vector<int> gpus;            // indices into ClusterLayout::gpus
+  std::vector<std::string> cpus;    // CPU socket hosts
+};
+
+struct ClusterLayout {
+  std::vector<ClusterGpu> gpus;
+  std::vector<ClusterServer> servers;
+};
+
+// Reads a topology made by build_topology (hosts n<S>_gpu<i> and n<S>_cpu<k>).
+ClusterLayout cluster_layout(const Topology& topo);
+// For SimGrid XML platforms: the listed GPU hosts, each its own server and its own launcher.
+ClusterLayout cluster_layout_from_hosts(const std::vector<std::string>& gpu_hosts);
+
+}  // namespace orrery

@@ -1,0 +1,113 @@
+// Data parallel strategies: every GPU runs a whole replica on its own batch; gradients are
+// all-reduced in buckets as backward produces them (overlapping the rest of backward), and
+// each parameter's update waits for its bucket. PEARL (002_c394ac7b056c8ecc.txt section IV-C,
+// Fig. 14) additionally partitions sparse embeddings over the GPUs: the looked-up rows are
+// gathered with AllGatherv in forward and their gradients reduce-scattered in backward, while
+// dense weights are all-reduced as usual.
+#include <map>
+
+#include "models/op_counts.h"
+#include "strategies/input_stage.h"
+#include "strategies/model_index.h"
+#include "strategies/strategy_parts.h"
+
+namespace orrery {
+namespace {
+
+// Bytes of an embedding op's pooled output (what the other partitions' GPUs need).
+double embedding_output_bytes(const ModelOp& op) {
+  return static_cast<double>(numel(op.output)) * dtype_bytes(op.dtype);
+}
+
+}  // namespace
+
+void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& layout,
+                         const StrategyOptions& opt, const std::vector<int>& gpus, bool pearl) {
+  const ModelGraph& m = *r.model;
+  const int n = static_cast<int>(gpus.size());
+  std::vector<int> dev(n), ranks(n);
+  for (int i = 0; i < n; ++i) ranks[i] = dev[i] = b.gpu(layout.gpus[gpus[i]]);
+  InputStage input(b, layout, opt,
+                   opt.input_bytes >= 0 ? opt.input_bytes : model_input_bytes(m));
+
+  const auto buckets = gradient_buckets(m, opt.bucket_bytes, pearl);
+  std::map<int, int> bucket_of;  // weight-gradient op -> bucket
+  for (size_t k = 0; k < buckets.size(); ++k)
+    for (int j : buckets[k]) bucket_of[j] = static_cast<int>(k);
+  int last_backward = -1;
+  for (size_t j = 0; j < m.ops.size(); ++j)
+    if (m.ops[j].phase == Phase::kBackward) last_backward = static_cast<int>(j);
+
+  std::vector<std::vector<int>> gate(n);
+  for (int it = 0; it < opt.iterations; ++it) {
+    const std::string ip = iteration_prefix(opt, it);
+    std::vector<PlacedReplica> rep(n);
+    for (int i = 0; i < n; ++i) {
+      std::vector<int> deps = gate[i];
+      int copy = input.batch(gpus[i], dev[i], it, ip + "g" + std::to_string(i) + "/");
+      if (copy >= 0) deps.push_back(copy);
+      rep[i] = b.place(dev[i], ip + "g" + std::to_string(i) + "/", deps);
+    }
+
+    if (pearl && n > 1) {
+      for (size_t j = 0; j < m.ops.size(); ++j) {
+        const ModelOp& op = m.ops[j];
+        const bool fwd = op.type == "embedding_fwd";
+        const bool bwd = op.type == "embedding_bwd" && op.sparse_grad;
+        if (!fwd && !bwd) continue;
+        const double block = embedding_output_bytes(fwd ? op : m.ops[op.deps.empty() ? j : op.deps[0]]);
+        Collective c = make_collective(fwd ? CollectiveType::kAllGather : CollectiveType::kReduceScatter,
+                                       ranks, block * n, opt, r);
+        c.counts.assign(n, block);
+        std::vector<int> deps;
+        if (fwd) {
+          for (int i = 0; i < n; ++i) deps.push_back(rep[i].ops[j]);
+        } else {
+          for (int i = 0; i < n; ++i)
+            for (int d : op.deps) deps.push_back(rep[i].ops[d]);
+        }
+        int coll = b.collective(ip + op.name + (fwd ? ".allgatherv" : ".reducescatter"), c, "comm",
+                                std::move(deps));
+        for (int i = 0; i < n; ++i) {
+          if (bwd) {
+            b.add_dep(rep[i].ops[j], coll);
+            continue;
+          }
+          // Whatever consumes the looked-up rows waits for the other partitions' rows.
+          for (size_t k = j + 1; k < m.ops.size(); ++k)
+            for (int d : m.ops[k].deps)
+              if (d == static_cast<int>(j)) b.add_dep(rep[i].ops[k], coll);
+        }
+      }
+    }
+
+    std::vector<int> bucket_op(buckets.size(), -1);
+    if (n > 1) {
+      for (size_t k = 0; k < buckets.size(); ++k) {
+        double bytes = 0;
+        std::vector<int> deps;
+        for (int j : buckets[k]) {
+          bytes += m.ops[j].grads * dtype_bytes(m.ops[j].grad_dtype);
+          for (int i = 0; i < n; ++i) deps.push_back(rep[i].ops[j]);
+        }
+        if (!opt.overlap && last_backward >= 0)
+          for (int i = 0; i < n; ++i) deps.push_back(rep[i].ops[last_backward]);
+        bucket_op[k] = b.collective(ip + "allreduce.bucket" + std::to_string(k),
+                                    make_collective(CollectiveType::kAllReduce, ranks, bytes, opt, r),
+                                    "comm", std::move(deps));
+      }
+      // Each update waits for the buckets holding its gradients.
+      for (size_t j = 0; j < m.ops.size(); ++j) {
+        if (m.ops[j].phase != Phase::kOptimizer) continue;
+        for (int d : m.ops[j].deps) {
+          auto it_b = bucket_of.find(d);
+          if (it_b == bucket_of.end()) continue;
+          for (int i = 0; i < n; ++i) b.add_dep(rep[i].ops[j], bucket_op[it_b->second]);
+        }
+      }
+    }
+    for (int i = 0; i < n; ++i) gate[i] = rep[i].sinks;
+  }
+}
+
+}  // namespace orrery

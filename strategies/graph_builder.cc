@@ -1,0 +1,69 @@
+#include "strategies/graph_builder.h"
+
+namespace orrery {
+
+int GraphBuilder::device(const std::string& name, const std::string& host,
+                         const std::string& launch_host, const std::string& node) {
+  auto [it, fresh] = device_index_.emplace(name, static_cast<int>(g_.devices.size()));
+  if (fresh) g_.devices.push_back({name, host, launch_host, node});
+  return it->second;
+}
+
+int GraphBuilder::gpu(const ClusterGpu& g) {
+  return device(g.host, g.host, g.launch_host, "server" + std::to_string(g.server));
+}
+
+int GraphBuilder::cpu(const std::string& host, int server) {
+  return device(host, host, host, "server" + std::to_string(server));
+}
+
+int GraphBuilder::compute(const std::string& name, int device, Stream stream, double duration,
+                          double flops, double bytes, const std::string& phase,
+                          std::vector<int> deps) {
+  Op op;
+  op.name = name;
+  op.device = device;
+  op.stream = stream;
+  op.duration = duration;
+  op.flops = flops;
+  op.bytes = bytes;
+  op.phase = phase;
+  op.deps = std::move(deps);
+  g_.ops.push_back(std::move(op));
+  return static_cast<int>(g_.ops.size()) - 1;
+}
+
+int GraphBuilder::transfer(const std::string& name, int queue_device, Stream stream, int src,
+                           int dst, double bytes, const std::string& phase, std::vector<int> deps) {
+  Op op;
+  op.name = name;
+  op.device = queue_device;
+  op.stream = stream;
+  op.kind = OpKind::kTransfer;
+  op.src = src;
+  op.dst = dst;
+  op.transfer_bytes = bytes;
+  op.phase = phase;
+  op.deps = std::move(deps);
+  g_.ops.push_back(std::move(op));
+  return static_cast<int>(g_.ops.size()) - 1;
+}
+
+int GraphBuilder::collective(const std::string& name, Collective c, const std::string& phase,
+                             std::vector<int> deps) {
+  Op op;
+  op.name = name;
+  op.device = c.ranks.at(0);
+  op.stream = {StreamClass::kComm, 0};
+  op.kind = OpKind::kCollective;
+  op.collective = static_cast<int>(g_.collectives.size());
+  op.phase = phase;
+  op.deps = std::move(deps);
+  g_.collectives.push_back(std::move(c));
+  g_.ops.push_back(std::move(op));
+  return static_cast<int>(g_.ops.size()) - 1;
+}
+
+ExecutionGraph GraphBuilder::take() { return std::move(g_); }
+
+}  // namespace orrery

@@ -1,0 +1,123 @@
+#include "strategies/strategy.h"
+
+#include <numeric>
+
+#include "engine/errors.h"
+#include "models/host_overhead.h"
+#include "models/op_counts.h"
+#include "strategies/strategy_parts.h"
+
+namespace orrery {
+namespace {
+
+constexpr const char* kNames[] = {"1w1g", "1wng", "ps_worker", "allreduce", "pearl"};
+
+std::vector<int> first(int n, const std::vector<int>& from) {
+  return std::vector<int>(from.begin(), from.begin() + std::min<size_t>(n, from.size()));
+}
+
+void add_host_overheads(ExecutionGraph& g, const PricedReplica& r) {
+  std::vector<int> kernels;
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& op = g.ops[i];
+    // GPU kernels only: ops on CPU devices (input pipeline, PS updates) launch nothing.
+    if (op.kind == OpKind::kCompute && op.stream.cls == StreamClass::kCompute &&
+        g.devices[op.device].host != g.devices[op.device].launch_host)
+      kernels.push_back(static_cast<int>(i));
+  }
+  add_launch_ops(g, kernels, r.device->host);
+}
+
+}  // namespace
+
+const char* strategy_name(StrategyType t) { return kNames[static_cast<int>(t)]; }
+
+bool parse_strategy(const std::string& s, StrategyType* out) {
+  for (int i = 0; i < 5; ++i)
+    if (s == kNames[i]) {
+      *out = static_cast<StrategyType>(i);
+      return true;
+    }
+  return false;
+}
+
+std::string iteration_prefix(const StrategyOptions& opt, int it) {
+  return opt.iterations > 1 ? "it" + std::to_string(it) + "/" : "";
+}
+
+double sm_share(const StrategyOptions& opt, const PricedReplica& r) {
+  if (!opt.sm_contention || !r.device || r.device->sms <= 0) return 0.0;
+  return std::min(0.99, static_cast<double>(opt.sms_used) / r.device->sms);
+}
+
+Collective make_collective(CollectiveType type, const std::vector<int>& ranks, double bytes,
+                           const StrategyOptions& opt, const PricedReplica& r) {
+  Collective c;
+  c.type = type;
+  c.algo = opt.collectives.algo;
+  c.chunks = opt.collectives.chunks;
+  c.analytical = opt.collectives.analytical;
+  c.ranks = ranks;
+  c.bytes = bytes;
+  c.sm_share = sm_share(opt, r);
+  return c;
+}
+
+double model_input_bytes(const ModelGraph& model) {
+  auto it = model.hyper.find("input_bytes");
+  if (it != model.hyper.end()) return std::atof(it->second.c_str());
+  for (const auto& op : model.ops)
+    if (op.phase == Phase::kForward && !op.inputs.empty())
+      return static_cast<double>(numel(op.inputs[0])) * dtype_bytes(op.dtype);
+  return 0.0;
+}
+
+ExecutionGraph build_strategy(const PricedReplica& r, const ClusterLayout& layout,
+                              const StrategyOptions& opt) {
+  if (layout.gpus.empty()) throw InputError("strategy " + std::string(strategy_name(opt.type)) +
+                                            ": the platform has no GPUs");
+  std::vector<int> all(layout.gpus.size());
+  std::iota(all.begin(), all.end(), 0);
+  const int want = opt.gpus > 0 ? opt.gpus : static_cast<int>(all.size());
+  auto too_many = [&](size_t have, const std::string& where) {
+    if (static_cast<size_t>(want) > have)
+      throw InputError("strategy.gpus: " + std::to_string(want) + " GPUs asked, but " + where +
+                       " has " + std::to_string(have));
+  };
+  GraphBuilder b(r);
+  switch (opt.type) {
+    case StrategyType::k1w1g:
+      build_data_parallel(b, r, layout, opt, {0}, false);
+      break;
+    case StrategyType::k1wng: {
+      const auto& local = layout.servers[0].gpus;
+      too_many(local.size(), "one server");
+      build_parameter_server(b, r, layout, opt, first(want, local), {0}, true);
+      break;
+    }
+    case StrategyType::kPsWorker: {
+      if (opt.ps_servers < 1 || opt.ps_servers >= static_cast<int>(layout.servers.size()))
+        throw InputError("strategy.ps_servers: " + std::to_string(opt.ps_servers) +
+                         " parameter servers need a platform of more servers (it has " +
+                         std::to_string(layout.servers.size()) + ")");
+      std::vector<int> ps(opt.ps_servers), workers;
+      std::iota(ps.begin(), ps.end(), 0);
+      for (size_t s = opt.ps_servers; s < layout.servers.size(); ++s)
+        for (int gpu : layout.servers[s].gpus) workers.push_back(gpu);
+      if (opt.gpus > 0) too_many(workers.size(), "the worker servers");
+      build_parameter_server(b, r, layout, opt, opt.gpus > 0 ? first(want, workers) : workers, ps,
+                             false);
+      break;
+    }
+    case StrategyType::kAllReduce:
+    case StrategyType::kPearl:
+      too_many(all.size(), "the platform");
+      build_data_parallel(b, r, layout, opt, first(want, all), opt.type == StrategyType::kPearl);
+      break;
+  }
+  ExecutionGraph g = b.take();
+  if (opt.host_overheads && r.device) add_host_overheads(g, r);
+  return g;
+}
+
+}  // namespace orrery

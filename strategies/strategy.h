@@ -1,0 +1,70 @@
+// Distribution strategies (002_c394ac7b056c8ecc.txt, section II-A and Table II): turning one
+// replica's priced ModelGraph into an ExecutionGraph over the platform's devices, with the
+// communication each architecture needs (PCIe weight/gradient copies, PS pulls and pushes,
+// all-reduce buckets, PEARL's partitioned embeddings) left to the simulation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/execution_graph.h"
+#include "models/device_spec.h"
+#include "strategies/cluster_layout.h"
+#include "workloads/model_graph.h"
+
+namespace orrery {
+
+enum class StrategyType { k1w1g, k1wng, kPsWorker, kAllReduce, kPearl };
+const char* strategy_name(StrategyType t);  // "1w1g", "1wng", "ps_worker", "allreduce", "pearl"
+bool parse_strategy(const std::string& s, StrategyType* out);
+
+struct CollectiveOptions {
+  CollectiveAlgo algo = CollectiveAlgo::kAuto;
+  int chunks = 1;
+  bool analytical = false;  // alpha-beta instead of flows
+};
+
+struct StrategyOptions {
+  StrategyType type = StrategyType::kAllReduce;
+  int gpus = 0;  // worker GPUs to use (0: all the strategy can use)
+
+  // allreduce / pearl: gradients fused into buckets of at least this many bytes, all-reduced
+  // as backward produces them (Horovod / PyTorch DDP tensor fusion; DDP's default is 25 MiB).
+  double bucket_bytes = 25.0 * 1024 * 1024;
+  bool overlap = true;  // false: every bucket waits for the end of backward
+  CollectiveOptions collectives;
+  // AllReduce SM contention (001_9440c8d6a95e5177.txt section 3.3): a collective holds
+  // sms_used of each GPU's SMs while it runs (16 of 80 on a V100 by default).
+  bool sm_contention = true;
+  int sms_used = 16;
+
+  int ps_servers = 1;  // ps_worker: servers acting as parameter servers (their CPUs)
+
+  // Input I/O (T_d of 002): the batch copied host -> GPU each iteration; < 0 derives it from
+  // the model's first input. An optional CPU input-pipeline stage per batch (Cachew,
+  // 004_8227c6fc248dfabe.txt) runs ahead of the GPUs, `prefetch` batches deep.
+  double input_bytes = -1;
+  double input_pipeline_time = 0;
+  int prefetch = 1;
+
+  bool host_overheads = false;  // per-kernel launch ops on each GPU's CPU thread
+  int iterations = 1;           // consecutive training steps to simulate
+};
+
+// What a strategy needs to know about one replica: the model, each op's duration on the
+// target GPU, and the device spec (for SM counts and memory-bound classification).
+struct PricedReplica {
+  const ModelGraph* model = nullptr;
+  std::vector<double> seconds;  // parallel to model->ops
+  const DeviceSpec* device = nullptr;
+};
+
+// Builds the per-device graph. Throws InputError when the platform cannot host the strategy
+// (e.g. ps_worker on one server, 1wng asked for more GPUs than a server has).
+ExecutionGraph build_strategy(const PricedReplica& replica, const ClusterLayout& layout,
+                              const StrategyOptions& options);
+
+// Bytes one replica's input batch takes: the model's first forward op's first input.
+double model_input_bytes(const ModelGraph& model);
+
+}  // namespace orrery

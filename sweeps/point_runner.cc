@@ -1,0 +1,53 @@
+#include "sweeps/point_runner.h"
+
+#include <cstdlib>
+#include <exception>
+
+#include "engine/errors.h"
+#include "engine/replay.h"
+#include "engine/run_result_io.h"
+
+namespace orrery {
+
+std::string run_point_in_child(SweepInput& in, const SweepPoint& point) {
+  PointOutcome o;
+  o.index = point.index;
+  o.hash = point.hash;
+  try {
+    if (const char* hook = std::getenv("ORRERY_SWEEP_TEST_ABORT"))
+      if (std::to_string(point.index) == hook) std::abort();
+    Scenario sc = build_point_scenario(in, point, in.base);
+    ReplayOptions options;
+    options.record_timeline = false;
+    o.result_bytes = serialize_run_result(replay(sc.platform, sc.graph, options));
+    o.ok = true;
+  } catch (const InputError& e) {
+    o.error = e.what();
+  } catch (const std::exception& e) {
+    o.error = std::string("internal error: ") + e.what();
+  } catch (...) {
+    o.error = "internal error: unknown exception";
+  }
+  return serialize_outcome(o);
+}
+
+PointOutcome outcome_of(const ChildExit& exit, const SweepPoint& point) {
+  PointOutcome o;
+  o.index = point.index;
+  o.hash = point.hash;
+  if (!exit.completed) {
+    o.error = "simulation " + exit.failure;
+    return o;
+  }
+  try {
+    PointOutcome back = deserialize_outcome(exit.payload);
+    if (back.hash != point.hash || back.index != point.index)
+      throw std::runtime_error("outcome of another point");
+    return back;
+  } catch (const std::exception& e) {
+    o.error = std::string("internal error: unreadable result from the child: ") + e.what();
+    return o;
+  }
+}
+
+}  // namespace orrery

@@ -1,0 +1,175 @@
+#include "sweeps/sweep_driver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "sweeps/child_pool.h"
+#include "sweeps/interrupt.h"
+#include "sweeps/point_runner.h"
+#include "sweeps/progress.h"
+
+namespace orrery {
+namespace {
+
+enum Tag { kRequest = 1, kResult = 2, kAssign = 3, kStop = 4 };
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+template <typename T>
+std::string pack(const T& v) {
+  return std::string(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+template <typename T>
+T unpack(const std::string& bytes, size_t offset = 0) {
+  if (bytes.size() < offset + sizeof(T)) throw std::runtime_error("short sweep message");
+  T v;
+  std::memcpy(&v, bytes.data() + offset, sizeof v);
+  return v;
+}
+
+void start_point(ChildPool& pool, SweepInput& in, int64_t index) {
+  pool.start(index, [&in, index] { return run_point_in_child(in, in.points[index]); });
+}
+
+// With other ranks to serve, the loop must look at messages often; a 1 ms poll costs
+// microseconds of CPU per wake-up.
+int wait_ms(const MpiLink& mpi) { return mpi.size() > 1 ? 1 : 200; }
+
+}  // namespace
+
+SweepRunStats coordinate_sweep(SweepInput& in, SweepStore& store, const SweepRunOptions& opt,
+                               MpiLink& mpi) {
+  const auto start = Clock::now();
+  SweepRunStats stats;
+  stats.ran_by_rank.assign(mpi.size(), 0);
+
+  // One run per distinct scenario: points that hash alike share the outcome.
+  std::deque<int64_t> pending;
+  std::set<uint64_t> queued;
+  for (const auto& p : in.points)
+    if (!store.done(p.hash) && queued.insert(p.hash).second) pending.push_back(p.index);
+
+  InterruptGuard guard;
+  ChildPool pool(opt.jobs);
+  std::vector<int> wanted(mpi.size(), 0), outstanding(mpi.size(), 0);
+  const int total = static_cast<int>(in.points.size());
+  Progress progress(opt.progress, total, store.points_done());
+  auto last_write = Clock::now(), last_sync = Clock::now();
+  double write_cost = 0;
+
+  auto record = [&](const PointOutcome& o, int rank) {
+    if (!store.done(o.hash)) store.record(o);
+    ++stats.ran;
+    ++stats.ran_by_rank[rank];
+  };
+  auto remote_outstanding = [&] {
+    int n = 0;
+    for (int v : outstanding) n += v;
+    return n;
+  };
+
+  while (!InterruptGuard::interrupted()) {
+    int source, tag;
+    std::string bytes;
+    while (mpi.try_receive(&source, &tag, &bytes)) {
+      if (tag == kRequest) {
+        wanted[source] += unpack<int32_t>(bytes);
+      } else if (tag == kResult) {
+        PointOutcome o = deserialize_outcome(bytes);
+        record(o, source);
+        --outstanding[source];
+        ++wanted[source];
+      }
+    }
+    for (int w = 1; w < mpi.size(); ++w)
+      for (; wanted[w] > 0 && !pending.empty(); --wanted[w], ++outstanding[w]) {
+        int64_t index = pending.front();
+        pending.pop_front();
+        mpi.send(w, kAssign, pack(index) + pack(in.points[index].hash));
+      }
+    while (!pool.full() && !pending.empty()) {
+      start_point(pool, in, pending.front());
+      pending.pop_front();
+    }
+    if (pending.empty() && pool.running() == 0 && remote_outstanding() == 0) break;
+
+    for (const ChildExit& e : pool.wait(wait_ms(mpi))) record(outcome_of(e, in.points[e.task]), 0);
+    progress.update(store.points_done(), store.points_failed(),
+                    pool.running() + remote_outstanding());
+    if (seconds_since(last_sync) > 0.5) {
+      store.sync_journal();
+      last_sync = Clock::now();
+    }
+    // A big file takes a while to write; never spend more than a tenth of the time on it.
+    if (store.changed_since_write() &&
+        seconds_since(last_write) > std::max(opt.flush_interval_s, 10 * write_cost)) {
+      auto t = Clock::now();
+      store.write_output();
+      write_cost = seconds_since(t);
+      last_write = Clock::now();
+    }
+  }
+
+  stats.interrupted = InterruptGuard::interrupted();
+  for (int w = 1; w < mpi.size(); ++w) mpi.send(w, kStop, "");
+  if (stats.interrupted) {
+    pool.kill_all();  // unfinished points are not recorded: they run again on resume
+    progress.finish();
+    store.sync_journal();
+    store.write_output();
+  } else {
+    progress.update(store.points_done(), store.points_failed(), 0, true);
+    progress.finish();
+    if (opt.conclude) opt.conclude();
+    store.finish();
+  }
+  stats.wall_s = seconds_since(start);
+  return stats;
+}
+
+bool serve_sweep(SweepInput& in, const SweepRunOptions& opt, MpiLink& mpi) {
+  InterruptGuard guard;
+  ChildPool pool(opt.jobs);
+  std::deque<int64_t> assigned;
+  bool stop = false;
+  mpi.send(0, kRequest, pack<int32_t>(pool.slots()));
+  while (!InterruptGuard::interrupted()) {
+    int source, tag;
+    std::string bytes;
+    while (mpi.try_receive(&source, &tag, &bytes)) {
+      if (tag == kStop) {
+        stop = true;
+      } else if (tag == kAssign) {
+        auto index = unpack<int64_t>(bytes);
+        auto hash = unpack<uint64_t>(bytes, sizeof index);
+        if (index < 0 || index >= static_cast<int64_t>(in.points.size()) ||
+            in.points[index].hash != hash)
+          throw std::runtime_error("rank " + std::to_string(mpi.rank()) +
+                                   " expanded the sweep differently from rank 0 (point " +
+                                   std::to_string(index) + ")");
+        assigned.push_back(index);
+      }
+    }
+    while (!pool.full() && !assigned.empty()) {
+      start_point(pool, in, assigned.front());
+      assigned.pop_front();
+    }
+    if (stop && pool.running() == 0 && assigned.empty()) return true;
+    for (const ChildExit& e : pool.wait(1))
+      mpi.send(0, kResult, serialize_outcome(outcome_of(e, in.points[e.task])));
+  }
+  pool.kill_all();
+  return false;
+}
+
+}  // namespace orrery

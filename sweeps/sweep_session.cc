@@ -1,0 +1,138 @@
+#include "sweeps/sweep_session.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "engine/errors.h"
+#include "orrery_version.h"
+#include "sweeps/interrupt.h"
+#include "sweeps/mpi_link.h"
+#include "sweeps/sweep_driver.h"
+#include "sweeps/yaml_path.h"
+
+namespace orrery {
+namespace {
+
+std::string params_line(const SweepPoint& p) {
+  std::string s;
+  for (const auto& [k, v] : p.params) {
+    std::string value = v.size() > 60 ? v.substr(0, 57) + "..." : v;
+    s += (s.empty() ? "" : "  ") + k + "=" + value;
+  }
+  return s.empty() ? "(the scenario as written)" : s;
+}
+
+void print_failures(const SweepInput& in, const SweepStore& store) {
+  int shown = 0, failed = store.points_failed();
+  for (const auto& p : in.points) {
+    const PointOutcome* o = store.outcome(p.hash);
+    if (!o || o->ok) continue;
+    if (++shown > 5) {
+      std::printf("  ... %d more failed points: orrery report %s\n", failed - 5,
+                  store.output().c_str());
+      break;
+    }
+    std::string error = o->error.size() > 300 ? o->error.substr(0, 297) + "..." : o->error;
+    std::printf("  failed point %lld (%s):\n    %s\n", static_cast<long long>(p.index),
+                params_line(p).c_str(), error.c_str());
+  }
+}
+
+int coordinate(const SweepSessionArgs& args, const SweepHooks& hooks, SweepInput& in, MpiLink& mpi,
+               int jobs) {
+  std::string output = args.output.empty() ? in.output_file : args.output;
+  if (output.empty())
+    throw InputError(in.path +
+                     ": a sweep needs a results file: give -o FILE.h5 or output.file in the "
+                     "scenario");
+  const std::string platform = validate_sweep(in);
+  ResultFileMeta meta{in.text, ORRERY_VERSION, platform, args.created_by};
+  SweepStore store(in, output, meta);
+  store.open(args.fresh, args.retry_failed);
+  if (hooks.prepare) hooks.prepare(in, store);
+
+  SweepRunOptions opt;
+  opt.jobs = jobs;
+  opt.flush_interval_s = args.flush_interval_s;
+  opt.progress = !args.quiet && ::isatty(STDERR_FILENO);
+  const int resumed = store.points_done();
+  if (hooks.conclude) opt.conclude = [&] { hooks.conclude(in, store); };
+  SweepRunStats stats = coordinate_sweep(in, store, opt, mpi);
+
+  const int total = static_cast<int>(in.points.size());
+  if (stats.interrupted) {
+    std::fprintf(stderr,
+                 "orrery: interrupted by %s: %d of %d points done, saved in %s; run the same "
+                 "command again to resume\n",
+                 InterruptGuard::signal_number() == 2 ? "SIGINT" : "SIGTERM", store.points_done(),
+                 total, output.c_str());
+    // The other ranks are being torn down too: MPI_Finalize could wait for them forever.
+    if (mpi.size() > 1) MpiLink::leave(kExitInterrupted);
+    return kExitInterrupted;
+  }
+  if (!args.quiet) {
+    std::printf("Sweep      %s: %d point(s), %d run now", in.name.c_str(), total, stats.ran);
+    if (resumed > 0) std::printf(", %d already done", resumed);
+    if (mpi.size() > 1) {
+      std::printf(" (%d ranks x %d job(s); run per rank:", mpi.size(), jobs);
+      for (size_t r = 0; r < stats.ran_by_rank.size(); ++r)
+        std::printf("%s%d", r ? ", " : " ", stats.ran_by_rank[r]);
+      std::printf(")");
+    } else {
+      std::printf(" (%d job(s))", jobs);
+    }
+    std::printf(" in %.2f s\n", stats.wall_s);
+    std::printf("Results    %s: %d ok, %d failed\n", output.c_str(),
+                store.points_done() - store.points_failed(), store.points_failed());
+    print_failures(in, store);
+    if (hooks.report) hooks.report(in, store);
+    std::printf("Report     orrery report %s\n", output.c_str());
+  }
+  return store.points_failed() > 0 ? kExitPointsFailed : 0;
+}
+
+int jobs_of(int requested) {
+  if (requested > 0) return requested;
+  long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+}  // namespace
+
+void print_points(const SweepInput& in) {
+  std::printf("%s: %zu point(s)\n", in.name.c_str(), in.points.size());
+  for (const auto& p : in.points)
+    std::printf("%6lld  %s  %s\n", static_cast<long long>(p.index), hash_hex(p.hash).c_str(),
+                params_line(p).c_str());
+}
+
+int run_sweep_session(const SweepSessionArgs& args, const SweepHooks& hooks) {
+  if (args.jobs < 0) throw InputError("-j " + std::to_string(args.jobs) + ": must be 0 or more");
+  if (args.dry_run) {
+    SweepInput in = load_sweep_input(args.scenario, args.overrides);
+    validate_sweep(in);
+    print_points(in);
+    return 0;
+  }
+  MpiLink mpi;
+  try {
+    SweepInput in = load_sweep_input(args.scenario, args.overrides);
+    const int jobs = jobs_of(args.jobs);
+    if (mpi.rank() == 0) return coordinate(args, hooks, in, mpi, jobs);
+    SweepRunOptions opt;
+    opt.jobs = jobs;
+    if (!serve_sweep(in, opt, mpi)) MpiLink::leave(kExitInterrupted);
+    return 0;
+  } catch (const std::exception& e) {
+    if (!mpi.active()) throw;
+    // Every rank reads the same input, so bad input fails everywhere: let rank 0 say it.
+    bool input = dynamic_cast<const InputError*>(&e) != nullptr;
+    if (mpi.rank() == 0 || !input)
+      std::fprintf(stderr, "orrery: %s%s\n", input ? "error: " : "internal error: ", e.what());
+    mpi.abort(input ? 2 : 1);
+  }
+}
+
+}  // namespace orrery

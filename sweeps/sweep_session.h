@@ -1,0 +1,49 @@
+// `orrery sweep` and `orrery plan` from start to end, on one rank or many: load and expand the
+// scenario, check it, resume from what the output and its journal hold, run the missing points
+// (sweep_driver.h) and summarize. Under mpirun every rank calls this; rank 0 owns the output
+// and prints, the others only run points.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sweeps/sweep_input.h"
+#include "sweeps/sweep_store.h"
+
+namespace orrery {
+
+struct SweepSessionArgs {
+  std::string scenario;
+  std::vector<std::string> overrides;  // --set
+  std::string output;                  // -o; default output.file of the scenario
+  int jobs = 1;                        // -j: children at once per rank; 0: one per CPU
+  bool dry_run = false;                // list the points, run nothing
+  bool fresh = false;                  // discard earlier results in the output
+  bool retry_failed = false;           // run failed points again
+  bool quiet = false;
+  double flush_interval_s = 5;
+  std::string created_by;  // stored in the file (the command line)
+};
+
+struct SweepHooks {
+  // Rank 0, after loading and checking the input, before anything runs (e.g. read a plan
+  // section, set a decorator on the store). May throw InputError.
+  std::function<void(const SweepInput&, SweepStore&)> prepare;
+  // Rank 0, when every point has finished, before the final write.
+  std::function<void(const SweepInput&, SweepStore&)> conclude;
+  // Rank 0, after the sweep summary, unless quiet.
+  std::function<void(const SweepInput&, const SweepStore&)> report;
+};
+
+// Exit status: 0 every point ok, 3 some points failed (all recorded), 130 interrupted
+// (resumable), 2 bad input (InputError, rethrown when not under mpirun; under mpirun the
+// message is printed and the job aborted with that status).
+inline constexpr int kExitPointsFailed = 3;
+inline constexpr int kExitInterrupted = 130;
+int run_sweep_session(const SweepSessionArgs& args, const SweepHooks& hooks = {});
+
+// One line per point: index, hash and parameters (for --dry-run).
+void print_points(const SweepInput& in);
+
+}  // namespace orrery

@@ -1,0 +1,475 @@
+// Chakra execution-trace import: the real ASTRA-sim microbenchmark traces in
+// tests/fixtures/chakra (written by Chakra's own tools) and small traces encoded here, field by
+// field, from et_def.proto. Replay expectations are worked out by hand from link bandwidth and
+// latency (network factors are 1: a flow over k links takes k x latency + bytes / bandwidth).
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "engine/errors.h"
+#include "engine/replay.h"
+#include "tests/test_util.h"
+#include "workloads/chakra/chakra_import.h"
+#include "workloads/chakra/chakra_trace.h"
+
+namespace orrery {
+namespace {
+
+using chakra::encode_varint;
+using chakra::length_prefixed;
+
+// --- A tiny protobuf writer for et_def.proto messages.
+std::string key(int field, int wire) {
+  return encode_varint((static_cast<uint64_t>(field) << 3) | wire);
+}
+std::string varint_field(int field, uint64_t v) { return key(field, 0) + encode_varint(v); }
+std::string bytes_field(int field, const std::string& payload) {
+  return key(field, 2) + encode_varint(payload.size()) + payload;
+}
+std::string fixed32_field(int field, uint32_t v) {
+  std::string s = key(field, 5);
+  for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  return s;
+}
+std::string fixed64_field(int field, uint64_t v) {
+  std::string s = key(field, 1);
+  for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  return s;
+}
+uint64_t zigzag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+
+// AttributeProto with an int64_val (field 9), a string_val (29) or a bool_val (27).
+std::string attr_int(const std::string& name, int64_t v) {
+  return bytes_field(10, bytes_field(1, name) + varint_field(9, static_cast<uint64_t>(v)));
+}
+std::string attr_str(const std::string& name, const std::string& v) {
+  return bytes_field(10, bytes_field(1, name) + bytes_field(29, v));
+}
+std::string attr_bool(const std::string& name, bool v) {
+  return bytes_field(10, bytes_field(1, name) + varint_field(27, v ? 1 : 0));
+}
+
+struct N {
+  uint64_t id;
+  std::string name;
+  int type;
+  std::vector<uint64_t> data_deps = {};
+  std::vector<uint64_t> ctrl_deps = {};
+  uint64_t duration_micros = 0;
+  std::string attrs = {};  // encoded attr fields
+  bool packed = true;      // deps as a packed list (proto3 default) or one field per id
+};
+
+std::string encode_node(const N& n) {
+  std::string m = varint_field(1, n.id) + bytes_field(2, n.name) + varint_field(3, n.type);
+  for (auto [field, ids] : {std::pair<int, const std::vector<uint64_t>*>{4, &n.ctrl_deps},
+                            std::pair<int, const std::vector<uint64_t>*>{5, &n.data_deps}}) {
+    if (ids->empty()) continue;
+    if (n.packed) {
+      std::string packed;
+      for (uint64_t id : *ids) packed += encode_varint(id);
+      m += bytes_field(field, packed);
+    } else {
+      for (uint64_t id : *ids) m += varint_field(field, id);
+    }
+  }
+  if (n.duration_micros) m += varint_field(7, n.duration_micros);
+  return m + n.attrs;
+}
+
+std::string encode_trace(const std::vector<N>& nodes, const std::string& version = "0.0.4") {
+  std::string out = length_prefixed(bytes_field(1, version));
+  for (const auto& n : nodes) out += length_prefixed(encode_node(n));
+  return out;
+}
+
+std::string comm(const std::string& kind, int64_t peer, int64_t bytes, int64_t tag = 0) {
+  return attr_int(kind, peer) + attr_int("comm_size", bytes) + attr_int("comm_tag", tag);
+}
+std::string coll(int64_t type, int64_t bytes, const std::string& pg = "") {
+  return attr_int("comm_type", type) + attr_int("comm_size", bytes) +
+         (pg.empty() ? "" : attr_str("pg_name", pg));
+}
+
+// Writes rank files NAME.<r>.et and returns the prefix.
+std::string write_ranks(const std::vector<std::string>& ranks, const std::string& tag) {
+  std::string dir = testing::make_temp_dir(tag);
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    std::ofstream(dir + "/t." + std::to_string(r) + ".et", std::ios::binary) << ranks[r];
+  }
+  return dir + "/t";
+}
+
+ExecutionGraph import(const std::vector<std::string>& ranks, ChakraImportOptions o = {}) {
+  std::vector<chakra::Trace> traces;
+  for (size_t r = 0; r < ranks.size(); ++r)
+    traces.push_back(chakra::parse_trace(ranks[r], "rank" + std::to_string(r) + ".et"));
+  return chakra_to_execution_graph(traces, o);
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+// Hosts g0..g(n-1), each on its own duplex link to one switch.
+PlatformSource star(int n, double bw, double lat) {
+  PlatformSource p;
+  p.topology.name = "star";
+  p.topology.routers.push_back("sw");
+  for (int i = 0; i < n; ++i) {
+    std::string h = "g" + std::to_string(i);
+    p.topology.hosts.push_back({h, 1e12, 1, "gpu", {}});
+    p.topology.links.push_back({h + "_link", bw, lat, true, "test"});
+    p.topology.edges.push_back({h, "sw", h + "_link"});
+  }
+  return p;
+}
+
+std::vector<std::string> hosts(int n) {
+  std::vector<std::string> h;
+  for (int i = 0; i < n; ++i) h.push_back("g" + std::to_string(i));
+  return h;
+}
+
+std::string fixture(const std::string& coll_name, int npus) {
+  return testing::source_path("tests/fixtures/chakra/microbenchmarks/" + coll_name + "/" +
+                              std::to_string(npus) + "npus_1MB");
+}
+
+TEST(Chakra, DecodesAnAstraSimFixture) {
+  chakra::Trace t = chakra::read_trace(fixture("all_reduce", 4) + "/all_reduce.2.et");
+  EXPECT_EQ(t.version, "0.0.4");
+  ASSERT_EQ(t.nodes.size(), 1u);
+  const chakra::Node& n = t.nodes[0];
+  EXPECT_EQ(n.type, chakra::kCommCollNode);
+  EXPECT_EQ(n.name, "all_reduce_4npus_1MB");
+  int64_t v = -1;
+  ASSERT_NE(n.attr("comm_type"), nullptr);
+  EXPECT_TRUE(n.attr("comm_type")->integer(&v));
+  EXPECT_EQ(v, chakra::kAllReduce);
+  EXPECT_TRUE(n.attr("comm_size")->integer(&v));
+  EXPECT_EQ(v, 1048576);  // "1MB" in the file name: 2^20 bytes
+  EXPECT_TRUE(n.attr("is_cpu_op")->integer(&v));
+  EXPECT_EQ(v, 0);
+}
+
+TEST(Chakra, FixturesLoadWithTheExpectedFlows) {
+  // Ring all-reduce: 2(n-1) steps of n flows of S/n; all-gather and reduce-scatter: n-1 steps;
+  // all-to-all: n-1 rounds of n flows of S/n. S = 1 MiB.
+  const double s = 1048576;
+  for (const char* c : {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}) {
+    for (int n : {4, 8, 16}) {
+      SCOPED_TRACE(std::string(c) + " " + std::to_string(n));
+      ExecutionGraph g = load_chakra_traces({fixture(c, n)}, hosts(n));
+      ASSERT_EQ(g.devices.size(), static_cast<size_t>(n));
+      EXPECT_EQ(g.devices[3].host, "g3");
+      const int steps = std::string(c) == "all_reduce" ? 2 * (n - 1) : n - 1;
+      ASSERT_EQ(g.ops.size(), static_cast<size_t>(steps * n));
+      double bytes = 0;
+      for (const auto& op : g.ops) {
+        EXPECT_EQ(op.kind, OpKind::kTransfer);
+        EXPECT_DOUBLE_EQ(op.transfer_bytes, s / n);
+        bytes += op.transfer_bytes;
+      }
+      EXPECT_NEAR(bytes, steps * s, 1e-6);
+    }
+  }
+}
+
+TEST(Chakra, FixturesReplayInTheRingTime) {
+  // Star of 1 GB/s, 1 us links: a flow crosses two links (2 us) and no two flows of a step
+  // share a link, so each step takes 2 us + (S/n) / 1 GB/s and steps run back to back.
+  const double s = 1048576, bw = 1e9, lat = 1e-6;
+  for (const char* c : {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}) {
+    for (int n : {4, 8, 16}) {
+      SCOPED_TRACE(std::string(c) + " " + std::to_string(n));
+      ExecutionGraph g = load_chakra_traces({fixture(c, n)}, hosts(n));
+      RunResult r = replay_isolated(star(n, bw, lat), g, ReplayOptions{});
+      const int steps = std::string(c) == "all_reduce" ? 2 * (n - 1) : n - 1;
+      const double expected = steps * (2 * lat + s / n / bw);
+      EXPECT_NEAR(r.makespan, expected, expected * 1e-9);
+    }
+  }
+}
+
+TEST(Chakra, EngineCollectivesOptionEmitsOneCollectiveOp) {
+  ChakraImportOptions o;
+  o.engine_collectives = true;
+  o.device_hosts = hosts(8);
+  ExecutionGraph g = load_chakra_traces({fixture("reduce_scatter", 8)}, o);
+  ASSERT_EQ(g.ops.size(), 1u);
+  ASSERT_EQ(g.collectives.size(), 1u);
+  EXPECT_EQ(g.collectives[0].type, CollectiveType::kReduceScatter);
+  EXPECT_DOUBLE_EQ(g.collectives[0].bytes, 1048576);
+  EXPECT_EQ(g.collectives[0].ranks, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+// Two ranks using every node type and both dependency kinds.
+std::vector<std::string> two_rank_program() {
+  std::vector<N> r0 = {
+      {1, "fwd", chakra::kCompNode, {}, {}, 1000},
+      {2, "gemm", chakra::kCompNode, {1}, {}, 0, attr_int("num_ops", 2000000000)},
+      {3, "send", chakra::kCommSendNode, {2}, {}, 0, comm("comm_dst", 1, 1000000, 7)},
+      {4, "allreduce", chakra::kCommCollNode, {}, {3}, 0, coll(chakra::kAllReduce, 4000000)},
+      {5, "store", chakra::kMemStoreNode, {4}, {}, 500, attr_int("tensor_size", 4096)},
+      {6, "marker", chakra::kMetadataNode, {5}},
+      {7, "cpu", chakra::kCompNode, {}, {6}, 100, attr_bool("is_cpu_op", true)},
+  };
+  std::vector<N> r1 = {
+      {10, "load", chakra::kMemLoadNode, {}, {}, 200, attr_int("tensor_size", 4096)},
+      {11, "recv", chakra::kCommRecvNode, {}, {10}, 0, comm("comm_src", 0, 1000000, 7)},
+      {12, "bwd", chakra::kCompNode, {11}, {}, 300},
+      {13, "allreduce", chakra::kCommCollNode, {12}, {}, 0, coll(chakra::kAllReduce, 4000000)},
+  };
+  r1[1].packed = false;
+  return {encode_trace(r0), encode_trace(r1)};
+}
+
+TEST(Chakra, EveryNodeTypeAndBothDependencyKinds) {
+  ChakraImportOptions o;
+  o.device_hosts = {"g0", "g1"};
+  ExecutionGraph g = import(two_rank_program(), o);
+  // 6 compute-like ops (fwd, gemm, store, cpu, load, bwd), 1 send/recv transfer, 2-rank ring
+  // all-reduce = 2 steps x 2 flows; the metadata node adds nothing.
+  ASSERT_EQ(g.ops.size(), 11u);
+  const Op& gemm = g.ops[g.find_op("r0.2:gemm")];
+  EXPECT_EQ(gemm.duration, -1.0);  // priced from num_ops
+  EXPECT_DOUBLE_EQ(gemm.flops, 2e9);
+  const Op& cpu = g.ops[g.find_op("r0.7:cpu")];
+  EXPECT_EQ(cpu.stream.cls, StreamClass::kHost);
+  ASSERT_EQ(cpu.deps.size(), 1u);  // through the metadata node to the store
+  EXPECT_EQ(g.ops[cpu.deps[0]].name, "r0.5:store");
+  EXPECT_EQ(g.ops[cpu.deps[0]].stream.cls, StreamClass::kCopyD2H);
+  EXPECT_EQ(g.ops[g.find_op("r1.10:load")].stream.cls, StreamClass::kCopyH2D);
+  const Op& xfer = g.ops[g.find_op("r0.3:send->r1")];
+  EXPECT_EQ(xfer.src, 0);
+  EXPECT_EQ(xfer.dst, 1);
+  EXPECT_DOUBLE_EQ(xfer.transfer_bytes, 1e6);
+  // Rendezvous: the transfer waits for the send's data dep (gemm) and the recv's ctrl dep (load).
+  std::set<std::string> deps;
+  for (int d : xfer.deps) deps.insert(g.ops[d].name);
+  EXPECT_EQ(deps, (std::set<std::string>{"r0.2:gemm", "r1.10:load"}));
+
+  // Hand timeline (host 1 Tflop/s, links 1 GB/s, no latency): fwd [0,1] ms, gemm 2e9 flop
+  // [1,3], transfer 1 MB [3,4], bwd [4,4.3]; all-reduce of 4 MB over 2 ranks, 2 MB flows:
+  // step 0 rank 0 [4,6], rank 1 [4.3,6.3]; step 1 both [6.3,8.3]; store [8.3,8.8]; cpu
+  // [8.8,8.9].
+  RunResult r = replay_isolated(star(2, 1e9, 0), g, ReplayOptions{});
+  EXPECT_NEAR(r.makespan, 8.9e-3, 1e-9);
+  EXPECT_NEAR(r.timeline[g.find_op("r1.12:bwd")].start, 4e-3, 1e-9);
+  EXPECT_NEAR(r.timeline[g.find_op("r0.5:store")].start, 8.3e-3, 1e-9);
+}
+
+TEST(Chakra, ComputeCostFromDurationOrNumOps) {
+  // A COMP node with both a measured duration (1 ms) and num_ops (5e9): the duration wins unless
+  // prefer_num_ops; a node with neither is a zero-time op.
+  const std::vector<std::string> ranks = {
+      encode_trace({{1, "k", chakra::kCompNode, {}, {}, 1000, attr_int("num_ops", 5000000000)},
+                    {2, "empty", chakra::kCompNode, {1}}})};
+  ExecutionGraph measured = import(ranks);
+  EXPECT_DOUBLE_EQ(measured.ops[0].duration, 1e-3);
+  EXPECT_DOUBLE_EQ(measured.ops[0].flops, 0);
+  EXPECT_DOUBLE_EQ(measured.ops[1].duration, 0);
+  ChakraImportOptions o;
+  o.prefer_num_ops = true;
+  ExecutionGraph priced = import(ranks, o);
+  EXPECT_DOUBLE_EQ(priced.ops[0].duration, -1);
+  EXPECT_DOUBLE_EQ(priced.ops[0].flops, 5e9);
+}
+
+TEST(Chakra, IntegerAttributesInAnyIntegerType) {
+  // comm_size 1000 (and comm_dst 1) written as each integer member of AttributeProto's oneof.
+  auto send_with = [](const std::string& size_attr) {
+    std::vector<N> r0 = {{1,
+                          "send",
+                          chakra::kCommSendNode,
+                          {},
+                          {},
+                          0,
+                          attr_int("comm_dst", 1) + bytes_field(10, size_attr)}};
+    std::vector<N> r1 = {{1, "recv", chakra::kCommRecvNode, {}, {}, 0, attr_int("comm_src", 0)}};
+    return std::vector<std::string>{encode_trace(r0), encode_trace(r1)};
+  };
+  const std::string name = bytes_field(1, "comm_size");
+  const std::vector<std::pair<const char*, std::string>> encodings = {
+      {"int32", varint_field(7, 1000)},           {"int64", varint_field(9, 1000)},
+      {"uint32", varint_field(11, 1000)},         {"uint64", varint_field(13, 1000)},
+      {"sint32", varint_field(15, zigzag(1000))}, {"sint64", varint_field(17, zigzag(1000))},
+      {"fixed32", fixed32_field(19, 1000)},       {"fixed64", fixed64_field(21, 1000)},
+      {"sfixed32", fixed32_field(23, 1000)},      {"sfixed64", fixed64_field(25, 1000)},
+  };
+  for (const auto& [type, value] : encodings) {
+    SCOPED_TRACE(type);
+    ExecutionGraph g = import(send_with(name + value));
+    ASSERT_EQ(g.ops.size(), 1u);
+    EXPECT_DOUBLE_EQ(g.ops[0].transfer_bytes, 1000);
+  }
+  // A string where an integer belongs is named in the error.
+  EXPECT_NE(error_of([&] {
+              import(send_with(name + bytes_field(29, "1000")));
+            }).find("comm_size must be a number >= 0, got string_val"),
+            std::string::npos);
+  // Negative sint32 decodes through ZigZag: -5 as comm_dst is not a rank.
+  std::vector<N> bad = {
+      {1,
+       "send",
+       chakra::kCommSendNode,
+       {},
+       {},
+       0,
+       bytes_field(10, bytes_field(1, "comm_dst") + varint_field(15, zigzag(-5))) +
+           attr_int("comm_size", 8)}};
+  EXPECT_NE(error_of([&] {
+              import({encode_trace(bad), encode_trace({})});
+            }).find("comm_dst -5 is not a rank"),
+            std::string::npos);
+}
+
+TEST(Chakra, GzippedFilesAndPrefixes) {
+  std::vector<std::string> ranks = two_rank_program();
+  std::string dir = testing::make_temp_dir("chakra_gz");
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    gzFile f = gzopen((dir + "/prog." + std::to_string(r) + ".et.gz").c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(gzwrite(f, ranks[r].data(), static_cast<unsigned>(ranks[r].size())),
+              static_cast<int>(ranks[r].size()));
+    gzclose(f);
+  }
+  ExecutionGraph by_prefix = load_chakra_traces({dir + "/prog"}, std::vector<std::string>{});
+  ExecutionGraph by_dir = load_chakra_traces({dir}, std::vector<std::string>{});
+  ExecutionGraph plain = import(ranks);
+  ASSERT_EQ(by_prefix.ops.size(), plain.ops.size());
+  ASSERT_EQ(by_dir.ops.size(), plain.ops.size());
+  for (size_t i = 0; i < plain.ops.size(); ++i) EXPECT_EQ(by_prefix.ops[i].name, plain.ops[i].name);
+  EXPECT_EQ(by_prefix.devices[1].name, "rank1");
+  EXPECT_EQ(resolve_chakra_files({dir + "/prog."}).size(), 2u);
+  // A gap in the ranks of a directory is an error.
+  std::filesystem::rename(dir + "/prog.1.et.gz", dir + "/prog.2.et.gz");
+  EXPECT_NE(error_of([&] { resolve_chakra_files({dir}); }).find("rank 1 has no trace file"),
+            std::string::npos);
+  // A truncated gzip stream is reported as such.
+  std::string gz = testing::read_file(dir + "/prog.0.et.gz");
+  std::ofstream(dir + "/cut.0.et", std::ios::binary) << gz.substr(0, gz.size() / 2);
+  EXPECT_NE(error_of([&] { chakra::read_trace(dir + "/cut.0.et"); }).find("gzip"),
+            std::string::npos);
+}
+
+TEST(Chakra, ProcessGroupsConfineCollectives) {
+  // Four ranks, two data-parallel groups {0,2} and {1,3}, one all-reduce each.
+  std::vector<std::string> ranks;
+  for (int r = 0; r < 4; ++r) {
+    ranks.push_back(encode_trace({{1,
+                                   "ar",
+                                   chakra::kCommCollNode,
+                                   {},
+                                   {},
+                                   0,
+                                   coll(chakra::kAllReduce, 1 << 20, r % 2 ? "dp1" : "dp0")}}));
+  }
+  ChakraImportOptions o;
+  o.comm_groups = {{"dp0", {0, 2}}, {"dp1", {1, 3}}};
+  ExecutionGraph g = import(ranks, o);
+  ASSERT_EQ(g.ops.size(), 8u);  // 2 groups x 2 steps x 2 flows
+  for (const auto& op : g.ops) EXPECT_EQ(op.src % 2, op.dst % 2) << op.name;
+  // The same file from ASTRA-sim's comm-group JSON.
+  std::string dir = testing::make_temp_dir("chakra_groups");
+  testing::write_file(dir + "/groups.json", R"({"dp0": [0, 2], "dp1": [1, 3]})");
+  EXPECT_EQ(load_chakra_comm_groups(dir + "/groups.json"), o.comm_groups);
+  // Without the groups every collective spans all ranks: the two "groups" then differ.
+  EXPECT_NE(error_of([&] { import(ranks); }).find("process group \"dp0\""), std::string::npos);
+}
+
+TEST(Chakra, MalformedTracesGiveClearErrors) {
+  const std::string ok = encode_trace({{1, "a", chakra::kCompNode, {}, {}, 10}});
+  struct Case {
+    const char* what;
+    std::vector<std::string> ranks;
+    const char* expect;
+  };
+  const std::vector<Case> cases = {
+      {"truncated message", {ok.substr(0, ok.size() - 3)}, "truncated file?"},
+      {"empty file", {std::string()}, "empty file"},
+      {"no metadata",
+       {length_prefixed(encode_node({1, "a", chakra::kCompNode, {}, {}, 10}))},
+       "not a GlobalMetadata"},
+      {"unknown node type", {encode_trace({{1, "a", 42}})}, "unknown node type 42"},
+      {"unset node type", {encode_trace({{1, "a", 0}})}, "INVALID_NODE"},
+      {"missing dependency",
+       {encode_trace({{1, "a", chakra::kCompNode, {99}, {}, 10}})},
+       "depends on node id 99, which is not in the file"},
+      {"missing control dependency",
+       {encode_trace({{1, "a", chakra::kCompNode, {}, {98}, 10}})},
+       "depends on node id 98"},
+      {"cycle",
+       {encode_trace({{1, "a", chakra::kCompNode, {3}, {}, 10},
+                      {2, "b", chakra::kCompNode, {1}, {}, 10},
+                      {3, "c", chakra::kCompNode, {}, {2}, 10}})},
+       "dependency cycle among node ids 1 -> 2 -> 3 -> 1"},
+      {"duplicate id",
+       {encode_trace({{1, "a", chakra::kCompNode}, {1, "b", chakra::kCompNode}})},
+       "duplicate node id"},
+      {"wrong wire type",
+       {length_prefixed(bytes_field(1, "0.0.4")) + length_prefixed(bytes_field(1, "x"))},
+       "wire type 2"},
+      {"unmatched send",
+       {encode_trace({{1, "s", chakra::kCommSendNode, {}, {}, 0, comm("comm_dst", 1, 8)}}),
+        encode_trace({})},
+       "has no matching COMM_RECV_NODE in rank 1's trace"},
+      {"collective missing on a rank",
+       {encode_trace({{1, "ar", chakra::kCommCollNode, {}, {}, 0, coll(chakra::kAllReduce, 8)}}),
+        encode_trace({})},
+       "but not of ranks [1]"},
+      {"sizes differ across ranks",
+       {encode_trace({{1, "ar", chakra::kCommCollNode, {}, {}, 0, coll(chakra::kAllReduce, 8)}}),
+        encode_trace({{1, "ar", chakra::kCommCollNode, {}, {}, 0, coll(chakra::kAllReduce, 16)}})},
+       "differs across ranks"},
+      {"unsupported collective",
+       {encode_trace({{1, "bc", chakra::kCommCollNode, {}, {}, 0, coll(chakra::kBroadcast, 8)}}),
+        encode_trace({{1, "bc", chakra::kCommCollNode, {}, {}, 0, coll(chakra::kBroadcast, 8)}})},
+       "BROADCAST is not supported"},
+      {"unknown collective type",
+       {encode_trace({{1, "x", chakra::kCommCollNode, {}, {}, 0, coll(77, 8)}}),
+        encode_trace({{1, "x", chakra::kCommCollNode, {}, {}, 0, coll(77, 8)}})},
+       "unknown comm_type 77"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::string msg = error_of([&] { import(c.ranks); });
+    EXPECT_NE(msg.find(c.expect), std::string::npos) << msg;
+    EXPECT_NE(msg.find(".et: "), std::string::npos) << msg;  // names the file
+  }
+}
+
+TEST(Chakra, MismatchedCollectiveOrderIsADeadlock) {
+  // Rank 0 runs group a then b; rank 1 runs b then a (each second depends on its first).
+  auto rank = [](const char* first, const char* second) {
+    return encode_trace(
+        {{1, "c1", chakra::kCommCollNode, {}, {}, 0, coll(chakra::kAllReduce, 8, first)},
+         {2, "c2", chakra::kCommCollNode, {1}, {}, 0, coll(chakra::kAllReduce, 8, second)}});
+  };
+  ChakraImportOptions o;
+  o.comm_groups = {{"a", {0, 1}}, {"b", {0, 1}}};
+  std::string msg = error_of([&] { import({rank("a", "b"), rank("b", "a")}, o); });
+  EXPECT_NE(msg.find("deadlocks"), std::string::npos) << msg;
+}
+
+TEST(Chakra, TooFewHostsForTheRanks) {
+  EXPECT_NE(error_of([&] {
+              load_chakra_traces({fixture("all_gather", 8)}, hosts(4));
+            }).find("8 rank files but only 4 device hosts"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace orrery

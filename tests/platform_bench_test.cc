@@ -1,0 +1,172 @@
+// Simulated microbenchmarks: Table 1 of 000_52ff5f50b7fa8522.txt within 5%, the bandwidth of
+// each link class, full-duplex behaviour, and the fat-tree's bisection bandwidth.
+#include "platforms/platform_bench.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "common/yaml_reader.h"
+#include "engine/replay.h"
+#include "platforms/platform_spec.h"
+
+namespace orrery {
+namespace {
+
+constexpr double kBytes = 256.0 * 1024 * 1024;
+
+PlatformSource preset(const std::string& name, const std::string& extra = "") {
+  std::string yaml = "preset: " + name + "\n" + extra;
+  PlatformSource p;
+  p.topology =
+      build_topology(parse_platform_spec(load_yaml_text(yaml, "t.yaml"), "t.yaml", "platform"));
+  return p;
+}
+
+std::map<std::string, BenchColumn> bench(const PlatformSource& p) {
+  std::map<std::string, BenchColumn> out;
+  for (const auto& c : run_platform_bench(p, default_bench_pairs(p.topology), kBytes))
+    out[c.pair.label] = c;
+  return out;
+}
+
+// Table 1 of 000_52ff5f50b7fa8522.txt, MB/s (10^6 bytes/s), without the NCCL rows.
+struct PaperColumn {
+  const char* label;
+  double uni, bi, host_to_gpu, gpu_to_host;
+};
+const PaperColumn kTable1[] = {{"QPI", 10948.81, 16475.93, 11956.69, 13200.21},
+                               {"Root complex", 10270.59, 19325.81, 12027.22, 13201.87},
+                               {"PCIe switch", 13181.03, 25037.41, 12347.09, 13121.95}};
+
+TEST(PlatformBench, ReproducesTable1Within5Percent) {
+  auto cols = bench(preset("v100-pcie-testbed"));
+  ASSERT_EQ(cols.size(), 3u);
+  for (const auto& paper : kTable1) {
+    ASSERT_TRUE(cols.count(paper.label)) << paper.label;
+    const BenchColumn& c = cols[paper.label];
+    const std::pair<const char*, std::pair<double, double>> cells[] = {
+        {"GPU to GPU uni", {paper.uni, c.uni}},
+        {"GPU to GPU bi", {paper.bi, c.bi}},
+        {"Host to GPU", {paper.host_to_gpu, c.host_to_gpu}},
+        {"GPU to Host", {paper.gpu_to_host, c.gpu_to_host}}};
+    for (const auto& [row, v] : cells) {
+      double want = v.first, got = v.second / 1e6;
+      double err = std::fabs(got - want) / want;
+      std::printf("%-13s %-15s paper %9.2f  simulated %9.2f  error %5.2f%%\n", paper.label, row,
+                  want, got, 100 * err);
+      EXPECT_LT(err, 0.05) << paper.label << " / " << row;
+    }
+  }
+}
+
+TEST(PlatformBench, EachLinkClassDeliversItsBandwidth) {
+  // At these rates the route's latency shows: GPU-NVSwitch-GPU crosses two 1 us links.
+  auto through_switch = [](double bw) { return kBytes / (2e-6 + kBytes / bw); };
+  auto a100 = bench(preset("dgx-a100", "servers: 2\n"));
+  EXPECT_NEAR(a100["NVSwitch"].uni, through_switch(300e9), 1e6);     // 12 NVLink 3.0 x 25 GB/s
+  EXPECT_NEAR(a100["Network"].uni, 25e9, 25e9 * 1e-3);               // HDR 200 Gb/s
+  EXPECT_NEAR(a100["Network"].host_to_gpu, 31.508e9 * 0.7687, 1e7);  // PCIe 4.0 reads
+  auto h100 = bench(preset("dgx-h100", "servers: 2\n"));
+  EXPECT_NEAR(h100["NVSwitch"].uni, through_switch(450e9), 1e6);  // 18 NVLink 4.0 x 25 GB/s
+  EXPECT_NEAR(h100["Network"].uni, 50e9, 50e9 * 1e-3);            // NDR 400 Gb/s
+  auto dgx1 = bench(preset("dgx1-v100", "servers: 2\n"));
+  EXPECT_NEAR(dgx1["NVLink"].uni, 25e9, 25e9 * 1e-3);       // GPUs 0-1: one NVLink 2.0 link
+  EXPECT_NEAR(dgx1["Network"].uni, 12.5e9, 12.5e9 * 1e-3);  // EDR 100 Gb/s
+  PlatformSource d = preset("dgx1-v100", "servers: 1\n");
+  auto doubled = run_platform_bench(d, {{"0-3", "n0_gpu0", "n0_gpu3", ""}}, kBytes);
+  EXPECT_NEAR(doubled[0].uni, 50e9, 50e9 * 1e-3);  // GPUs 0-3: two links
+  auto pai = bench(preset("pai-nvlink"));
+  EXPECT_NEAR(pai["NVLink"].uni, 50e9, 50e9 * 1e-3);           // Table I: NVLink 50 GB/s
+  EXPECT_NEAR(pai["Network"].uni, 25e9 / 8, 25e9 / 8 * 1e-3);  // Ethernet 25 Gb/s
+  EXPECT_NEAR(pai["Network"].host_to_gpu, 10e9, 10e9 * 1e-3);  // PCIe 10 GB/s
+  auto azure = bench(preset("azure-v100-ib"));
+  EXPECT_NEAR(azure["Network"].uni, 5e9, 5e9 * 1e-3);  // InfiniBand 40 Gb/s
+}
+
+TEST(PlatformBench, FullDuplexWhereTheHardwareIs) {
+  auto ratio = [](const BenchColumn& c) { return c.bi / c.uni; };
+  auto dgx1 = bench(preset("dgx1-v100", "servers: 2\n"));
+  EXPECT_NEAR(ratio(dgx1["NVLink"]), 2.0, 0.01);
+  EXPECT_NEAR(ratio(dgx1["NVLink 2-hop"]), 2.0, 0.01);
+  EXPECT_NEAR(ratio(dgx1["Network"]), 2.0, 0.01);
+  auto a100 = bench(preset("dgx-a100", "servers: 2\n"));
+  EXPECT_NEAR(ratio(a100["NVSwitch"]), 2.0, 0.01);
+  auto pai = bench(preset("pai-pcie"));
+  EXPECT_NEAR(ratio(pai["PCIe switch"]), 2.0, 0.01);  // Table I's nominal PCIe: no overhead
+  // Table 1 shows where it is not: 1.90 under a switch, 1.88 through the root complex, 1.50
+  // across QPI.
+  auto testbed = bench(preset("v100-pcie-testbed"));
+  EXPECT_NEAR(ratio(testbed["PCIe switch"]), 25037.41 / 13181.03, 0.02);
+  EXPECT_NEAR(ratio(testbed["Root complex"]), 19325.81 / 10270.59, 0.05);
+  EXPECT_NEAR(ratio(testbed["QPI"]), 16475.93 / 10948.81, 0.02);
+}
+
+// Total rate of transfers that all start at once.
+double aggregate_rate(const PlatformSource& p,
+                      const std::vector<std::pair<std::string, std::string>>& flows) {
+  ExecutionGraph g;
+  std::map<std::string, int> dev;
+  auto device = [&](const std::string& h) {
+    if (!dev.count(h)) {
+      dev[h] = static_cast<int>(g.devices.size());
+      Device d;
+      d.name = d.host = d.launch_host = h;
+      g.devices.push_back(d);
+    }
+    return dev[h];
+  };
+  for (const auto& [a, b] : flows) {
+    Op op;
+    op.name = a + "_" + b;
+    op.kind = OpKind::kTransfer;
+    op.src = device(a);
+    op.dst = device(b);
+    op.device = op.src;
+    op.stream = {StreamClass::kComm, 0};
+    op.transfer_bytes = kBytes;
+    g.ops.push_back(op);
+  }
+  RunResult r = replay_isolated(p, g, ReplayOptions{});
+  return flows.size() * kBytes / r.makespan;
+}
+
+TEST(PlatformBench, FatTreeBisectionIsLeavesTimesUplinks) {
+  // 4 servers, 2 per leaf, one HDR NIC (25 GB/s) each: a leaf's downlinks carry 50 GB/s, its
+  // uplink 50 GB/s / oversubscription. Leaf 0 sending to leaf 1 is the bisection.
+  for (double over : {1.0, 2.0, 4.0}) {
+    char extra[200];
+    std::snprintf(extra, sizeof extra,
+                  "servers: 4\nserver: {nic: {count: 1}}\n"
+                  "fabric: {servers_per_leaf: 2, oversubscription: %g}\n",
+                  over);
+    PlatformSource p = preset("dgx-a100", extra);
+    double bisection = aggregate_rate(p, {{"n0_gpu0", "n2_gpu0"}, {"n1_gpu0", "n3_gpu0"}});
+    EXPECT_NEAR(bisection, 50e9 / over, 50e9 / over * 1e-3) << "oversubscription " << over;
+    // Both directions at once: the uplinks are full duplex.
+    double both = aggregate_rate(p, {{"n0_gpu0", "n2_gpu0"},
+                                     {"n1_gpu0", "n3_gpu0"},
+                                     {"n2_gpu1", "n0_gpu1"},
+                                     {"n3_gpu1", "n1_gpu1"}});
+    EXPECT_NEAR(both, 2 * 50e9 / over, 2 * 50e9 / over * 1e-3) << "oversubscription " << over;
+    // Inside a leaf the oversubscription does not matter.
+    EXPECT_NEAR(aggregate_rate(p, {{"n0_gpu0", "n1_gpu0"}}), 25e9, 25e6);
+  }
+}
+
+TEST(PlatformBench, FormatsATable1LikeTable) {
+  std::vector<BenchColumn> cols = {{{"PCIe switch", "n0_gpu0", "n0_gpu1", "n0_cpu0"},
+                                    13181.03e6,
+                                    25037.41e6,
+                                    12347.09e6,
+                                    13121.95e6}};
+  std::string table = format_bench_table(cols);
+  EXPECT_NE(table.find("GPU to GPU uni-direct  13181.03"), std::string::npos) << table;
+  EXPECT_NE(table.find("PCIe switch"), std::string::npos) << table;
+  EXPECT_NE(table.find("n0_gpu0:n0_gpu1"), std::string::npos) << table;
+}
+
+}  // namespace
+}  // namespace orrery

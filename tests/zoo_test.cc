@@ -1,0 +1,409 @@
+// The model zoo against published facts. Each expectation names its source and tolerance.
+// "torchvision" numbers are the parameter counts and GFLOPS (multiply-adds of conv and linear
+// layers, per 224x224 or 299x299 sample) of torchvision.models' documentation tables, which
+// agree with the original papers' rounded figures (ResNet-50 25.6 M and ~4.1 G multiply-adds,
+// He et al. 2016 Table 1; VGG-16 138 M, Simonyan & Zisserman 2015 Table 2).
+#include "workloads/zoo/zoo.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "engine/errors.h"
+#include "engine/replay.h"
+#include "tests/test_util.h"
+#include "workloads/model_graph_check.h"
+#include "workloads/single_device_graph.h"
+
+namespace orrery {
+namespace {
+
+ModelGraph build(const std::string& name, const std::string& yaml = "") {
+  YAML::Node node = yaml.empty() ? YAML::Node() : YAML::Load(yaml);
+  return make_zoo_model(name, YamlMap(node, "test.yaml", "workload"));
+}
+
+bool is_gemm_like(const std::string& type) {
+  return type == "conv2d" || type == "matmul" || type == "bmm";
+}
+bool is_gemm_like_bwd(const ModelOp& op) {
+  return op.phase == Phase::kBackward &&
+         (op.type == "conv2d_bwd_data" || op.type == "conv2d_bwd_filter" || op.type == "matmul" ||
+          op.type == "bmm");
+}
+
+// Multiply-adds of the forward conv / matmul / bmm ops, per sample.
+double forward_macs_per_sample(const ModelGraph& g) {
+  double flops = 0;
+  for (const auto& op : g.ops)
+    if (op.phase == Phase::kForward && is_gemm_like(op.type)) flops += op.flops;
+  return flops / 2 / static_cast<double>(g.batch);
+}
+
+double backward_to_forward_gemm_ratio(const ModelGraph& g) {
+  double fwd = 0, bwd = 0;
+  for (const auto& op : g.ops) {
+    if (op.phase == Phase::kForward && is_gemm_like(op.type)) fwd += op.flops;
+    if (is_gemm_like_bwd(op)) bwd += op.flops;
+  }
+  return bwd / fwd;
+}
+
+// The forward op of `layer` with the given type.
+const ModelOp& forward_op(const ModelGraph& g, const std::string& layer, const std::string& type) {
+  for (const auto& op : g.ops)
+    if (op.phase == Phase::kForward && op.layer == layer && op.type == type) return op;
+  throw std::runtime_error("no forward " + type + " op in layer " + layer);
+}
+
+TEST(Zoo, EveryModelBuildsAValidGraphWithAllThreePhases) {
+  for (const auto& name : zoo_model_names()) {
+    SCOPED_TRACE(name);
+    ModelGraph g = build(name);
+    EXPECT_NO_THROW(check_model_graph(g, name));
+    std::map<Phase, int> per_phase;
+    for (const auto& op : g.ops) {
+      ++per_phase[op.phase];
+      EXPECT_TRUE(op.flops > 0 || op.bytes > 0) << op.name;
+    }
+    EXPECT_GT(per_phase[Phase::kForward], 0);
+    EXPECT_GT(per_phase[Phase::kBackward], 0);
+    EXPECT_GT(per_phase[Phase::kOptimizer], 0);
+    // Every parameter gets exactly one gradient carrier and one update.
+    double grads = 0;
+    for (const auto& op : g.ops) grads += op.grads;
+    EXPECT_DOUBLE_EQ(grads, g.total_params());
+  }
+}
+
+TEST(Zoo, ParameterCountsMatchPublishedModels) {
+  // torchvision: resnet50 25,557,032; resnet152 60,192,808; vgg16 138,357,544;
+  // vgg19 143,667,240; inception_v3 27,161,264 with the auxiliary classifier, of which
+  // 3,326,696 are AuxLogits (so 23,834,568 without: the "23.8 M" usually quoted).
+  // Same architecture, same count: tolerance 0.01% (float summation only).
+  const std::pair<const char*, double> exact[] = {{"resnet50", 25557032},
+                                                  {"resnet152", 60192808},
+                                                  {"vgg16", 138357544},
+                                                  {"vgg19", 143667240},
+                                                  {"inception_v3", 23834568}};
+  for (const auto& [name, params] : exact) {
+    EXPECT_NEAR(build(name).total_params(), params, params * 1e-4) << name;
+  }
+  EXPECT_NEAR(build("inception_v3", "{aux_logits: true}").total_params(), 27161264, 2716);
+  // BERT-base "110M parameters" (Devlin et al. 2019, section 3): within 2%. Hugging Face
+  // BertModel (with pooler) has 109,482,240; the classifier head adds 768 x 2 + 2.
+  ModelGraph bert = build("bert_base");
+  EXPECT_NEAR(bert.total_params(), 110e6, 2.2e6);
+  EXPECT_NEAR(bert.total_params(), 109482240 + 1538, 1);
+  // GPT-2 small: 124,439,808 with the LM head tied to the token embedding (Hugging Face
+  // "gpt2"; the paper's "117M" predates a recount).
+  EXPECT_NEAR(build("gpt2").total_params(), 124439808, 1);
+}
+
+TEST(Zoo, ForwardMultiplyAddsPerSampleMatchTorchvision) {
+  // torchvision GFLOPS column (multiply-adds of conv + linear): resnet50 4.09, resnet152 11.51,
+  // vgg16 15.47, vgg19 19.63 at 224x224; inception_v3 5.71 at 299x299. The table rounds to
+  // 0.01 G: tolerance 1%.
+  const std::pair<const char*, double> published[] = {{"resnet50", 4.09e9},
+                                                      {"resnet152", 11.51e9},
+                                                      {"vgg16", 15.47e9},
+                                                      {"vgg19", 19.63e9},
+                                                      {"inception_v3", 5.71e9}};
+  for (const auto& [name, macs] : published) {
+    EXPECT_NEAR(forward_macs_per_sample(build(name, "{batch: 2}")), macs, macs * 0.01) << name;
+  }
+}
+
+TEST(Zoo, ResNet50StepFlopsMatchPaiTableV) {
+  // 002_c394ac7b056c8ecc.txt Table V: ResNet50 at batch 64 is 1.56 T FLOPs per step (forward and
+  // backward; FLOP = 2 x multiply-add, as 4.1 G MACs x 2 x 3 x 64 = 1.57 T shows). Tolerance 3%:
+  // the paper's count includes element-wise ops it does not itemize.
+  ModelGraph g = build("resnet50", "{batch: 64}");
+  double step = g.total_flops(Phase::kForward) + g.total_flops(Phase::kBackward);
+  EXPECT_NEAR(step, 1.56e12, 1.56e12 * 0.03);
+}
+
+TEST(Zoo, BackwardConvAndGemmLayersCostTwiceTheirForward) {
+  // Backward of y = x*w computes dx and dw, each the forward's multiply-adds (standard result:
+  // e.g. Kaplan et al. 2020, "backward pass ~2x forward"). Per layer it is exact...
+  ModelGraph g = build("resnet50", "{batch: 4}");
+  std::map<std::string, double> fwd, bwd;
+  for (const auto& op : g.ops) {
+    if (op.phase == Phase::kForward && is_gemm_like(op.type)) fwd[op.layer] += op.flops;
+    if (is_gemm_like_bwd(op)) bwd[op.layer] += op.flops;
+  }
+  ASSERT_EQ(fwd.size(), 54u);  // 53 convolutions + fc
+  for (const auto& [layer, f] : fwd) {
+    if (layer == "conv1") {
+      // ...except the first convolution: its input needs no gradient (PyTorch skips dx).
+      EXPECT_DOUBLE_EQ(bwd[layer], f) << layer;
+    } else {
+      EXPECT_DOUBLE_EQ(bwd[layer], 2 * f) << layer;
+    }
+  }
+  // ...and over whole models between 1.85 and 2: the shortfall is layers whose input needs no
+  // gradient (a CNN's first convolution, DLRM's first bottom layer over the dense features: 5%
+  // of DLRM_default's GEMMs) and the LSTM's step-0 recurrent GEMM (h0 = 0).
+  for (const auto& name : zoo_model_names()) {
+    ModelGraph m = build(name, name == "gnmt" ? "{src_len: 8, tgt_len: 8}" : "");
+    const double ratio = backward_to_forward_gemm_ratio(m);
+    EXPECT_GE(ratio, 1.85) << name;
+    EXPECT_LE(ratio, 2.0 + 1e-9) << name;
+    RecordProperty(name + "_bwd_fwd_ratio", std::to_string(ratio));
+  }
+  // Transformers have no such layer: exactly 2 (embedding lookups are not GEMMs).
+  EXPECT_NEAR(backward_to_forward_gemm_ratio(build("bert_base", "{seq_len: 16}")), 2.0, 1e-9);
+}
+
+TEST(Zoo, BackwardRunsInReverseLayerOrder) {
+  // Each layer's gradient becomes available (its weight-gradient op) after every later layer's:
+  // in ResNet-50 the fc gradient is first, conv1's last; gradient communication can overlap the
+  // rest of backward.
+  ModelGraph g = build("resnet50", "{batch: 2}");
+  std::map<std::string, int> grad_op;
+  for (int i = 0; i < static_cast<int>(g.ops.size()); ++i)
+    if (g.ops[i].phase == Phase::kBackward && g.ops[i].type == "conv2d_bwd_filter")
+      grad_op[g.ops[i].layer] = i;
+  int fc = -1;
+  for (int i = 0; i < static_cast<int>(g.ops.size()); ++i)
+    if (g.ops[i].layer == "fc" && g.ops[i].grads > 0 && g.ops[i].type == "matmul") fc = i;
+  ASSERT_GE(fc, 0);
+  EXPECT_LT(fc, grad_op.at("layer4.2.conv3"));
+  EXPECT_LT(grad_op.at("layer4.2.conv3"), grad_op.at("layer1.0.conv1"));
+  EXPECT_LT(grad_op.at("layer1.0.conv1"), grad_op.at("conv1"));
+  // conv1's filter gradient transitively waits for the loss gradient: walk its deps.
+  std::set<int> seen;
+  std::vector<int> stack{grad_op.at("conv1")};
+  bool reaches_loss = false;
+  while (!stack.empty()) {
+    int v = stack.back();
+    stack.pop_back();
+    if (!seen.insert(v).second) continue;
+    if (g.ops[v].type == "cross_entropy_bwd") reaches_loss = true;
+    for (int d : g.ops[v].deps) stack.push_back(d);
+  }
+  EXPECT_TRUE(reaches_loss);
+}
+
+TEST(Zoo, OneOptimizerUpdatePerParameterTensorAfterItsGradient) {
+  // ResNet-50 has 161 parameter tensors: 53 conv weights, 53 x 2 batch-norm affine, fc weight
+  // and bias (torchvision named_parameters()).
+  ModelGraph g = build("resnet50", "{batch: 2, optimizer: adam}");
+  int updates = 0;
+  for (const auto& op : g.ops) {
+    if (op.phase != Phase::kOptimizer) continue;
+    ++updates;
+    EXPECT_EQ(op.type, "adam_update");
+    ASSERT_FALSE(op.deps.empty());
+    EXPECT_GT(g.ops[op.deps.back()].grads, 0) << op.name;
+  }
+  EXPECT_EQ(updates, 161);
+  // Adam: 12 FLOPs per parameter (models/op_counts.cc update(12, 7)).
+  EXPECT_NEAR(g.total_flops(Phase::kOptimizer), 12 * 25557032.0, 1);
+}
+
+TEST(Zoo, DlrmConfigurationsFollowTableIII) {
+  // 003_591ec105bd254cba.txt Table III. MLP weights are [out, in]; the top MLP's input is the
+  // bottom output plus F(F-1)/2 feature pairs, F = tables + 1 (dlrm_s_pytorch.py).
+  struct Expect {
+    const char* name;
+    std::vector<Shape> bot, top;
+    int tables;
+    int64_t max_rows, dim;
+  };
+  const Expect configs[] = {
+      {"dlrm_default",
+       {{512, 512}, {64, 512}},
+       {{1024, 64 + 36}, {1024, 1024}, {1024, 1024}, {1, 1024}},
+       8,
+       1000000,
+       64},
+      {"dlrm_mlperf",
+       {{512, 13}, {256, 512}, {128, 256}},
+       {{1024, 128 + 351}, {1024, 1024}, {512, 1024}, {256, 512}, {1, 256}},
+       26,
+       10131227,
+       128},  // "up to 14M" rows: the largest Criteo Kaggle table is 10.1 M
+      {"dlrm_ddp",
+       {{128, 128}, {128, 128}, {128, 128}},
+       {{512, 128 + 36}, {512, 512}, {512, 512}, {256, 512}, {1, 256}},
+       8,
+       80000,
+       128},
+  };
+  for (const auto& c : configs) {
+    SCOPED_TRACE(c.name);
+    ModelGraph g = build(c.name, "{batch: 16}");
+    for (size_t i = 0; i < c.bot.size(); ++i) {
+      const ModelOp& fc = forward_op(g, "bot_l." + std::to_string(2 * i), "matmul");
+      EXPECT_EQ(fc.inputs[1], (Shape{c.bot[i][1], c.bot[i][0]}));  // x W^T: W^T is [in, out]
+    }
+    for (size_t i = 0; i < c.top.size(); ++i) {
+      const ModelOp& fc = forward_op(g, "top_l." + std::to_string(2 * i), "matmul");
+      EXPECT_EQ(fc.inputs[1], (Shape{c.top[i][1], c.top[i][0]}));
+    }
+    int tables = 0;
+    int64_t max_rows = 0;
+    for (const auto& op : g.ops) {
+      if (op.type != "embedding_fwd") continue;
+      ++tables;
+      max_rows = std::max(max_rows, op.inputs[0][0]);
+      EXPECT_EQ(op.inputs[0][1], c.dim);
+    }
+    EXPECT_EQ(tables, c.tables);
+    EXPECT_EQ(max_rows, c.max_rows);
+  }
+  // DLRM_default: 8 x 1M x 64 fp32 = 2.048 GB of embeddings; sparse gradients.
+  ModelGraph d = build("dlrm_default");
+  double sparse = 0;
+  for (const auto& op : d.ops)
+    if (op.sparse_grad) sparse += op.grads;
+  EXPECT_DOUBLE_EQ(sparse, 8 * 1e6 * 64);
+}
+
+TEST(Zoo, LargeEmbeddingPresetsMatchPaiTablesIVandV) {
+  // 002_c394ac7b056c8ecc.txt Table IV sizes include one momentum slot per weight (weights x 2,
+  // fp32); Table V gives the step FLOPs at its batch size.
+  struct Expect {
+    const char* name;
+    double dense_bytes, embedding_bytes, step_flops;
+  };
+  const Expect presets[] = {{"gcn", 207e6, 54e9, 330.7e9},
+                            {"multi_interests", 1.19e6, 239.45e9, 105.8e9}};
+  for (const auto& p : presets) {
+    SCOPED_TRACE(p.name);
+    ModelGraph g = build(p.name);
+    double dense = 0, embedding = 0;
+    for (const auto& op : g.ops)
+      (op.type == "embedding_fwd" ? embedding : dense) += op.params * 4 * 2;
+    EXPECT_NEAR(embedding, p.embedding_bytes, p.embedding_bytes * 0.001);  // rows are rounded
+    EXPECT_NEAR(dense, p.dense_bytes, p.dense_bytes * 0.01);               // tower widths round
+    double step = g.total_flops(Phase::kForward) + g.total_flops(Phase::kBackward);
+    EXPECT_NEAR(step, p.step_flops, p.step_flops * 0.05);  // lookups are whole numbers
+  }
+}
+
+TEST(Zoo, RecurrentModelsHaveTheLstmParameterCount) {
+  // nn.LSTM layer: weight_ih [4h, in], weight_hh [4h, h], two biases [4h] (PyTorch docs).
+  auto lstm = [](double in, double h) { return 4 * h * (in + h) + 8 * h; };
+  // Zaremba et al. 2014 medium: vocab 10k, 650 wide, 2 layers, untied decoder with bias.
+  double lm = 10000 * 650 + 2 * lstm(650, 650) + 650 * 10000 + 10000;
+  EXPECT_NEAR(build("lstm_lm").total_params(), lm, 0.5);  // 19,780,400
+  // GNMT (MLPerf reference layout: h = 1024, 4 + 4 layers, shared 32320-token embedding):
+  // encoder bi-LSTM + 3 LSTMs, decoder LSTM + attention (two h x h projections and the score
+  // vector; the normalization scalar and bias, 1,025 parameters, are not modelled) + 3 LSTMs
+  // on [x, context], classifier with bias. 160,670,272.
+  const double h = 1024, v = 32320;
+  double gnmt = v * h + 2 * lstm(h, h) + lstm(2 * h, h) + 2 * lstm(h, h) + lstm(h, h) + 2 * h * h +
+                h + 3 * lstm(2 * h, h) + h * v + v;
+  EXPECT_NEAR(build("gnmt", "{src_len: 4, tgt_len: 4}").total_params(), gnmt, 0.5);
+  EXPECT_DOUBLE_EQ(gnmt, 160670272);
+}
+
+TEST(Zoo, KeysChangeTheModel) {
+  // GPT-2 medium (Radford et al. 2019 Table 2: 24 layers, d_model 1024): 354,823,168 on
+  // Hugging Face "gpt2-medium" (the paper's "345M").
+  ModelGraph m = build("gpt2", "{layers: 24, hidden: 1024, heads: 16, seq_len: 128}");
+  EXPECT_NEAR(m.total_params(), 354823168, 1);
+  // BERT-large (Devlin et al. 2019: 340 M): 335,141,888 for BertModel; 24 layers, 1024 wide.
+  ModelGraph l = build("bert_base", "{layers: 24, hidden: 1024, heads: 16, intermediate: 4096}");
+  EXPECT_NEAR(l.total_params(), 335141888 + 1024 * 2 + 2, 1);
+  EXPECT_EQ(l.hyper.at("layers"), "24");
+  // Batch scales forward FLOPs linearly.
+  double f8 = build("resnet50", "{batch: 8}").total_flops(Phase::kForward);
+  double f16 = build("resnet50", "{batch: 16}").total_flops(Phase::kForward);
+  EXPECT_NEAR(f16 / f8, 2.0, 1e-9);
+}
+
+TEST(Zoo, UnknownModelsAndKeysAreInputErrors) {
+  try {
+    build("resnet51");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("resnet50"), std::string::npos) << e.what();
+  }
+  try {
+    build("resnet50", "{batch: 8, depth: 18}");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("workload.depth"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(build("resnet50", "{batch: 0}"), InputError);
+  EXPECT_THROW(build("resnet50", "{optimizer: lamb}"), InputError);
+  EXPECT_THROW(build("dlrm_default", "{bot_mlp: 512-512-32}"), InputError);  // must end in dim
+  EXPECT_THROW(build("dlrm_mlperf", "{tables: 3}"), InputError);             // 26 rows listed
+  EXPECT_THROW(build("bert_base", "{heads: 7}"), InputError);
+}
+
+TEST(Zoo, ModelInfoListsKeysWithDefaults) {
+  ZooModelInfo info = zoo_model_info("dlrm_default");
+  std::map<std::string, std::string> defaults;
+  for (const auto& k : info.keys) defaults[k.key] = k.default_value;
+  EXPECT_EQ(defaults.at("bot_mlp"), "512-512-64");
+  EXPECT_EQ(defaults.at("top_mlp"), "1024-1024-1024-1");
+  EXPECT_EQ(defaults.at("batch"), "2048");
+  EXPECT_EQ(zoo_model_names().size(), 14u);
+}
+
+TEST(Zoo, ReplaysOnOneDeviceInTheSumOfItsOpTimes) {
+  // One device, one compute stream: the makespan is the sum of durations = total FLOPs / rate.
+  ModelGraph g = build("lstm_lm", "{batch: 4, seq_len: 5, vocab: 1000, embed: 64, hidden: 64}");
+  ExecutionGraph e = single_device_graph(g, "gpu0", 1e12);
+  Topology t;
+  t.name = "one";
+  t.hosts.push_back({"gpu0", 1e12, 1, "gpu", {}});
+  PlatformSource p;
+  p.topology = t;
+  RunResult r = replay_isolated(p, e, ReplayOptions{});
+  double flops = 0;
+  for (const auto& op : g.ops) flops += op.flops;
+  EXPECT_GT(flops, 0);
+  EXPECT_NEAR(r.makespan, flops / 1e12, 1e-12);
+}
+
+// Runs `orrery ARGS` (ctest sets ORRERY_BIN); returns stdout and stderr.
+std::string run_cli(const std::string& args, int* status) {
+  std::string cmd = std::string(std::getenv("ORRERY_BIN")) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  int rc = pclose(p);
+  *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return out;
+}
+
+TEST(Zoo, WorkloadShowCommand) {
+  if (std::getenv("ORRERY_BIN") == nullptr) GTEST_SKIP() << "ORRERY_BIN not set (run via ctest)";
+  int status = -1;
+  std::string out = run_cli("workload show resnet50 --set batch=64", &status);
+  EXPECT_EQ(status, 0) << out;
+  // 25,557,032 parameters; 1.57 T FLOPs per step (Table V of 002_c394ac7b056c8ecc.txt: 1.56 T).
+  EXPECT_NE(out.find("Parameters 25.56 M"), std::string::npos) << out;
+  EXPECT_NE(out.find("Ops        565: 175 forward, 229 backward, 161 optimizer"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("FLOPs      1.57 TFLOP per step"), std::string::npos) << out;
+  out = run_cli("workload show resnet50 --set depth=3", &status);
+  EXPECT_EQ(status, 2);
+  EXPECT_NE(out.find("unknown key \"depth\""), std::string::npos) << out;
+  out = run_cli("workload show vgg16 --set batch=1 --dot", &status);
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(out.rfind("digraph \"vgg16\" {", 0), 0u) << out.substr(0, 200);
+  out = run_cli(
+      "workload show " + testing::source_path("tests/fixtures/chakra/microbenchmarks/all_reduce/"
+                                              "8npus_1MB/all_reduce"),
+      &status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("Devices    8"), std::string::npos) << out;
+  EXPECT_NE(out.find("transfer 112"), std::string::npos) << out;  // 2 x 7 steps x 8 ranks
+  out = run_cli("workload list", &status);
+  EXPECT_EQ(status, 0);
+  EXPECT_NE(out.find("dlrm_mlperf"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace orrery

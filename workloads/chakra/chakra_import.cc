@@ -1,0 +1,572 @@
+#include "workloads/chakra/chakra_import.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <unordered_map>
+
+#include "engine/collectives.h"
+#include "engine/errors.h"
+#include "engine/graph_check.h"
+#include "workloads/chakra/chakra_collectives.h"
+
+namespace orrery {
+
+namespace {
+
+using chakra::Node;
+using chakra::Trace;
+
+constexpr Stream kComputeStream{StreamClass::kCompute, 0};
+constexpr Stream kCommStream{StreamClass::kComm, 0};
+constexpr Stream kHostStream{StreamClass::kHost, 0};
+
+std::string join(const std::vector<int>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return "[" + s + "]";
+}
+
+std::vector<int> merged(std::vector<int> a, const std::vector<int>& b) {
+  for (int x : b)
+    if (std::find(a.begin(), a.end(), x) == a.end()) a.push_back(x);
+  return a;
+}
+
+// One collective instance or one send/receive pair: who takes part and who has arrived.
+struct Rendezvous {
+  bool collective = false;
+  std::vector<int> ranks;      // collective: the group in ring order; p2p: {src, dst}
+  std::string group;           // collective: pg_name ("" = all ranks)
+  int64_t sequence = 0;        // k-th of its kind
+  std::map<int, int> members;  // rank -> node position, from the traces
+  std::map<int, int> arrived;  // rank -> node position, once its dependencies are done
+};
+
+class Importer {
+ public:
+  Importer(const std::vector<Trace>& traces, const ChakraImportOptions& options)
+      : traces_(traces), options_(options), ranks_(static_cast<int>(traces.size())) {}
+
+  ExecutionGraph run() {
+    if (ranks_ == 0) throw InputError("Chakra import: no trace files");
+    make_devices();
+    ranks_state_.resize(ranks_);
+    for (int r = 0; r < ranks_; ++r) index_rank(r);
+    for (int r = 0; r < ranks_; ++r) assign_rendezvous(r);
+    check_rendezvous_members();
+    for (int r = 0; r < ranks_; ++r)
+      for (int p = 0; p < static_cast<int>(state(r).deps.size()); ++p)
+        if (state(r).remaining[p] == 0) ready_.push_back({r, p});
+    while (!ready_.empty()) {
+      auto [r, p] = ready_.front();
+      ready_.pop_front();
+      process(r, p);
+    }
+    report_stall();
+    check_graph(g_, traces_[0].origin);
+    return std::move(g_);
+  }
+
+ private:
+  struct RankState {
+    std::unordered_map<uint64_t, int> index;  // node id -> position in the file
+    std::vector<std::vector<int>> deps;       // positions, data and control merged
+    std::vector<std::vector<int>> succ;
+    std::vector<int> remaining;
+    std::vector<std::vector<int>> done_ops;  // ops after which the node is complete
+    std::vector<char> done;
+    std::vector<std::string> rendezvous;  // key, for send/recv/collective nodes
+  };
+
+  RankState& state(int r) { return ranks_state_[r]; }
+  const Node& node(int r, int p) const { return traces_[r].nodes[p]; }
+
+  std::string where(int r, int p) const {
+    const Node& n = node(r, p);
+    std::string s = traces_[r].origin + ": node id " + std::to_string(n.id);
+    if (!n.name.empty()) s += " \"" + n.name + "\"";
+    return s;
+  }
+  [[noreturn]] void fail(int r, int p, const std::string& what) const {
+    throw InputError(where(r, p) + ": " + what);
+  }
+
+  // Integer attribute of any integer type; false when absent.
+  bool int_attr(int r, int p, const char* name, int64_t* out) const {
+    const chakra::Attr* a = node(r, p).attr(name);
+    if (a == nullptr) return false;
+    if (!a->integer(out))
+      fail(r, p, std::string("attribute ") + name + " must be an integer, got " + a->value_name());
+    return true;
+  }
+  double size_attr(int r, int p, const char* name) const {
+    const chakra::Attr* a = node(r, p).attr(name);
+    double v = 0;
+    if (a == nullptr) return 0.0;
+    if (!a->number(&v) || !(v >= 0))
+      fail(r, p,
+           std::string("attribute ") + name + " must be a number >= 0, got " + a->value_name());
+    return v;
+  }
+  int rank_attr(int r, int p, const char* name) const {
+    int64_t v = 0;
+    if (!int_attr(r, p, name, &v))
+      fail(r, p, std::string(chakra::node_type_name(node(r, p).type)) + " needs attribute " + name);
+    if (v < 0 || v >= ranks_)
+      fail(r, p,
+           std::string(name) + " " + std::to_string(v) + " is not a rank (0.." +
+               std::to_string(ranks_ - 1) + ")");
+    return static_cast<int>(v);
+  }
+
+  void make_devices() {
+    if (!options_.device_hosts.empty() && static_cast<int>(options_.device_hosts.size()) < ranks_) {
+      throw InputError("Chakra import: " + std::to_string(ranks_) + " rank files but only " +
+                       std::to_string(options_.device_hosts.size()) + " device hosts");
+    }
+    for (int r = 0; r < ranks_; ++r) {
+      Device d;
+      d.name = "rank" + std::to_string(r);
+      d.host = options_.device_hosts.empty() ? d.name : options_.device_hosts[r];
+      d.launch_host = d.host;
+      d.node = d.host;
+      g_.devices.push_back(d);
+    }
+  }
+
+  void index_rank(int r) {
+    RankState& s = state(r);
+    const auto& nodes = traces_[r].nodes;
+    const int n = static_cast<int>(nodes.size());
+    for (int p = 0; p < n; ++p) {
+      if (!s.index.emplace(nodes[p].id, p).second)
+        fail(r, p, "duplicate node id (also node #" + std::to_string(s.index[nodes[p].id]) + ")");
+      const int t = nodes[p].type;
+      if (chakra::node_type_name(t) == nullptr)
+        fail(r, p,
+             "unknown node type " + std::to_string(t) +
+                 " (expected 1..10, see et_def.proto NodeType)");
+      if (t == chakra::kInvalidNode) fail(r, p, "node type INVALID_NODE (0): the type is unset");
+    }
+    s.deps.resize(n);
+    s.succ.resize(n);
+    s.remaining.assign(n, 0);
+    s.done_ops.resize(n);
+    s.done.assign(n, 0);
+    s.rendezvous.resize(n);
+    for (int p = 0; p < n; ++p) {
+      for (const auto* list : {&nodes[p].data_deps, &nodes[p].ctrl_deps}) {
+        for (uint64_t id : *list) {
+          auto it = s.index.find(id);
+          if (it == s.index.end())
+            fail(r, p, "depends on node id " + std::to_string(id) + ", which is not in the file");
+          if (it->second == p) fail(r, p, "depends on itself");
+          if (std::find(s.deps[p].begin(), s.deps[p].end(), it->second) == s.deps[p].end()) {
+            s.deps[p].push_back(it->second);
+            s.succ[it->second].push_back(p);
+          }
+        }
+      }
+      s.remaining[p] = static_cast<int>(s.deps[p].size());
+    }
+    check_acyclic(r);
+  }
+
+  // Kahn's algorithm over one rank; on failure walks unfinished dependencies to a cycle.
+  void check_acyclic(int r) {
+    const RankState& s = state(r);
+    const int n = static_cast<int>(s.deps.size());
+    std::vector<int> left = s.remaining;
+    std::vector<int> queue;
+    for (int p = 0; p < n; ++p)
+      if (left[p] == 0) queue.push_back(p);
+    size_t seen = 0;
+    while (seen < queue.size()) {
+      int p = queue[seen++];
+      for (int q : s.succ[p])
+        if (--left[q] == 0) queue.push_back(q);
+    }
+    if (static_cast<int>(seen) == n) return;
+    int v = 0;
+    while (left[v] == 0) ++v;
+    std::vector<int> path;
+    std::vector<int> pos_in_path(n, -1);
+    while (pos_in_path[v] < 0) {
+      pos_in_path[v] = static_cast<int>(path.size());
+      path.push_back(v);
+      for (int d : s.deps[v])
+        if (left[d] > 0) {
+          v = d;
+          break;
+        }
+    }
+    // path[pos_in_path[v]..] walks "depends on": reverse it into dependency order.
+    std::vector<int> cycle(path.begin() + pos_in_path[v], path.end());
+    std::reverse(cycle.begin(), cycle.end());
+    std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+    std::string text;
+    for (int p : cycle) text += std::to_string(node(r, p).id) + " -> ";
+    throw InputError(traces_[r].origin + ": dependency cycle among node ids " + text +
+                     std::to_string(node(r, cycle.front()).id) + " (\"a -> b\": b depends on a)");
+  }
+
+  std::vector<int> group_ranks(int r, int p, const std::string& pg) const {
+    std::vector<int> all(ranks_);
+    for (int i = 0; i < ranks_; ++i) all[i] = i;
+    if (pg.empty() || options_.comm_groups.empty()) return all;
+    auto it = options_.comm_groups.find(pg);
+    if (it == options_.comm_groups.end())
+      fail(r, p, "process group \"" + pg + "\" is not in the comm groups");
+    for (int x : it->second)
+      if (x < 0 || x >= ranks_)
+        fail(r, p,
+             "process group \"" + pg + "\" lists rank " + std::to_string(x) + " of " +
+                 std::to_string(ranks_));
+    if (std::find(it->second.begin(), it->second.end(), r) == it->second.end())
+      fail(r, p,
+           "rank " + std::to_string(r) + " is not in its process group \"" + pg + "\" " +
+               join(it->second));
+    return it->second;
+  }
+
+  void assign_rendezvous(int r) {
+    std::map<std::string, int64_t> counts;
+    const int n = static_cast<int>(traces_[r].nodes.size());
+    for (int p = 0; p < n; ++p) {
+      const int t = node(r, p).type;
+      std::string key;
+      Rendezvous proto;
+      if (t == chakra::kCommCollNode) {
+        std::string pg;
+        if (const chakra::Attr* a = node(r, p).attr("pg_name"); a && !a->text(&pg))
+          fail(r, p, std::string("attribute pg_name must be a string, got ") + a->value_name());
+        proto.collective = true;
+        proto.group = pg;
+        proto.ranks = group_ranks(r, p, pg);
+        key = "coll\x1f" + pg;
+      } else if (t == chakra::kCommSendNode || t == chakra::kCommRecvNode) {
+        const bool send = t == chakra::kCommSendNode;
+        const int peer = rank_attr(r, p, send ? "comm_dst" : "comm_src");
+        if (peer == r) fail(r, p, "sends to or receives from its own rank");
+        int64_t tag = 0;
+        int_attr(r, p, "comm_tag", &tag);
+        const int src = send ? r : peer, dst = send ? peer : r;
+        proto.ranks = {src, dst};
+        proto.group = "tag " + std::to_string(tag);
+        key = "p2p\x1f" + std::to_string(src) + "\x1f" + std::to_string(dst) + "\x1f" +
+              std::to_string(tag) + (send ? "\x1fsend" : "\x1frecv");
+      } else {
+        continue;
+      }
+      const int64_t k = counts[key]++;
+      std::string full = key + "\x1f" + std::to_string(k);
+      // A send and its receive share one rendezvous: drop the direction from its key.
+      if (!proto.collective) full = full.substr(0, key.rfind('\x1f')) + "\x1f" + std::to_string(k);
+      state(r).rendezvous[p] = full;
+      auto [it, fresh] = rendezvous_.emplace(full, proto);
+      it->second.sequence = k;
+      if (!fresh && proto.collective && it->second.ranks != proto.ranks)
+        fail(r, p,
+             "process group \"" + proto.group + "\" has ranks " + join(proto.ranks) + " here but " +
+                 join(it->second.ranks) + " on another rank");
+      if (!it->second.members.emplace(r, p).second)
+        fail(r, p, "internal: rank listed twice in one rendezvous");
+    }
+  }
+
+  void check_rendezvous_members() const {
+    for (const auto& [key, rv] : rendezvous_) {
+      const auto [r, p] = *rv.members.begin();
+      if (rv.collective) {
+        std::vector<int> missing;
+        for (int x : rv.ranks)
+          if (!rv.members.count(x)) missing.push_back(x);
+        if (!missing.empty()) {
+          std::vector<int> have;
+          for (const auto& m : rv.members) have.push_back(m.first);
+          fail(r, p,
+               "collective #" + std::to_string(rv.sequence) + " of process group \"" + rv.group +
+                   "\" is in the traces of ranks " + join(have) + " but not of ranks " +
+                   join(missing) + " (they list fewer collectives of this group)");
+        }
+      } else if (rv.members.size() != 2) {
+        const bool is_send = node(r, p).type == chakra::kCommSendNode;
+        fail(r, p,
+             std::string(is_send ? "COMM_SEND_NODE to rank " : "COMM_RECV_NODE from rank ") +
+                 std::to_string(is_send ? rv.ranks[1] : rv.ranks[0]) + " (" + rv.group + ", #" +
+                 std::to_string(rv.sequence) + " of this pair) has no matching " +
+                 (is_send ? "COMM_RECV_NODE" : "COMM_SEND_NODE") + " in rank " +
+                 std::to_string(is_send ? rv.ranks[1] : rv.ranks[0]) + "'s trace");
+      }
+    }
+  }
+
+  std::vector<int> dep_ops(int r, int p) {
+    std::vector<int> ops;
+    for (int d : state(r).deps[p]) ops = merged(std::move(ops), state(r).done_ops[d]);
+    return ops;
+  }
+
+  void complete(int r, int p, std::vector<int> ops) {
+    RankState& s = state(r);
+    s.done_ops[p] = std::move(ops);
+    s.done[p] = 1;
+    for (int q : s.succ[p])
+      if (--s.remaining[q] == 0) ready_.push_back({r, q});
+  }
+
+  std::string op_name(int r, int p) const {
+    const Node& n = node(r, p);
+    std::string s = "r" + std::to_string(r) + "." + std::to_string(n.id);
+    return n.name.empty() ? s : s + ":" + n.name;
+  }
+
+  int add_compute(int r, int p, Stream stream, const std::string& phase, double duration,
+                  double flops, double bytes) {
+    Op op;
+    op.name = op_name(r, p);
+    op.device = r;
+    op.stream = stream;
+    op.duration = duration;
+    op.flops = flops;
+    op.bytes = bytes;
+    op.phase = phase;
+    op.deps = dep_ops(r, p);
+    g_.ops.push_back(std::move(op));
+    return static_cast<int>(g_.ops.size()) - 1;
+  }
+
+  void process(int r, int p) {
+    const Node& n = node(r, p);
+    const double micros = static_cast<double>(n.duration_micros) * 1e-6;
+    switch (n.type) {
+      case chakra::kCompNode: {
+        int64_t cpu = 0;
+        int_attr(r, p, "is_cpu_op", &cpu);
+        const double flops = size_attr(r, p, "num_ops");
+        const double bytes = size_attr(r, p, "tensor_size");
+        const bool measured =
+            n.duration_micros > 0 && (!options_.prefer_num_ops || (flops == 0 && bytes == 0));
+        const bool priced = !measured && (flops > 0 || bytes > 0);
+        complete(r, p,
+                 {add_compute(r, p, cpu ? kHostStream : kComputeStream, "compute",
+                              priced ? -1.0 : micros, priced ? flops : 0.0, priced ? bytes : 0.0)});
+        return;
+      }
+      case chakra::kMemLoadNode:
+      case chakra::kMemStoreNode: {
+        const Stream s{
+            n.type == chakra::kMemLoadNode ? StreamClass::kCopyH2D : StreamClass::kCopyD2H, 0};
+        const double bytes = size_attr(r, p, "tensor_size");
+        const bool priced = n.duration_micros == 0 && bytes > 0;
+        complete(r, p,
+                 {add_compute(r, p, s, "io", priced ? -1.0 : micros, 0.0, priced ? bytes : 0.0)});
+        return;
+      }
+      case chakra::kCommCollNode:
+      case chakra::kCommSendNode:
+      case chakra::kCommRecvNode:
+        arrive(r, p);
+        return;
+      default:  // metadata, storage, batch, checkpoint
+        if (n.duration_micros > 0) {
+          complete(r, p, {add_compute(r, p, kHostStream, "host", micros, 0.0, 0.0)});
+        } else {
+          complete(r, p, dep_ops(r, p));
+        }
+    }
+  }
+
+  void arrive(int r, int p) {
+    Rendezvous& rv = rendezvous_.at(state(r).rendezvous[p]);
+    rv.arrived.emplace(r, p);
+    if (rv.arrived.size() < rv.members.size()) return;
+    if (rv.collective) {
+      expand_collective(rv);
+    } else {
+      connect(rv);
+    }
+  }
+
+  void connect(const Rendezvous& rv) {
+    const int s = rv.ranks[0], d = rv.ranks[1];
+    const int sp = rv.arrived.at(s), dp = rv.arrived.at(d);
+    const chakra::Attr* size = node(s, sp).attr("comm_size");
+    if (size == nullptr) fail(s, sp, "COMM_SEND_NODE needs attribute comm_size");
+    const double bytes = size_attr(s, sp, "comm_size");
+    if (node(d, dp).attr("comm_size") != nullptr && size_attr(d, dp, "comm_size") != bytes)
+      fail(d, dp,
+           "receives " + std::to_string(size_attr(d, dp, "comm_size")) +
+               " bytes but the matching send (" + where(s, sp) + ") sends " +
+               std::to_string(bytes));
+    Op op;
+    op.name = op_name(s, sp) + "->r" + std::to_string(d);
+    op.device = s;
+    op.stream = kCommStream;
+    op.kind = OpKind::kTransfer;
+    op.src = s;
+    op.dst = d;
+    op.transfer_bytes = bytes;
+    op.phase = "comm";
+    op.deps = merged(dep_ops(s, sp), dep_ops(d, dp));
+    g_.ops.push_back(std::move(op));
+    const int index = static_cast<int>(g_.ops.size()) - 1;
+    complete(s, sp, {index});
+    complete(d, dp, {index});
+  }
+
+  void expand_collective(const Rendezvous& rv) {
+    // Every rank must agree on what the collective is.
+    const int r0 = rv.ranks[0], p0 = rv.arrived.at(r0);
+    int64_t type = 0;
+    if (!int_attr(r0, p0, "comm_type", &type))
+      fail(r0, p0, "COMM_COLL_NODE needs attribute comm_type");
+    const char* type_name = chakra::collective_name(static_cast<int>(type));
+    if (type_name == nullptr)
+      fail(r0, p0,
+           "unknown comm_type " + std::to_string(type) + " (see et_def.proto CollectiveCommType)");
+    if (node(r0, p0).attr("comm_size") == nullptr && type != chakra::kBarrier)
+      fail(r0, p0, "COMM_COLL_NODE needs attribute comm_size");
+    const double bytes = type == chakra::kBarrier ? 0.0 : size_attr(r0, p0, "comm_size");
+    chakra::RankDeps deps;
+    for (int x : rv.ranks) {
+      const int px = rv.arrived.at(x);
+      int64_t t = -1;
+      int_attr(x, px, "comm_type", &t);
+      const double b = type == chakra::kBarrier ? 0.0 : size_attr(x, px, "comm_size");
+      if (t != type || b != bytes)
+        fail(x, px,
+             "collective #" + std::to_string(rv.sequence) + " of process group \"" + rv.group +
+                 "\" differs across ranks: here comm_type " + std::to_string(t) + ", comm_size " +
+                 std::to_string(b) + "; on rank " + std::to_string(r0) + " comm_type " +
+                 std::to_string(type) + ", comm_size " + std::to_string(bytes));
+      deps.push_back(dep_ops(x, px));
+    }
+    const std::string name = "coll." + (rv.group.empty() ? std::string("world") : rv.group) + "." +
+                             std::to_string(rv.sequence) + ":" + type_name;
+    chakra::RankDeps done;
+    if (options_.engine_collectives) {
+      done = engine_collective(rv, static_cast<int>(type), bytes, deps, name);
+    } else {
+      done = flows(rv, static_cast<int>(type), bytes, deps, name);
+    }
+    for (size_t i = 0; i < rv.ranks.size(); ++i)
+      complete(rv.ranks[i], rv.arrived.at(rv.ranks[i]), done[i]);
+  }
+
+  chakra::RankDeps engine_collective(const Rendezvous& rv, int type, double bytes,
+                                     const chakra::RankDeps& deps, const std::string& name) {
+    const int r0 = rv.ranks[0], p0 = rv.arrived.at(r0);
+    Collective c;
+    switch (type) {
+      case chakra::kAllReduce:
+      case chakra::kBarrier:
+        c.type = CollectiveType::kAllReduce;
+        break;
+      case chakra::kAllGather:
+        c.type = CollectiveType::kAllGather;
+        break;
+      case chakra::kReduceScatter:
+      case chakra::kReduceScatterBlock:
+        c.type = CollectiveType::kReduceScatter;
+        break;
+      case chakra::kAllToAll:
+        c.type = CollectiveType::kAllToAll;
+        break;
+      case chakra::kBroadcast:
+        c.type = CollectiveType::kBroadcast;
+        break;
+      case chakra::kReduce:
+        c.type = CollectiveType::kReduce;
+        break;
+      default:
+        fail(r0, p0,
+             std::string("collective ") + chakra::collective_name(type) +
+                 " is not supported (no engine collective for it)");
+    }
+    c.ranks = rv.ranks;
+    c.bytes = bytes;
+    g_.collectives.push_back(c);
+    Op op;
+    op.name = name;
+    op.device = r0;
+    op.stream = kCommStream;
+    op.kind = OpKind::kCollective;
+    op.collective = static_cast<int>(g_.collectives.size()) - 1;
+    op.phase = "comm";
+    for (const auto& d : deps) op.deps = merged(std::move(op.deps), d);
+    g_.ops.push_back(std::move(op));
+    return chakra::RankDeps(rv.ranks.size(), {static_cast<int>(g_.ops.size()) - 1});
+  }
+
+  chakra::RankDeps flows(const Rendezvous& rv, int type, double bytes, const chakra::RankDeps& deps,
+                         const std::string& name) {
+    const int r0 = rv.ranks[0], p0 = rv.arrived.at(r0);
+    const char* type_name = chakra::collective_name(type);
+    chakra::RankDeps done;
+    switch (type) {
+      case chakra::kAllReduce:
+        done = append_ring_allreduce(g_, rv.ranks, bytes, deps, name, kCommStream, "comm");
+        break;
+      case chakra::kAllGather:
+      case chakra::kReduceScatter:
+      case chakra::kReduceScatterBlock:
+      case chakra::kBarrier:
+        done = chakra::append_ring_pass(g_, rv.ranks, bytes, deps, name, kCommStream, "comm");
+        break;
+      case chakra::kAllToAll:
+        done = chakra::append_all_to_all(g_, rv.ranks, bytes, deps, name, kCommStream, "comm");
+        break;
+      default:
+        fail(r0, p0,
+             std::string("collective ") + type_name +
+                 " is not supported by the importer (supported: ALL_REDUCE, ALL_GATHER, "
+                 "REDUCE_SCATTER, REDUCE_SCATTER_BLOCK, ALL_TO_ALL, BARRIER; or hand "
+                 "collectives to the engine)");
+    }
+    return done;
+  }
+
+  // Nodes left undone with every per-rank cycle excluded: ranks wait on each other.
+  void report_stall() const {
+    for (int r = 0; r < ranks_; ++r) {
+      const RankState& s = ranks_state_[r];
+      for (size_t p = 0; p < s.done.size(); ++p) {
+        if (s.done[p]) continue;
+        for (const auto& [key, rv] : rendezvous_) {
+          if (rv.arrived.empty() || rv.arrived.size() == rv.members.size()) continue;
+          std::vector<int> waiting;
+          for (const auto& m : rv.members)
+            if (!rv.arrived.count(m.first)) waiting.push_back(m.first);
+          const auto [ar, ap] = *rv.arrived.begin();
+          fail(ar, ap,
+               std::string(rv.collective ? "collective" : "transfer") + " #" +
+                   std::to_string(rv.sequence) + " (" +
+                   (rv.collective ? "process group \"" + rv.group + "\"" : rv.group) +
+                   ") deadlocks: ranks " + join(waiting) +
+                   " reach it only after something that waits for it (mismatched "
+                   "order of collectives or transfers across ranks)");
+        }
+        fail(r, static_cast<int>(p), "never becomes ready (internal error)");
+      }
+    }
+  }
+
+  const std::vector<Trace>& traces_;
+  const ChakraImportOptions& options_;
+  const int ranks_;
+  std::vector<RankState> ranks_state_;
+  std::map<std::string, Rendezvous> rendezvous_;
+  std::deque<std::pair<int, int>> ready_;  // (rank, node position) whose deps are done
+  ExecutionGraph g_;
+};
+
+}  // namespace
+
+ExecutionGraph chakra_to_execution_graph(const std::vector<chakra::Trace>& traces,
+                                         const ChakraImportOptions& options) {
+  return Importer(traces, options).run();
+}
+
+}  // namespace orrery

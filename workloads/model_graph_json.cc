@@ -1,0 +1,318 @@
+#include "workloads/model_graph_json.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "engine/errors.h"
+#include "models/op_counts.h"
+#include "workloads/model_graph_check.h"
+
+namespace orrery {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kFormat = "orrery-model";
+constexpr int kVersion = 1;
+
+std::string describe(const json& v) {
+  if (v.is_structured() || v.is_null()) return v.type_name();
+  std::string text = v.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return std::string(v.type_name()) + " " + text;
+}
+
+// Reads the members of one JSON object; every error names the file and the object.
+class Fields {
+ public:
+  Fields(const json& obj, std::string where, const std::string& origin)
+      : obj_(obj), where_(std::move(where)), origin_(origin) {
+    if (!obj.is_object()) fail("must be an object, got " + describe(obj));
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(origin_ + ": " + (where_.empty() ? "" : where_ + ": ") + what);
+  }
+
+  void only(std::initializer_list<const char*> allowed) const {
+    for (const auto& member : obj_.items()) {
+      bool known = std::any_of(allowed.begin(), allowed.end(),
+                               [&](const char* k) { return member.key() == k; });
+      if (known) continue;
+      std::string list;
+      for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
+      fail("unknown key \"" + member.key() + "\" (expected one of: " + list + ")");
+    }
+  }
+
+  const json* find(const char* key) const {
+    auto it = obj_.find(key);
+    return it == obj_.end() ? nullptr : &*it;
+  }
+
+  std::string text(const char* key, const std::string& fallback, bool required = false) const {
+    const json* v = find(key);
+    if (v == nullptr) {
+      if (required) fail("missing required key \"" + std::string(key) + "\"");
+      return fallback;
+    }
+    if (!v->is_string()) fail("\"" + std::string(key) + "\" must be a string, got " + describe(*v));
+    return v->get<std::string>();
+  }
+
+  double amount(const char* key) const {
+    const json* v = find(key);
+    if (v == nullptr) return 0.0;
+    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0)
+      fail("\"" + std::string(key) + "\" must be a number >= 0, got " + describe(*v));
+    return v->get<double>();
+  }
+
+  int64_t integer(const char* key, int64_t fallback, int64_t min) const {
+    const json* v = find(key);
+    if (v == nullptr) return fallback;
+    if (!v->is_number_integer() || v->get<int64_t>() < min)
+      fail("\"" + std::string(key) + "\" must be an integer >= " + std::to_string(min) + ", got " +
+           describe(*v));
+    return v->get<int64_t>();
+  }
+
+  bool flag(const char* key) const {
+    const json* v = find(key);
+    if (v == nullptr) return false;
+    if (!v->is_boolean())
+      fail("\"" + std::string(key) + "\" must be true or false, got " + describe(*v));
+    return v->get<bool>();
+  }
+
+  Shape shape(const json& v, const std::string& what) const {
+    if (!v.is_array()) fail(what + " must be an array of dimensions, got " + describe(v));
+    Shape s;
+    for (const json& d : v) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0)
+        fail(what + " dimensions must be integers >= 0, got " + describe(d));
+      s.push_back(d.get<int64_t>());
+    }
+    return s;
+  }
+
+ private:
+  const json& obj_;
+  std::string where_;
+  const std::string& origin_;
+};
+
+std::string op_where(size_t i, const std::string& name) {
+  std::string where = "ops[" + std::to_string(i) + "]";
+  return name.empty() ? where : where + " \"" + name + "\"";
+}
+
+ModelOp read_op(const json& j, size_t i, const std::string& origin,
+                std::vector<std::string>* deps) {
+  ModelOp op;
+  {
+    Fields unnamed(j, op_where(i, ""), origin);
+    op.name = unnamed.text("name", "", true);
+    if (op.name.empty()) unnamed.fail("\"name\" must not be empty");
+  }
+  Fields f(j, op_where(i, op.name), origin);
+  f.only({"name", "type", "phase", "layer", "dtype", "inputs", "output", "attrs", "flops", "bytes",
+          "params", "grads", "grad_dtype", "sparse_grad", "deps"});
+  op.type = f.text("type", "", true);
+  if (!is_known_op_type(op.type)) {
+    std::string list;
+    for (const auto& t : known_op_types()) list += (list.empty() ? "" : ", ") + t;
+    f.fail("unknown op type \"" + op.type + "\" (expected one of: " + list + ")");
+  }
+  std::string s = f.text("phase", "forward");
+  if (!parse_phase(s, &op.phase))
+    f.fail("unknown phase \"" + s + "\" (expected forward, backward or optimizer)");
+  op.layer = f.text("layer", "");
+  for (auto [key, out] : {std::pair<const char*, DType*>{"dtype", &op.dtype},
+                          std::pair<const char*, DType*>{"grad_dtype", &op.grad_dtype}}) {
+    s = f.text(key, "fp32");
+    if (!parse_dtype(s, out))
+      f.fail("unknown " + std::string(key) + " \"" + s +
+             "\" (expected fp32, fp16, bf16, tf32, int32, int64 or int8)");
+  }
+  if (const json* v = f.find("inputs")) {
+    if (!v->is_array()) f.fail("\"inputs\" must be an array of shapes, got " + describe(*v));
+    for (size_t k = 0; k < v->size(); ++k)
+      op.inputs.push_back(f.shape((*v)[k], "inputs[" + std::to_string(k) + "]"));
+  }
+  if (const json* v = f.find("output")) op.output = f.shape(*v, "\"output\"");
+  if (const json* v = f.find("attrs")) {
+    if (!v->is_object()) f.fail("\"attrs\" must be an object of integers, got " + describe(*v));
+    for (const auto& a : v->items()) {
+      if (!a.value().is_number_integer())
+        f.fail("attrs \"" + a.key() + "\" must be an integer, got " + describe(a.value()));
+      op.attrs[a.key()] = a.value().get<int64_t>();
+    }
+  }
+  op.flops = f.amount("flops");
+  op.bytes = f.amount("bytes");
+  op.params = f.amount("params");
+  op.grads = f.amount("grads");
+  op.sparse_grad = f.flag("sparse_grad");
+  if (const json* v = f.find("deps")) {
+    if (!v->is_array()) f.fail("\"deps\" must be an array of op names, got " + describe(*v));
+    for (const json& d : *v) {
+      if (!d.is_string()) f.fail("\"deps\" entries must be op names (strings), got " + describe(d));
+      deps->push_back(d.get<std::string>());
+    }
+  }
+  return op;
+}
+
+// nlohmann keeps the last of duplicate keys silently; a duplicate is almost always a mistake.
+json parse_rejecting_duplicates(const std::string& text, const std::string& origin) {
+  std::vector<std::set<std::string>> keys;
+  json::parser_callback_t cb = [&](int, json::parse_event_t event, json& parsed) {
+    using E = json::parse_event_t;
+    if (event == E::object_start) keys.emplace_back();
+    if (event == E::object_end) keys.pop_back();
+    if (event == E::key && !keys.back().insert(parsed.get<std::string>()).second)
+      throw InputError(origin + ": duplicate key \"" + parsed.get<std::string>() + "\"");
+    return true;
+  };
+  try {
+    return json::parse(text, cb);
+  } catch (const json::parse_error& e) {
+    const size_t pos = e.byte == 0 ? 0 : std::min<size_t>(e.byte - 1, text.size());
+    const size_t line = 1 + std::count(text.begin(), text.begin() + pos, '\n');
+    const size_t nl = pos == 0 ? std::string::npos : text.rfind('\n', pos - 1);
+    const size_t col = nl == std::string::npos ? pos + 1 : pos - nl;
+    std::string what = e.what();
+    size_t at = what.find("syntax error");
+    throw InputError(origin + ": line " + std::to_string(line) + ", column " + std::to_string(col) +
+                     ": invalid JSON: " + (at == std::string::npos ? what : what.substr(at)));
+  }
+}
+
+}  // namespace
+
+bool looks_like_model_graph_json(const std::string& text) {
+  size_t at = text.find("\"format\"");
+  return at != std::string::npos && at < 200 &&
+         text.find(std::string("\"") + kFormat + "\"", at) < at + 40;
+}
+
+ModelGraph parse_model_graph_json(const std::string& text, const std::string& origin) {
+  json root = parse_rejecting_duplicates(text, origin);
+  Fields top(root, "", origin);
+  top.only({"format", "version", "name", "batch", "hyper", "ops"});
+  std::string format = top.text("format", "", true);
+  if (format != kFormat) top.fail("\"format\" is \"" + format + "\", expected \"orrery-model\"");
+  const json* version = top.find("version");
+  if (version == nullptr) top.fail("missing \"version\": 1");
+  if (!version->is_number_integer() || version->get<int64_t>() != kVersion)
+    top.fail("unsupported \"version\" " + describe(*version) + " (this Orrery reads version 1)");
+
+  ModelGraph g;
+  g.name = top.text("name", "", true);
+  g.batch = top.integer("batch", 1, 1);
+  if (const json* h = top.find("hyper")) {
+    if (!h->is_object()) top.fail("\"hyper\" must be an object, got " + describe(*h));
+    for (const auto& kv : h->items()) {
+      const json& v = kv.value();
+      if (v.is_structured() || v.is_null())
+        top.fail("hyper \"" + kv.key() + "\" must be a string, number or boolean");
+      g.hyper[kv.key()] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+  }
+  const json* ops = top.find("ops");
+  if (ops == nullptr) top.fail("missing required key \"ops\"");
+  if (!ops->is_array()) top.fail("\"ops\" must be an array, got " + describe(*ops));
+
+  std::vector<std::vector<std::string>> deps(ops->size());
+  g.ops.reserve(ops->size());
+  for (size_t i = 0; i < ops->size(); ++i) g.ops.push_back(read_op((*ops)[i], i, origin, &deps[i]));
+  std::unordered_map<std::string, int> index;
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    if (!index.emplace(g.ops[i].name, static_cast<int>(i)).second)
+      throw InputError(origin + ": " + op_where(i, g.ops[i].name) + ": duplicate op name");
+  }
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    for (const auto& d : deps[i]) {
+      auto it = index.find(d);
+      if (it == index.end())
+        throw InputError(origin + ": " + op_where(i, g.ops[i].name) + ": unknown dependency \"" +
+                         d + "\" (expected an op name)");
+      g.ops[i].deps.push_back(it->second);
+    }
+  }
+  check_model_graph(g, origin);
+  try {
+    fill_op_counts(g);
+  } catch (const InputError& e) {
+    throw InputError(origin + ": " + e.what());
+  }
+  return g;
+}
+
+ModelGraph load_model_graph_json(const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_model_graph_json(text.str(), path);
+}
+
+void write_model_graph_json(const ModelGraph& g, std::ostream& out) {
+  using nlohmann::ordered_json;
+  ordered_json hyper = ordered_json::object();
+  for (const auto& [k, v] : g.hyper) hyper[k] = v;
+  out << "{\n  \"format\": \"" << kFormat << "\",\n  \"version\": " << kVersion
+      << ",\n  \"name\": " << ordered_json(g.name).dump() << ",\n  \"batch\": " << g.batch
+      << ",\n  \"hyper\": " << hyper.dump() << ",\n  \"ops\": [";
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const ModelOp& op = g.ops[i];
+    ordered_json j;
+    j["name"] = op.name;
+    j["type"] = op.type;
+    if (op.phase != Phase::kForward) j["phase"] = phase_name(op.phase);
+    if (!op.layer.empty()) j["layer"] = op.layer;
+    if (op.dtype != DType::kFP32) j["dtype"] = dtype_name(op.dtype);
+    if (!op.inputs.empty()) j["inputs"] = op.inputs;
+    if (!op.output.empty()) j["output"] = op.output;
+    if (!op.attrs.empty()) {
+      ordered_json a = ordered_json::object();
+      for (const auto& [k, v] : op.attrs) a[k] = v;
+      j["attrs"] = a;
+    }
+    const std::pair<const char*, double> amounts[] = {
+        {"flops", op.flops}, {"bytes", op.bytes}, {"params", op.params}, {"grads", op.grads}};
+    for (const auto& [key, v] : amounts)
+      if (v != 0) j[key] = v;
+    if (op.grad_dtype != DType::kFP32) j["grad_dtype"] = dtype_name(op.grad_dtype);
+    if (op.sparse_grad) j["sparse_grad"] = true;
+    if (!op.deps.empty()) {
+      ordered_json d = ordered_json::array();
+      for (int dep : op.deps) d.push_back(g.ops[dep].name);
+      j["deps"] = d;
+    }
+    out << (i ? ",\n    " : "\n    ") << j.dump();
+  }
+  out << (g.ops.empty() ? "]\n}\n" : "\n  ]\n}\n");
+}
+
+void write_model_graph_json(const ModelGraph& g, const std::string& path) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw InputError(path + ": cannot write: " + std::strerror(errno));
+  write_model_graph_json(g, out);
+  out.flush();
+  if (!out) throw InputError(path + ": write failed");
+}
+
+}  // namespace orrery

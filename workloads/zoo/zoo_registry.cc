@@ -1,0 +1,97 @@
+#include <functional>
+
+#include "engine/errors.h"
+#include "workloads/zoo/zoo.h"
+#include "workloads/zoo/zoo_models.h"
+
+namespace orrery {
+
+namespace {
+
+using zoo::ZooKeys;
+
+struct Entry {
+  const char* name;
+  const char* description;
+  std::function<ModelGraph(ZooKeys&)> make;
+};
+
+const std::vector<Entry>& registry() {
+  static const std::vector<Entry> entries = {
+      {"bert_base", "BERT-base encoder with a task head (Devlin et al. 2019; Hugging Face layout)",
+       zoo::make_bert},
+      {"dlrm_ddp", "DLRM_DDP of Table III, 003_591ec105bd254cba.txt (Meta dlrm_s_pytorch.py)",
+       [](ZooKeys& k) { return zoo::make_dlrm(k, "ddp"); }},
+      {"dlrm_default",
+       "DLRM_default of Table III, 003_591ec105bd254cba.txt (Meta dlrm_s_pytorch.py)",
+       [](ZooKeys& k) { return zoo::make_dlrm(k, "default"); }},
+      {"dlrm_mlperf",
+       "DLRM_MLPerf of Table III, 003_591ec105bd254cba.txt, Criteo Kaggle table sizes",
+       [](ZooKeys& k) { return zoo::make_dlrm(k, "mlperf"); }},
+      {"gcn", "large-embedding recommender sized as GCN in Tables IV-V of 002_c394ac7b056c8ecc.txt",
+       [](ZooKeys& k) { return zoo::make_large_embedding(k, "gcn"); }},
+      {"gnmt", "GNMT-like LSTM encoder-decoder with attention (MLPerf GNMT reference layout)",
+       zoo::make_gnmt},
+      {"gpt2", "GPT-2 decoder, 124 M 'small' by default (Radford et al. 2019; Hugging Face)",
+       zoo::make_gpt2},
+      {"inception_v3", "Inception-v3 (Szegedy et al. 2016; torchvision layout)",
+       zoo::make_inception_v3},
+      {"lstm_lm", "LSTM language model, Zaremba et al. 2014 'medium' by default",
+       zoo::make_lstm_lm},
+      {"multi_interests",
+       "large-embedding recommender sized as Multi-Interests in Tables IV-V of "
+       "002_c394ac7b056c8ecc.txt",
+       [](ZooKeys& k) { return zoo::make_large_embedding(k, "multi_interests"); }},
+      {"resnet152", "ResNet-152 (He et al. 2016; torchvision layout)",
+       [](ZooKeys& k) { return zoo::make_resnet(k, 152); }},
+      {"resnet50", "ResNet-50 (He et al. 2016; torchvision layout)",
+       [](ZooKeys& k) { return zoo::make_resnet(k, 50); }},
+      {"vgg16", "VGG-16 (Simonyan & Zisserman 2015, config D; torchvision layout)",
+       [](ZooKeys& k) { return zoo::make_vgg(k, 16); }},
+      {"vgg19", "VGG-19 (Simonyan & Zisserman 2015, config E; torchvision layout)",
+       [](ZooKeys& k) { return zoo::make_vgg(k, 19); }},
+  };
+  return entries;
+}
+
+const Entry& find(const std::string& name) {
+  for (const auto& e : registry())
+    if (name == e.name) return e;
+  std::string list;
+  for (const auto& n : zoo_model_names()) list += (list.empty() ? "" : ", ") + n;
+  throw InputError("unknown model \"" + name + "\" (known models: " + list + ")");
+}
+
+}  // namespace
+
+std::vector<std::string> zoo_model_names() {
+  std::vector<std::string> names;
+  for (const auto& e : registry()) names.push_back(e.name);
+  return names;
+}
+
+bool is_zoo_model(const std::string& name) {
+  for (const auto& e : registry())
+    if (name == e.name) return true;
+  return false;
+}
+
+ModelGraph make_zoo_model(const std::string& name, const YamlMap& keys) {
+  const Entry& e = find(name);
+  ZooKeys k(keys);
+  ModelGraph g = e.make(k);
+  k.done();
+  for (const auto& [key, value] : k.values()) g.hyper[key] = value;
+  return g;
+}
+
+ZooModelInfo zoo_model_info(const std::string& name) {
+  const Entry& e = find(name);
+  // The generators declare their keys as they read them: run one with every default.
+  YamlMap empty(YAML::Node(), "defaults");
+  ZooKeys k(empty);
+  e.make(k);
+  return {e.name, e.description, k.docs()};
+}
+
+}  // namespace orrery
