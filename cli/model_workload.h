@@ -4,8 +4,8 @@
 //
 //   workload: {type: model, model: resnet50, batch: 64, ...model keys}
 //             {type: model_file, file: graph.model.json}
-//   device:     V100-SXM2 | {model: V100-SXM2, fp32: 20TFLOP/s, ...}   (default: the platform's GPU)
-//   cost_model: {...}                                                (models/cost_model.h)
+//   device:     V100-SXM2 | {model: V100-SXM2, fp32: 20TFLOP/s, ...}   (default: the platform's
+//   GPU) cost_model: {...}                                                (models/cost_model.h)
 //   precision:  fp32 | amp | cost-aware | {...}                       (models/mixed_precision.h)
 //   strategy:   {type: allreduce, gpus: 8, bucket: 25MiB, ...}        (docs/strategies.md)
 #pragma once

@@ -401,9 +401,9 @@ class Replayer {
   std::vector<FlowSlot> slots_;
   std::vector<sg4::ActivityPtr> contention_;
   static constexpr double kDoneBytes = 1e-5;  // SimGrid's default precision/work-amount
-  std::vector<sg4::CommPtr> polled_;    // detached flows in flight
-  std::vector<sg4::CommPtr> finished_;  // scratch for poll_flows
-  std::vector<sg4::CommPtr> released_;  // finished at the last poll, dropped at the next
+  std::vector<sg4::CommPtr> polled_;          // detached flows in flight
+  std::vector<sg4::CommPtr> finished_;        // scratch for poll_flows
+  std::vector<sg4::CommPtr> released_;        // finished at the last poll, dropped at the next
   std::vector<uint64_t> free_slots_;
   std::unordered_map<uint64_t, CachedRoute> routes_;
   std::unordered_map<const sg4::Link*, int> link_index_;

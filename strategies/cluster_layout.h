@@ -15,8 +15,8 @@ struct ClusterGpu {
 };
 
 struct ClusterServer {
-  std::vector<int> gpus;            // indices into ClusterLayout::gpus
-  std::vector<std::string> cpus;    // CPU socket hosts
+  std::vector<int> gpus;          // indices into ClusterLayout::gpus
+  std::vector<std::string> cpus;  // CPU socket hosts
 };
 
 struct ClusterLayout {

@@ -27,8 +27,7 @@ void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterL
   const int n = static_cast<int>(gpus.size());
   std::vector<int> dev(n), ranks(n);
   for (int i = 0; i < n; ++i) ranks[i] = dev[i] = b.gpu(layout.gpus[gpus[i]]);
-  InputStage input(b, layout, opt,
-                   opt.input_bytes >= 0 ? opt.input_bytes : model_input_bytes(m));
+  InputStage input(b, layout, opt, opt.input_bytes >= 0 ? opt.input_bytes : model_input_bytes(m));
 
   const auto buckets = gradient_buckets(m, opt.bucket_bytes, pearl);
   std::map<int, int> bucket_of;  // weight-gradient op -> bucket
@@ -55,9 +54,11 @@ void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterL
         const bool fwd = op.type == "embedding_fwd";
         const bool bwd = op.type == "embedding_bwd" && op.sparse_grad;
         if (!fwd && !bwd) continue;
-        const double block = embedding_output_bytes(fwd ? op : m.ops[op.deps.empty() ? j : op.deps[0]]);
-        Collective c = make_collective(fwd ? CollectiveType::kAllGather : CollectiveType::kReduceScatter,
-                                       ranks, block * n, opt, r);
+        const double block =
+            embedding_output_bytes(fwd ? op : m.ops[op.deps.empty() ? j : op.deps[0]]);
+        Collective c =
+            make_collective(fwd ? CollectiveType::kAllGather : CollectiveType::kReduceScatter,
+                            ranks, block * n, opt, r);
         c.counts.assign(n, block);
         std::vector<int> deps;
         if (fwd) {
@@ -92,9 +93,10 @@ void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterL
         }
         if (!opt.overlap && last_backward >= 0)
           for (int i = 0; i < n; ++i) deps.push_back(rep[i].ops[last_backward]);
-        bucket_op[k] = b.collective(ip + "allreduce.bucket" + std::to_string(k),
-                                    make_collective(CollectiveType::kAllReduce, ranks, bytes, opt, r),
-                                    "comm", std::move(deps));
+        bucket_op[k] =
+            b.collective(ip + "allreduce.bucket" + std::to_string(k),
+                         make_collective(CollectiveType::kAllReduce, ranks, bytes, opt, r), "comm",
+                         std::move(deps));
       }
       // Each update waits for the buckets holding its gradients.
       for (size_t j = 0; j < m.ops.size(); ++j) {

@@ -35,7 +35,8 @@ std::vector<Variable> model_variables(const ModelGraph& m) {
     v.grads.push_back(static_cast<int>(j));
     v.sparse = v.sparse || op.sparse_grad;
     // A sparse gradient only covers the rows looked up, not the table.
-    v.grad_bytes += op.sparse_grad ? looked_up_row_bytes(op) : op.grads * dtype_bytes(op.grad_dtype);
+    v.grad_bytes +=
+        op.sparse_grad ? looked_up_row_bytes(op) : op.grads * dtype_bytes(op.grad_dtype);
   }
   for (size_t j = 0; j < m.ops.size(); ++j) {
     const ModelOp& op = m.ops[j];

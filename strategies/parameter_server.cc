@@ -49,9 +49,14 @@ void build_parameter_server(GraphBuilder& b, const PricedReplica& r, const Clust
   for (const auto& v : vars)
     for (int j : v.updates) is_update[j] = 1;
 
-  // Over PCIe (1wng) the copies use the GPU's copy engines; over the network, two channels.
-  const Stream pull_stream = local ? Stream{StreamClass::kCopyH2D, 1} : Stream{StreamClass::kComm, 0};
-  const Stream push_stream = local ? Stream{StreamClass::kCopyD2H, 0} : Stream{StreamClass::kComm, 1};
+  // Over PCIe (1wng) the copies use the GPU's copy engines; over the network, each worker holds
+  // one connection per PS and direction, so traffic to different PS hosts runs concurrently.
+  auto pull_stream = [&](int ps_index) {
+    return local ? Stream{StreamClass::kCopyH2D, 1} : Stream{StreamClass::kComm, 2 * ps_index};
+  };
+  auto push_stream = [&](int ps_index) {
+    return local ? Stream{StreamClass::kCopyD2H, 0} : Stream{StreamClass::kComm, 2 * ps_index + 1};
+  };
 
   InputStage input(b, layout, opt, opt.input_bytes >= 0 ? opt.input_bytes : model_input_bytes(m));
   std::vector<std::vector<int>> gate(n);
@@ -64,19 +69,20 @@ void build_parameter_server(GraphBuilder& b, const PricedReplica& r, const Clust
       std::vector<int> deps = gate[i];
       int copy = input.batch(workers[i], dev[i], it, prefix);
       if (copy >= 0) deps.push_back(copy);
-      PlacedReplica rep = b.place(dev[i], prefix, deps, [&](size_t j) { return is_update[j] != 0; });
+      PlacedReplica rep =
+          b.place(dev[i], prefix, deps, [&](size_t j) { return is_update[j] != 0; });
       for (size_t v = 0; v < vars.size(); ++v) {
         const Variable& var = vars[v];
         int p = ps[ps_of[v]];
         std::vector<int> after_update;
         if (last_update[v] >= 0) after_update.push_back(last_update[v]);
-        int pull = b.transfer(prefix + var.layer + ".pull", dev[i], pull_stream, p, dev[i],
-                              var.pull_bytes, "comm", after_update);
+        int pull = b.transfer(prefix + var.layer + ".pull", dev[i], pull_stream(ps_of[v]), p,
+                              dev[i], var.pull_bytes, "comm", after_update);
         for (int j : var.forward) b.add_dep(rep.ops[j], pull);
         std::vector<int> grads;
         for (int j : var.grads) grads.push_back(rep.ops[j]);
-        pushes[v].push_back(b.transfer(prefix + var.layer + ".push", dev[i], push_stream, dev[i], p,
-                                       var.grad_bytes, "comm", grads));
+        pushes[v].push_back(b.transfer(prefix + var.layer + ".push", dev[i], push_stream(ps_of[v]),
+                                       dev[i], p, var.grad_bytes, "comm", grads));
       }
       gate[i] = rep.sinks;
     }
@@ -86,7 +92,8 @@ void build_parameter_server(GraphBuilder& b, const PricedReplica& r, const Clust
       const Variable& var = vars[v];
       const double elems = var.sparse ? var.grad_bytes / 4.0 : var.params;
       int p = ps[ps_of[v]];
-      int threads = std::max<int>(1, static_cast<int>(layout.servers[ps_servers[ps_of[v]]].gpus.size()));
+      int threads =
+          std::max<int>(1, static_cast<int>(layout.servers[ps_servers[ps_of[v]]].gpus.size()));
       last_update[v] = b.compute(ip + "ps/" + var.layer + ".update", p,
                                  {StreamClass::kCompute, static_cast<int>(v % threads)}, -1.0,
                                  elems * (n + 2), 4.0 * elems * (n + 3), "optimizer", pushes[v]);

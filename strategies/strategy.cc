@@ -74,8 +74,9 @@ double model_input_bytes(const ModelGraph& model) {
 
 ExecutionGraph build_strategy(const PricedReplica& r, const ClusterLayout& layout,
                               const StrategyOptions& opt) {
-  if (layout.gpus.empty()) throw InputError("strategy " + std::string(strategy_name(opt.type)) +
-                                            ": the platform has no GPUs");
+  if (layout.gpus.empty())
+    throw InputError("strategy " + std::string(strategy_name(opt.type)) +
+                     ": the platform has no GPUs");
   std::vector<int> all(layout.gpus.size());
   std::iota(all.begin(), all.end(), 0);
   const int want = opt.gpus > 0 ? opt.gpus : static_cast<int>(all.size());
