@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 
 #include "cli/commands.h"
@@ -42,25 +43,35 @@ void print_summary(const Scenario& sc, const RunResult& r) {
   std::printf("\n");
   std::printf("Iteration time  %s\n\n", format_time(s.iteration_time_s).c_str());
   std::printf("Where the time goes (mean per device, streams overlap):\n");
-  const std::pair<const char*, double> rows[] = {{"compute", s.compute_s},
-                                                 {"communication", s.comm_s},
-                                                 {"input/output copies", s.io_s},
-                                                 {"host launch", s.host_s},
-                                                 {"compute idle", s.idle_s}};
+  const std::pair<const char*, double> rows[] = {
+      {"compute", s.compute_s},        {"  memory-bound", s.memory_bound_s},
+      {"communication", s.comm_s},     {"  exposed (not overlapped)", s.exposed_comm_s},
+      {"input/output copies", s.io_s}, {"host launch", s.host_s},
+      {"compute idle", s.idle_s}};
   for (const auto& [label, v] : rows)
-    std::printf("  %-22s %12s  %5.1f%%\n", label, format_time(v).c_str(),
+    std::printf("  %-28s %12s  %5.1f%%\n", label, format_time(v).c_str(),
                 pct(v, s.iteration_time_s));
 
-  std::printf("\n%-24s %12s %12s %12s %12s\n", "device", "compute", "comm", "copies", "idle");
+  std::map<std::string, double> by_class;
+  for (const auto& l : r.links)
+    by_class[l.link_class.empty() ? "(unclassified)" : l.link_class] += l.bytes;
+  if (!by_class.empty()) {
+    std::printf("\nTraffic by link class (bytes summed over the links each transfer crosses):\n");
+    for (const auto& [cls, bytes] : by_class)
+      std::printf("  %-28s %12s\n", cls.c_str(), format_size(bytes).c_str());
+  }
+
+  std::printf("\n%-24s %12s %12s %12s %12s %12s\n", "device", "compute", "comm", "exposed",
+              "copies", "idle");
   size_t shown = 0;
   for (const auto& d : r.devices) {
     if (++shown > 16) {
       std::printf("  ... %zu more devices in the results file\n", r.devices.size() - 16);
       break;
     }
-    std::printf("%-24s %12s %12s %12s %12s\n", d.name.c_str(), format_time(d.busy[0]).c_str(),
-                format_time(d.busy[1]).c_str(), format_time(d.busy[2] + d.busy[3]).c_str(),
-                format_time(d.idle).c_str());
+    std::printf("%-24s %12s %12s %12s %12s %12s\n", d.name.c_str(), format_time(d.busy[0]).c_str(),
+                format_time(d.busy[1]).c_str(), format_time(d.exposed_comm).c_str(),
+                format_time(d.busy[2] + d.busy[3]).c_str(), format_time(d.idle).c_str());
   }
   if (!r.links.empty()) {
     std::vector<const LinkStats*> links;

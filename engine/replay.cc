@@ -91,13 +91,11 @@ class Replayer {
     assign_queues();
 
     sg4::Activity::on_completion_cb([this](sg4::Activity const& a) { on_complete(a); });
-    sg4::Engine::on_time_advance_cb([this](double) { poll_flows(); });
     for (size_t i = 0; i < g_.ops.size(); ++i)
       if (indeg_[i] == 0) make_ready(static_cast<int>(i));
     sg4::Engine::get_instance()->run();
     graveyard_.clear();
     contention_.clear();
-    released_.clear();
 
     if (completed_ != g_.ops.size())
       throw std::runtime_error("replay stopped with " + std::to_string(g_.ops.size() - completed_) +
@@ -206,50 +204,12 @@ class Replayer {
     }
   }
 
-  // Starts a flow. SimGrid 3.32 keeps every host-to-host comm on maestro's std::list and removes
-  // it with a full scan when it finishes, so each completion costs O(flows in flight). A comm
-  // that is not detached is registered a second time (as maestro's own activity) and goes
-  // through the completion signals: detaching it halves that list and skips the signals (dp50
-  // bench at 256 GPUs: 6.9 s -> 5.0 s). Detached comms fire no completion callback, so
-  // poll_flows() finds them finished. A zero-byte flow reports nothing left from the start and
-  // cannot be polled: it completes through the callback.
   sg4::CommPtr start_comm(int src, int dst, double bytes, void* data) {
-    const uint64_t size = static_cast<uint64_t>(std::llround(bytes));
     auto comm = sg4::Comm::sendto_init(hosts_[src], hosts_[dst]);
-    comm->set_payload_size(size);
+    comm->set_payload_size(static_cast<uint64_t>(std::llround(bytes)));
     comm->set_data(data);
-    if (size == 0) {
-      comm->start();
-    } else {
-      comm->detach();
-      polled_.push_back(comm);
-    }
+    comm->start();
     return comm;
-  }
-
-  // Finds detached flows finished, at each advance of simulated time: SimGrid has no work left
-  // for them (its own precision/work-amount threshold). Ring steps finish in lockstep, so one
-  // scan serves many completions.
-  void poll_flows() {
-    released_.clear();  // detected at an earlier date: SimGrid is done with them
-    finished_.clear();
-    for (size_t k = 0; k < polled_.size();) {
-      if (polled_[k]->get_remaining() <= kDoneBytes) {
-        finished_.push_back(polled_[k]);
-        polled_[k] = std::move(polled_.back());
-        polled_.pop_back();
-      } else {
-        ++k;
-      }
-    }
-    // Completion order must not depend on the scan's swaps: take flows in start order.
-    std::sort(finished_.begin(), finished_.end(), [](const sg4::CommPtr& a, const sg4::CommPtr& b) {
-      return a->get_data<void>() < b->get_data<void>();
-    });
-    for (auto& c : finished_) {
-      released_.push_back(c);
-      on_complete(*c);
-    }
   }
 
   sg4::ExecPtr start_exec(sg4::Host* host, double flops, void* data, double bound = -1) {
@@ -401,9 +361,6 @@ class Replayer {
   std::vector<FlowSlot> slots_;
   std::vector<sg4::ActivityPtr> contention_;
   static constexpr double kDoneBytes = 1e-5;  // SimGrid's default precision/work-amount
-  std::vector<sg4::CommPtr> polled_;          // detached flows in flight
-  std::vector<sg4::CommPtr> finished_;        // scratch for poll_flows
-  std::vector<sg4::CommPtr> released_;        // finished at the last poll, dropped at the next
   std::vector<uint64_t> free_slots_;
   std::unordered_map<uint64_t, CachedRoute> routes_;
   std::unordered_map<const sg4::Link*, int> link_index_;

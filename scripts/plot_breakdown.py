@@ -4,10 +4,11 @@
   /usr/bin/python3 scripts/plot_breakdown.py out/sweep.h5 -o breakdown.png [--percent]
 
 Each bar stacks the mean busy time of compute, communication, input/output copies and host
-launch: their sum is the no-overlap estimate of an analytical model such as PAI's
-(T = Td + Tc + Tw). The black tick is the simulated iteration time, which knows what overlaps;
-the gap between the two is the overlap the analytical model misses. --percent shows each part
-as a share of the sum instead (the paper's breakdown figures).
+launch: their sum is what an analytical model that assumes no overlap adds up (PAI's
+T = Td + Tc + Tw). The black tick is the simulated iteration time: below the bar where parts
+overlap (gradients all-reduced during backward), above it where devices wait (a collective
+stalls on its slowest participant, flows queue on a shared link). --percent shows each part as
+a share of the sum instead (the paper's breakdown figures).
 """
 import argparse
 
@@ -42,9 +43,9 @@ def main():
         pc.fail("no successful run to plot")
     rows = rows[: args.max]
     keys = args.label.split(",") if args.label else pc.varying_keys(rows)
-    rotate = len(rows) > 8
+    rotate = len(rows) * max(len(pc.friendly(k)) + 8 for k in keys or ["#"]) > 120
     labels = [label_of(r, keys, ", " if rotate else "\n") for r in rows]
-    fig, ax = plt.subplots(figsize=(max(5, 0.55 * len(rows) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(rows) + 3), 4.8))
     bottom = [0.0] * len(rows)
     for col, name, color in PARTS:
         vals = []
@@ -61,7 +62,8 @@ def main():
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(labels, rotation=90 if rotate else 0, fontsize=7)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    ax.set_title(args.title or "Time breakdown (bar: sum of parts, no overlap; tick: simulated)")
+    ax.set_title(args.title or "Time breakdown (bar: sum of the parts, no overlap; tick: simulated)",
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(args.output, dpi=120)
     print(args.output)

@@ -21,8 +21,10 @@ Run it with Debian's interpreter (/usr/bin/python3) and python3-torch:
 
 import argparse
 import datetime
+import math
 import os
 import platform
+import random
 import statistics
 import sys
 import time
@@ -297,6 +299,121 @@ def _full_grid():
 GRIDS["full"] = _full_grid()
 
 
+# --- random grid (learned estimator training data) -------------------------------------------
+#
+# Tianshu trains its estimator on random shapes (001_9440c8d6a95e5177.txt section 4.3: "each
+# dimension ... randomly generated", other parameters taken from real models). `--random-grid
+# COUNT --seed S` draws COUNT distinct shapes per op from the distributions below. The draws
+# depend only on (seed, op family), so a grid is reproducible whatever --ops selects; the
+# times of course are not.
+
+RANDOM_OPS = ["add", "mul", "relu", "matmul", "conv2d", "conv2d_bwd_data", "conv2d_bwd_filter"]
+ELEMENTWISE_MAX_DIM = 2048
+ELEMENTWISE_MAX_NUMEL = 1 << 21  # 8 MB per fp32 tensor keeps one op under ~10 ms on one core
+MATMUL_MAX_DIM = 1024            # the paper's range of every dimension, [1, 1024]
+CONV_MAX_FLOPS = 2e8             # forward FLOPs cap: keeps the CPU profiling within minutes
+
+
+def log_uniform_int(rng, lo, hi):
+    """An integer in [lo, hi], uniform in log space (shapes span decades; a uniform draw would
+    almost never give small ones)."""
+    return min(hi, int(math.exp(rng.uniform(math.log(lo), math.log(hi + 1)))))
+
+
+def random_elementwise(rng):
+    while True:
+        r = log_uniform_int(rng, 1, ELEMENTWISE_MAX_DIM)
+        c = log_uniform_int(rng, 1, ELEMENTWISE_MAX_DIM)
+        if r * c <= ELEMENTWISE_MAX_NUMEL:
+            return (r, c)
+
+
+def random_matmul(rng):
+    return tuple(log_uniform_int(rng, 1, MATMUL_MAX_DIM) for _ in range(3))
+
+
+def random_conv(rng):
+    """(n, c, h, w, k, r, s, stride, pad): stride and padding take the values common in CNNs
+    and are the same along both axes; kernels are 1..7 on each axis independently."""
+    while True:
+        n = log_uniform_int(rng, 1, 32)
+        c = log_uniform_int(rng, 1, 256)
+        k = log_uniform_int(rng, 1, 256)
+        h = log_uniform_int(rng, 1, 64)
+        w = log_uniform_int(rng, 1, 64)
+        r, s = rng.randint(1, 7), rng.randint(1, 7)
+        stride, pad = rng.choice((1, 2)), rng.choice((0, 1))
+        p = (h + 2 * pad - r) // stride + 1
+        q = (w + 2 * pad - s) // stride + 1
+        if p < 1 or q < 1 or 2.0 * n * k * p * q * c * r * s > CONV_MAX_FLOPS:
+            continue
+        return (n, c, h, w, k, r, s, stride, pad)
+
+
+def conv_shapes_rect(n, c, h, w, k, r, s, stride, pad):
+    p = (h + 2 * pad - r) // stride + 1
+    q = (w + 2 * pad - s) // stride + 1
+    attrs = {"stride_h": stride, "stride_w": stride, "pad_h": pad, "pad_w": pad}
+    return (n, c, h, w), (k, c, r, s), (n, k, p, q), attrs
+
+
+def conv_case(op, dev, dt, args):
+    xs, ws, ys, attrs = conv_shapes_rect(*args)
+    stride, pad = args[7], args[8]
+    x, wt = rand(xs, dev, dt), rand(ws, dev, dt)
+    if op == "conv2d":
+        return Case(op, [xs, ws], ys, attrs,
+                    lambda: F.conv2d(x, wt, stride=stride, padding=pad))
+    dy = rand(ys, dev, dt)
+    mask = [op == "conv2d_bwd_data", op == "conv2d_bwd_filter", False]
+    inputs, output = ([ys, ws], xs) if op == "conv2d_bwd_data" else ([xs, ys], ws)
+    return Case(op, inputs, output, attrs, lambda: torch.ops.aten.convolution_backward(
+        dy, x, wt, None, [stride] * 2, [pad] * 2, [1, 1], False, [0, 0], 1, mask))
+
+
+# op -> (family whose draws it shares, shape sampler, Case builder)
+RANDOM_FAMILIES = {
+    "add": ("add", random_elementwise, lambda dev, dt, a: binary("add", torch.add)(dev, dt, *a)),
+    "mul": ("mul", random_elementwise, lambda dev, dt, a: binary("mul", torch.mul)(dev, dt, *a)),
+    "relu": ("relu", random_elementwise,
+             lambda dev, dt, a: unary("relu", torch.relu)(dev, dt, *a)),
+    "matmul": ("matmul", random_matmul, lambda dev, dt, a: matmul(dev, dt, *a)),
+    "conv2d": ("conv", random_conv, lambda dev, dt, a: conv_case("conv2d", dev, dt, a)),
+    "conv2d_bwd_data": ("conv", random_conv,
+                        lambda dev, dt, a: conv_case("conv2d_bwd_data", dev, dt, a)),
+    "conv2d_bwd_filter": ("conv", random_conv,
+                          lambda dev, dt, a: conv_case("conv2d_bwd_filter", dev, dt, a)),
+}
+
+
+def random_grid_args(op, count, seed):
+    """The `count` distinct argument tuples of `op` in the grid of `seed` (deterministic: a
+    string seed is hashed with SHA-512 by `random`, whatever PYTHONHASHSEED says)."""
+    family, sample, _ = RANDOM_FAMILIES[op]
+    rng = random.Random(f"orrery-random-grid:{seed}:{family}")
+    seen, out = set(), []
+    attempts = 0
+    while len(out) < count:
+        attempts += 1
+        if attempts > 100 * count:
+            raise ValueError(f"random grid for {op}: only {len(out)} distinct shapes")
+        a = sample(rng)
+        if a not in seen:
+            seen.add(a)
+            out.append(a)
+    return out
+
+
+def adaptive_copies(case, dev, target_s, n_min=2, m_min=6, m_max=400):
+    """N and M for one shape: M copies take about `target_s` (so the difference T_M - T_N
+    stands well above timer resolution and noise for microsecond ops), N = M / 5."""
+    case.run()  # warm caches and lazily built kernels before timing the probe
+    probe = graph_time(case, 3, dev) / 3
+    m = int(target_s / probe) if probe > 0 else m_max
+    m = max(m_min, min(m_max, m))
+    return max(n_min, m // 5), m
+
+
 def sync(dev):
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)
@@ -356,6 +473,26 @@ def default_device_name(dev, threads):
     return f"{clean}-{threads}t" if dev.type == "cpu" else clean
 
 
+def cases(args, dev, dt, keep):
+    """(case, N, M) for every shape to time, in order; a case's tensors exist only while it is
+    being timed."""
+    if args.random_grid is None:
+        for build, arg_list in GRIDS[args.grid]:
+            for build_args in arg_list:
+                case = build(dev, dt, *build_args)
+                if keep is None or case.op in keep:
+                    yield case, args.n, args.m
+        return
+    for op in RANDOM_OPS:
+        if keep is not None and op not in keep:
+            continue
+        build = RANDOM_FAMILIES[op][2]
+        for build_args in random_grid_args(op, args.random_grid, args.seed):
+            case = build(dev, dt, build_args)
+            n, m = adaptive_copies(case, dev, args.target_time)
+            yield case, n, m
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default="cpu", help="torch device: cpu, cuda, cuda:1 ...")
@@ -369,10 +506,18 @@ def main(argv=None):
     ap.add_argument("--m", type=int, default=10, help="copies in the long graph (M > N)")
     ap.add_argument("--repeats", type=int, default=5, help="timed (N, M) pairs per shape")
     ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--random-grid", type=int, metavar="COUNT",
+                    help="instead of --grid: COUNT random shapes per op of " + ",".join(RANDOM_OPS)
+                    + " (learned-estimator training data); N and M adapt per shape")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the --random-grid shapes")
+    ap.add_argument("--target-time", type=float, default=0.002, metavar="SECONDS",
+                    help="--random-grid: M copies of an op take about this long")
     ap.add_argument("-o", "--output", required=True, help="CSV file to write")
     args = ap.parse_args(argv)
     if args.m <= args.n or args.n < 1:
         ap.error("need 1 <= N < M")
+    if args.random_grid is not None and args.random_grid < 1:
+        ap.error("--random-grid needs a positive count")
 
     torch.manual_seed(0)
     torch.set_num_threads(args.threads)
@@ -382,6 +527,8 @@ def main(argv=None):
     name = args.device_name or default_device_name(dev, args.threads)
     dt = DTYPES[args.dtype]
     keep = set(args.ops.split(",")) if args.ops else None
+    if args.random_grid is not None and keep is not None and not keep <= set(RANDOM_OPS):
+        ap.error("--random-grid knows only " + ",".join(RANDOM_OPS))
 
     command = " ".join(["scripts/profile_ops.py"] + (argv if argv is not None else sys.argv[1:]))
     header = [
@@ -391,7 +538,11 @@ def main(argv=None):
         f"# torch: {torch.__version__}; python: {platform.python_version()}; "
         f"threads: {args.threads}",
         f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
-        f"# N={args.n} M={args.m} repeats={args.repeats} warmup={args.warmup}",
+        (f"# N={args.n} M={args.m} repeats={args.repeats} warmup={args.warmup}"
+         if args.random_grid is None else
+         f"# random grid: seed={args.seed} count={args.random_grid} per op; N/M adaptive "
+         f"(M copies take about {args.target_time * 1e3:g} ms, N = M/5); repeats={args.repeats} "
+         f"warmup={args.warmup}"),
         f"# command: /usr/bin/python3 {command}",
     ]
     source = f"profile_ops.py torch {torch.__version__} {args.threads}t"
@@ -399,21 +550,16 @@ def main(argv=None):
 
     t_start = time.perf_counter()
     rows, skipped = [], 0
-    for build, arg_list in GRIDS[args.grid]:
-        for build_args in arg_list:
-            case = build(dev, dt, *build_args)
-            if keep is not None and case.op not in keep:
-                continue
-            t_op, t_n, t_m, spread = measure(case, dev, args.n, args.m, args.repeats,
-                                             args.warmup)
-            if t_op <= 0:
-                skipped += 1
-                print(f"skipped {case.op} {case.inputs}: T_M <= T_N (noise)", file=sys.stderr)
-                continue
-            rows.append([case.op, case.dtype if case.op == "cast" else args.dtype, name,
-                         ";".join(shape_text(s) for s in case.inputs), shape_text(case.output),
-                         attrs_text(case.attrs), f"{t_op:.9e}", str(args.n), str(args.m),
-                         f"{t_n:.9e}", f"{t_m:.9e}", str(args.repeats), f"{spread:.3e}", source])
+    for case, n, m in cases(args, dev, dt, keep):
+        t_op, t_n, t_m, spread = measure(case, dev, n, m, args.repeats, args.warmup)
+        if t_op <= 0:
+            skipped += 1
+            print(f"skipped {case.op} {case.inputs}: T_M <= T_N (noise)", file=sys.stderr)
+            continue
+        rows.append([case.op, case.dtype if case.op == "cast" else args.dtype, name,
+                     ";".join(shape_text(s) for s in case.inputs), shape_text(case.output),
+                     attrs_text(case.attrs), f"{t_op:.9e}", str(n), str(m),
+                     f"{t_n:.9e}", f"{t_m:.9e}", str(args.repeats), f"{spread:.3e}", source])
     elapsed = time.perf_counter() - t_start
     header.append(f"# rows: {len(rows)}; skipped: {skipped}; profiling time: {elapsed:.1f} s")
     header.append(f"# load average (1 min) at start / end: {load_start} / {load_average()}; "

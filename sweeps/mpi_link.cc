@@ -38,6 +38,7 @@ struct MpiApi {
   decltype(&MPI_Recv) recv;
   decltype(&MPI_Abort) abort;
   decltype(&MPI_Finalize) finalize;
+  decltype(&MPI_Comm_set_errhandler) set_errhandler;
 };
 
 template <typename F>
@@ -77,6 +78,7 @@ const MpiApi& mpi_api() {
     bind(lib, "MPI_Recv", &a.recv);
     bind(lib, "MPI_Abort", &a.abort);
     bind(lib, "MPI_Finalize", &a.finalize);
+    bind(lib, "MPI_Comm_set_errhandler", &a.set_errhandler);
     return a;
   }();
   return api;
@@ -105,6 +107,9 @@ MpiLink::MpiLink() {
   initialized_ = true;
   mpi_api().comm_rank(MPI_COMM_WORLD, &rank_);
   mpi_api().comm_size(MPI_COMM_WORLD, &size_);
+  // A failed send to a rank that is going away must not abort this one (rank 0 may be saving
+  // the results); mpirun ends the job anyway.
+  mpi_api().set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 #else
   throw InputError(
       "started by mpirun, but this orrery was built without MPI (install libopenmpi-dev and "

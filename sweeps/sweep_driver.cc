@@ -1,5 +1,7 @@
 #include "sweeps/sweep_driver.h"
 
+#include <poll.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -103,9 +105,9 @@ SweepRunStats coordinate_sweep(SweepInput& in, SweepStore& store, const SweepRun
     }
     if (pending.empty() && pool.running() == 0 && remote_outstanding() == 0) break;
 
-    for (const ChildExit& e : pool.wait(wait_ms(mpi))) record(outcome_of(e, in.points[e.task]), 0);
     progress.update(store.points_done(), store.points_failed(),
                     pool.running() + remote_outstanding());
+    for (const ChildExit& e : pool.wait(wait_ms(mpi))) record(outcome_of(e, in.points[e.task]), 0);
     if (seconds_since(last_sync) > 0.5) {
       store.sync_journal();
       last_sync = Clock::now();
@@ -121,13 +123,15 @@ SweepRunStats coordinate_sweep(SweepInput& in, SweepStore& store, const SweepRun
   }
 
   stats.interrupted = InterruptGuard::interrupted();
-  for (int w = 1; w < mpi.size(); ++w) mpi.send(w, kStop, "");
   if (stats.interrupted) {
+    // The file first, and no MPI call: under mpirun the other ranks are being torn down too,
+    // and a message to a dead rank aborts this one. mpirun allows about a second.
     pool.kill_all();  // unfinished points are not recorded: they run again on resume
     progress.finish();
     store.sync_journal();
     store.write_output();
   } else {
+    for (int w = 1; w < mpi.size(); ++w) mpi.send(w, kStop, "");
     progress.update(store.points_done(), store.points_failed(), 0, true);
     progress.finish();
     if (opt.conclude) opt.conclude();
@@ -169,6 +173,9 @@ bool serve_sweep(SweepInput& in, const SweepRunOptions& opt, MpiLink& mpi) {
       mpi.send(0, kResult, serialize_outcome(outcome_of(e, in.points[e.task])));
   }
   pool.kill_all();
+  // mpirun stops a job by signalling every rank; leaving at once would make it kill rank 0
+  // before rank 0 has saved the results. Wait for mpirun's SIGKILL, or a little while.
+  for (int i = 0; i < 50; ++i) ::poll(nullptr, 0, 100);
   return false;
 }
 
