@@ -46,7 +46,8 @@ Topology dp50_platform(int gpus) {
 
 ExecutionGraph dp50_graph(const Topology& t, bool analytical) {
   ExecutionGraph g;
-  for (const auto& h : t.hosts) g.devices.push_back({h.name, h.name, h.name, h.name.substr(0, h.name.find('_'))});
+  for (const auto& h : t.hosts)
+    g.devices.push_back({h.name, h.name, h.name, h.name.substr(0, h.name.find('_'))});
   const int n = static_cast<int>(g.devices.size());
   const int layers = 50;
   std::vector<int> last(n, -1);
@@ -61,7 +62,8 @@ ExecutionGraph dp50_graph(const Topology& t, bool analytical) {
   };
   auto after = [](int x) { return x < 0 ? std::vector<int>{} : std::vector<int>{x}; };
   for (int l = 0; l < layers; ++l)
-    for (int d = 0; d < n; ++d) last[d] = op("f" + std::to_string(l) + "/" + std::to_string(d), d, after(last[d]));
+    for (int d = 0; d < n; ++d)
+      last[d] = op("f" + std::to_string(l) + "/" + std::to_string(d), d, after(last[d]));
   for (int l = layers - 1; l >= 0; --l) {
     std::vector<int> wgrads;
     for (int d = 0; d < n; ++d) {
@@ -135,7 +137,8 @@ int main(int argc, char** argv) {
   if (sizes.empty()) sizes = {8, 64, 256, 1024};
   std::printf("dp50: 50 layers x (3 x 100 us), 25 MiB all-reduce per layer, %s collectives\n",
               analytical ? "analytical" : "flow-level (congestion-aware)");
-  std::printf("%6s %12s %14s %12s %10s\n", "GPUs", "wall (s)", "activities", "iteration", "RSS (MiB)");
+  std::printf("%6s %12s %14s %12s %10s\n", "GPUs", "wall (s)", "activities", "iteration",
+              "RSS (MiB)");
   for (int n : sizes) {
     Measure m = run(n, analytical);
     std::printf("%6d %12.3f %14lld %10.3f ms %10.1f\n", n, m.wall, m.activities, m.makespan * 1e3,

@@ -22,20 +22,16 @@ study=scenarios/studies/pai-table3-grid.yaml
 
 now() { date +%s.%N; }
 
-# best_of LABEL COMMAND...: runs the command REPEATS times, prints and returns the best wall time.
-best_of() {
-  local label=$1 best="" t0 t1 dt
-  shift
-  for _ in $(seq "$repeats"); do
-    t0=$(now)
-    "$@" >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; exit 1; }
-    t1=$(now)
-    dt=$(echo "$t1 - $t0" | bc -l)
-    if [ -z "$best" ] || [ "$(echo "$dt < $best" | bc -l)" = 1 ]; then best=$dt; fi
-  done
-  printf '%-34s %8.2f s\n' "$label" "$best" >&2
-  echo "$best"
+# timed COMMAND...: runs it, prints its wall time in seconds.
+timed() {
+  local t0 t1
+  t0=$(now)
+  "$@" >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; exit 1; }
+  t1=$(now)
+  echo "$t1 - $t0" | bc -l
 }
+
+min() { if [ -z "$1" ] || [ "$(echo "$2 < $1" | bc -l)" = 1 ]; then echo "$2"; else echo "$1"; fi; }
 
 # Sum of a numeric CSV column of `orrery report --csv` (the simulations' own wall time).
 sum_column() {
@@ -45,12 +41,19 @@ sum_column() {
 }
 
 points=$("$orrery" sweep $study --dry-run | awk 'NR == 1 {print $2}')
-echo "Table III grid: $points points ($study), best of $repeats" >&2
-t1=$(best_of "-j 1" "$orrery" sweep $study -q --fresh -o "$tmp/j1.h5" -j 1)
-t2=$(best_of "-j 2" "$orrery" sweep $study -q --fresh -o "$tmp/j2.h5" -j 2)
-tm=$(best_of "mpirun -np 2 (-j 1 per rank)" mpirun $mpi_flags -np 2 "$orrery" sweep $study -q --fresh -o "$tmp/mpi.h5" -j 1)
+echo "Table III grid: $points points ($study), best of $repeats, runs interleaved" >&2
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+t1="" t2="" tm=""
+for r in $(seq "$repeats"); do
+  a=$(timed "$orrery" sweep $study -q --fresh -o "$tmp/j1.h5" -j 1)
+  b=$(timed "$orrery" sweep $study -q --fresh -o "$tmp/j2.h5" -j 2)
+  c=$(timed mpirun $mpi_flags -np 2 "$orrery" sweep $study -q --fresh -o "$tmp/mpi.h5" -j 1)
+  printf '  run %d: -j 1 %6.2f s   -j 2 %6.2f s   mpirun -np 2 %6.2f s\n' "$r" "$a" "$b" "$c" >&2
+  t1=$(min "$t1" "$a") t2=$(min "$t2" "$b") tm=$(min "$tm" "$c")
+done
 sim=$(sum_column "$tmp/j1.h5" wall_s)
-printf '%-34s %8.2f s\n' "simulation time (sum of wall_s)" "$sim" >&2
+printf '%-34s %8.2f s\n' "best -j 1" "$t1" "best -j 2" "$t2" "best mpirun -np 2 (-j 1 per rank)" "$tm" \
+  "simulation (sum of wall_s)" "$sim" >&2
 printf 'speed-up -j 2: %.2f   mpirun -np 2: %.2f\n' "$(echo "$t1 / $t2" | bc -l)" "$(echo "$t1 / $tm" | bc -l)" >&2
 
 # Trivial points: one GPU, one layer; 400 distinct scenarios.
@@ -63,8 +66,12 @@ sweep:
     workload.forward_time: [1us, 2us, 3us, 4us, 5us, 6us, 7us, 8us, 9us, 10us, 11us, 12us, 13us, 14us, 15us, 16us, 17us, 18us, 19us, 20us]
     workload.update_time: [1us, 2us, 3us, 4us, 5us, 6us, 7us, 8us, 9us, 10us, 11us, 12us, 13us, 14us, 15us, 16us, 17us, 18us, 19us, 20us]
 YAML
-tt=$(best_of "400 trivial points, -j 1" "$orrery" sweep "$tmp/trivial.yaml" -q --fresh -o "$tmp/trivial.h5" -j 1)
+tt=""
+for r in $(seq "$repeats"); do
+  tt=$(min "$tt" "$(timed "$orrery" sweep "$tmp/trivial.yaml" -q --fresh -o "$tmp/trivial.h5" -j 1)")
+done
 tsim=$(sum_column "$tmp/trivial.h5" wall_s)
 printf 'per-point overhead: %.2f ms (wall %.2f ms per point, of which simulation %.2f ms)\n' \
   "$(echo "($tt - $tsim) / 400 * 1000" | bc -l)" "$(echo "$tt / 400 * 1000" | bc -l)" \
   "$(echo "$tsim / 400 * 1000" | bc -l)" >&2
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2

@@ -342,9 +342,25 @@ std::vector<double> equal_blocks(int n, double bytes) {
   return std::vector<double>(static_cast<size_t>(n), n > 0 ? bytes / n : 0.0);
 }
 
+// True when the inter-node ring of every local rank is limited by one and the same link.
+bool inter_rings_share_bottleneck(const std::vector<std::vector<int>>& groups,
+                                  const BottleneckLink& bottleneck) {
+  if (!bottleneck || groups.size() < 2) return false;
+  const size_t g = groups[0].size();
+  for (size_t n = 0; n < groups.size(); ++n) {
+    const auto& from = groups[n];
+    const auto& to = groups[(n + 1) % groups.size()];
+    int shared = bottleneck(from[0], to[0]);
+    if (shared < 0) return false;
+    for (size_t l = 1; l < g; ++l)
+      if (bottleneck(from[l], to[l]) != shared) return false;
+  }
+  return true;
+}
+
 std::unique_ptr<CollectiveRun> hierarchical_allreduce(const Collective& c,
                                                       std::vector<std::vector<int>> groups,
-                                                      FlowIssuer& issuer) {
+                                                      FlowIssuer& issuer, bool merge_inter) {
   const int g = static_cast<int>(groups[0].size());
   const double bytes = c.bytes;
   const int chunks = c.chunks;
@@ -357,9 +373,16 @@ std::unique_ptr<CollectiveRun> hierarchical_allreduce(const Collective& c,
       return runs;
     };
   };
-  PhasedRun::Factory inter = [groups, bytes, chunks, g](FlowIssuer& out) {
+  PhasedRun::Factory inter = [groups, bytes, chunks, g, merge_inter](FlowIssuer& out) {
     std::vector<std::unique_ptr<CollectiveRun>> runs;
     const int nodes = static_cast<int>(groups.size());
+    if (merge_inter) {
+      std::vector<int> leaders;
+      for (const auto& node : groups) leaders.push_back(node[0]);
+      runs.push_back(std::make_unique<RingRun>(CollectiveType::kAllReduce, leaders,
+                                               equal_blocks(nodes, bytes), chunks, out));
+      return runs;
+    }
     for (int l = 0; l < g; ++l) {
       std::vector<int> ring;
       for (const auto& node : groups) ring.push_back(node[l]);
@@ -400,7 +423,8 @@ CollectiveAlgo resolve_collective_algo(const Collective& c, const std::vector<in
 
 std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, CollectiveAlgo algo,
                                                    const std::vector<int>& node_of,
-                                                   FlowIssuer& issuer) {
+                                                   FlowIssuer& issuer,
+                                                   const BottleneckLink& bottleneck) {
   const int n = static_cast<int>(c.ranks.size());
   // Rank order starting at the root, for rooted collectives.
   std::vector<int> from_root(n);
@@ -427,8 +451,11 @@ std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, Collecti
     case CollectiveType::kAllReduce:
       if (algo == CollectiveAlgo::kTree)
         return std::make_unique<TreeRun>(c.type, c.ranks, c.bytes, c.chunks, issuer);
-      if (algo == CollectiveAlgo::kHierarchical)
-        return hierarchical_allreduce(c, uniform_node_groups(c.ranks, node_of), issuer);
+      if (algo == CollectiveAlgo::kHierarchical) {
+        auto groups = uniform_node_groups(c.ranks, node_of);
+        bool merge = inter_rings_share_bottleneck(groups, bottleneck);
+        return hierarchical_allreduce(c, std::move(groups), issuer, merge);
+      }
       [[fallthrough]];
     default: {
       std::vector<double> blocks = c.counts.empty() ? equal_blocks(n, c.bytes) : c.counts;

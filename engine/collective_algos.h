@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -35,9 +36,20 @@ class CollectiveRun {
 // `node_of` maps each rank position to a node id.
 CollectiveAlgo resolve_collective_algo(const Collective& c, const std::vector<int>& node_of);
 
+// The link that limits a flow from one device to another (lowest bandwidth on its route), as an
+// id comparable across routes; -1 when unknown.
+using BottleneckLink = std::function<int(int src_device, int dst_device)>;
+
 // Creates the state machine for a collective with a resolved algorithm. `node_of` as above.
+//
+// Hierarchical AllReduce runs one ring across nodes per local rank. When every such ring is
+// limited by the same link (a server with one uplink or NIC), the rings are merged into one ring
+// of the local ranks 0 carrying all their data: g flows sharing a link of capacity C at C/g each
+// end exactly when one flow of g times the bytes at C does, and the flow count drops g-fold.
+// Platforms where each local rank has its own bottleneck (a NIC per GPU) keep separate rings.
 std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, CollectiveAlgo algo,
                                                    const std::vector<int>& node_of,
-                                                   FlowIssuer& issuer);
+                                                   FlowIssuer& issuer,
+                                                   const BottleneckLink& bottleneck = {});
 
 }  // namespace orrery

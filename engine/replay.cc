@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
 #include <tuple>
@@ -20,6 +21,7 @@
 #include "engine/collective_algos.h"
 #include "engine/collective_cost.h"
 #include "engine/errors.h"
+#include "engine/owner_free.h"
 #include "engine/run_result_io.h"
 
 namespace sg4 = simgrid::s4u;
@@ -91,10 +93,12 @@ class Replayer {
     assign_queues();
 
     sg4::Activity::on_completion_cb([this](sg4::Activity const& a) { on_complete(a); });
+    sg4::Engine::on_time_advance_cb([this](double) { poll(); });
     for (size_t i = 0; i < g_.ops.size(); ++i)
       if (indeg_[i] == 0) make_ready(static_cast<int>(i));
     sg4::Engine::get_instance()->run();
     graveyard_.clear();
+    released_.clear();
     contention_.clear();
 
     if (completed_ != g_.ops.size())
@@ -204,22 +208,72 @@ class Replayer {
     }
   }
 
+  // Activities are finished through one of two paths. SimGrid 3.32 keeps maestro's activities
+  // on a std::list that each completion scans (docs/design.md), so most are kept off it or
+  // half on it and found finished by poll(), at each advance of simulated time, once SimGrid
+  // has no work left for them. Zero-work activities report nothing left from the start and
+  // cannot be polled: they complete through the on_completion callback.
   sg4::CommPtr start_comm(int src, int dst, double bytes, void* data) {
+    const uint64_t size = static_cast<uint64_t>(std::llround(bytes));
     auto comm = sg4::Comm::sendto_init(hosts_[src], hosts_[dst]);
-    comm->set_payload_size(static_cast<uint64_t>(std::llround(bytes)));
+    comm->set_payload_size(size);
     comm->set_data(data);
-    comm->start();
+    if (size == 0) {
+      comm->start();
+    } else {
+      // A detached comm is registered on maestro's list once instead of twice and skips the
+      // completion signals (dp50 bench at 256 GPUs: 6.9 s -> 5.0 s).
+      comm->detach();
+      polled_.push_back(comm);
+    }
     return comm;
   }
 
-  sg4::ExecPtr start_exec(sg4::Host* host, double flops, void* data, double bound = -1) {
+  enum class Watch { kPoll, kNone };
+
+  // kPoll: the exec is polled (callback when it has no work). kNone: nobody waits for it (SM
+  // contention, cancelled by the replay). Execs with work are created owner-free where SimGrid
+  // allows it (engine/owner_free.h) and then fire no callback.
+  sg4::ExecPtr start_exec(sg4::Host* host, double flops, void* data, double bound = -1,
+                          Watch watch = Watch::kPoll) {
+    const bool owner_free = kOwnerFreeExecs && flops > 0;
+    std::optional<OwnerFreeScope> scope;
+    if (owner_free) scope.emplace();
     auto exec = sg4::Exec::init();
     exec->set_flops_amount(flops);
     exec->set_host(host);
     if (bound > 0) exec->set_bound(bound);
     exec->set_data(data);
     exec->start();
+    scope.reset();
+    if (owner_free && watch == Watch::kPoll) polled_.push_back(exec);
     return exec;
+  }
+
+  // Finds polled activities finished: SimGrid has no work left for them (its own
+  // precision/work-amount threshold). Simultaneous completions (ring steps, lockstep kernels)
+  // share one scan.
+  void poll() {
+    released_.clear();  // found at an earlier date: SimGrid is done with them
+    finished_.clear();
+    for (size_t k = 0; k < polled_.size();) {
+      if (polled_[k]->get_remaining() <= kDoneWork) {
+        finished_.push_back(std::move(polled_[k]));
+        polled_[k] = std::move(polled_.back());
+        polled_.pop_back();
+      } else {
+        ++k;
+      }
+    }
+    // The order must not depend on the scan's swaps: take them by their (unique) tags.
+    std::sort(finished_.begin(), finished_.end(),
+              [](const sg4::ActivityPtr& a, const sg4::ActivityPtr& b) {
+                return a->get_data<void>() < b->get_data<void>();
+              });
+    for (auto& a : finished_) {
+      released_.push_back(a);
+      on_complete(*a);
+    }
   }
 
   void start_collective(int i) {
@@ -235,7 +289,7 @@ class Replayer {
       for (int r : c.ranks) {
         uint64_t slot = contention_.size();
         contention_.push_back(start_exec(hosts_[r], kForever, pack(Tag::kContention, slot),
-                                         c.sm_share * hosts_[r]->get_speed()));
+                                         c.sm_share * hosts_[r]->get_speed(), Watch::kNone));
         active->contention.push_back(slot);
       }
     ActiveCollective* a = active.get();
@@ -250,7 +304,17 @@ class Replayer {
       held_[i] = start_exec(timer_, t * timer_->get_speed(), pack(Tag::kDelay, i));
       return;
     }
-    a->run = make_collective_run(c, algo, node_of, *a);
+    a->run = make_collective_run(c, algo, node_of, *a, [this](int s, int d) {
+      const RouteInfo& r = route(s, d).info;
+      int worst = -1;
+      double bw = std::numeric_limits<double>::infinity();
+      for (const auto& [link, b] : r.links)
+        if (b < bw) {
+          bw = b;
+          worst = link;
+        }
+      return worst;
+    });
     a->run->start();
     if (a->run->done()) {
       // Nothing to move (one rank): complete through SimGrid so ordering stays uniform.
@@ -360,6 +424,10 @@ class Replayer {
   std::unordered_map<int, std::unique_ptr<ActiveCollective>> active_;
   std::vector<FlowSlot> slots_;
   std::vector<sg4::ActivityPtr> contention_;
+  static constexpr double kDoneWork = 1e-5;   // SimGrid's default precision/work-amount
+  std::vector<sg4::ActivityPtr> polled_;      // polled activities in flight
+  std::vector<sg4::ActivityPtr> finished_;    // scratch for poll()
+  std::vector<sg4::ActivityPtr> released_;    // found at the last poll, dropped at the next
   static constexpr double kDoneBytes = 1e-5;  // SimGrid's default precision/work-amount
   std::vector<uint64_t> free_slots_;
   std::unordered_map<uint64_t, CachedRoute> routes_;

@@ -5,6 +5,7 @@
 
 #include "engine/errors.h"
 #include "models/embedding_model.h"
+#include "models/learned/estimator.h"
 #include "models/op_counts.h"
 #include "models/profile_io.h"
 #include "models/roofline.h"
@@ -74,6 +75,15 @@ CostModelOptions parse_cost_model_options(const YamlMap& m, const std::string& b
       }
     }
     o.db = std::move(db);
+  }
+  if (m.has("learned")) {
+    std::filesystem::path p(m.str("learned", ""));
+    if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
+    try {
+      o.learned = load_learned_estimator(p.string());
+    } catch (const InputError& e) {
+      m.fail("learned", e.what());
+    }
   }
   m.reject_unknown_keys();
   return o;

@@ -103,6 +103,11 @@ FACTORY_OPS = {"zeros", "ones", "empty", "full", "scalar_tensor", "zeros_like", 
                "bernoulli_", "_local_scalar_dense", "is_nonzero", "equal", "sym_size",
                "sym_stride", "sym_numel", "_has_compatible_shallow_copy_type",
                "new_empty_strided"}
+# In-place random fills of an existing tensor: listed as factories (free) when they initialise
+# tensors, but inside a step they are kernels: CPU dropout is empty_like + bernoulli_ + div_ + mul
+# (ATen's _dropout_impl; native_dropout is CUDA-only in torch 1.13), and the RNG pass costs about
+# as much as the other two together.
+RNG_FILL_OPS = {"bernoulli_", "uniform_", "normal_", "exponential_", "random_"}
 SIMPLE = {  # ATen name -> (Orrery type, which tensor args are the inputs)
     "relu": "relu", "relu_": "relu", "threshold_backward": "relu_bwd",
     "gelu": "gelu", "gelu_backward": "gelu_bwd",
@@ -180,6 +185,8 @@ def map_op(func, args, out):
         return {"type": t, "inputs": inputs, "output": output, "attrs": attrs or {},
                 "outs": outs if writes is None else writes, "reads": ins if reads is None else reads}
 
+    if n in RNG_FILL_OPS:  # in-place random fills inside a step are real kernels
+        return [op("elementwise", [shape(args[0])], shape(args[0]))]
     if n in VIEW_OPS or n in FACTORY_OPS:
         return None
     if n == "convolution" and not args[6]:
@@ -375,7 +382,9 @@ def walk_graph(roots):
     return order
 
 
-def trace(model, inputs, loss_fn, optimizer):
+def trace(model, inputs, loss_fn, optimizer, make_tracer=None):
+    """Traces one training step; `make_tracer(param_owner)` builds the dispatch mode (default:
+    Tracer; CallRecorder also keeps the ATen call behind every op)."""
     if isinstance(inputs, torch.Tensor):
         inputs = (inputs,)
     model.train()
@@ -383,7 +392,7 @@ def trace(model, inputs, loss_fn, optimizer):
     owner = {storage_key(p): (n, p) for n, p in params}
     param_layer = {id(p): n.rsplit(".", 1)[0] if "." in n else "" for n, p in params}
     node_layer = {}
-    tracer = Tracer(owner)
+    tracer = (make_tracer or Tracer)(owner)
 
     names = {m: n for n, m in model.named_modules()}
     # Autograd nodes get a discovery number when first seen; a module's nodes are those first
@@ -457,6 +466,114 @@ def trace(model, inputs, loss_fn, optimizer):
     return ops, tracer.unknown, sum(p.numel() for _, p in params)
 
 
+# --- ATen calls behind the ops, for exact profiling --------------------------------------------
+#
+# `--calls FILE` keeps, for every op of the graph, the ATen call(s) that execute it: the operator,
+# every argument with tensors described by shape, strides, storage size and dtype (integer and
+# boolean tensors, such as class labels and pooling indices, keep their values), so
+# `scripts/profile_ops.py --calls FILE` can time exactly these calls with the N/M method and
+# write profile-database rows keyed like the graph's ops (docs/validation.md).
+
+def tensor_spec(t, ref=None):
+    """What it takes to rebuild a tensor like `t` for timing: layout, dtype, and the values of
+    integer/boolean tensors (indices and labels must stay valid); float values are random."""
+    spec = {"__tensor__": True, "shape": shape(t), "stride": [int(s) for s in t.stride()],
+            "offset": int(t.storage_offset()), "dtype": encode_args(t.dtype), "ref": ref,
+            "values": None}
+    try:
+        spec["storage"] = int(t.storage().size())
+    except Exception:  # storage-less tensors: a dense one of the same shape
+        spec["storage"] = int(t.numel())
+    if not t.is_floating_point() and t.numel() <= (1 << 22):
+        spec["values"] = t.detach().clone()
+    return spec
+
+
+def encode_args(obj):
+    """Arguments with every tensor replaced by its tensor_spec (other values kept)."""
+    if isinstance(obj, torch.Tensor):
+        return tensor_spec(obj)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(encode_args(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: encode_args(v) for k, v in obj.items()}
+    if isinstance(obj, (torch.dtype, torch.memory_format, torch.layout)):
+        return {"__torch__": str(obj).replace("torch.", "")}  # torch.save cannot pickle these
+    if isinstance(obj, torch.device):
+        return {"__device__": str(obj)}
+    return obj
+
+
+# convolution_backward computes up to three results; each becomes its own op, timed alone.
+CONV_BWD_PART = {"conv2d_bwd_data": 0, "conv2d_bwd_filter": 1, "reduce": 2}
+
+
+class CallRecorder(Tracer):
+    """A Tracer that also keeps the ATen call behind every op it records (`self.calls`,
+    parallel to `self.ops`): {"func": "aten.addmm.default", "args": ..., "kwargs": ...}."""
+
+    def __init__(self, param_owner):
+        super().__init__(param_owner)
+        self.calls = []
+        self._call = None
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self._call = (func, args, kwargs or {})
+        return super().__torch_dispatch__(func, types, args, kwargs)
+
+    def record(self, func, m):
+        super().record(func, m)
+        f, args, kwargs = self._call
+        args = list(args)
+        if name_of(f) == "convolution_backward":
+            part = CONV_BWD_PART.get(m["type"], 0)
+            args[10] = [i == part for i in range(3)]
+        self.calls.append([{"func": str(f), "args": encode_args(tuple(args)),
+                            "kwargs": encode_args(kwargs)}])
+
+
+def optimizer_calls(optimizer, shp, lr=0.01, momentum=0.9, betas=(0.9, 0.999), eps=1e-8):
+    """The kernels torch.optim's single-tensor update runs for one parameter of shape `shp`
+    (torch 1.13: foreach is off by default), as ATen calls on shared state tensors."""
+    def t(ref):
+        return {"__tensor__": True, "shape": list(shp), "stride": None, "offset": 0,
+                "storage": None, "dtype": {"__torch__": "float32"}, "ref": ref, "values": None}
+
+    def call(func, *args, **kwargs):
+        return {"func": func, "args": args, "kwargs": kwargs}
+    if optimizer == "sgd":
+        return [call("aten.add_.Tensor", t("p"), t("g"), alpha=-lr)]
+    if optimizer == "momentum":
+        return [call("aten.mul_.Scalar", t("buf"), momentum),
+                call("aten.add_.Tensor", t("buf"), t("g"), alpha=1.0),
+                call("aten.add_.Tensor", t("p"), t("buf"), alpha=-lr)]
+    return [call("aten.mul_.Scalar", t("m"), betas[0]),
+            call("aten.add_.Tensor", t("m"), t("g"), alpha=1 - betas[0]),
+            call("aten.mul_.Scalar", t("v"), betas[1]),
+            call("aten.addcmul_.default", t("v"), t("g"), t("g"), value=1 - betas[1]),
+            call("aten.sqrt.default", t("v")),
+            call("aten.div_.Scalar", t("d"), 0.5),
+            call("aten.add_.Scalar", t("d"), eps),
+            call("aten.addcdiv_.default", t("p"), t("m"), t("d"), value=-lr)]
+
+
+def write_calls(path, name, recorder, ops, optimizer):
+    """Saves every op's key (as the graph file has it) and its ATen calls with torch.save."""
+    records = []
+    for i, op in enumerate(ops):
+        if i < len(recorder.calls):
+            calls = recorder.calls[i]
+        elif op["phase"] == "optimizer":
+            calls = optimizer_calls(optimizer, op["inputs"][0])
+        else:
+            calls = []
+        records.append({"name": op["name"], "type": op["type"], "dtype": op["dtype"],
+                        "inputs": op["inputs"], "output": op["output"], "attrs": op["attrs"],
+                        "phase": op["phase"], "calls": calls})
+    torch.save({"format": "orrery-aten-calls", "version": 1, "model": name,
+                "torch": torch.__version__, "ops": records}, path)
+
+
 def to_json(name, batch, hyper, ops):
     lines = []
     for op in ops:
@@ -519,13 +636,20 @@ def main(argv=None):
                     help="update op per parameter tensor (default sgd)")
     ap.add_argument("--name", help="model name in the file (default: the builtin or function)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--calls", help="also save the ATen calls behind every op here (torch.save "
+                    "file for scripts/profile_ops.py --calls)")
     a = ap.parse_args(argv)
     if a.batch < 1:
         ap.error("--batch must be >= 1")
     torch.manual_seed(a.seed)
     factory, default_name = load_factory(a.model)
     model, inputs, loss_fn = factory(a.batch)
-    ops, unknown, nparams = trace(model, inputs, loss_fn, a.optimizer)
+    recorder = []
+    make = (lambda owner: recorder.append(CallRecorder(owner)) or recorder[-1]) if a.calls \
+        else None
+    ops, unknown, nparams = trace(model, inputs, loss_fn, a.optimizer, make)
+    if a.calls:
+        write_calls(a.calls, a.name or default_name, recorder[0], ops, a.optimizer)
     hyper = OrderedDict([("source", a.model), ("optimizer", a.optimizer),
                          ("torch", torch.__version__)])
     with open(a.output, "w") as f:

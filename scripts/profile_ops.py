@@ -419,15 +419,22 @@ def sync(dev):
         torch.cuda.synchronize(dev)
 
 
+# The clock of graph_time. Wall time (perf_counter) is what a GPU needs. On a CPU running torch
+# with one thread the op runs in the calling thread, and its thread CPU time leaves out the
+# time other processes of a shared machine take from it (`--clock thread`).
+CLOCKS = {"wall": time.perf_counter, "thread": time.thread_time}
+clock = time.perf_counter
+
+
 def graph_time(case, copies, dev):
-    """Wall time of one 'graph' of `copies` sequential copies of the op, synchronised at the
-    end (the chained-copies graph of Tianshu's Fig. 2; eager execution runs them in order)."""
+    """Time of one 'graph' of `copies` sequential copies of the op, synchronised at the end
+    (the chained-copies graph of Tianshu's Fig. 2; eager execution runs them in order)."""
     sync(dev)
-    t0 = time.perf_counter()
+    t0 = clock()
     for _ in range(copies):
         case.run()
     sync(dev)
-    return time.perf_counter() - t0
+    return clock() - t0
 
 
 def measure(case, dev, n, m, repeats, warmup):
@@ -512,6 +519,16 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0, help="seed of the --random-grid shapes")
     ap.add_argument("--target-time", type=float, default=0.002, metavar="SECONDS",
                     help="--random-grid: M copies of an op take about this long")
+    ap.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                    help="wall: elapsed time; thread: CPU time of the calling thread (CPU device "
+                    "with --threads 1 only; unaffected by other processes on a shared machine)")
+    ap.add_argument("--calls", action="append", metavar="FILE",
+                    help="time the exact ATen calls of model graphs saved by "
+                    "export_pytorch_graph.py --calls (repeatable) instead of a grid")
+    ap.add_argument("--calls-target", type=float, default=0.005, metavar="SECONDS",
+                    help="--calls: M copies of an op take about this long")
+    ap.add_argument("--calls-stat", choices=["median", "min"], default="median",
+                    help="--calls: statistic of the repeated T_N and T_M graphs")
     ap.add_argument("-o", "--output", required=True, help="CSV file to write")
     args = ap.parse_args(argv)
     if args.m <= args.n or args.n < 1:
@@ -522,11 +539,17 @@ def main(argv=None):
     torch.manual_seed(0)
     torch.set_num_threads(args.threads)
     dev = torch.device(args.device)
+    if args.clock == "thread" and (dev.type != "cpu" or args.threads != 1):
+        ap.error("--clock thread needs --device cpu and --threads 1")
+    global clock
+    clock = CLOCKS[args.clock]
     if dev.type == "cuda" and not torch.cuda.is_available():
         ap.error("--device cuda but torch sees no CUDA device")
     name = args.device_name or default_device_name(dev, args.threads)
     dt = DTYPES[args.dtype]
     keep = set(args.ops.split(",")) if args.ops else None
+    if args.calls:
+        return profile_calls(args, dev, name)
     if args.random_grid is not None and keep is not None and not keep <= set(RANDOM_OPS):
         ap.error("--random-grid knows only " + ",".join(RANDOM_OPS))
 
@@ -536,7 +559,7 @@ def main(argv=None):
         f"# device: {name}",
         f"# hardware: {torch.cuda.get_device_name(dev) if dev.type == 'cuda' else cpu_model()}",
         f"# torch: {torch.__version__}; python: {platform.python_version()}; "
-        f"threads: {args.threads}",
+        f"threads: {args.threads}; clock: {args.clock}",
         f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
         (f"# N={args.n} M={args.m} repeats={args.repeats} warmup={args.warmup}"
          if args.random_grid is None else
@@ -546,6 +569,8 @@ def main(argv=None):
         f"# command: /usr/bin/python3 {command}",
     ]
     source = f"profile_ops.py torch {torch.__version__} {args.threads}t"
+    if args.clock != "wall":
+        source += f" {args.clock}-clock"
     load_start = load_average()
 
     t_start = time.perf_counter()
@@ -575,6 +600,201 @@ def main(argv=None):
     os.replace(tmp, args.output)
     print(f"{args.output}: {len(rows)} rows for {name} in {elapsed:.1f} s"
           + (f" ({skipped} skipped)" if skipped else ""))
+    return 0
+
+
+# --- The exact ops of exported model graphs (--calls) -------------------------------------------
+#
+# scripts/export_pytorch_graph.py --calls FILE keeps the ATen call(s) behind every op of a traced
+# training step (operator, arguments, tensor shapes and strides). This mode times exactly those
+# calls with the N/M method, rebuilding each argument tensor with its recorded layout (random
+# float values; integer and boolean tensors such as labels and pooling indices keep their recorded
+# values), and writes one row per distinct op key of the graph. Ops whose key is the same but whose
+# ATen calls differ (an out-of-place add and an in-place gradient accumulation of the same shape)
+# share one row: the mean over the graph's occurrences, so the row times the graph's ops sum to
+# the measured sum. N/M per distinct call: N = --n copies, M = enough copies to last
+# --calls-target seconds (at least --m), median (default) or minimum of --repeats interleaved
+# pairs of graphs. Denormal floats are flushed while timing: repeating an in-place op thousands of
+# times can drive values into the denormal range, which real steps do not visit.
+
+def _calls_decode(obj, dev, refs):
+    """Arguments of a recorded call, with tensor specs turned into fresh tensors on `dev`."""
+    if isinstance(obj, dict):
+        if obj.get("__tensor__"):
+            return _calls_tensor(obj, dev, refs)
+        if "__torch__" in obj:
+            return getattr(torch, obj["__torch__"])
+        if "__device__" in obj:
+            return dev
+        return {k: _calls_decode(v, dev, refs) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_calls_decode(o, dev, refs) for o in obj)
+    return obj
+
+
+def _calls_tensor(spec, dev, refs):
+    """A tensor laid out as `spec` records (shape, strides, offset, storage size, dtype)."""
+    ref = spec.get("ref")
+    if ref is not None and ref in refs:
+        return refs[ref]
+    dtype = getattr(torch, spec["dtype"]["__torch__"])
+    shp, stride = list(spec["shape"]), spec.get("stride")
+    if spec.get("values") is not None:
+        t = spec["values"].to(dev)
+    else:
+        numel = 1
+        for d in shp:
+            numel *= d
+        size = max(spec.get("storage") or numel, 1)
+        if dtype.is_floating_point:
+            base = torch.randn(size, device=dev, dtype=dtype)
+        else:
+            base = torch.zeros(size, device=dev, dtype=dtype)
+        t = base.as_strided(shp, stride, spec.get("offset", 0)) if stride is not None \
+            else base[:numel].view(shp)
+    if ref is not None:
+        refs[ref] = t
+    return t
+
+
+def _calls_func(name):
+    """torch.ops.aten.<op>.<overload> from its printed name 'aten.add_.Tensor'."""
+    parts = name.split(".")
+    obj = getattr(torch.ops, parts[0])
+    for p in parts[1:]:
+        obj = getattr(obj, p)
+    return obj
+
+
+def _calls_signature(obj):
+    """A hashable description of a recorded call list, tensor values left out."""
+    if isinstance(obj, dict):
+        if obj.get("__tensor__"):
+            return ("T", tuple(obj["shape"]), tuple(obj["stride"] or ()), obj.get("offset"),
+                    obj.get("storage"), obj["dtype"]["__torch__"], obj.get("ref"))
+        return tuple(sorted((k, _calls_signature(v)) for k, v in obj.items()))
+    if isinstance(obj, (list, tuple)):
+        return tuple(_calls_signature(o) for o in obj)
+    return repr(obj)
+
+
+class CallsCase:
+    """A recorded op as a Case: `run()` executes its ATen calls once, in order."""
+
+    def __init__(self, record, dev):
+        refs = {}
+        self.steps = [(_calls_func(c["func"]), _calls_decode(c["args"], dev, refs),
+                       _calls_decode(c["kwargs"], dev, refs)) for c in record["calls"]]
+
+    def run(self):
+        for f, a, k in self.steps:
+            f(*a, **k)
+
+
+def measure_calls(case, dev, n, m_min, target_s, repeats, warmup, stat):
+    """N/M time of one recorded op: (t_op, T_N, T_M, M, spread). M copies last about
+    `target_s` (at least `m_min`, at most 5000); T_N and T_M are the median (or minimum) of
+    `repeats` interleaved graphs."""
+    for _ in range(max(warmup, 1)):
+        one = graph_time(case, 1, dev)
+    m = max(m_min, n + 1, min(5000, int(target_s / max(one, 1e-7)) + n))
+    t_n, t_m = [], []
+    for _ in range(repeats):
+        t_n.append(graph_time(case, n, dev))
+        t_m.append(graph_time(case, m, dev))
+    pick = statistics.median if stat == "median" else min
+    best_n, best_m = pick(t_n), pick(t_m)
+    per_op = [(b - a) / (m - n) for a, b in zip(t_n, t_m)]
+    spread = statistics.pstdev(per_op) if len(per_op) > 1 else 0.0
+    return (best_m - best_n) / (m - n), best_n, best_m, m, spread
+
+
+def profile_calls(args, dev, name):
+    """The --calls mode: rows for every op of the given call files (see above)."""
+    source = f"profile_ops.py --calls torch {torch.__version__} {args.threads}t"
+    flush = torch.set_flush_denormal(True)
+    load_start = load_average()
+    t_start = time.perf_counter()
+    measured = {}  # call signature -> (t_op, T_N, T_M, M, spread)
+    keys = {}      # row key -> [weight, sum t_op, sum T_N, sum T_M, sum spread, M, N]
+    order, skipped, models = [], 0, []
+    for path in args.calls:
+        data = torch.load(path)
+        if data.get("format") != "orrery-aten-calls":
+            sys.exit(f"profile_ops.py: {path} is not an orrery-aten-calls file")
+        models.append(f"{data['model']} ({len(data['ops'])} ops)")
+        for rec in data["ops"]:
+            if not rec["calls"]:
+                skipped += 1
+                print(f"no ATen call recorded for {rec['name']} ({rec['type']})", file=sys.stderr)
+                continue
+            sig = _calls_signature(rec["calls"])
+            if sig not in measured:
+                case = CallsCase(rec, dev)
+                res = measure_calls(case, dev, args.n, args.m, args.calls_target, args.repeats,
+                                    args.warmup, args.calls_stat)
+                tries = 1
+                while res[0] <= 0 and tries < 3:  # noise above the op: longer graphs
+                    res = measure_calls(case, dev, args.n, res[3] * 4, args.calls_target,
+                                        args.repeats, args.warmup, args.calls_stat)
+                    tries += 1
+                measured[sig] = res
+            t_op, t_n, t_m, m, spread = measured[sig]
+            key = (rec["type"], rec["dtype"], ";".join(shape_text(s) for s in rec["inputs"]),
+                   shape_text(rec["output"]), attrs_text(rec["attrs"]))
+            if key not in keys:
+                keys[key] = [0, 0.0, 0.0, 0.0, 0.0, m, args.n]
+                order.append(key)
+            k = keys[key]
+            k[0] += 1
+            k[1] += t_op
+            # Per-op graph times rescaled to common N and M, so that the row's time is exactly
+            # (T_M - T_N) / (M - N) of the row's own columns.
+            k[2] += t_n
+            k[3] += t_n + t_op * (k[5] - args.n)
+            k[4] += spread
+    elapsed = time.perf_counter() - t_start
+    torch.set_flush_denormal(flush)
+
+    rows, dropped = [], 0
+    for key in order:
+        w, s_op, s_n, s_m, s_spread, m, n = keys[key]
+        if s_op <= 0:
+            dropped += 1
+            print(f"dropped {key[0]} {key[2]}: T_M <= T_N after retries (noise)", file=sys.stderr)
+            continue
+        op, dtype, inputs, output, attrs = key
+        rows.append([op, dtype, name, inputs, output, attrs, f"{s_op / w:.9e}", str(n), str(m),
+                     f"{s_n / w:.9e}", f"{s_m / w:.9e}", str(args.repeats),
+                     f"{s_spread / w:.3e}", source])
+    command = " ".join(["scripts/profile_ops.py"] + sys.argv[1:])
+    header = [
+        "# Orrery op profile: the exact ATen calls of exported training steps, timed with the "
+        "N/M method (001_9440c8d6a95e5177.txt eq. 1)",
+        f"# device: {name}",
+        f"# hardware: {torch.cuda.get_device_name(dev) if dev.type == 'cuda' else cpu_model()}",
+        f"# torch: {torch.__version__}; python: {platform.python_version()}; "
+        f"threads: {args.threads}",
+        f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+        f"# models: {', '.join(models)}",
+        f"# N={args.n} M>={args.m} (M copies last about {args.calls_target} s) "
+        f"repeats={args.repeats} warmup={args.warmup} statistic={args.calls_stat}; "
+        "rows shared by several calls hold their occurrence-weighted mean",
+        f"# command: /usr/bin/python3 {command}",
+        f"# rows: {len(rows)}; distinct calls timed: {len(measured)}; ops without calls: "
+        f"{skipped}; dropped: {dropped}; profiling time: {elapsed:.1f} s",
+        f"# load average (1 min) at start / end: {load_start} / {load_average()}",
+    ]
+    tmp = args.output + ".tmp"
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    with open(tmp, "w") as f:
+        f.write("\n".join(header) + "\n")
+        f.write(",".join(COLUMNS) + "\n")
+        for r in rows:
+            f.write(",".join(r) + "\n")
+    os.replace(tmp, args.output)
+    print(f"{args.output}: {len(rows)} rows for {name} from {len(measured)} distinct calls in "
+          f"{elapsed:.1f} s")
     return 0
 
 

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "engine/errors.h"
 #include "orrery_version.h"
@@ -127,10 +128,12 @@ int run_sweep_session(const SweepSessionArgs& args, const SweepHooks& hooks) {
     return 0;
   } catch (const std::exception& e) {
     if (!mpi.active()) throw;
-    // Every rank reads the same input, so bad input fails everywhere: let rank 0 say it.
+    // The first rank to fail ends the job; a file one node cannot read fails on that rank
+    // only, so every rank says what went wrong, naming itself when it is not rank 0.
     bool input = dynamic_cast<const InputError*>(&e) != nullptr;
-    if (mpi.rank() == 0 || !input)
-      std::fprintf(stderr, "orrery: %s%s\n", input ? "error: " : "internal error: ", e.what());
+    std::string who = mpi.rank() == 0 ? "" : " (rank " + std::to_string(mpi.rank()) + ")";
+    std::fprintf(stderr, "orrery%s: %s%s\n", who.c_str(), input ? "error: " : "internal error: ",
+                 e.what());
     mpi.abort(input ? 2 : 1);
   }
 }

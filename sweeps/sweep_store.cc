@@ -49,7 +49,13 @@ void SweepStore::keep(PointOutcome o) {
 void SweepStore::load_h5() {
   std::error_code ec;
   if (!fs::exists(output_, ec)) return;
-  LoadedResults file = read_results_h5(output_);
+  LoadedResults file;
+  try {
+    file = read_results_h5(output_);
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) +
+                     "; choose another output or pass --fresh to replace it");
+  }
   std::set<uint64_t> wanted;
   for (const auto& p : in_.points) wanted.insert(p.hash);
   int foreign = 0;

@@ -196,9 +196,11 @@ TEST(Collectives, HierarchicalBeatsFlatRingAcrossServersWithFastLocalLinks) {
   double t_flat = run(flat);
   double t_hier = run(hier);
   EXPECT_LT(t_hier, 0.75 * t_flat);
-  // The hierarchical analytical model agrees with its flows here too (links shared evenly).
+  // Each server has one uplink, so the flow mode merges the 4 inter-server rings into one ring
+  // carrying all their data (engine/collective_algos.h); the analytical model keeps 4 rings
+  // sharing the uplink. Both give the same time: the merge is exact here.
   hier.g.collectives[0].analytical = true;
-  EXPECT_NEAR(run(hier), t_hier, 0.01 * t_hier);
+  EXPECT_NEAR(run(hier), t_hier, 1e-6 * t_hier);
   // Auto picks hierarchical for a multi-node group.
   auto autod = with_collective(two_servers(4, 100e9, 10e9),
                                make(CollectiveType::kAllReduce, CollectiveAlgo::kAuto, S), 8);

@@ -178,7 +178,8 @@ TrainResult train_mlp(int layers, int neurons, const Dataset& train, const Datas
     for (size_t start = 0; start < order.size(); start += o.batch) {
       size_t end = std::min(order.size(), start + static_cast<size_t>(o.batch));
       std::fill(grad.begin(), grad.end(), 0.0);
-      for (size_t k = start; k < end; ++k) bp.accumulate(train.row(order[k]), train.y[order[k]], grad);
+      for (size_t k = start; k < end; ++k)
+        bp.accumulate(train.row(order[k]), train.y[order[k]], grad);
       double inv = 1.0 / static_cast<double>(end - start);
       beta1_t *= beta1;
       beta2_t *= beta2;

@@ -102,8 +102,7 @@ std::optional<std::vector<ParamValue>> extract_params(const OpSchema& schema, co
 
 ModelOp op_from_row(const ProfileRow& row) {
   auto bad = [&](const std::string& what) {
-    return InputError((row.origin.empty() ? std::string("profile row") : row.origin) + ": " +
-                      what);
+    return InputError((row.origin.empty() ? std::string("profile row") : row.origin) + ": " + what);
   };
   ModelOp op;
   op.name = row.op;

@@ -28,7 +28,9 @@ struct ParamDef {
   int dim = 0;       // dimension index (kInputDim, kOutputDim)
   std::string attr;  // attribute name (kAttr)
   bool is_string() const { return source == ParamSource::kDType; }
-  bool is_dim() const { return source == ParamSource::kInputDim || source == ParamSource::kOutputDim; }
+  bool is_dim() const {
+    return source == ParamSource::kInputDim || source == ParamSource::kOutputDim;
+  }
 };
 
 // The parameter list of an op type: input ranks fixed, attributes the union of those seen.

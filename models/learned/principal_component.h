@@ -39,9 +39,7 @@ struct Candidate {
   std::vector<int> linear;   // parameter indices, ascending
   std::vector<int> inverse;  // parameter indices, ascending
   bool empty() const { return linear.empty() && inverse.empty(); }
-  bool operator==(const Candidate& o) const {
-    return linear == o.linear && inverse == o.inverse;
-  }
+  bool operator==(const Candidate& o) const { return linear == o.linear && inverse == o.inverse; }
 };
 
 // Every complexity function the allowed kinds leave (the product over parameters of the number

@@ -1,0 +1,164 @@
+// `orrery estimator train` (profile rows -> learned-estimator model file) and `orrery estimator
+// eval` (accuracy of a model file on profile rows, the Table 3 of 001_9440c8d6a95e5177.txt).
+// Method: models/learned/trainer.h; file format: models/learned/model_file.h.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "engine/errors.h"
+#include "models/learned/evaluation.h"
+#include "models/learned/model_file.h"
+#include "models/learned/sha256.h"
+#include "models/learned/trainer.h"
+#include "models/profile_io.h"
+
+namespace orrery {
+namespace {
+
+struct TrainArgs {
+  std::vector<std::string> inputs;
+  std::string output;
+  double budget_s = 60.0;
+  uint64_t seed = 1;
+  std::string ops;
+  bool quiet = false;
+};
+
+struct EvalArgs {
+  std::string model;
+  std::vector<std::string> inputs;
+  bool table = false;
+  bool all_rows = false;
+};
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+bool is_hdf5(const std::string& bytes) { return bytes.rfind("\x89HDF\r\n\x1a\n", 0) == 0; }
+
+// The provenance a profile file carries: its '#' lines (CSV) or its provenance attribute.
+TrainingSource describe_source(const std::string& path, size_t rows) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string bytes = ss.str();
+  TrainingSource s{path, sha256_hex(bytes), rows, {}};
+  if (is_hdf5(bytes)) {
+    s.header.push_back(read_profile_h5_provenance(path));
+  } else {
+    std::istringstream lines(bytes);
+    std::string line;
+    while (std::getline(lines, line))
+      if (line.rfind("#", 0) == 0) s.header.push_back(line);
+  }
+  return s;
+}
+
+ProfileDb load_all(const std::vector<std::string>& files, std::vector<TrainingSource>* sources) {
+  ProfileDb db;
+  for (const auto& f : files) {
+    ProfileDb part = load_profile_db(f);
+    if (sources) sources->push_back(describe_source(f, part.size()));
+    db.merge(part);
+  }
+  return db;
+}
+
+int train_command(const TrainArgs& a) {
+  if (!(a.budget_s >= 0)) throw InputError("--budget: must be a non-negative number of seconds");
+  LearnedModel model;
+  std::vector<TrainingSource> sources;
+  ProfileDb db = load_all(a.inputs, &sources);
+  TrainerOptions o;
+  o.seed = a.seed;
+  o.budget_s = a.budget_s;
+  auto t0 = std::chrono::steady_clock::now();
+  if (!a.quiet)
+    o.log = [t0](const std::string& line) {
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "[%7.1f s] %s\n", s, line.c_str());
+    };
+  std::vector<std::string> ops = split_commas(a.ops);
+  for (const auto& op : ops) {
+    bool found = false;
+    for (const auto& r : db.rows()) found = found || r.op == op;
+    if (!found) throw InputError("--ops: no rows of op \"" + op + "\" in the profile files");
+  }
+  model = train_learned_model(db, ops, o);
+  if (model.ops.empty()) throw InputError("no rows to train on in the profile files");
+  model.sources = std::move(sources);
+  model.command = current_command_line();
+  write_learned_model(a.output, model);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("%s: %zu op model(s) trained in %.0f s\n\nheld-out accuracy:\n\n", a.output.c_str(),
+              model.ops.size(), secs);
+  std::printf("%s", accuracy_table(evaluate_learned_model(model, db, true)).c_str());
+  return 0;
+}
+
+int eval_command(const EvalArgs& a) {
+  LearnedModel model = read_learned_model(a.model);
+  ProfileDb db = load_all(a.inputs, nullptr);
+  auto acc = evaluate_learned_model(model, db, !a.all_rows);
+  if (a.table) {
+    std::printf("%s", accuracy_table(acc).c_str());
+    return 0;
+  }
+  std::printf("%s: %s rows of %zu file(s)\n", a.model.c_str(), a.all_rows ? "all" : "held-out",
+              a.inputs.size());
+  for (const auto& op : acc) {
+    std::printf("%s on %s: PC %s; %zu rows, error %.2f%%, no-PC error %.2f%%", op.op.c_str(),
+                op.device.c_str(), op.pc.c_str(), op.rows, 100 * op.error, 100 * op.no_pc_error);
+    if (op.declined) std::printf(" (%zu rows without a network)", op.declined);
+    std::printf("\n");
+    for (const auto& g : op.groups)
+      std::printf("  %-40s %-7s %5zu rows  error %6.2f%%  no-PC %6.2f%%\n",
+                  g.mode.empty() ? "(one mode)" : g.mode.c_str(), g.arch.c_str(), g.rows,
+                  100 * g.error, 100 * g.no_pc_error);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_estimator_commands(CLI::App& app, CommandList& out) {
+  auto* est = app.add_subcommand(
+      "estimator", "Learned op-time estimator (Tianshu's MLP with a principal component)");
+  est->require_subcommand(1);
+
+  static TrainArgs targs;
+  auto* train = est->add_subcommand("train", "Train a model file from profile rows");
+  train->add_option("files", targs.inputs, "Profile files (CSV or HDF5)")->required();
+  train->add_option("-o,--output", targs.output, "Model file to write (JSON)")->required();
+  train
+      ->add_option("--budget", targs.budget_s,
+                   "Nominal seconds per op for architecture search and fine-tuning (work at a "
+                   "fixed rate, so results do not depend on the machine)")
+      ->capture_default_str();
+  train->add_option("--seed", targs.seed, "Seed of the data split, weights and search order")
+      ->capture_default_str();
+  train->add_option("--ops", targs.ops, "Comma-separated op types (default: every op)");
+  train->add_flag("-q,--quiet", targs.quiet, "No progress lines");
+  out.push_back({train, [] { return train_command(targs); }});
+
+  static EvalArgs eargs;
+  auto* eval = est->add_subcommand("eval", "Accuracy of a model file on profile rows");
+  eval->add_option("model", eargs.model, "Model file")->required();
+  eval->add_option("files", eargs.inputs, "Profile files (CSV or HDF5)")->required();
+  eval->add_flag("--table", eargs.table, "Print the Table-3-like markdown table");
+  eval->add_flag("--all-rows", eargs.all_rows,
+                 "Every row of the model's ops and devices, not only the held-out ones");
+  out.push_back({eval, [] { return eval_command(eargs); }});
+}
+
+}  // namespace orrery

@@ -1,0 +1,40 @@
+// Accuracy of a learned model on profile rows (001_9440c8d6a95e5177.txt Table 3): per op, the
+// mean relative error |predicted - measured| / measured of the estimator network and of the
+// no-PC comparison network, over the rows the model held out (default) or over every row of
+// the op and device (e.g. a database measured after training).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/learned/learned_model.h"
+#include "models/profile_db.h"
+
+namespace orrery {
+
+struct GroupAccuracy {
+  std::string mode;  // "stride_h=2 ..." or "" for a single group
+  std::string arch;  // "L5N7"
+  size_t rows = 0;
+  double error = 0.0;  // means over `rows`
+  double no_pc_error = 0.0;
+};
+
+struct OpAccuracy {
+  std::string op, device;
+  std::string pc;       // principal component text
+  size_t rows = 0;      // rows evaluated
+  size_t declined = 0;  // rows of the op the model has no network for (not in `rows`)
+  double error = 0.0;
+  double no_pc_error = 0.0;
+  std::vector<GroupAccuracy> groups;
+};
+
+std::vector<OpAccuracy> evaluate_learned_model(const LearnedModel& model, const ProfileDb& db,
+                                               bool held_out_only);
+
+// The Table-3-like markdown table: op | principal component | best model | error | no-PC
+// error | rows, with an average line.
+std::string accuracy_table(const std::vector<OpAccuracy>& acc);
+
+}  // namespace orrery
