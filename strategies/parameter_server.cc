@@ -45,6 +45,15 @@ void build_parameter_server(GraphBuilder& b, const PricedReplica& r, const Clust
 
   const auto vars = model_variables(m);
   const auto ps_of = shard_by_size(vars, static_cast<int>(ps.size()));
+  // Pulls are issued in the order forward needs the variables, so the first layers can start
+  // while later weights are still in flight; pushes follow backward.
+  std::vector<size_t> pull_order(vars.size());
+  std::iota(pull_order.begin(), pull_order.end(), 0);
+  auto first_use = [&](size_t v) {
+    return vars[v].forward.empty() ? static_cast<int>(m.ops.size()) : vars[v].forward.front();
+  };
+  std::stable_sort(pull_order.begin(), pull_order.end(),
+                   [&](size_t a, size_t b) { return first_use(a) < first_use(b); });
   std::vector<char> is_update(m.ops.size(), 0);
   for (const auto& v : vars)
     for (int j : v.updates) is_update[j] = 1;
@@ -71,14 +80,17 @@ void build_parameter_server(GraphBuilder& b, const PricedReplica& r, const Clust
       if (copy >= 0) deps.push_back(copy);
       PlacedReplica rep =
           b.place(dev[i], prefix, deps, [&](size_t j) { return is_update[j] != 0; });
+      for (size_t v : pull_order) {
+        const Variable& var = vars[v];
+        std::vector<int> after_update;
+        if (last_update[v] >= 0) after_update.push_back(last_update[v]);
+        int pull = b.transfer(prefix + var.layer + ".pull", dev[i], pull_stream(ps_of[v]),
+                              ps[ps_of[v]], dev[i], var.pull_bytes, "comm", after_update);
+        for (int j : var.forward) b.add_dep(rep.ops[j], pull);
+      }
       for (size_t v = 0; v < vars.size(); ++v) {
         const Variable& var = vars[v];
         int p = ps[ps_of[v]];
-        std::vector<int> after_update;
-        if (last_update[v] >= 0) after_update.push_back(last_update[v]);
-        int pull = b.transfer(prefix + var.layer + ".pull", dev[i], pull_stream(ps_of[v]), p,
-                              dev[i], var.pull_bytes, "comm", after_update);
-        for (int j : var.forward) b.add_dep(rep.ops[j], pull);
         std::vector<int> grads;
         for (int j : var.grads) grads.push_back(rep.ops[j]);
         pushes[v].push_back(b.transfer(prefix + var.layer + ".push", dev[i], push_stream(ps_of[v]),
