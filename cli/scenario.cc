@@ -9,6 +9,7 @@
 #include "common/yaml_reader.h"
 #include "engine/errors.h"
 #include "engine/graph_check.h"
+#include "workloads/chakra/chakra_import.h"
 #include "workloads/graph_json.h"
 #include "cli/model_workload.h"
 #include "strategies/cluster_layout.h"
@@ -69,6 +70,21 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
     sc->graph = load_graph_json(file);
     return;
   }
+  if (type == "chakra") {
+    // One Chakra ET file per rank; rank i runs on the platform's i-th GPU.
+    ChakraImportOptions opt;
+    std::vector<std::string> files;
+    for (const auto& f : w.str_list("files")) files.push_back(resolve(base_dir, f));
+    if (files.empty()) w.fail("files", "is required: rank files, their directory or their prefix");
+    if (w.has("comm_groups"))
+      opt.comm_groups = load_chakra_comm_groups(resolve(base_dir, w.required_str("comm_groups")));
+    opt.prefer_num_ops = w.boolean("prefer_num_ops", false);
+    opt.engine_collectives = w.boolean("engine_collectives", true);
+    w.reject_unknown_keys();
+    for (const auto& g : platform_gpus) opt.device_hosts.push_back(g.host);
+    sc->graph = load_chakra_traces(files, opt);
+    return;
+  }
   if (type == "model" || type == "model_file") {
     ClusterLayout layout = sc->platform.topology.hosts.empty()
                                ? cluster_layout_from_hosts([&] {
@@ -83,7 +99,7 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
     return;
   }
   if (type != "synthetic-dp")
-    w.fail("type", "expected model, model_file, graph or synthetic-dp, got \"" + type + "\"");
+    w.fail("type", "expected model, model_file, graph, chakra or synthetic-dp, got \"" + type + "\"");
   DataParallelPattern p;
   p.layers = w.integer("layers", p.layers);
   if (p.layers < 1) w.fail("layers", "must be at least 1");
