@@ -9,7 +9,7 @@
 #include "engine/replay.h"
 #include "tests/test_util.h"
 #include "workloads/model_graph_json.h"
-#include "workloads/single_device_graph.h"
+#include "workloads/fixed_rate_graph.h"
 
 namespace orrery {
 namespace {
@@ -45,7 +45,7 @@ RunResult replay_one(const ModelGraph& g) {
   PlatformSource p;
   p.topology.name = "one";
   p.topology.hosts.push_back({"gpu0", 1e12, 1, "gpu", {}});
-  return replay_isolated(p, single_device_graph(g, "gpu0", 1e12), ReplayOptions{});
+  return replay_isolated(p, fixed_rate_graph(g, "gpu0", 1e12), ReplayOptions{});
 }
 
 TEST(PytorchExport, MlpHasItsParametersGemmFlopsAndReplays) {

@@ -43,10 +43,12 @@ TEST(Scenario, PresetWithOverridesBuildsTheGraph) {
   auto dir = make_temp_dir("scn");
   write_file(dir + "/s.yaml", kBase);
   Scenario sc = load_scenario(dir + "/s.yaml", {"platform.server.gpus=4"});
-  // 4 GPUs: 2 forward + 2 backward + 1 update per GPU, plus 2 ring all-reduces of 2(n-1)=6
-  // steps x 4 ranks.
+  // 4 GPUs: 2 forward + 2 backward + 1 update per GPU, plus one all-reduce collective per layer.
   EXPECT_EQ(sc.graph.devices.size(), 4u);
-  EXPECT_EQ(sc.graph.ops.size(), 4u * 5 + 2 * 6 * 4);
+  EXPECT_EQ(sc.graph.ops.size(), 4u * 5 + 2);
+  ASSERT_EQ(sc.graph.collectives.size(), 2u);
+  EXPECT_EQ(sc.graph.collectives[0].ranks.size(), 4u);
+  EXPECT_DOUBLE_EQ(sc.graph.collectives[0].bytes, 1e6);
   EXPECT_EQ(sc.name, "t");
   EXPECT_NE(sc.text.find("--set platform.server.gpus=4"), std::string::npos);
 }

@@ -17,7 +17,7 @@
 #include "engine/replay.h"
 #include "tests/test_util.h"
 #include "workloads/model_graph_check.h"
-#include "workloads/single_device_graph.h"
+#include "workloads/fixed_rate_graph.h"
 
 namespace orrery {
 namespace {
@@ -352,7 +352,7 @@ TEST(Zoo, ModelInfoListsKeysWithDefaults) {
 TEST(Zoo, ReplaysOnOneDeviceInTheSumOfItsOpTimes) {
   // One device, one compute stream: the makespan is the sum of durations = total FLOPs / rate.
   ModelGraph g = build("lstm_lm", "{batch: 4, seq_len: 5, vocab: 1000, embed: 64, hidden: 64}");
-  ExecutionGraph e = single_device_graph(g, "gpu0", 1e12);
+  ExecutionGraph e = fixed_rate_graph(g, "gpu0", 1e12);
   Topology t;
   t.name = "one";
   t.hosts.push_back({"gpu0", 1e12, 1, "gpu", {}});

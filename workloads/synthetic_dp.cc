@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include "engine/collectives.h"
-
 namespace orrery {
 namespace {
 
@@ -71,10 +69,26 @@ ExecutionGraph make_data_parallel(const DataParallelPattern& p,
                             p.forward_time * p.backward_factor, "backward", deps_of(last[i])));
       grad_ready[i] = {last[i]};
     }
-    auto done = append_ring_allreduce(g, ranks, p.gradient_bytes, grad_ready,
-                                      "allreduce" + std::to_string(l), {StreamClass::kComm, 0});
-    for (int i = 0; i < n; ++i)
-      update_deps[i].insert(update_deps[i].end(), done[i].begin(), done[i].end());
+    if (n == 1) {
+      update_deps[0].push_back(grad_ready[0][0]);
+      continue;
+    }
+    Collective c;
+    c.type = CollectiveType::kAllReduce;
+    c.algo = CollectiveAlgo::kRing;
+    c.ranks = ranks;
+    c.bytes = p.gradient_bytes;
+    g.collectives.push_back(c);
+    Op ar;
+    ar.name = "allreduce" + std::to_string(l);
+    ar.device = 0;
+    ar.stream = {StreamClass::kComm, 0};
+    ar.kind = OpKind::kCollective;
+    ar.collective = static_cast<int>(g.collectives.size()) - 1;
+    ar.phase = "comm";
+    for (const auto& d : grad_ready) ar.deps.push_back(d[0]);
+    int done = add_op(g, ar);
+    for (int i = 0; i < n; ++i) update_deps[i].push_back(done);
   }
   for (int i = 0; i < n; ++i) {
     auto deps = update_deps[i];

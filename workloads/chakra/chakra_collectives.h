@@ -1,5 +1,5 @@
 // The collectives a Chakra trace names, expanded into point-to-point transfers (kept small and
-// local to the importer; AllReduce uses engine/collectives.h). `bytes` follows ASTRA-sim's
+// local to the importer; a ring AllReduce is two ring passes). `bytes` follows ASTRA-sim's
 // comm_size: the whole buffer (AllReduce), the gathered output (AllGather), the input to
 // reduce (ReduceScatter), everything a rank sends (AllToAll); each step moves bytes / n.
 // Every function returns, per rank, the ops after which the collective is complete there, and
@@ -18,7 +18,7 @@ using RankDeps = std::vector<std::vector<int>>;
 // Ring over `ranks` (device indices, ring order): n-1 steps, rank i sending bytes/n to rank
 // i+1 per step, each send after the rank's previous send and previous receive. This is the
 // ring AllGather and the ring ReduceScatter (same flows; the reduction's arithmetic is not
-// modelled, as in append_ring_allreduce).
+// modelled).
 RankDeps append_ring_pass(ExecutionGraph& g, const std::vector<int>& ranks, double bytes,
                           const RankDeps& start_deps, const std::string& name, Stream stream,
                           const std::string& phase);

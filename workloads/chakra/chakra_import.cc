@@ -5,7 +5,6 @@
 #include <map>
 #include <unordered_map>
 
-#include "engine/collectives.h"
 #include "engine/errors.h"
 #include "engine/graph_check.h"
 #include "workloads/chakra/chakra_collectives.h"
@@ -507,7 +506,11 @@ class Importer {
     chakra::RankDeps done;
     switch (type) {
       case chakra::kAllReduce:
-        done = append_ring_allreduce(g_, rv.ranks, bytes, deps, name, kCommStream, "comm");
+        // Reduce-scatter then all-gather: two ring passes of bytes/n per step.
+        done =
+            chakra::append_ring_pass(g_, rv.ranks, bytes, deps, name + ".rs", kCommStream, "comm");
+        done =
+            chakra::append_ring_pass(g_, rv.ranks, bytes, done, name + ".ag", kCommStream, "comm");
         break;
       case chakra::kAllGather:
       case chakra::kReduceScatter:

@@ -14,7 +14,7 @@
 //    (rendezvous); both nodes' dependents wait for it.
 //  - COMM_COLL_NODE: the k-th collective (file order) of process group pg_name on every rank of
 //    that group is one collective instance, expanded into flows on the ranks' comm streams:
-//    ALL_REDUCE ring (engine/collectives.h), ALL_GATHER and REDUCE_SCATTER(_BLOCK) ring passes,
+//    ALL_REDUCE ring (two ring passes), ALL_GATHER and REDUCE_SCATTER(_BLOCK) ring passes,
 //    ALL_TO_ALL pairwise exchange, BARRIER a zero-byte ring pass; comm_size is the whole buffer
 //    (chakra_collectives.h). REDUCE, GATHER, SCATTER and BROADCAST are rejected, unless
 //    engine_collectives hands collectives to the engine (see the option).

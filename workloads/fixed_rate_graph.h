@@ -13,7 +13,7 @@ namespace orrery {
 // One device named `host` (also its SimGrid host); every op on its compute stream with
 // duration = flops / flops_per_second (0 for ops without FLOPs), phase = the op's phase name,
 // the same dependencies. Precondition: check_model_graph passed and flops_per_second > 0.
-ExecutionGraph single_device_graph(const ModelGraph& g, const std::string& host,
+ExecutionGraph fixed_rate_graph(const ModelGraph& g, const std::string& host,
                                    double flops_per_second);
 
 }  // namespace orrery

@@ -1,8 +1,8 @@
-#include "workloads/single_device_graph.h"
+#include "workloads/fixed_rate_graph.h"
 
 namespace orrery {
 
-ExecutionGraph single_device_graph(const ModelGraph& g, const std::string& host,
+ExecutionGraph fixed_rate_graph(const ModelGraph& g, const std::string& host,
                                    double flops_per_second) {
   ExecutionGraph e;
   Device d;
