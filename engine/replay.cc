@@ -1,6 +1,5 @@
 #include "engine/replay.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "engine/child_process.h"
 #include "engine/collective_algos.h"
 #include "engine/collective_cost.h"
 #include "engine/errors.h"
@@ -537,17 +537,6 @@ RunResult Replayer::collect() {
   return r;
 }
 
-bool write_all(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t k = ::write(fd, p, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k;
-    n -= static_cast<size_t>(k);
-  }
-  return true;
-}
-
 }  // namespace
 
 RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
@@ -564,49 +553,8 @@ RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
 
 RunResult replay_isolated(const PlatformSource& platform, const ExecutionGraph& graph,
                           const ReplayOptions& options) {
-  std::fflush(nullptr);  // the child must not inherit unflushed output
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::close(fds[0]);
-    // Status byte: 0 result follows, 2 input error message follows, 1 other error message.
-    std::string payload;
-    try {
-      payload = '\0' + serialize_run_result(replay(platform, graph, options));
-    } catch (const InputError& e) {
-      payload = std::string("\2") + e.what();
-    } catch (const std::exception& e) {
-      payload = std::string("\1") + e.what();
-    }
-    bool ok = write_all(fds[1], payload.data(), payload.size());
-    ::close(fds[1]);
-    _exit(ok ? 0 : 3);
-  }
-  ::close(fds[1]);
-  std::string data;
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t k = ::read(fds[0], buf, sizeof buf);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) break;
-    data.append(buf, static_cast<size_t>(k));
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (data.empty()) {
-    if (WIFSIGNALED(status))
-      throw std::runtime_error("simulation crashed (signal " + std::to_string(WTERMSIG(status)) +
-                               ", " + strsignal(WTERMSIG(status)) + ")");
-    throw std::runtime_error("simulation exited with status " +
-                             std::to_string(WEXITSTATUS(status)) + " and no result");
-  }
-  if (data[0] == '\2') throw InputError(data.substr(1));
-  if (data[0] == '\1') throw std::runtime_error(data.substr(1));
-  return deserialize_run_result(data.substr(1));
+  return deserialize_run_result(run_in_child(
+      [&] { return serialize_run_result(replay(platform, graph, options)); }, "simulation"));
 }
 
 }  // namespace orrery

@@ -1,8 +1,5 @@
 #include "platforms/platform_probe.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -11,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/child_process.h"
 #include "engine/errors.h"
 
 namespace sg4 = simgrid::s4u;
@@ -82,52 +80,7 @@ PlatformProbe parse(const std::string& text) {
 
 PlatformProbe probe_platform(const PlatformSource& platform,
                              const std::vector<std::pair<std::string, std::string>>& pairs) {
-  std::fflush(nullptr);  // the child must not inherit unflushed output
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::close(fds[0]);
-    // First byte: 0 result, 2 input error, 1 other error; the text follows.
-    std::string payload;
-    try {
-      payload = '\0' + probe_here(platform, pairs);
-    } catch (const InputError& e) {
-      payload = std::string("\2") + e.what();
-    } catch (const std::exception& e) {
-      payload = std::string("\1") + e.what();
-    }
-    const char* p = payload.data();
-    size_t n = payload.size();
-    while (n > 0) {
-      ssize_t k = ::write(fds[1], p, n);
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) _exit(3);
-      p += k;
-      n -= static_cast<size_t>(k);
-    }
-    _exit(0);
-  }
-  ::close(fds[1]);
-  std::string data;
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t k = ::read(fds[0], buf, sizeof buf);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) break;
-    data.append(buf, static_cast<size_t>(k));
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (data.empty())
-    throw std::runtime_error("platform probe: the SimGrid child process died (status " +
-                             std::to_string(status) + ")");
-  if (data[0] == '\2') throw InputError(data.substr(1));
-  if (data[0] == '\1') throw std::runtime_error(data.substr(1));
-  return parse(data.substr(1));
+  return parse(run_in_child([&] { return probe_here(platform, pairs); }, "platform probe"));
 }
 
 }  // namespace orrery

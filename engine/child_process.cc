@@ -1,0 +1,84 @@
+#include "engine/child_process.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include "engine/errors.h"
+
+namespace orrery {
+namespace {
+
+// The answer's first byte says what follows: 0 the result, 2 an input error, 1 another error.
+constexpr char kResult = '\0';
+constexpr char kOtherError = '\1';
+constexpr char kInputError = '\2';
+
+bool write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t k = ::write(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<size_t>(k);
+  }
+  return true;
+}
+
+std::string read_all(int fd) {
+  std::string data;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t k = ::read(fd, buf, sizeof buf);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    data.append(buf, static_cast<size_t>(k));
+  }
+  return data;
+}
+
+}  // namespace
+
+std::string run_in_child(const std::function<std::string()>& body, const std::string& what) {
+  std::fflush(nullptr);  // the child must not inherit unflushed output
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string payload;
+    try {
+      payload = kResult + body();
+    } catch (const InputError& e) {
+      payload = kInputError + std::string(e.what());
+    } catch (const std::exception& e) {
+      payload = kOtherError + std::string(e.what());
+    }
+    bool ok = write_all(fds[1], payload.data(), payload.size());
+    ::close(fds[1]);
+    _exit(ok ? 0 : 3);
+  }
+  ::close(fds[1]);
+  std::string data = read_all(fds[0]);
+  ::close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (data.empty()) {
+    if (WIFSIGNALED(status))
+      throw std::runtime_error(what + " crashed (signal " + std::to_string(WTERMSIG(status)) +
+                               ", " + strsignal(WTERMSIG(status)) + ")");
+    throw std::runtime_error(what + " exited with status " + std::to_string(WEXITSTATUS(status)) +
+                             " and no result");
+  }
+  if (data[0] == kInputError) throw InputError(data.substr(1));
+  if (data[0] == kOtherError) throw std::runtime_error(data.substr(1));
+  return data.substr(1);
+}
+
+}  // namespace orrery
