@@ -541,13 +541,7 @@ RunResult Replayer::collect() {
 
 RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
                  const ReplayOptions& options) {
-  int argc = 2;
-  char arg0[] = "orrery";
-  char arg1[] = "--log=root.thresh:critical";
-  char* argv[] = {arg0, arg1, nullptr};
-  sg4::Engine engine(&argc, argv);
-  apply_network_config();
-  load_platform(platform);
+  auto engine = start_engine(platform);
   return Replayer(platform, graph, options).run();
 }
 

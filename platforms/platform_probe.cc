@@ -20,13 +20,8 @@ namespace {
 //   H name | L name bandwidth latency class | R src dst latency link...
 std::string probe_here(const PlatformSource& platform,
                        const std::vector<std::pair<std::string, std::string>>& pairs) {
-  int argc = 2;
-  char arg0[] = "orrery";
-  char arg1[] = "--log=root.thresh:critical";
-  char* argv[] = {arg0, arg1, nullptr};
-  sg4::Engine engine(&argc, argv);
-  apply_network_config();
-  load_platform(platform);
+  auto engine_owner = start_engine(platform);
+  sg4::Engine& engine = *engine_owner;
   std::ostringstream o;
   o.precision(17);
   for (auto* h : engine.get_all_hosts()) o << "H\t" << h->get_name() << "\n";

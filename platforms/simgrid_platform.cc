@@ -108,4 +108,15 @@ void load_platform(const PlatformSource& source) {
   engine->seal_platform();
 }
 
+std::unique_ptr<sg4::Engine> start_engine(const PlatformSource& source) {
+  int argc = 2;
+  char arg0[] = "orrery";
+  char arg1[] = "--log=root.thresh:critical";
+  char* argv[] = {arg0, arg1, nullptr};
+  auto engine = std::make_unique<sg4::Engine>(&argc, argv);
+  apply_network_config();
+  load_platform(source);
+  return engine;
+}
+
 }  // namespace orrery

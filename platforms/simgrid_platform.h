@@ -1,6 +1,8 @@
 // Turning a Topology into a SimGrid platform, in this process's Engine or as SimGrid XML.
 #pragma once
 
+#include <memory>
+#include <simgrid/s4u/Engine.hpp>
 #include <string>
 
 #include "platforms/topology.h"
@@ -31,6 +33,11 @@ void build_simgrid_platform(const Topology& topo);
 
 // Loads `source` into the current Engine (generated or from XML) and seals the platform.
 void load_platform(const PlatformSource& source);
+
+// Creates this process's SimGrid Engine (quiet logs), applies the network settings and loads
+// `source`. SimGrid allows one Engine per process: call it once (engine/child_process.h runs
+// further simulations in children).
+std::unique_ptr<simgrid::s4u::Engine> start_engine(const PlatformSource& source);
 
 // A SimGrid XML (platform DTD 4.1) equivalent of build_simgrid_platform's result.
 std::string topology_to_simgrid_xml(const Topology& topo);

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/json_fields.h"
 #include "engine/errors.h"
 #include "engine/graph_check.h"
 
@@ -28,79 +29,8 @@ using nlohmann::json;
 constexpr const char* kFormat = "orrery-graph";
 constexpr int kVersion = 1;
 
-// The type and (short) value of a JSON item, for "got ..." in messages.
-std::string describe(const json& v) {
-  if (v.is_structured() || v.is_null()) return v.type_name();
-  std::string text = v.dump();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return std::string(v.type_name()) + " " + text;
-}
-
-// Reads the members of one JSON object; every error names the file and the object.
-class Fields {
- public:
-  Fields(const json& obj, std::string where, const std::string& origin)
-      : obj_(obj), where_(std::move(where)), origin_(origin) {}
-
-  void set_where(std::string where) { where_ = std::move(where); }
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(origin_ + ": " + (where_.empty() ? "" : where_ + ": ") + what);
-  }
-
-  // Rejects members outside `allowed`: a misspelt key would otherwise be silently ignored.
-  void only(std::initializer_list<const char*> allowed) const {
-    for (const auto& member : obj_.items()) {
-      bool known = std::any_of(allowed.begin(), allowed.end(),
-                               [&](const char* k) { return member.key() == k; });
-      if (known) continue;
-      std::string list;
-      for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
-      fail("unknown key \"" + member.key() + "\" (expected one of: " + list + ")");
-    }
-  }
-
-  const json* find(const char* key) const {
-    auto it = obj_.find(key);
-    return it == obj_.end() ? nullptr : &*it;
-  }
-
-  bool has(const char* key) const { return find(key) != nullptr; }
-
-  // Optional string member; returns false when absent.
-  bool text(const char* key, std::string* out) const {
-    const json* v = find(key);
-    if (v == nullptr) return false;
-    if (!v->is_string()) fail("\"" + std::string(key) + "\" must be a string, got " + describe(*v));
-    *out = v->get<std::string>();
-    return true;
-  }
-
-  std::string required_text(const char* key) const {
-    std::string out;
-    if (!text(key, &out)) fail("missing required key \"" + std::string(key) + "\"");
-    if (out.empty()) fail("\"" + std::string(key) + "\" must not be empty");
-    return out;
-  }
-
-  // Optional finite number >= 0 in `unit`; returns false when absent.
-  bool amount(const char* key, const char* unit, double* out) const {
-    const json* v = find(key);
-    if (v == nullptr) return false;
-    bool ok = v->is_number() && std::isfinite(v->get<double>()) && v->get<double>() >= 0;
-    if (!ok) {
-      fail("\"" + std::string(key) + "\" must be a number >= 0 (" + unit + "), got " +
-           describe(*v));
-    }
-    *out = v->get<double>();
-    return true;
-  }
-
- private:
-  const json& obj_;
-  std::string where_;
-  const std::string& origin_;
-};
+using Fields = JsonFields;
+const auto& describe = describe_json;
 
 // The names an op refers to, not yet resolved to indices, since deps may point forward and the
 // devices array may come after the ops.

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "common/json_fields.h"
 #include "engine/errors.h"
 #include "models/op_counts.h"
 #include "workloads/model_graph_check.h"
@@ -25,74 +26,14 @@ using nlohmann::json;
 constexpr const char* kFormat = "orrery-model";
 constexpr int kVersion = 1;
 
-std::string describe(const json& v) {
-  if (v.is_structured() || v.is_null()) return v.type_name();
-  std::string text = v.dump();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return std::string(v.type_name()) + " " + text;
-}
+const auto& describe = describe_json;
 
-// Reads the members of one JSON object; every error names the file and the object.
-class Fields {
+// JsonFields for an object that must be one, plus tensor shapes.
+class Fields : public JsonFields {
  public:
   Fields(const json& obj, std::string where, const std::string& origin)
-      : obj_(obj), where_(std::move(where)), origin_(origin) {
+      : JsonFields(obj, std::move(where), origin) {
     if (!obj.is_object()) fail("must be an object, got " + describe(obj));
-  }
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(origin_ + ": " + (where_.empty() ? "" : where_ + ": ") + what);
-  }
-
-  void only(std::initializer_list<const char*> allowed) const {
-    for (const auto& member : obj_.items()) {
-      bool known = std::any_of(allowed.begin(), allowed.end(),
-                               [&](const char* k) { return member.key() == k; });
-      if (known) continue;
-      std::string list;
-      for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
-      fail("unknown key \"" + member.key() + "\" (expected one of: " + list + ")");
-    }
-  }
-
-  const json* find(const char* key) const {
-    auto it = obj_.find(key);
-    return it == obj_.end() ? nullptr : &*it;
-  }
-
-  std::string text(const char* key, const std::string& fallback, bool required = false) const {
-    const json* v = find(key);
-    if (v == nullptr) {
-      if (required) fail("missing required key \"" + std::string(key) + "\"");
-      return fallback;
-    }
-    if (!v->is_string()) fail("\"" + std::string(key) + "\" must be a string, got " + describe(*v));
-    return v->get<std::string>();
-  }
-
-  double amount(const char* key) const {
-    const json* v = find(key);
-    if (v == nullptr) return 0.0;
-    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0)
-      fail("\"" + std::string(key) + "\" must be a number >= 0, got " + describe(*v));
-    return v->get<double>();
-  }
-
-  int64_t integer(const char* key, int64_t fallback, int64_t min) const {
-    const json* v = find(key);
-    if (v == nullptr) return fallback;
-    if (!v->is_number_integer() || v->get<int64_t>() < min)
-      fail("\"" + std::string(key) + "\" must be an integer >= " + std::to_string(min) + ", got " +
-           describe(*v));
-    return v->get<int64_t>();
-  }
-
-  bool flag(const char* key) const {
-    const json* v = find(key);
-    if (v == nullptr) return false;
-    if (!v->is_boolean())
-      fail("\"" + std::string(key) + "\" must be true or false, got " + describe(*v));
-    return v->get<bool>();
   }
 
   Shape shape(const json& v, const std::string& what) const {
@@ -105,11 +46,6 @@ class Fields {
     }
     return s;
   }
-
- private:
-  const json& obj_;
-  std::string where_;
-  const std::string& origin_;
 };
 
 std::string op_where(size_t i, const std::string& name) {
@@ -122,25 +58,25 @@ ModelOp read_op(const json& j, size_t i, const std::string& origin,
   ModelOp op;
   {
     Fields unnamed(j, op_where(i, ""), origin);
-    op.name = unnamed.text("name", "", true);
+    op.name = unnamed.required_text("name");
     if (op.name.empty()) unnamed.fail("\"name\" must not be empty");
   }
   Fields f(j, op_where(i, op.name), origin);
   f.only({"name", "type", "phase", "layer", "dtype", "inputs", "output", "attrs", "flops", "bytes",
           "params", "grads", "grad_dtype", "sparse_grad", "deps"});
-  op.type = f.text("type", "", true);
+  op.type = f.required_text("type");
   if (!is_known_op_type(op.type)) {
     std::string list;
     for (const auto& t : known_op_types()) list += (list.empty() ? "" : ", ") + t;
     f.fail("unknown op type \"" + op.type + "\" (expected one of: " + list + ")");
   }
-  std::string s = f.text("phase", "forward");
+  std::string s = f.text_or("phase", "forward");
   if (!parse_phase(s, &op.phase))
     f.fail("unknown phase \"" + s + "\" (expected forward, backward or optimizer)");
-  op.layer = f.text("layer", "");
+  op.layer = f.text_or("layer", "");
   for (auto [key, out] : {std::pair<const char*, DType*>{"dtype", &op.dtype},
                           std::pair<const char*, DType*>{"grad_dtype", &op.grad_dtype}}) {
-    s = f.text(key, "fp32");
+    s = f.text_or(key, "fp32");
     if (!parse_dtype(s, out))
       f.fail("unknown " + std::string(key) + " \"" + s +
              "\" (expected fp32, fp16, bf16, tf32, int32, int64 or int8)");
@@ -211,7 +147,7 @@ ModelGraph parse_model_graph_json(const std::string& text, const std::string& or
   json root = parse_rejecting_duplicates(text, origin);
   Fields top(root, "", origin);
   top.only({"format", "version", "name", "batch", "hyper", "ops"});
-  std::string format = top.text("format", "", true);
+  std::string format = top.required_text("format");
   if (format != kFormat) top.fail("\"format\" is \"" + format + "\", expected \"orrery-model\"");
   const json* version = top.find("version");
   if (version == nullptr) top.fail("missing \"version\": 1");
@@ -219,7 +155,7 @@ ModelGraph parse_model_graph_json(const std::string& text, const std::string& or
     top.fail("unsupported \"version\" " + describe(*version) + " (this Orrery reads version 1)");
 
   ModelGraph g;
-  g.name = top.text("name", "", true);
+  g.name = top.required_text("name");
   g.batch = top.integer("batch", 1, 1);
   if (const json* h = top.find("hyper")) {
     if (!h->is_object()) top.fail("\"hyper\" must be an object, got " + describe(*h));
