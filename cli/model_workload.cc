@@ -64,7 +64,7 @@ StrategyOptions read_strategy(const YamlMap& s) {
 }  // namespace
 
 ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
-                                   const ClusterLayout& layout, const std::string& platform_gpu,
+                                   const ClusterLayout& layout, const GpuSpec& platform_gpu,
                                    const std::string& base_dir) {
   const std::string type = w.str("type", "");
   ModelGraph model;
@@ -85,8 +85,10 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
     w.reject_unknown_keys();
   }
 
-  DeviceSpec device = root.has("device") ? parse_device_spec(root.raw("device"), root.origin())
-                                         : device_spec(platform_gpu);
+  DeviceSpec device = root.has("device")
+                          ? parse_device_spec(root.raw("device"), root.origin())
+                          : with_platform_rates(device_spec(platform_gpu.model), platform_gpu.flops,
+                                                platform_gpu.mem_bw, platform_gpu.sms);
   CostModel cost(parse_cost_model_options(root.map("cost_model"), base_dir));
   if (root.has("precision")) {
     MixedPrecisionOptions mp = parse_precision_options(root.raw("precision"), root.origin());

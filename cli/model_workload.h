@@ -14,6 +14,7 @@
 
 #include "common/yaml_reader.h"
 #include "engine/execution_graph.h"
+#include "platforms/platform_spec.h"
 #include "strategies/cluster_layout.h"
 
 namespace orrery {
@@ -24,9 +25,11 @@ struct ModelWorkload {
 };
 
 // `root` is the scenario, `workload` its workload mapping (type already read); `platform_gpu`
-// the platform's GPU model name (the device default). Relative files resolve in `base_dir`.
+// the platform's GPU: without a `device:` key, ops are priced on the spec it names, at the
+// platform's rates (models/device_spec.h with_platform_rates). Relative files resolve in
+// `base_dir`.
 ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& workload,
-                                   const ClusterLayout& layout, const std::string& platform_gpu,
+                                   const ClusterLayout& layout, const GpuSpec& platform_gpu,
                                    const std::string& base_dir);
 
 }  // namespace orrery

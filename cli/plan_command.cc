@@ -115,6 +115,15 @@ SweepHooks plan_hooks() {
     for (const auto& r : st->ordered) st->rows[in.points[r.index].hash] = r;
   };
   hooks.report = [st](const SweepInput& in, const SweepStore&) { print_plan(*st, in); };
+  hooks.list = [](const SweepInput& in) {
+    PlanSpec spec = parse_plan_spec(in.plan, in.path);
+    std::printf("%s: %zu point(s), priced\n", in.name.c_str(), in.points.size());
+    for (const auto& p : in.points) {
+      PointPlan pp = plan_point(spec, in, p);
+      std::printf("%6lld  %12.0f  %-34s  %s\n", static_cast<long long>(p.index), pp.cost,
+                  pp.hardware.c_str(), axes_text(in, p).c_str());
+    }
+  };
   return hooks;
 }
 

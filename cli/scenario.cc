@@ -5,14 +5,14 @@
 #include <set>
 #include <sstream>
 
+#include "cli/model_workload.h"
 #include "common/units.h"
 #include "common/yaml_reader.h"
 #include "engine/errors.h"
 #include "engine/graph_check.h"
+#include "strategies/cluster_layout.h"
 #include "workloads/chakra/chakra_import.h"
 #include "workloads/graph_json.h"
-#include "cli/model_workload.h"
-#include "strategies/cluster_layout.h"
 #include "workloads/synthetic_dp.h"
 
 namespace fs = std::filesystem;
@@ -54,7 +54,7 @@ void read_platform(const YamlMap& root, const std::string& base_dir, Scenario* s
   PlatformSpec spec = parse_platform_spec(root.raw("platform"), root.origin(), "platform");
   sc->platform.topology = build_topology(spec);
   sc->platform_summary = summarize(spec);
-  sc->platform_gpu_model = spec.server.gpu.model;
+  sc->platform_gpu = spec.server.gpu;
   for (const auto& h : gpu_hosts(sc->platform.topology))
     gpus->push_back({h, launch_host_of(sc->platform.topology, h)});
 }
@@ -93,13 +93,14 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
                                    return h;
                                  }())
                                : cluster_layout(sc->platform.topology);
-    ModelWorkload mw = build_model_workload(root, w, layout, sc->platform_gpu_model, base_dir);
+    ModelWorkload mw = build_model_workload(root, w, layout, sc->platform_gpu, base_dir);
     sc->graph = std::move(mw.graph);
     sc->workload_summary = mw.summary;
     return;
   }
   if (type != "synthetic-dp")
-    w.fail("type", "expected model, model_file, graph, chakra or synthetic-dp, got \"" + type + "\"");
+    w.fail("type",
+           "expected model, model_file, graph, chakra or synthetic-dp, got \"" + type + "\"");
   DataParallelPattern p;
   p.layers = w.integer("layers", p.layers);
   if (p.layers < 1) w.fail("layers", "must be at least 1");

@@ -21,10 +21,10 @@ struct Scenario {
   std::string description;
   PlatformSource platform;
   std::string platform_summary;  // one line, for tables and the results file
-  std::string platform_gpu_model;  // the default device of model workloads
+  GpuSpec platform_gpu;          // the default device of model workloads (XML platforms: V100-SXM2)
   ExecutionGraph graph;
   std::string workload_summary;  // one line (model workloads)
-  std::string output_file;  // HDF5 results; empty: none
+  std::string output_file;       // HDF5 results; empty: none
   bool record_timeline = true;
   std::string trace_file;  // Chrome trace JSON; empty: none
 };

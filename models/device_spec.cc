@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 
 #include "common/embedded_data.h"
@@ -224,6 +225,26 @@ DeviceSpec parse_device_spec(const YAML::Node& node, const std::string& origin,
   check_complete(m, d);
   m.reject_unknown_keys();
   return d;
+}
+
+DeviceSpec with_platform_rates(DeviceSpec spec, double fp32, double mem_bw, int sms) {
+  auto changed = [](double a, double b) { return std::fabs(a - b) > 1e-9 * std::max(a, b); };
+  if (fp32 > 0 && spec.fp32 > 0 && changed(fp32, spec.fp32)) {
+    const double k = fp32 / spec.fp32;
+    for (double* rate : {&spec.fp32, &spec.fp16, &spec.bf16, &spec.tf32_tc, &spec.fp16_tc,
+                         &spec.bf16_tc, &spec.int8_tc})
+      *rate *= k;
+    spec.overridden.push_back("fp32");
+  }
+  if (mem_bw > 0 && changed(mem_bw, spec.mem_bw)) {
+    spec.mem_bw = mem_bw;
+    spec.overridden.push_back("mem_bw");
+  }
+  if (sms > 0 && sms != spec.sms) {
+    spec.sms = sms;
+    spec.overridden.push_back("sms");
+  }
+  return spec;
 }
 
 }  // namespace orrery

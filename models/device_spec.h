@@ -91,6 +91,12 @@ DeviceSpec device_spec(const std::string& name);
 DeviceSpec parse_device_spec(const YAML::Node& node, const std::string& origin,
                              const std::string& key_path = "device");
 
+// `spec` with the rates a platform gives its GPU (platforms/platform_spec.h GpuSpec): every
+// compute peak scaled by fp32 / spec.fp32 (a faster GPU is faster at every precision), memory
+// bandwidth and SM count replaced. Changed fields are recorded in `overridden`, so a sweep over
+// platform.server.gpu.flops prices ops on the GPU it names.
+DeviceSpec with_platform_rates(DeviceSpec spec, double fp32, double mem_bw, int sms);
+
 // Parses a complete spec file (what models/devices/*.yaml hold); `name` becomes its name.
 DeviceSpec parse_device_spec_file(const std::string& yaml_text, const std::string& name,
                                   const std::string& origin);

@@ -165,3 +165,33 @@ TEST(Scenario, CliExitStatuses) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+TEST(Scenario, PlatformGpuRatesPriceModelWorkloads) {
+  // Doubling platform.server.gpu.flops (Table III's GPU axis of 002_c394ac7b056c8ecc.txt)
+  // halves compute-bound kernels and leaves memory-bound ones: the step gets faster, by less
+  // than 2x. Doubling memory bandwidth speeds up the memory-bound part instead.
+  auto dir = testing::make_temp_dir("scn");
+  testing::write_file(dir + "/s.yaml", R"(platform: {preset: pai-pcie}
+workload: {type: model, model: resnet50, batch: 32}
+strategy: {type: 1w1g, input_bytes: 0}
+)");
+  auto step = [&](const std::vector<std::string>& sets) {
+    Scenario sc = load_scenario(dir + "/s.yaml", sets);
+    return replay_isolated(sc.platform, sc.graph, ReplayOptions{false});
+  };
+  RunResult base = step({});
+  RunResult fast = step({"platform.server.gpu.flops=22TFLOP/s"});
+  RunResult wide = step({"platform.server.gpu.mem_bw=2TB/s"});
+  EXPECT_LT(fast.makespan, 0.9 * base.makespan);
+  EXPECT_GT(fast.makespan, 0.5 * base.makespan);
+  EXPECT_LT(wide.makespan, base.makespan);
+  // The memory-bound part does not move with FLOP/s.
+  EXPECT_NEAR(fast.devices[0].memory_bound, base.devices[0].memory_bound,
+              0.05 * base.devices[0].memory_bound);
+}
+
+}  // namespace
+}  // namespace orrery
