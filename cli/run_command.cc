@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -120,6 +122,7 @@ int run_command(const RunArgs& args) {
 
   ReplayOptions opt;
   opt.record_timeline = sc.record_timeline || !sc.trace_file.empty();
+  opt.progress = !args.quiet && isatty(STDERR_FILENO);
   RunResult r = replay_isolated(sc.platform, sc.graph, opt);
   if (!args.quiet) print_summary(sc, r);
 

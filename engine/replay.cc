@@ -96,7 +96,9 @@ class Replayer {
     sg4::Engine::on_time_advance_cb([this](double) { poll(); });
     for (size_t i = 0; i < g_.ops.size(); ++i)
       if (indeg_[i] == 0) make_ready(static_cast<int>(i));
+    last_report_ = std::chrono::steady_clock::now();
     sg4::Engine::get_instance()->run();
+    if (shown_progress_) std::fprintf(stderr, "\r%100s\r", "");
     graveyard_.clear();
     released_.clear();
     contention_.clear();
@@ -368,7 +370,7 @@ class Replayer {
 
   void finish_op(int i) {
     end_[i] = sg4::Engine::get_clock();
-    ++completed_;
+    if ((++completed_ & 0xffff) == 0 && opt_.progress) report_progress();
     Queue& q = queues_[queue_of_[i]];
     if (q.waiting.empty()) {
       q.busy = false;
@@ -400,6 +402,17 @@ class Replayer {
       r.info.links.push_back({pos->second, l->get_bandwidth()});
     }
     return routes_.emplace(key, std::move(r)).first->second;
+  }
+
+  void report_progress() {
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_report_ < std::chrono::seconds(2)) return;
+    last_report_ = now;
+    std::fprintf(stderr,
+                 "\r  simulating: %zu of %zu ops done (%.0f%%), %lld activities, simulated %.6g s",
+                 completed_, g_.ops.size(), 100.0 * completed_ / g_.ops.size(),
+                 static_cast<long long>(activities_), sg4::Engine::get_clock());
+    shown_progress_ = true;
   }
 
   void account_route(int src, int dst, double bytes) {
@@ -435,6 +448,8 @@ class Replayer {
   std::vector<sg4::Link*> link_ptrs_;
   std::vector<double> link_bytes_;
   size_t completed_ = 0;
+  std::chrono::steady_clock::time_point last_report_;
+  bool shown_progress_ = false;
   int64_t activities_ = 0;
 };
 

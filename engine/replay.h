@@ -13,6 +13,8 @@ namespace orrery {
 
 struct ReplayOptions {
   bool record_timeline = true;  // keep every op's start/end in RunResult::timeline
+  // On a terminal (stderr), print a progress line every few seconds of a long replay.
+  bool progress = false;
 };
 
 // Pure delays (analytical collectives) run on the platform's timer host (kTimerHost in
