@@ -1,9 +1,9 @@
 #!/bin/bash
 # Sweep benchmark (issue 7): the Table III grid of 002_c394ac7b056c8ecc.txt
-# (scenarios/studies/pai-table3-grid.yaml, 216 points) with one process (-j 1), two children
-# (-j 2) and two MPI ranks (mpirun -np 2, -j 1 each); then the per-point overhead of the
-# process-per-point design from a sweep of trivial points (wall time per point minus the time
-# the simulations themselves report).
+# (scenarios/studies/pai-table3-grid.yaml, 288 points) with one process (-j 1), two children
+# (-j 2, bound to a CPU each, and unbound) and two MPI ranks (mpirun -np 2, -j 1 each); then
+# the per-point overhead of the process-per-point design from a sweep of trivial points (wall
+# time per point minus the time the simulations themselves report).
 #
 #   bench/sweep_bench.sh [BUILD_DIR] [REPEATS]      (defaults: build, 3; best of REPEATS)
 #
@@ -43,18 +43,21 @@ sum_column() {
 points=$("$orrery" sweep $study --dry-run | awk 'NR == 1 {print $2}')
 echo "Table III grid: $points points ($study), best of $repeats, runs interleaved" >&2
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-t1="" t2="" tm=""
+t1="" t2="" tu="" tm=""
 for r in $(seq "$repeats"); do
   a=$(timed "$orrery" sweep $study -q --fresh -o "$tmp/j1.h5" -j 1)
   b=$(timed "$orrery" sweep $study -q --fresh -o "$tmp/j2.h5" -j 2)
+  u=$(timed "$orrery" sweep $study -q --fresh -o "$tmp/j2u.h5" -j 2 --no-bind)
   c=$(timed mpirun $mpi_flags -np 2 "$orrery" sweep $study -q --fresh -o "$tmp/mpi.h5" -j 1)
-  printf '  run %d: -j 1 %6.2f s   -j 2 %6.2f s   mpirun -np 2 %6.2f s\n' "$r" "$a" "$b" "$c" >&2
-  t1=$(min "$t1" "$a") t2=$(min "$t2" "$b") tm=$(min "$tm" "$c")
+  printf '  run %d: -j 1 %6.2f s   -j 2 %6.2f s   -j 2 --no-bind %6.2f s   mpirun -np 2 %6.2f s\n' \
+    "$r" "$a" "$b" "$u" "$c" >&2
+  t1=$(min "$t1" "$a") t2=$(min "$t2" "$b") tu=$(min "$tu" "$u") tm=$(min "$tm" "$c")
 done
 sim=$(sum_column "$tmp/j1.h5" wall_s)
-printf '%-34s %8.2f s\n' "best -j 1" "$t1" "best -j 2" "$t2" "best mpirun -np 2 (-j 1 per rank)" "$tm" \
-  "simulation (sum of wall_s)" "$sim" >&2
-printf 'speed-up -j 2: %.2f   mpirun -np 2: %.2f\n' "$(echo "$t1 / $t2" | bc -l)" "$(echo "$t1 / $tm" | bc -l)" >&2
+printf '%-34s %8.2f s\n' "best -j 1" "$t1" "best -j 2" "$t2" "best -j 2 --no-bind" "$tu" \
+  "best mpirun -np 2 (-j 1 per rank)" "$tm" "simulation (sum of wall_s)" "$sim" >&2
+printf 'speed-up -j 2: %.2f   -j 2 --no-bind: %.2f   mpirun -np 2: %.2f\n' "$(echo "$t1 / $t2" | bc -l)" \
+  "$(echo "$t1 / $tu" | bc -l)" "$(echo "$t1 / $tm" | bc -l)" >&2
 
 # Trivial points: one GPU, one layer; 400 distinct scenarios.
 cat >"$tmp/trivial.yaml" <<'YAML'

@@ -103,6 +103,8 @@ int train_command(const TrainArgs& a) {
   std::printf("%s: %zu op model(s) trained in %.0f s\n\nheld-out accuracy:\n\n", a.output.c_str(),
               model.ops.size(), secs);
   std::printf("%s", accuracy_table(evaluate_learned_model(model, db, true)).c_str());
+  std::printf("\nprincipal-component search, default network (validation rows):\n\n%s",
+              input_form_table(model).c_str());
   return 0;
 }
 
@@ -111,7 +113,7 @@ int eval_command(const EvalArgs& a) {
   ProfileDb db = load_all(a.inputs, nullptr);
   auto acc = evaluate_learned_model(model, db, !a.all_rows);
   if (a.table) {
-    std::printf("%s", accuracy_table(acc).c_str());
+    std::printf("%s\n%s", accuracy_table(acc).c_str(), input_form_table(model).c_str());
     return 0;
   }
   std::printf("%s: %s rows of %zu file(s)\n", a.model.c_str(), a.all_rows ? "all" : "held-out",

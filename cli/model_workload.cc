@@ -8,6 +8,7 @@
 #include "engine/graph_check.h"
 #include "models/cost_model.h"
 #include "models/device_spec.h"
+#include "models/host_overhead.h"
 #include "models/mixed_precision.h"
 #include "models/pricing.h"
 #include "strategies/strategy.h"
@@ -98,6 +99,12 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
   }
   OpPrices prices = price_ops(model, device, cost);
   StrategyOptions opt = read_strategy(root.map("strategy"));
+  // A synchronous device (a CPU) spends its host time inside the op stream, not beside it.
+  const bool sync_host = device.host.synchronous && opt.host_overheads;
+  if (sync_host) {
+    prices.seconds = synchronous_op_times(model, prices.seconds, device.host);
+    opt.host_overheads = false;  // no launch ops: the host time is in the op times
+  }
   PricedReplica replica{&model, prices.seconds, &device};
 
   ModelWorkload out;
@@ -110,6 +117,7 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
   for (int k = 0; k < kNumEstimateSources; ++k)
     if (prices.count[k] > 0)
       s << " " << estimate_source_name(static_cast<EstimateSource>(k)) << " " << prices.count[k];
+  if (sync_host) s << "; host overheads in the op times (synchronous device)";
   out.summary = s.str();
   return out;
 }

@@ -14,7 +14,13 @@ void add_sweep_options(CLI::App* cmd, SweepSessionArgs& args) {
   cmd->add_option("-o,--output", args.output, "HDF5 results file (replaces output.file)");
   cmd->add_option("-j,--jobs", args.jobs, "Points simulated at once (per MPI rank); 0: one per CPU")
       ->default_val(1);
+  cmd->add_flag("!--no-bind", args.bind,
+                "Do not bind each simulation to a CPU (by default, with -j > 1, the k-th "
+                "running simulation is bound to the k-th CPU this process may use)");
   cmd->add_flag("--dry-run", args.dry_run, "List the points and check the sweep; run nothing");
+  cmd->add_option("--point", args.point,
+                  "Simulate only point N, with its per-op timeline, into -o FILE.h5");
+  cmd->add_option("--trace", args.trace, "With --point: Chrome trace JSON of its timeline");
   cmd->add_flag("--fresh", args.fresh,
                 "Discard earlier results in the output instead of resuming from them");
   cmd->add_flag("--retry-failed", args.retry_failed, "Run points that failed before again");

@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -76,7 +78,22 @@ std::string signal_name(int sig) {
   }
 }
 
-ChildPool::ChildPool(int slots) : slots_(slots < 1 ? 1 : slots) {}
+std::vector<int> child_cpus(int slots, int local_rank, int local_ranks) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return {};
+  std::vector<int> allowed;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) allowed.push_back(c);
+  if (allowed.size() < 2 || slots * std::max(1, local_ranks) < 2) return {};
+  std::vector<int> cpus;
+  const size_t first = static_cast<size_t>(std::max(0, local_rank)) * slots;
+  for (int k = 0; k < slots; ++k) cpus.push_back(allowed[(first + k) % allowed.size()]);
+  return cpus;
+}
+
+ChildPool::ChildPool(int slots, std::vector<int> cpus)
+    : slots_(slots < 1 ? 1 : slots), cpus_(std::move(cpus)) {}
 
 ChildPool::~ChildPool() { kill_all(); }
 
@@ -89,6 +106,13 @@ void ChildPool::start(int64_t task, const std::function<std::string()>& work) {
     ::close(result[1]);
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   }
+  auto in_use = [this](int slot) {
+    for (const Child& c : children_)
+      if (c.slot == slot) return true;
+    return false;
+  };
+  int slot = 0;  // the lowest free one: its CPU is the one no running child is bound to
+  while (in_use(slot)) ++slot;
   std::fflush(nullptr);  // the child must not inherit (and later repeat) unflushed output
   const pid_t parent = ::getpid();
   pid_t pid = ::fork();
@@ -99,6 +123,12 @@ void ChildPool::start(int64_t task, const std::function<std::string()>& work) {
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(125);  // the parent died before prctl took effect
+    if (!cpus_.empty()) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(cpus_[static_cast<size_t>(slot) % cpus_.size()], &set);
+      ::sched_setaffinity(0, sizeof set, &set);
+    }
     ::signal(SIGINT, SIG_IGN);
     ::signal(SIGTERM, SIG_DFL);
     ::signal(SIGPIPE, SIG_DFL);
@@ -114,7 +144,7 @@ void ChildPool::start(int64_t task, const std::function<std::string()>& work) {
   ::close(output[1]);
   ::fcntl(result[0], F_SETFL, O_NONBLOCK);
   ::fcntl(output[0], F_SETFL, O_NONBLOCK);
-  children_.push_back({task, pid, result[0], output[0], {}, {}});
+  children_.push_back({task, slot, pid, result[0], output[0], {}, {}});
 }
 
 ChildExit ChildPool::reap(Child& c) {

@@ -62,7 +62,7 @@ SweepRunStats coordinate_sweep(SweepInput& in, SweepStore& store, const SweepRun
     if (!store.done(p.hash) && queued.insert(p.hash).second) pending.push_back(p.index);
 
   InterruptGuard guard;
-  ChildPool pool(opt.jobs);
+  ChildPool pool(opt.jobs, opt.cpus);
   std::vector<int> wanted(mpi.size(), 0), outstanding(mpi.size(), 0);
   const int total = static_cast<int>(in.points.size());
   Progress progress(opt.progress, total, store.points_done());
@@ -143,7 +143,7 @@ SweepRunStats coordinate_sweep(SweepInput& in, SweepStore& store, const SweepRun
 
 bool serve_sweep(SweepInput& in, const SweepRunOptions& opt, MpiLink& mpi) {
   InterruptGuard guard;
-  ChildPool pool(opt.jobs);
+  ChildPool pool(opt.jobs, opt.cpus);
   std::deque<int64_t> assigned;
   bool stop = false;
   mpi.send(0, kRequest, pack<int32_t>(pool.slots()));

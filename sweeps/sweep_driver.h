@@ -18,6 +18,7 @@ namespace orrery {
 
 struct SweepRunOptions {
   int jobs = 1;                    // children at once on this rank
+  std::vector<int> cpus;           // child_cpus(): a CPU per child slot; empty: unbound
   double flush_interval_s = 5;     // rewrite the HDF5 file at most this often while running
   bool progress = false;           // draw the progress line (rank 0)
   std::function<void()> conclude;  // rank 0: every point finished, before the final write

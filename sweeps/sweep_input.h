@@ -36,9 +36,9 @@ Scenario build_point_scenario(const SweepInput& in, const SweepPoint& point, YAM
 // A new copy of the base tree (parsed again: yaml-cpp's Clone drops line numbers).
 YAML::Node fresh_base_tree(const SweepInput& in);
 
-// Checks every axis key by building one scenario that sets each of them (to its first value),
-// then point 0. Throws InputError naming the sweep entry for an unknown key path or a bad
-// value. Returns the platform summary of point 0.
+// Checks every axis key by building one scenario that sets each of them (to its first value):
+// an unknown key path is an InputError naming the sweep entry. Then builds point 0, whose
+// errors (a bad value) are InputErrors too. Returns the platform summary of point 0.
 std::string validate_sweep(const SweepInput& in);
 
 // `message` (an InputError from building a point) restated from the sweep entry that set the

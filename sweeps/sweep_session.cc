@@ -3,13 +3,16 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
 #include "engine/errors.h"
 #include "orrery_version.h"
+#include "sweeps/child_pool.h"
 #include "sweeps/interrupt.h"
 #include "sweeps/mpi_link.h"
+#include "sweeps/point_detail.h"
 #include "sweeps/sweep_driver.h"
 #include "sweeps/yaml_path.h"
 
@@ -41,6 +44,21 @@ void print_failures(const SweepInput& in, const SweepStore& store) {
   }
 }
 
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : fallback;
+}
+
+SweepRunOptions run_options(const SweepSessionArgs& args, const MpiLink& mpi, int jobs) {
+  SweepRunOptions opt;
+  opt.jobs = jobs;
+  // Ranks on one node: Open MPI says how many and which; other launchers bind ranks anyway.
+  if (args.bind)
+    opt.cpus = child_cpus(jobs, env_int("OMPI_COMM_WORLD_LOCAL_RANK", 0),
+                          mpi.size() > 1 ? env_int("OMPI_COMM_WORLD_LOCAL_SIZE", 1) : 1);
+  return opt;
+}
+
 int coordinate(const SweepSessionArgs& args, const SweepHooks& hooks, SweepInput& in, MpiLink& mpi,
                int jobs) {
   std::string output = args.output.empty() ? in.output_file : args.output;
@@ -54,8 +72,7 @@ int coordinate(const SweepSessionArgs& args, const SweepHooks& hooks, SweepInput
   store.open(args.fresh, args.retry_failed);
   if (hooks.prepare) hooks.prepare(in, store);
 
-  SweepRunOptions opt;
-  opt.jobs = jobs;
+  SweepRunOptions opt = run_options(args, mpi, jobs);
   opt.flush_interval_s = args.flush_interval_s;
   opt.progress = !args.quiet && ::isatty(STDERR_FILENO);
   const int resumed = store.points_done();
@@ -111,10 +128,17 @@ void print_points(const SweepInput& in) {
 
 int run_sweep_session(const SweepSessionArgs& args, const SweepHooks& hooks) {
   if (args.jobs < 0) throw InputError("-j " + std::to_string(args.jobs) + ": must be 0 or more");
+  if (args.point >= 0) {
+    SweepInput in = load_sweep_input(args.scenario, args.overrides);
+    return run_point_detail(in, {args.point, args.output, args.trace, args.created_by, args.quiet});
+  }
   if (args.dry_run) {
     SweepInput in = load_sweep_input(args.scenario, args.overrides);
     validate_sweep(in);
-    print_points(in);
+    if (hooks.list)
+      hooks.list(in);
+    else
+      print_points(in);
     return 0;
   }
   MpiLink mpi;
@@ -122,9 +146,7 @@ int run_sweep_session(const SweepSessionArgs& args, const SweepHooks& hooks) {
     SweepInput in = load_sweep_input(args.scenario, args.overrides);
     const int jobs = jobs_of(args.jobs);
     if (mpi.rank() == 0) return coordinate(args, hooks, in, mpi, jobs);
-    SweepRunOptions opt;
-    opt.jobs = jobs;
-    if (!serve_sweep(in, opt, mpi)) MpiLink::leave(kExitInterrupted);
+    if (!serve_sweep(in, run_options(args, mpi, jobs), mpi)) MpiLink::leave(kExitInterrupted);
     return 0;
   } catch (const std::exception& e) {
     if (!mpi.active()) throw;
@@ -132,8 +154,8 @@ int run_sweep_session(const SweepSessionArgs& args, const SweepHooks& hooks) {
     // only, so every rank says what went wrong, naming itself when it is not rank 0.
     bool input = dynamic_cast<const InputError*>(&e) != nullptr;
     std::string who = mpi.rank() == 0 ? "" : " (rank " + std::to_string(mpi.rank()) + ")";
-    std::fprintf(stderr, "orrery%s: %s%s\n", who.c_str(), input ? "error: " : "internal error: ",
-                 e.what());
+    std::fprintf(stderr, "orrery%s: %s%s\n", who.c_str(),
+                 input ? "error: " : "internal error: ", e.what());
     mpi.abort(input ? 2 : 1);
   }
 }

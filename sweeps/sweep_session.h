@@ -4,6 +4,7 @@
 // and prints, the others only run points.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -18,9 +19,12 @@ struct SweepSessionArgs {
   std::vector<std::string> overrides;  // --set
   std::string output;                  // -o; default output.file of the scenario
   int jobs = 1;                        // -j: children at once per rank; 0: one per CPU
+  bool bind = true;                    // bind each child to a CPU of this rank (child_cpus)
   bool dry_run = false;                // list the points, run nothing
-  bool fresh = false;                  // discard earlier results in the output
-  bool retry_failed = false;           // run failed points again
+  int64_t point = -1;         // >= 0: simulate only this point, with its timeline (point_detail.h)
+  std::string trace;          // with point: Chrome trace JSON of its timeline
+  bool fresh = false;         // discard earlier results in the output
+  bool retry_failed = false;  // run failed points again
   bool quiet = false;
   double flush_interval_s = 5;
   std::string created_by;  // stored in the file (the command line)
@@ -34,6 +38,8 @@ struct SweepHooks {
   std::function<void(const SweepInput&, SweepStore&)> conclude;
   // Rank 0, after the sweep summary, unless quiet.
   std::function<void(const SweepInput&, const SweepStore&)> report;
+  // --dry-run: lists the checked points (default: print_points).
+  std::function<void(const SweepInput&)> list;
 };
 
 // Exit status: 0 every point ok, 3 some points failed (all recorded), 130 interrupted

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <set>
 
+#include "common/yaml_reader.h"
 #include "engine/errors.h"
+#include "platforms/platform_spec.h"
 #include "sweeps/expression.h"
 #include "sweeps/yaml_path.h"
 
@@ -198,14 +200,47 @@ class Parser {
 };
 
 // The value `path` has in the point: the last assignment at or above it, else the base tree.
-YAML::Node lookup(const YAML::Node& base, const std::vector<Assignment>& sets,
-                  const std::string& path) {
+YAML::Node written_value(const YAML::Node& base, const std::vector<Assignment>& sets,
+                         const std::string& path) {
   for (auto it = sets.rbegin(); it != sets.rend(); ++it) {
     if (it->key == path) return it->value;
-    if (path.compare(0, it->key.size() + 1, it->key + ".") == 0)
-      return get_at_path(it->value, path.substr(it->key.size() + 1));
+    if (path.compare(0, it->key.size() + 1, it->key + ".") == 0) {
+      YAML::Node below = get_at_path(it->value, path.substr(it->key.size() + 1));
+      if (below.IsDefined() || !it->value.get().IsMap()) return below;
+      break;  // a mapping the sweep set without this key: the preset may still have it
+    }
   }
   return get_at_path(base, path);
+}
+
+// The platform preset's value of a platform key the scenario does not write, so derived keys
+// and one_at_a_time base values can use it ("${platform.server.gpu.flops}").
+YAML::Node preset_value(const YAML::Node& base, const std::vector<Assignment>& sets,
+                        const std::string& path) {
+  static const std::string prefix = "platform.";
+  if (path.compare(0, prefix.size(), prefix) != 0) return YAML::Node(YAML::NodeType::Undefined);
+  YAML::Node name = written_value(base, sets, "platform.preset");
+  if (!name.IsDefined() || !name.IsScalar()) return YAML::Node(YAML::NodeType::Undefined);
+  static std::map<std::string, YAML::Node> presets;
+  auto it = presets.find(name.Scalar());
+  if (it == presets.end()) {
+    YAML::Node tree(YAML::NodeType::Undefined);
+    try {
+      tree = load_yaml_text(platform_preset_yaml(name.Scalar()), "preset " + name.Scalar());
+    } catch (const InputError&) {
+      // An unknown preset is reported when the point's scenario is built.
+    }
+    it = presets.emplace(name.Scalar(), tree).first;
+  }
+  return get_at_path(it->second, path.substr(prefix.size()));
+}
+
+// The value `path` has in the point: the last assignment at or above it, else the scenario,
+// else the platform preset.
+YAML::Node lookup(const YAML::Node& base, const std::vector<Assignment>& sets,
+                  const std::string& path) {
+  YAML::Node v = written_value(base, sets, path);
+  return v.IsDefined() ? v : preset_value(base, sets, path);
 }
 
 // A key whose path runs through a scalar can never be set; report it once, with its origin.

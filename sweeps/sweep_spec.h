@@ -80,7 +80,8 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, const YAML::Node& ba
                                      const std::string& origin);
 
 // The value `path` has in a point: the last of its assignments at or above the path, else the
-// base tree. Invalid (operator! true) when neither has it (a preset default, say).
+// base tree, else (for platform keys) the platform preset. Invalid (IsDefined() false) when
+// none has it (a built-in default).
 YAML::Node point_value(const YAML::Node& base, const SweepPoint& point, const std::string& path);
 
 // The root keys that never change a result: left out of a point's identity.

@@ -26,8 +26,8 @@ std::string error_of(const std::string& yaml) {
 
 TEST(PlatformSpec, EveryPresetParsesAndBuilds) {
   const std::vector<std::string> expected = {
-      "azure-v100-ib", "dgx-a100", "dgx-h100",    "dgx1-v100",        "ethernet-cluster",
-      "pai-nvlink",    "pai-pcie", "pcie-server", "v100-pcie-testbed"};
+      "azure-v100-ib",    "cpu-host",   "dgx-a100", "dgx-h100",    "dgx1-v100",
+      "ethernet-cluster", "pai-nvlink", "pai-pcie", "pcie-server", "v100-pcie-testbed"};
   EXPECT_EQ(platform_preset_names(), expected);
   for (const auto& name : platform_preset_names()) {
     PlatformSpec spec = parse("preset: " + name + "\n");

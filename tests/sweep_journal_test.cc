@@ -2,6 +2,7 @@
 // the last intact record), and the child pool turns a child's result, exception-free failure,
 // abort or kill into something the sweep can record.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "engine/errors.h"
 #include "sweeps/child_pool.h"
@@ -150,6 +152,43 @@ TEST(SweepChildPool, KillAllStopsRunningChildren) {
   ASSERT_EQ(killed.size(), 1u);
   EXPECT_EQ(killed[0], 5);
   EXPECT_EQ(pool.running(), 0);
+}
+
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof set, &set);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+TEST(SweepChildPool, ChildrenAreBoundOnePerCpuAndRanksOnANodeInterleave) {
+  std::vector<int> cpus = allowed_cpus();
+  if (cpus.size() < 2) GTEST_SKIP() << "needs two CPUs";
+  EXPECT_TRUE(child_cpus(1, 0, 1).empty());  // one child at a time on the node: no binding
+  EXPECT_EQ(child_cpus(2, 0, 1), (std::vector<int>{cpus[0], cpus[1]}));
+  // The second of two single-child ranks on a node takes the next CPU.
+  EXPECT_EQ(child_cpus(1, 1, 2), (std::vector<int>{cpus[1 % cpus.size()]}));
+
+  ChildPool pool(2, child_cpus(2, 0, 1));
+  auto where = [] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    sched_getaffinity(0, sizeof set, &set);
+    std::string s;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) s += std::to_string(c) + " ";
+    ::usleep(20000);  // both children run at once
+    return s;
+  };
+  pool.start(0, where);
+  pool.start(1, where);
+  std::set<std::string> seen;
+  for (const auto& e : wait_all(pool)) seen.insert(e.payload);
+  EXPECT_EQ(seen,
+            (std::set<std::string>{std::to_string(cpus[0]) + " ", std::to_string(cpus[1]) + " "}));
 }
 
 }  // namespace

@@ -291,6 +291,24 @@ TEST(SweepRun, OutputOfAnotherSweepIsNotOverwritten) {
   EXPECT_EQ(std::filesystem::last_write_time(dir + "/out.h5"), before);
 }
 
+TEST(SweepRun, OnePointWithItsTimelineMatchesTheSweep) {
+  NEED_BINARY();
+  auto dir = make_temp_dir("sweep_run");
+  write_file(dir + "/s.yaml", kSmall);
+  ASSERT_EQ(run(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/all.h5").status, 0);
+  Ran r = run(
+      dir, "sweep " + dir + "/s.yaml --point 7 -o " + dir + "/p7.h5 --trace " + dir + "/p7.json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  LoadedResults all = read_results_h5(dir + "/all.h5"), one = read_results_h5(dir + "/p7.h5");
+  ASSERT_EQ(one.runs.size(), 1u);
+  EXPECT_EQ(one.summaries[0].iteration_time_s, all.summaries[7].iteration_time_s);
+  EXPECT_EQ(one.runs[0].params.at("sweep.hash"), all.runs[7].params.at("sweep.hash"));
+  EXPECT_FALSE(one.timelines[0].empty());
+  EXPECT_TRUE(std::filesystem::exists(dir + "/p7.json"));
+  EXPECT_EQ(one.meta.scenario_text.find("sweep:"), std::string::npos);  // the point's own
+  EXPECT_EQ(run(dir, "sweep " + dir + "/s.yaml --point 12 -o " + dir + "/x.h5").status, 2);
+}
+
 TEST(SweepRun, UnknownKeyIsBadInput) {
   NEED_BINARY();
   auto dir = make_temp_dir("sweep_run");

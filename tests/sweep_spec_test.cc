@@ -142,7 +142,8 @@ TEST(SweepSpec, OneAtATimeVariesEachKeyAloneAroundTheBase) {
   EXPECT_EQ(in.points[0].params.at(kParamVaried), "base");
   EXPECT_TRUE(in.points[0].assignments.empty());
   EXPECT_EQ(in.points[0].params.at("workload.layers"), "2");  // the base value, reported
-  EXPECT_EQ(in.points[0].params.at("platform.server.pcie.bandwidth"), "");  // a preset default
+  // Not in the scenario: the preset's value.
+  EXPECT_EQ(in.points[0].params.at("platform.server.pcie.bandwidth"), "15.75GB/s");
   EXPECT_EQ(in.points[2].params.at(kParamVaried), "platform.server.pcie.bandwidth");
   EXPECT_EQ(in.points[2].params.at("platform.server.pcie.bandwidth"), "50GB/s");
   EXPECT_EQ(in.points[3].params.at(kParamVaried), "workload.layers");
@@ -169,14 +170,26 @@ TEST(SweepSpec, DerivedKeysAreEvaluatedPerPoint) {
   EXPECT_EQ(sc.graph.devices.size(), 4u);
 }
 
+TEST(SweepSpec, DerivedKeysSeePresetValues) {
+  SweepInput in = load(R"(sweep:
+  grid:
+    platform.server.gpu.mem_bw: [900GB/s, 1.8TB/s]
+  derived:
+    workload.forward_time: "1e9 / ${platform.server.gpu.flops} + 1e8 / ${platform.server.gpu.mem_bw}"
+)");
+  // pcie-server's V100: 15.7 TFLOP/s.
+  EXPECT_EQ(in.points[1].params.at("workload.forward_time"),
+            format_number(1e9 / 15.7e12 + 1e8 / 1.8e12));
+}
+
 TEST(SweepSpec, DerivedReferenceWithoutValueIsRejected) {
   std::string msg = error_of(R"(sweep:
   derived:
-    workload.gpus: "${platform.servers} * 2"
+    workload.gpus: "${workload.input_bytes} * 2"
 )");
   EXPECT_NE(msg.find("s.yaml:13"), std::string::npos) << msg;
   EXPECT_NE(msg.find("sweep.derived.workload.gpus"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("${platform.servers} has no value"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("${workload.input_bytes} has no value"), std::string::npos) << msg;
 }
 
 TEST(SweepSpec, UnknownKeyPathIsReportedWithItsPathAndTheSweep) {
@@ -203,6 +216,18 @@ TEST(SweepSpec, UnknownKeyOfAOneAtATimeAxisIsFoundToo) {
   EXPECT_NE(msg.find("s.yaml:14"), std::string::npos) << msg;
   EXPECT_NE(msg.find("workload.colour"), std::string::npos) << msg;
   EXPECT_NE(msg.find("sweep.one_at_a_time"), std::string::npos) << msg;
+}
+
+TEST(SweepSpec, CheckDoesNotRejectAMixOfValuesNoPointHas) {
+  // Together, 2 server GPUs and 8 workload GPUs are impossible; no point has both.
+  SweepInput in = load(R"(sweep:
+  one_at_a_time:
+    platform.server.gpus: [2]
+    workload.gpus: [8]
+)",
+                       kBase, {"platform.server.gpus=8"});
+  EXPECT_NO_THROW(validate_sweep(in));
+  EXPECT_EQ(in.points.size(), 3u);
 }
 
 TEST(SweepSpec, BadValueOfTheFirstPointNamesTheSweepEntry) {
