@@ -45,6 +45,18 @@ void read_host(const YamlMap& m, HostOverheads* h, std::vector<std::string>* see
     nonneg(m, f.key, *f.v);
     seen->push_back(std::string("host_overheads.") + f.key);
   }
+  if (m.has("synchronous")) {
+    h->synchronous = m.boolean("synchronous", h->synchronous);
+    seen->push_back("host_overheads.synchronous");
+  }
+  // Per-op framework times of synchronous devices may be negative (see HostOverheads).
+  for (Field f : {Field{"forward", &h->forward}, Field{"backward", &h->backward},
+                  Field{"optimizer", &h->optimizer}, Field{"step", &h->step}}) {
+    if (!m.has(f.key)) continue;
+    *f.v = m.time(f.key, *f.v);
+    if (std::string(f.key) == "step") nonneg(m, f.key, *f.v);
+    seen->push_back(std::string("host_overheads.") + f.key);
+  }
   m.reject_unknown_keys();
 }
 

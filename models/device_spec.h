@@ -28,6 +28,17 @@ struct HostOverheads {
   double t5 = 0.0;    // between two kernel launches of one op (or an op without kernels)
   double gap = 1e-6;  // minimum GPU idle time between two kernels (Algorithm 1, line 11)
 
+  // A synchronous device runs its ops on the thread that runs the framework (a CPU training
+  // with PyTorch): host time does not overlap the ops, it adds to them, and none of the
+  // launch model above applies. Framework time per op by phase (negative when the measured
+  // op times already hold host work a step does not do) and per training step; measured by
+  // scripts/validate_overheads.py (docs/validation.md).
+  bool synchronous = false;
+  double forward = 0.0;
+  double backward = 0.0;
+  double optimizer = 0.0;
+  double step = 0.0;
+
   // Host time one single-kernel op occupies: T1 + T2 + T4 + T3.
   double per_op() const { return t1 + t2 + t4 + t3; }
 };

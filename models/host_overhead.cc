@@ -84,4 +84,20 @@ std::vector<int> add_launch_ops(ExecutionGraph& g, const std::vector<int>& kerne
   return launch_of;
 }
 
+std::vector<double> synchronous_op_times(const ModelGraph& g, const std::vector<double>& seconds,
+                                         const HostOverheads& ov) {
+  if (seconds.size() != g.ops.size())
+    throw std::invalid_argument("synchronous_op_times: " + std::to_string(seconds.size()) +
+                                " times for " + std::to_string(g.ops.size()) + " ops");
+  std::vector<double> out(seconds.size());
+  for (size_t j = 0; j < seconds.size(); ++j) {
+    double host = g.ops[j].phase == Phase::kForward    ? ov.forward
+                  : g.ops[j].phase == Phase::kBackward ? ov.backward
+                                                       : ov.optimizer;
+    out[j] = std::max(0.0, seconds[j] + host);
+  }
+  if (!out.empty()) out[0] += ov.step;
+  return out;
+}
+
 }  // namespace orrery

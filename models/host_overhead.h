@@ -19,6 +19,7 @@
 
 #include "engine/execution_graph.h"
 #include "models/device_spec.h"
+#include "workloads/model_graph.h"
 
 namespace orrery {
 
@@ -44,5 +45,13 @@ CriticalPath host_critical_path(const std::vector<std::vector<double>>& kernels,
 // of range or a transfer op.
 std::vector<int> add_launch_ops(ExecutionGraph& g, const std::vector<int>& kernels,
                                 const HostOverheads& ov);
+
+// Op times on a synchronous device (HostOverheads::synchronous: a CPU that runs the framework
+// and the ops on one thread): each op of `g` takes its measured time plus the framework time
+// of its phase (ov.forward, ov.backward, ov.optimizer; never below zero), and the first op also
+// carries the per-step time ov.step. `seconds` is parallel to g.ops (price_ops().seconds).
+// Throws std::invalid_argument when the sizes differ.
+std::vector<double> synchronous_op_times(const ModelGraph& g, const std::vector<double>& seconds,
+                                         const HostOverheads& ov);
 
 }  // namespace orrery

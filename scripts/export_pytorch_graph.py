@@ -479,7 +479,7 @@ def tensor_spec(t, ref=None):
     integer/boolean tensors (indices and labels must stay valid); float values are random."""
     spec = {"__tensor__": True, "shape": shape(t), "stride": [int(s) for s in t.stride()],
             "offset": int(t.storage_offset()), "dtype": encode_args(t.dtype), "ref": ref,
-            "values": None}
+            "values": None, "requires_grad": bool(t.requires_grad)}
     try:
         spec["storage"] = int(t.storage().size())
     except Exception:  # storage-less tensors: a dense one of the same shape
@@ -516,20 +516,40 @@ class CallRecorder(Tracer):
         super().__init__(param_owner)
         self.calls = []
         self._call = None
+        self.last_access = {}  # storage key -> index of the last op that read or wrote it
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         self._call = (func, args, kwargs or {})
         return super().__torch_dispatch__(func, types, args, kwargs)
 
+    def _encode(self, obj):
+        """encode_args, with each tensor's last access in this step ("last": op index, None
+        before its first use) and owning parameter ("param"): what sets how far back in the
+        step's memory traffic the op finds it (scripts/profile_ops.py --calls-rotate reuse)."""
+        if isinstance(obj, torch.Tensor):
+            spec = tensor_spec(obj)
+            key = storage_key(obj)
+            spec["last"] = self.last_access.get(key)
+            owner = self.param_owner.get(key)
+            spec["param"] = owner[0] if owner else None
+            return spec
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(self._encode(o) for o in obj)
+        if isinstance(obj, dict):
+            return {k: self._encode(v) for k, v in obj.items()}
+        return encode_args(obj)
+
     def record(self, func, m):
-        super().record(func, m)
         f, args, kwargs = self._call
         args = list(args)
         if name_of(f) == "convolution_backward":
             part = CONV_BWD_PART.get(m["type"], 0)
             args[10] = [i == part for i in range(3)]
-        self.calls.append([{"func": str(f), "args": encode_args(tuple(args)),
-                            "kwargs": encode_args(kwargs)}])
+        call = {"func": str(f), "args": self._encode(tuple(args)), "kwargs": self._encode(kwargs)}
+        super().record(func, m)
+        self.calls.append([call])
+        for t in m["reads"] + m["outs"]:
+            self.last_access[storage_key(t)] = len(self.ops) - 1
 
 
 def optimizer_calls(optimizer, shp, lr=0.01, momentum=0.9, betas=(0.9, 0.999), eps=1e-8):
@@ -557,21 +577,84 @@ def optimizer_calls(optimizer, shp, lr=0.01, momentum=0.9, betas=(0.9, 0.999), e
             call("aten.addcdiv_.default", t("p"), t("m"), t("d"), value=-lr)]
 
 
-def write_calls(path, name, recorder, ops, optimizer):
-    """Saves every op's key (as the graph file has it) and its ATen calls with torch.save."""
+def _numel(shp):
+    n = 1
+    for d in shp:
+        n *= int(d)
+    return n
+
+
+STATE_TENSORS = {"sgd": 2, "momentum": 3, "adam": 4}  # parameter-sized tensors per parameter
+
+
+def write_calls(path, name, recorder, ops, optimizer, params):
+    """Saves every op's key (as the graph file has it) and its ATen calls with torch.save.
+
+    Each tensor argument also gets "reuse": the bytes of memory traffic the step makes
+    between the tensor's previous access and this op (the ops' input and output sizes in
+    execution order; a parameter first read in forward was last updated by the previous
+    step's optimizer; state tensors of the optimizer were last touched a whole step ago),
+    capped at the step's footprint (parameter-sized state tensors plus every forward output).
+    The profiler can rotate copies of each tensor over that distance, so an op finds its
+    inputs as far out of cache as in the step (profile_ops.py --calls-rotate reuse)."""
+    traffic = [4 * (sum(_numel(s) for s in op["inputs"]) + _numel(op["output"])) for op in ops]
+    before = [0]
+    for t in traffic:
+        before.append(before[-1] + t)
+    total = before[-1]
+    footprint = 4 * (STATE_TENSORS[optimizer] * sum(p.numel() for _, p in params)) + sum(
+        4 * _numel(op["output"]) for op in ops if op["phase"] == "forward")
+    update_of = {}
+    for i, op in enumerate(ops):
+        if op["phase"] == "optimizer":
+            update_of[op["name"].split(":", 1)[1][:-len(".update")]] = i
+
+    def distance(last, here, param):
+        if last is not None:
+            d = before[here] - before[last + 1]
+        elif param in update_of:  # last written by the previous step's update
+            d = total - before[update_of[param] + 1] + before[here]
+        else:  # inputs and labels: read once per step
+            d = total
+        return min(max(d, 0), footprint)
+
+    def annotate(obj, here):
+        if isinstance(obj, dict) and obj.get("__tensor__"):
+            obj["reuse"] = distance(obj.pop("last", None), here, obj.pop("param", None))
+        elif isinstance(obj, dict):
+            for v in obj.values():
+                annotate(v, here)
+        elif isinstance(obj, (list, tuple)):
+            for v in obj:
+                annotate(v, here)
+
+    grad_last = {n: recorder.last_access.get(storage_key(p.grad)) for n, p in params
+                 if p.grad is not None}
+    param_last = {n: recorder.last_access.get(storage_key(p)) for n, p in params}
     records = []
     for i, op in enumerate(ops):
         if i < len(recorder.calls):
             calls = recorder.calls[i]
+            for c in calls:
+                annotate(c["args"], i)
+                annotate(c["kwargs"], i)
         elif op["phase"] == "optimizer":
             calls = optimizer_calls(optimizer, op["inputs"][0])
+            pname = op["name"].split(":", 1)[1][:-len(".update")]
+            last = {"p": param_last.get(pname), "g": grad_last.get(pname)}
+            for c in calls:
+                for a in list(c["args"]) + list(c["kwargs"].values()):
+                    if isinstance(a, dict) and a.get("__tensor__"):
+                        r = a["ref"]
+                        a["reuse"] = distance(last[r], i, None) if r in last else \
+                            min(total, footprint)
         else:
             calls = []
         records.append({"name": op["name"], "type": op["type"], "dtype": op["dtype"],
                         "inputs": op["inputs"], "output": op["output"], "attrs": op["attrs"],
                         "phase": op["phase"], "calls": calls})
     torch.save({"format": "orrery-aten-calls", "version": 1, "model": name,
-                "torch": torch.__version__, "ops": records}, path)
+                "torch": torch.__version__, "footprint": footprint, "ops": records}, path)
 
 
 def to_json(name, batch, hyper, ops):
@@ -649,7 +732,8 @@ def main(argv=None):
         else None
     ops, unknown, nparams = trace(model, inputs, loss_fn, a.optimizer, make)
     if a.calls:
-        write_calls(a.calls, a.name or default_name, recorder[0], ops, a.optimizer)
+        write_calls(a.calls, a.name or default_name, recorder[0], ops, a.optimizer,
+                    [(n, p) for n, p in model.named_parameters() if p.requires_grad])
     hyper = OrderedDict([("source", a.model), ("optimizer", a.optimizer),
                          ("torch", torch.__version__)])
     with open(a.output, "w") as f:

@@ -12,7 +12,8 @@ Modes:
   gloo      WORLD processes (default 2) training with DistributedDataParallel over the gloo
             backend on loopback (127.0.0.1, GLOO_SOCKET_IFNAME=lo): each rank has the model's
             batch (weak scaling, as DDP), DDP's defaults (25 MiB buckets, first bucket 1 MiB,
-            buffers broadcast each step), one torch thread per process.
+            buffers broadcast each step), one torch thread per process. With --device cuda:
+            NCCL, one GPU per rank.
   profiler  not a ground truth: the sum of the op times torch.profiler reports for one step
             (the "TF-Profiler" column of Tianshu's Table 2, 001_9440c8d6a95e5177.txt), for the
             ablation of docs/validation.md.
@@ -42,7 +43,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ground_truth_models  # noqa: E402  (the validation models, shared with the exporter)
 
 COLUMNS = ["model", "mode", "world", "batch", "threads", "warmup", "reps", "median_s", "p10_s",
-           "p90_s", "iqr_s", "min_s", "mean_s", "stdev_s", "rank_medians_s", "load1_start",
+           "p90_s", "iqr_s", "min_s", "mean_s", "stdev_s", "cpu_median_s", "forward_cpu_s",
+           "backward_cpu_s", "optimizer_cpu_s", "rank_medians_s", "load1_start",
            "load1_end", "date_utc"]
 
 LEARNING_RATE, MOMENTUM = 0.01, 0.9
@@ -93,15 +95,19 @@ def machine_header(args):
         "# threads per process: %d (torch.set_num_threads); optimizer: SGD lr=%g momentum=%g; "
         "zero_grad(set_to_none=True)" % (args.threads, LEARNING_RATE, MOMENTUM),
         "# date: %s; command: /usr/bin/python3 %s" % (now, " ".join(sys.argv)),
-        "# times in seconds per iteration; p10/p90/iqr over the timed iterations; load1 = "
-        "1-minute load average before/after",
+        "# times in seconds per iteration (wall clock); p10/p90/iqr over the timed iterations; "
+        "cpu_median_s: median CPU time of the calling thread (single mode); load1 = 1-minute "
+        "load average before/after",
     ]
 
 
 # --- Timing ---------------------------------------------------------------------------------
 
-def make_step(model, inputs, loss_fn):
-    """One training iteration as a closure, and the optimizer it steps."""
+def make_step(model, inputs, loss_fn, phases=None):
+    """One training iteration as a closure. With a dict `phases`, the calling thread's CPU
+    time of each phase is appended to phases["forward"] (forward and loss), ["backward"] and
+    ["optimizer"] (step and zero_grad): a diagnostic for docs/validation.md, not used by the
+    prediction."""
     opt = torch.optim.SGD(model.parameters(), lr=LEARNING_RATE, momentum=MOMENTUM)
 
     def step():
@@ -109,23 +115,49 @@ def make_step(model, inputs, loss_fn):
         loss = loss_fn(model(*inputs))
         loss.backward()
         opt.step()
-    return step
+
+    def timed_step():
+        c0 = time.thread_time()
+        opt.zero_grad(set_to_none=True)
+        c1 = time.thread_time()
+        loss = loss_fn(model(*inputs))
+        c2 = time.thread_time()
+        loss.backward()
+        c3 = time.thread_time()
+        opt.step()
+        c4 = time.thread_time()
+        phases["forward"].append(c2 - c1)
+        phases["backward"].append(c3 - c2)
+        phases["optimizer"].append(c4 - c3 + c1 - c0)
+    return step if phases is None else timed_step
+
+
+def cuda_synced(step):
+    """The step, waiting for the GPU at its end (CUDA runs asynchronously)."""
+    def synced():
+        step()
+        torch.cuda.synchronize()
+    return synced
 
 
 def time_steps(step, warmup, reps, max_seconds, sync=None):
     """Runs `warmup` untimed steps, then timed ones until `reps` are done or `max_seconds`
-    passed (at least 5). `sync()` (a barrier) runs before the timed loop when given."""
+    passed (at least 5). `sync()` (a barrier) runs before the timed loop when given. Returns
+    the wall times and the calling thread's CPU times of the steps: with one torch thread a
+    CPU step runs entirely in the calling thread, so its CPU time leaves out what other
+    processes of a shared machine took from it."""
     for _ in range(warmup):
         step()
     gc.collect()
     if sync:
         sync()
-    times, start = [], time.perf_counter()
+    times, cpu, start = [], [], time.perf_counter()
     while len(times) < reps and (len(times) < 5 or time.perf_counter() - start < max_seconds):
-        t0 = time.perf_counter()
+        c0, t0 = time.thread_time(), time.perf_counter()
         step()
         times.append(time.perf_counter() - t0)
-    return times
+        cpu.append(time.thread_time() - c0)
+    return times, cpu
 
 
 def quantile(sorted_xs, q):
@@ -136,22 +168,32 @@ def quantile(sorted_xs, q):
     return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (pos - lo)
 
 
-def summary(times):
-    """Median and spread of iteration times."""
+def summary(times, cpu=None):
+    """Median and spread of iteration times (and the median of their CPU times); the raw
+    times are kept under "samples" (wall) and "cpu_samples"."""
     s = sorted(times)
     return {"median_s": statistics.median(s), "p10_s": quantile(s, 0.1),
             "p90_s": quantile(s, 0.9), "iqr_s": quantile(s, 0.75) - quantile(s, 0.25),
             "min_s": s[0], "mean_s": statistics.fmean(s),
-            "stdev_s": statistics.pstdev(s) if len(s) > 1 else 0.0, "reps": len(s)}
+            "stdev_s": statistics.pstdev(s) if len(s) > 1 else 0.0, "reps": len(s),
+            "cpu_median_s": statistics.median(cpu) if cpu else float("nan"),
+            "samples": list(times), "cpu_samples": list(cpu or [])}
 
 
 def run_single(name, batch, args):
     """Times one process training `name`."""
     torch.set_num_threads(args.threads)
     model, inputs, loss_fn = ground_truth_models.build(name, batch)
+    model, inputs, loss_fn = ground_truth_models.to_device(model, inputs, loss_fn, args.device)
     model.train()
-    return summary(time_steps(make_step(model, inputs, loss_fn), args.warmup, args.reps,
-                              args.max_seconds))
+    phases = {"forward": [], "backward": [], "optimizer": []}
+    step = make_step(model, inputs, loss_fn, phases)
+    if args.device.startswith("cuda"):
+        step = cuda_synced(step)  # phase CPU times then only describe the host side
+    out = summary(*time_steps(step, args.warmup, args.reps, args.max_seconds))
+    for k, v in phases.items():
+        out[k + "_cpu_s"] = statistics.median(v[args.warmup:])
+    return out
 
 
 def gloo_worker(rank, world, port, name, batch, args, queue):
@@ -161,13 +203,20 @@ def gloo_worker(rank, world, port, name, batch, args, queue):
         from torch.nn.parallel import DistributedDataParallel
         torch.set_num_threads(args.threads)
         os.environ["GLOO_SOCKET_IFNAME"] = "lo"
-        dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank,
+        cuda = args.device.startswith("cuda")
+        # gloo on CPUs; NCCL between GPUs, one GPU per rank.
+        dist.init_process_group("nccl" if cuda else "gloo",
+                                init_method="tcp://127.0.0.1:%d" % port, rank=rank,
                                 world_size=world)
+        dev = "cuda:%d" % rank if cuda else "cpu"
         model, inputs, loss_fn = ground_truth_models.build(name, batch, seed=0)
+        model, inputs, loss_fn = ground_truth_models.to_device(model, inputs, loss_fn, dev)
         model.train()
-        ddp = DistributedDataParallel(model)  # defaults: bucket_cap_mb=25, broadcast_buffers
-        times = time_steps(make_step(ddp, inputs, loss_fn), args.warmup, args.reps,
-                           args.max_seconds, sync=dist.barrier)
+        # DDP's defaults: bucket_cap_mb=25 (first bucket 1 MiB), broadcast_buffers=True.
+        ddp = DistributedDataParallel(model, device_ids=[rank] if cuda else None)
+        step = make_step(ddp, inputs, loss_fn)
+        times, _ = time_steps(cuda_synced(step) if cuda else step, args.warmup, args.reps,
+                              args.max_seconds, sync=dist.barrier)
         dist.barrier()
         dist.destroy_process_group()
         queue.put((rank, times, None))
@@ -215,6 +264,7 @@ def run_profiler_sum(name, batch, args):
     from torch.profiler import ProfilerActivity, profile
     torch.set_num_threads(args.threads)
     model, inputs, loss_fn = ground_truth_models.build(name, batch)
+    model, inputs, loss_fn = ground_truth_models.to_device(model, inputs, loss_fn, args.device)
     model.train()
     step = make_step(model, inputs, loss_fn)
     for _ in range(args.warmup):
@@ -246,12 +296,16 @@ def main(argv=None):
     ap.add_argument("--modes", default="single,gloo", help="single, gloo, profiler")
     ap.add_argument("--batch", type=int, help="override every model's default batch")
     ap.add_argument("--threads", type=int, default=1, help="torch threads per process")
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda (gloo mode then runs DDP "
+                    "over NCCL, one GPU per rank)")
     ap.add_argument("--world", type=int, default=2, help="processes in gloo mode")
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--reps", type=int, default=60, help="timed iterations (at most)")
     ap.add_argument("--max-seconds", type=float, default=60.0,
                     help="stop timing a model after this long (at least 5 iterations)")
     ap.add_argument("-o", "--output", required=True, help="CSV to write")
+    ap.add_argument("--samples", help="also write every timed iteration here (CSV: model, mode, "
+                    "iteration, wall_s, cpu_s)")
     args = ap.parse_args(argv)
     runners = {"single": run_single, "gloo": run_gloo, "profiler": run_profiler_sum}
     modes = [m for m in args.modes.split(",") if m]
@@ -271,7 +325,8 @@ def main(argv=None):
             res = runners[mode](name, batch, args)
             row = {"model": name, "mode": mode, "world": args.world if mode == "gloo" else 1,
                    "batch": batch, "threads": args.threads, "warmup": args.warmup,
-                   "rank_medians_s": "", "load1_start": start_load, "load1_end": load1(),
+                   "rank_medians_s": "", "forward_cpu_s": float("nan"),
+                   "backward_cpu_s": float("nan"), "optimizer_cpu_s": float("nan"), "load1_start": start_load, "load1_end": load1(),
                    "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime(
                        "%Y-%m-%dT%H:%M:%SZ")}
             row.update(res)
@@ -289,6 +344,13 @@ def main(argv=None):
             f.write(",".join(("%.6e" % r[c]) if isinstance(r[c], float) and c.endswith("_s")
                              else str(r[c]) for c in COLUMNS) + "\n")
     os.replace(tmp, args.output)
+    if args.samples:
+        with open(args.samples, "w") as f:
+            f.write("model,mode,iteration,wall_s,cpu_s\n")
+            for r in rows:
+                cpu = r["cpu_samples"] or [float("nan")] * len(r["samples"])
+                for i, (w, c) in enumerate(zip(r["samples"], cpu)):
+                    f.write("%s,%s,%d,%.6e,%.6e\n" % (r["model"], r["mode"], i, w, c))
     return 0
 
 

@@ -36,9 +36,12 @@ def model(name, batch, description):
 
 
 def _classification(net, x, classes, batch):
-    """(model, inputs, loss_fn) for a classifier trained with cross-entropy on fixed labels."""
-    target = torch.randint(0, classes, (batch,))
-    return net, (x,), lambda out: F.cross_entropy(out, target)
+    """(model, inputs, loss_fn) for a classifier trained with cross-entropy on fixed labels
+    (kept as loss_fn.target, so to_device can move them)."""
+    def loss_fn(out):
+        return F.cross_entropy(out, loss_fn.target)
+    loss_fn.target = torch.randint(0, classes, (batch,))
+    return net, (x,), loss_fn
 
 
 @model("mlp", 64, "MLP 784-256-128-10, ReLU (MNIST-sized)")
@@ -115,6 +118,15 @@ class TransformerClassifier(nn.Module):
 @model("transformer", 8, "transformer encoder, 2 layers, d=128, 4 heads, FFN 256, 64 tokens")
 def transformer(batch):
     return _classification(TransformerClassifier(), torch.randn(batch, 64, 128), 10, batch)
+
+
+def to_device(model, inputs, loss_fn, device):
+    """The model, its inputs and its labels moved to `device` (e.g. "cuda")."""
+    model.to(device)
+    inputs = tuple(x.to(device) for x in inputs)
+    if hasattr(loss_fn, "target"):
+        loss_fn.target = loss_fn.target.to(device)
+    return model, inputs, loss_fn
 
 
 def build(name, batch=None, seed=0):

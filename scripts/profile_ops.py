@@ -333,21 +333,20 @@ def random_matmul(rng):
 
 
 def random_conv(rng):
-    """(n, c, h, w, k, r, s, stride, pad): stride and padding take the values common in CNNs
-    and are the same along both axes; kernels are 1..7 on each axis independently."""
+    """(n, c, h, w, k, r, s, stride, pad). Images and kernels are square and stride and padding
+    the same along both axes, as in nearly every CNN layer: a few thousand samples cover five
+    sizes far better than seven. Kernels are 1..7, stride 1 or 2, padding 0 or 1."""
     while True:
         n = log_uniform_int(rng, 1, 32)
         c = log_uniform_int(rng, 1, 256)
         k = log_uniform_int(rng, 1, 256)
         h = log_uniform_int(rng, 1, 64)
-        w = log_uniform_int(rng, 1, 64)
-        r, s = rng.randint(1, 7), rng.randint(1, 7)
+        r = rng.randint(1, 7)
         stride, pad = rng.choice((1, 2)), rng.choice((0, 1))
         p = (h + 2 * pad - r) // stride + 1
-        q = (w + 2 * pad - s) // stride + 1
-        if p < 1 or q < 1 or 2.0 * n * k * p * q * c * r * s > CONV_MAX_FLOPS:
+        if p < 1 or 2.0 * n * k * p * p * c * r * r > CONV_MAX_FLOPS:
             continue
-        return (n, c, h, w, k, r, s, stride, pad)
+        return (n, c, h, h, k, r, r, stride, pad)
 
 
 def conv_shapes_rect(n, c, h, w, k, r, s, stride, pad):
@@ -529,6 +528,10 @@ def main(argv=None):
                     help="--calls: M copies of an op take about this long")
     ap.add_argument("--calls-stat", choices=["median", "min"], default="median",
                     help="--calls: statistic of the repeated T_N and T_M graphs")
+    ap.add_argument("--calls-rotate", default="reuse", metavar="reuse|BYTES",
+                    help="--calls: 'reuse' (default) rotates each input over copies as far "
+                    "apart as its reuse distance in the step; BYTES rotates every op over copies "
+                    "totalling that many bytes; 0 keeps the same tensors (cache-hot)")
     ap.add_argument("-o", "--output", required=True, help="CSV file to write")
     args = ap.parse_args(argv)
     if args.m <= args.n or args.n < 1:
@@ -573,6 +576,11 @@ def main(argv=None):
         source += f" {args.clock}-clock"
     load_start = load_average()
 
+    # Random grids hold thousands of rows: six significant digits (well below the noise of a
+    # measurement) and no per-row source column (the header says it) keep them small.
+    columns, digits = (COLUMNS, 9) if args.random_grid is None else (COLUMNS[:-1], 5)
+    if args.random_grid is not None:
+        header.append(f"# source: {source}")
     t_start = time.perf_counter()
     rows, skipped = [], 0
     for case, n, m in cases(args, dev, dt, keep):
@@ -583,8 +591,9 @@ def main(argv=None):
             continue
         rows.append([case.op, case.dtype if case.op == "cast" else args.dtype, name,
                      ";".join(shape_text(s) for s in case.inputs), shape_text(case.output),
-                     attrs_text(case.attrs), f"{t_op:.9e}", str(n), str(m),
-                     f"{t_n:.9e}", f"{t_m:.9e}", str(args.repeats), f"{spread:.3e}", source])
+                     attrs_text(case.attrs), f"{t_op:.{digits}e}", str(n), str(m),
+                     f"{t_n:.{digits}e}", f"{t_m:.{digits}e}", str(args.repeats),
+                     f"{spread:.3e}", source][:len(columns)])
     elapsed = time.perf_counter() - t_start
     header.append(f"# rows: {len(rows)}; skipped: {skipped}; profiling time: {elapsed:.1f} s")
     header.append(f"# load average (1 min) at start / end: {load_start} / {load_average()}; "
@@ -594,7 +603,7 @@ def main(argv=None):
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     with open(tmp, "w") as f:
         f.write("\n".join(header) + "\n")
-        f.write(",".join(COLUMNS) + "\n")
+        f.write(",".join(columns) + "\n")
         for r in rows:
             f.write(",".join(r) + "\n")
     os.replace(tmp, args.output)
@@ -617,44 +626,57 @@ def main(argv=None):
 # pairs of graphs. Denormal floats are flushed while timing: repeating an in-place op thousands of
 # times can drive values into the denormal range, which real steps do not visit.
 
-def _calls_decode(obj, dev, refs):
-    """Arguments of a recorded call, with tensor specs turned into fresh tensors on `dev`."""
+def _calls_decode(obj, dev, make):
+    """Arguments of a recorded call, with tensor specs turned into tensors by `make(spec)`."""
     if isinstance(obj, dict):
         if obj.get("__tensor__"):
-            return _calls_tensor(obj, dev, refs)
+            return make(obj)
         if "__torch__" in obj:
             return getattr(torch, obj["__torch__"])
         if "__device__" in obj:
             return dev
-        return {k: _calls_decode(v, dev, refs) for k, v in obj.items()}
+        return {k: _calls_decode(v, dev, make) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return type(obj)(_calls_decode(o, dev, refs) for o in obj)
+        return type(obj)(_calls_decode(o, dev, make) for o in obj)
     return obj
 
 
-def _calls_tensor(spec, dev, refs):
-    """A tensor laid out as `spec` records (shape, strides, offset, storage size, dtype)."""
-    ref = spec.get("ref")
-    if ref is not None and ref in refs:
-        return refs[ref]
+def _calls_tensor(spec, dev, grad=False):
+    """A fresh tensor laid out as `spec` records (shape, strides, offset, storage size,
+    dtype): random floats, or the recorded values of an integer or boolean tensor. With `grad`
+    and a spec that required grad in the step, the tensor requires grad too (a non-leaf, so
+    in-place ops stay legal): kernels choose their path by it (oneDNN convolutions run a
+    training primitive, about 40% slower here, when an input requires grad in grad mode)."""
     dtype = getattr(torch, spec["dtype"]["__torch__"])
     shp, stride = list(spec["shape"]), spec.get("stride")
     if spec.get("values") is not None:
-        t = spec["values"].to(dev)
+        return spec["values"].to(dev)
+    numel = 1
+    for d in shp:
+        numel *= d
+    size = max(spec.get("storage") or numel, 1)
+    if dtype.is_floating_point:
+        base = torch.empty(size, device=dev, dtype=dtype).uniform_(-1, 1)
+        if grad and spec.get("requires_grad"):
+            base = base.requires_grad_() * 1.0
     else:
-        numel = 1
-        for d in shp:
-            numel *= d
-        size = max(spec.get("storage") or numel, 1)
-        if dtype.is_floating_point:
-            base = torch.randn(size, device=dev, dtype=dtype)
+        base = torch.zeros(size, device=dev, dtype=dtype)
+    return base.as_strided(shp, stride, spec.get("offset", 0)) if stride is not None \
+        else base[:numel].view(shp)
+
+
+def _calls_specs(obj, out):
+    """Every tensor spec of a recorded call list, in order."""
+    if isinstance(obj, dict):
+        if obj.get("__tensor__"):
+            out.append(obj)
         else:
-            base = torch.zeros(size, device=dev, dtype=dtype)
-        t = base.as_strided(shp, stride, spec.get("offset", 0)) if stride is not None \
-            else base[:numel].view(shp)
-    if ref is not None:
-        refs[ref] = t
-    return t
+            for v in obj.values():
+                _calls_specs(v, out)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            _calls_specs(v, out)
+    return out
 
 
 def _calls_func(name):
@@ -669,9 +691,10 @@ def _calls_func(name):
 def _calls_signature(obj):
     """A hashable description of a recorded call list, tensor values left out."""
     if isinstance(obj, dict):
-        if obj.get("__tensor__"):
+        if obj.get("__tensor__"):  # reuse distances in factor-2 bins
             return ("T", tuple(obj["shape"]), tuple(obj["stride"] or ()), obj.get("offset"),
-                    obj.get("storage"), obj["dtype"]["__torch__"], obj.get("ref"))
+                    obj.get("storage"), obj["dtype"]["__torch__"], obj.get("ref"),
+                    int(obj.get("reuse", 0)).bit_length())
         return tuple(sorted((k, _calls_signature(v)) for k, v in obj.items()))
     if isinstance(obj, (list, tuple)):
         return tuple(_calls_signature(o) for o in obj)
@@ -679,16 +702,109 @@ def _calls_signature(obj):
 
 
 class CallsCase:
-    """A recorded op as a Case: `run()` executes its ATen calls once, in order."""
+    """A recorded op as a Case: `run()` executes its ATen calls once, in order, and keeps
+    their results until the next run (so that rotating copies also write to memory last
+    touched long ago, as a step's outputs do). `make(spec)` supplies the argument tensors."""
 
-    def __init__(self, record, dev):
-        refs = {}
-        self.steps = [(_calls_func(c["func"]), _calls_decode(c["args"], dev, refs),
-                       _calls_decode(c["kwargs"], dev, refs)) for c in record["calls"]]
+    def __init__(self, record, dev, make=None):
+        # Grad mode as in the step: on in forward (autograd records the op), off in backward
+        # (the engine runs without it) and in the optimizer (torch.no_grad).
+        self.grad = record.get("phase", "forward") == "forward"
+        if make is None:
+            refs = {}
+
+            def make(spec):
+                ref = spec.get("ref")
+                if ref is None:
+                    return _calls_tensor(spec, dev, self.grad)
+                if ref not in refs:
+                    refs[ref] = _calls_tensor(spec, dev, self.grad)
+                return refs[ref]
+        self.steps = [(_calls_func(c["func"]), _calls_decode(c["args"], dev, make),
+                       _calls_decode(c["kwargs"], dev, make)) for c in record["calls"]]
+        self.results = None
 
     def run(self):
-        for f, a, k in self.steps:
-            f(*a, **k)
+        self.results = None
+        with torch.set_grad_enabled(self.grad):
+            self.results = [f(*a, **k) for f, a, k in self.steps]
+
+
+POOL_BYTES = 256 << 20  # memory the copies of one tensor may take (--calls-rotate)
+
+
+class RotatingCase:
+    """Copies of a recorded op run in turn, so that an op finds its inputs as far out of the
+    caches as in a training step, where other ops' memory traffic passes between two uses of
+    a tensor (the same tensors repeated would stay cache-hot).
+
+    `rotate` = bytes: every tensor rotates over copies totalling about that many bytes.
+    `rotate` = "reuse": each tensor rotates over enough copies that the traffic between two
+    uses of one copy matches its recorded reuse distance ("reuse", bytes of the step's traffic
+    since its previous access; export_pytorch_graph.py --calls): a weight read in forward comes
+    from far, an activation made by the previous op from near. Results are held until their
+    copy runs again. At most 256 copies."""
+
+    def __init__(self, record, dev, rotate):
+        specs = _calls_specs(record["calls"], [])
+        ident = {}  # spec -> tensor identity (shared refs are one tensor)
+        for i, sp in enumerate(specs):
+            ident[id(sp)] = ("ref", sp["ref"]) if sp.get("ref") is not None else ("pos", i)
+        size_of = {}  # bytes each copy of a tensor allocates (its whole storage)
+        for sp in specs:
+            n = 1
+            for d in sp["shape"]:
+                n *= d
+            n = max(n, sp.get("storage") or 0)
+            item = torch.empty((), dtype=getattr(torch, sp["dtype"]["__torch__"])).element_size()
+            size_of[ident[id(sp)]] = n * item
+        case_bytes = max(sum(size_of.values()), 1)
+        copies = {}
+        for sp in specs:
+            if rotate == "reuse":
+                k = 1 + -(-int(sp.get("reuse", 0)) // case_bytes)
+            elif rotate and float(rotate) > 0:
+                k = -(-int(float(rotate)) // case_bytes)
+            else:
+                k = 1
+            # At most 256 copies and about POOL_BYTES of them per tensor.
+            cap = max(1, POOL_BYTES // max(size_of[ident[id(sp)]], 1))
+            copies[ident[id(sp)]] = max(1, min(256, cap, k))
+        count = max(copies.values()) if copies else 1
+        pool = {}
+
+        def maker(copy):
+            def make(spec):
+                key = ident[id(spec)]
+                slot = (key, copy % copies[key])
+                if slot not in pool:
+                    pool[slot] = _calls_tensor(spec, dev, record.get("phase", "forward") ==
+                                               "forward")
+                return pool[slot]
+            return make
+        self.cases = [CallsCase(record, dev, maker(i)) for i in range(count)]
+        self.next = 0
+
+    def run(self):
+        self.cases[self.next].run()
+        self.next = (self.next + 1) % len(self.cases)
+
+
+def keep_heap_memory():
+    """Stops glibc malloc from returning freed memory to the kernel (trim threshold) and from
+    serving large blocks by mmap. A loop of one op frees and re-allocates its output each copy;
+    with glibc's defaults a large output then comes back as fresh pages, and the page faults
+    (1.5 ms per call for a 9 MB conv weight gradient here) would be charged to the op, while a
+    training step reuses heap memory its previous iteration freed (no faults in steady state).
+    Returns whether both settings were taken (glibc only)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6")
+        m_trim_threshold, m_mmap_threshold = -1, -3
+        return bool(libc.mallopt(m_trim_threshold, 1 << 30)) and \
+            bool(libc.mallopt(m_mmap_threshold, 32 << 20))  # glibc's largest mmap threshold
+    except (OSError, AttributeError):
+        return False
 
 
 def measure_calls(case, dev, n, m_min, target_s, repeats, warmup, stat):
@@ -713,6 +829,7 @@ def profile_calls(args, dev, name):
     """The --calls mode: rows for every op of the given call files (see above)."""
     source = f"profile_ops.py --calls torch {torch.__version__} {args.threads}t"
     flush = torch.set_flush_denormal(True)
+    heap = keep_heap_memory() if dev.type == "cpu" else False
     load_start = load_average()
     t_start = time.perf_counter()
     measured = {}  # call signature -> (t_op, T_N, T_M, M, spread)
@@ -730,7 +847,7 @@ def profile_calls(args, dev, name):
                 continue
             sig = _calls_signature(rec["calls"])
             if sig not in measured:
-                case = CallsCase(rec, dev)
+                case = RotatingCase(rec, dev, args.calls_rotate)
                 res = measure_calls(case, dev, args.n, args.m, args.calls_target, args.repeats,
                                     args.warmup, args.calls_stat)
                 tries = 1
@@ -780,6 +897,9 @@ def profile_calls(args, dev, name):
         f"# N={args.n} M>={args.m} (M copies last about {args.calls_target} s) "
         f"repeats={args.repeats} warmup={args.warmup} statistic={args.calls_stat}; "
         "rows shared by several calls hold their occurrence-weighted mean",
+        f"# input rotation: {args.calls_rotate} ('reuse': each tensor as far from its previous "
+        f"use as in the step; 0: cache-hot); glibc heap kept (no page faults from the op "
+        f"loop): {heap}; denormals flushed",
         f"# command: /usr/bin/python3 {command}",
         f"# rows: {len(rows)}; distinct calls timed: {len(measured)}; ops without calls: "
         f"{skipped}; dropped: {dropped}; profiling time: {elapsed:.1f} s",

@@ -40,14 +40,16 @@ std::shared_ptr<const LearnedOpEstimator> trained_on(const std::string& device) 
   ProfileDb db;
   for (int64_t m = 16; m <= 512; m *= 2)
     for (int64_t k = 16; k <= 512; k *= 2)
-      for (int64_t n : {16, 128, 512}) db.add(matmul_row(m, k, n, device));
+      for (int64_t n = 16; n <= 512; n *= 2) db.add(matmul_row(m, k, n, device));
   TrainerOptions o;
+  o.inputs = TrainerOptions::Inputs::kLog;
   o.budget_s = 0.05;
-  o.defaults.max_epochs = 40;
+  o.defaults.max_epochs = 150;
+  o.defaults.patience = 30;
   o.max_layers = 4;
   o.max_neurons = 6;
   o.fine_tune.resize(1);
-  o.fine_tune[0].max_epochs = 40;
+  o.fine_tune[0].max_epochs = 150;
   return std::make_shared<LearnedOpEstimator>(
       std::make_shared<const LearnedModel>(train_learned_model(db, {}, o)));
 }

@@ -53,6 +53,7 @@ LearnedModel tiny_model() {
   TrainerOptions o;
   o.budget_s = 0.1;
   o.defaults.max_epochs = 30;
+  o.defaults.patience = 10;
   o.max_layers = 4;
   o.max_neurons = 6;
   o.fine_tune.resize(1);

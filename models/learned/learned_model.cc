@@ -35,7 +35,9 @@ std::vector<int> OpModel::feature_params() const {
 std::vector<double> OpModel::features(const std::vector<ParamValue>& v, bool with_pc) const {
   std::vector<double> f;
   for (int i : feature_params())
-    f.push_back(schema.params[i].is_dim() ? std::log(v[i].value) : std::log1p(v[i].value));
+    f.push_back(!log_inputs                 ? v[i].value
+                : schema.params[i].is_dim() ? std::log(v[i].value)
+                                            : std::log1p(v[i].value));
   if (with_pc) f.push_back(log_principal_component(pc, v));
   return f;
 }

@@ -37,6 +37,16 @@ struct ParamInfo {
 struct PcTrial {
   Candidate candidate;
   double val_error = 0.0;  // rows-weighted over the mode groups
+  bool full = true;        // trained for the default epochs (false: screened out earlier)
+};
+
+// The principal-component search in one input form (parameters as logarithms or as values):
+// its best candidate and the default network's validation errors with it and without any.
+struct InputFormTrial {
+  bool log_inputs = true;
+  Candidate pc;
+  double val_error = 0.0;
+  double no_pc_val_error = 0.0;
 };
 
 struct ArchTrial {
@@ -59,15 +69,20 @@ struct OpModel {
   OpSchema schema;
   std::vector<ParamInfo> params;  // parallel to schema.params
   Candidate pc;
-  std::vector<PcTrial> pc_search;
+  std::vector<PcTrial> pc_search;  // in the chosen input form
+  std::vector<InputFormTrial> input_forms;
   std::vector<ModeGroup> groups;
   std::vector<std::string> held_out;  // row_key() of the rows kept out of training
   size_t rows = 0;                    // rows of this op and device offered for training
   size_t skipped_rows = 0;            // of which unused: another shape rank, a mode group too small
+  // Parameters enter the network as logarithms (true) or as they are (false, the paper's way);
+  // the principal component and the target are logarithms either way.
+  bool log_inputs = true;
 
   // Indices of the numeric parameters that are not mode selections: the network's inputs.
   std::vector<int> feature_params() const;
-  // log of each feature parameter (log(1 + v) for non-dimension values), then log PC.
+  // Each feature parameter (its log, or log(1 + v) for non-dimension values, when log_inputs),
+  // then log PC.
   std::vector<double> features(const std::vector<ParamValue>& v, bool with_pc) const;
   // The mode values of an op ("fp32", "2"...), in parameter order.
   std::vector<std::string> mode_of(const std::vector<ParamValue>& v) const;

@@ -48,11 +48,11 @@ class Mlp {
 };
 
 struct TrainOptions {
-  double lr = 1e-3;  // Adam step size
+  double lr = 3e-3;  // Adam step size
   int batch = 32;
-  int max_epochs = 200;
-  int patience = 30;     // stop after this many epochs without a better validation error
-  int decay_after = 12;  // halve the step size after this many epochs without improvement
+  int max_epochs = 600;
+  int patience = 100;    // stop after this many epochs without a better validation error
+  int decay_after = 30;  // halve the step size after this many epochs without improvement
   uint64_t seed = 1;     // initial weights and shuffling
 };
 

@@ -131,8 +131,9 @@ json op_json(const OpModel& m) {
   }
   json search = json::array();
   for (const auto& t : m.pc_search)
-    search.push_back(
-        {{"pc", candidate_text(t.candidate, m.schema.params)}, {"validation_error", t.val_error}});
+    search.push_back({{"pc", candidate_text(t.candidate, m.schema.params)},
+                      {"validation_error", t.val_error},
+                      {"full", t.full}});
   json groups = json::array();
   std::vector<int> fp = m.feature_params();
   for (const auto& g : m.groups) {
@@ -156,14 +157,22 @@ json op_json(const OpModel& m) {
          {"no_pc", net_json(g.no_pc)},
          {"architecture_search", arch}});
   }
+  json forms = json::array();
+  for (const auto& f : m.input_forms)
+    forms.push_back({{"inputs", f.log_inputs ? "log" : "linear"},
+                     {"principal_component", candidate_text(f.pc, m.schema.params)},
+                     {"validation_error", f.val_error},
+                     {"no_pc_validation_error", f.no_pc_val_error}});
   return {{"op", m.op},
           {"device", m.device},
           {"input_ranks", m.schema.input_ranks},
           {"rows", m.rows},
           {"skipped_rows", m.skipped_rows},
+          {"inputs", m.log_inputs ? "log" : "linear"},
           {"params", params},
           {"principal_component", candidate_json(m.pc, m.schema.params)},
           {"pc_search", search},
+          {"input_forms", forms},
           {"groups", groups},
           {"held_out", m.held_out}};
 }
@@ -264,6 +273,9 @@ class Reader {
     m.schema.input_ranks = get<std::vector<int>>(j, "input_ranks", item);
     m.rows = get<size_t>(j, "rows", item);
     m.skipped_rows = get<size_t>(j, "skipped_rows", item);
+    std::string inputs = get<std::string>(j, "inputs", item);
+    if (inputs != "log" && inputs != "linear") fail(item + ".inputs", "must be log or linear");
+    m.log_inputs = inputs == "log";
     const json& params = at(j, "params", item);
     if (!params.is_array()) fail(item + ".params", "expected a list");
     for (size_t i = 0; i < params.size(); ++i) {
@@ -301,7 +313,19 @@ class Reader {
     for (size_t i = 0; i < search.size(); ++i) {
       std::string si = item + ".pc_search[" + std::to_string(i) + "]";
       m.pc_search.push_back({candidate_from_text(m, get<std::string>(search[i], "pc", si), si),
-                             get<double>(search[i], "validation_error", si)});
+                             get<double>(search[i], "validation_error", si),
+                             get<bool>(search[i], "full", si)});
+    }
+    const json& forms = at(j, "input_forms", item);
+    for (size_t i = 0; i < forms.size(); ++i) {
+      std::string fi = item + ".input_forms[" + std::to_string(i) + "]";
+      std::string in = get<std::string>(forms[i], "inputs", fi);
+      if (in != "log" && in != "linear") fail(fi + ".inputs", "must be log or linear");
+      m.input_forms.push_back(
+          {in == "log",
+           candidate_from_text(m, get<std::string>(forms[i], "principal_component", fi), fi),
+           get<double>(forms[i], "validation_error", fi),
+           get<double>(forms[i], "no_pc_validation_error", fi)});
     }
     size_t modes = 0;
     for (const auto& p : m.params) modes += p.kind == ParamKind::kMode;

@@ -42,6 +42,9 @@ std::string fmt(const char* f, double v) {
 
 std::string pct(double e) { return fmt("%.2f%%", 100.0 * e); }
 
+// Above this many distinct candidates the principal-component search screens them first.
+constexpr size_t kScreenAbove = 16;
+
 std::string arch_name(int layers, int neurons) {
   return "L" + std::to_string(layers) + "N" + std::to_string(neurons);
 }
@@ -60,6 +63,7 @@ class OpTrainer {
     classify();
     make_groups();
     search_principal_component();
+    m_.input_forms = forms_;
     for (size_t g = 0; g < groups_.size(); ++g) build_group(g);
     return std::move(m_);
   }
@@ -227,44 +231,110 @@ class OpTrainer {
   // Step 3: every candidate with the default network on every group; candidates whose values
   // equal an earlier one's on every row give the same training and share its result.
   void search_principal_component() {
-    std::map<std::vector<double>, size_t> seen;  // PC column -> trial index
-    double best = INFINITY;
-    size_t best_i = 0;
+    using In = TrainerOptions::Inputs;
+    if (o_.inputs != In::kBest) {
+      m_.log_inputs = o_.inputs == In::kLog;
+      search_principal_component_in(m_.log_inputs);
+      return;
+    }
+    OpModel log_model = m_;
+    std::vector<TrainResult> log_nets;
+    double log_err = search_principal_component_in(true);
+    std::swap(log_model, m_);
+    std::swap(log_nets, default_nets_);
+    double lin_err = search_principal_component_in(false);
+    if (log_err <= lin_err) {
+      m_ = std::move(log_model);
+      default_nets_ = std::move(log_nets);
+    }
+    log(std::string("parameters as ") + (m_.log_inputs ? "logarithms" : "values") +
+        " (validation " + pct(std::min(log_err, lin_err)) + " against " +
+        pct(std::max(log_err, lin_err)) + ")");
+  }
+
+  // The default network trained on every group with one candidate; rows-weighted validation
+  // error.
+  double try_candidate(const Candidate& cand, const TrainOptions& hyper,
+                       std::vector<TrainResult>* nets) {
+    double sum = 0.0, weight = 0.0;
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      Sets s = make_sets(groups_[g], &cand);
+      TrainOptions h = hyper;
+      h.seed = search_hyper(g).seed;
+      TrainResult r = fit(s, o_.default_layers, o_.default_neurons, h);
+      double w = static_cast<double>(std::max<size_t>(1, groups_[g].val.size()));
+      sum += r.val_error * w;
+      weight += w;
+      nets->push_back(std::move(r));
+    }
+    return sum / weight;
+  }
+
+  // Step 3 with parameters in one form; returns the best candidate's validation error.
+  // Candidates whose values equal an earlier one's on every row give the same training and
+  // share its result. With many candidates, a first round trains each for a quarter of the
+  // default epochs and only the best quarter (and the no-PC reference) are trained in full
+  // (successive halving); the winner is the best fully trained one.
+  double search_principal_component_in(bool log_inputs) {
+    m_.log_inputs = log_inputs;
+    m_.pc_search.clear();
+    std::map<std::vector<double>, size_t> seen;  // PC column -> unique index
+    std::vector<size_t> same_as(candidates_.size());
+    std::vector<size_t> unique;  // candidate indices
     for (size_t c = 0; c < candidates_.size(); ++c) {
-      const Candidate& cand = candidates_[c];
       std::vector<double> column;
-      if (!cand.empty())
-        for (const auto& s : samples_) column.push_back(log_principal_component(cand, s.values));
-      auto it = seen.find(column);
-      double err;
-      if (it != seen.end()) {
-        err = m_.pc_search[it->second].val_error;
-      } else {
-        double sum = 0.0, weight = 0.0;
+      if (!candidates_[c].empty())
+        for (const auto& smp : samples_)
+          column.push_back(log_principal_component(candidates_[c], smp.values));
+      auto [it, fresh] = seen.emplace(std::move(column), unique.size());
+      if (fresh) unique.push_back(c);
+      same_as[c] = it->second;
+    }
+    std::vector<double> err(unique.size(), 0.0);
+    std::vector<bool> full(unique.size(), true);
+    std::vector<size_t> finalists(unique.size());
+    for (size_t u = 0; u < unique.size(); ++u) finalists[u] = u;
+    if (unique.size() > kScreenAbove) {
+      TrainOptions screen = o_.defaults;
+      screen.max_epochs = std::max(1, screen.max_epochs / 4);
+      screen.patience = std::max(1, screen.patience / 4);
+      screen.decay_after = std::max(1, screen.decay_after / 4);
+      for (size_t u = 0; u < unique.size(); ++u) {
         std::vector<TrainResult> nets;
-        for (size_t g = 0; g < groups_.size(); ++g) {
-          Sets s = make_sets(groups_[g], &cand);
-          nets.push_back(fit(s, o_.default_layers, o_.default_neurons, search_hyper(g)));
-          double w = static_cast<double>(std::max<size_t>(1, groups_[g].val.size()));
-          sum += nets.back().val_error * w;
-          weight += w;
-        }
-        err = sum / weight;
-        seen.emplace(column, c);
-        if (err < best) default_nets_ = std::move(nets);
+        err[u] = try_candidate(candidates_[unique[u]], screen, &nets);
+        full[u] = false;
       }
-      m_.pc_search.push_back({cand, err});
-      if (err < best) {
-        best = err;
-        best_i = c;
+      std::stable_sort(finalists.begin(), finalists.end(),
+                       [&](size_t a, size_t b) { return err[a] < err[b]; });
+      finalists.resize(std::max<size_t>(kScreenAbove / 4, (unique.size() + 3) / 4));
+      if (std::find(finalists.begin(), finalists.end(), 0) == finalists.end())
+        finalists.push_back(0);  // the all-null candidate: the no-PC reference
+      std::sort(finalists.begin(), finalists.end());
+    }
+    double best = INFINITY;
+    size_t best_u = 0;
+    for (size_t u : finalists) {
+      std::vector<TrainResult> nets;
+      err[u] = try_candidate(candidates_[unique[u]], o_.defaults, &nets);
+      full[u] = true;
+      if (err[u] < best) {
+        best = err[u];
+        best_u = u;
+        default_nets_ = std::move(nets);
       }
     }
-    m_.pc = candidates_[best_i];
+    for (size_t c = 0; c < candidates_.size(); ++c)
+      m_.pc_search.push_back({candidates_[c], err[same_as[c]], full[same_as[c]]});
+    m_.pc = candidates_[unique[best_u]];
+    forms_.push_back({log_inputs, m_.pc, best, err[0]});
     for (int i : m_.pc.linear) m_.params[i].kind = ParamKind::kLinear;
     for (int i : m_.pc.inverse) m_.params[i].kind = ParamKind::kInverse;
-    log("principal component " + candidate_text(m_.pc, m_.schema.params) + " (validation " +
-        pct(best) + " with " + arch_name(o_.default_layers, o_.default_neurons) + "; no PC " +
-        pct(m_.pc_search[0].val_error) + ")");
+    log(std::string(log_inputs ? "log" : "linear") +
+        " parameters: " + std::to_string(unique.size()) + " distinct candidates, " +
+        std::to_string(finalists.size()) + " trained in full; principal component " +
+        candidate_text(m_.pc, m_.schema.params) + " (validation " + pct(best) + " with " +
+        arch_name(o_.default_layers, o_.default_neurons) + "; no PC " + pct(err[0]) + ")");
+    return best;
   }
 
   ScaledNet scaled(const Sets& s, TrainResult r, const TrainOptions& hyper) const {
@@ -393,6 +463,7 @@ class OpTrainer {
   std::vector<Candidate> candidates_;
   std::vector<Group> groups_;
   std::vector<TrainResult> default_nets_;  // per group: the default network of the best PC
+  std::vector<InputFormTrial> forms_;
   size_t total_train_ = 0;
 };
 
@@ -404,13 +475,13 @@ std::vector<TrainOptions> TrainerOptions::default_fine_tune() {
     t.lr = lr;
     t.batch = batch;
     t.seed = seed;
-    t.max_epochs = 400;
-    t.patience = 40;
-    t.decay_after = 15;
+    t.max_epochs = 800;
+    t.patience = 120;
+    t.decay_after = 40;
     return t;
   };
-  return {v(1e-3, 32, 1), v(3e-3, 32, 2), v(3e-4, 16, 3),
-          v(1e-3, 64, 4), v(1e-3, 16, 5), v(3e-3, 64, 6)};
+  return {v(3e-3, 32, 1), v(1e-3, 32, 2), v(3e-3, 16, 3),
+          v(1e-2, 64, 4), v(1e-3, 16, 5), v(3e-3, 64, 6)};
 }
 
 OpModel train_op_model(const std::vector<ProfileRow>& rows, const TrainerOptions& options) {

@@ -29,9 +29,9 @@
 
 namespace orrery {
 
-// Multiply-adds per nominal second (about what one core of the development machine does in
-// train_mlp).
-inline constexpr double kNominalWorkRate = 1.0e9;
+// Multiply-adds per nominal second: about what one core of the development machine (a shared
+// 2-core Xeon VM) does in train_mlp, so a nominal second is roughly a CPU second there.
+inline constexpr double kNominalWorkRate = 1.5e9;
 
 struct TrainerOptions {
   uint64_t seed = 1;
@@ -42,6 +42,9 @@ struct TrainerOptions {
   double val_fraction = 0.1;
   size_t min_group_rows = 40;  // smaller mode groups get no network (the estimator declines)
   TrainOptions defaults;       // the "default hyper-parameters" of steps 3 and 4
+  // How parameters enter the networks: as logarithms, as they are (the paper), or whichever
+  // gives the lower validation error in the principal-component search.
+  enum class Inputs { kLog, kLinear, kBest } inputs = Inputs::kBest;
   int default_layers = 6, default_neurons = 6;
   int min_layers = 3, max_layers = 20, min_neurons = 3, max_neurons = 40;
   int top_k = 5;
