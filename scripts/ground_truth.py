@@ -326,7 +326,8 @@ def main(argv=None):
             row = {"model": name, "mode": mode, "world": args.world if mode == "gloo" else 1,
                    "batch": batch, "threads": args.threads, "warmup": args.warmup,
                    "rank_medians_s": "", "forward_cpu_s": float("nan"),
-                   "backward_cpu_s": float("nan"), "optimizer_cpu_s": float("nan"), "load1_start": start_load, "load1_end": load1(),
+                   "backward_cpu_s": float("nan"), "optimizer_cpu_s": float("nan"),
+                   "load1_start": start_load, "load1_end": load1(),
                    "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime(
                        "%Y-%m-%dT%H:%M:%SZ")}
             row.update(res)

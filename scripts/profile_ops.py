@@ -623,8 +623,12 @@ def main(argv=None):
 # share one row: the mean over the graph's occurrences, so the row times the graph's ops sum to
 # the measured sum. N/M per distinct call: N = --n copies, M = enough copies to last
 # --calls-target seconds (at least --m), median (default) or minimum of --repeats interleaved
-# pairs of graphs. Denormal floats are flushed while timing: repeating an in-place op thousands of
-# times can drive values into the denormal range, which real steps do not visit.
+# pairs of graphs. So that an op takes here what it takes inside a training step
+# (docs/validation.md, "The profile database"): arguments rotate over copies as far apart as the
+# step's traffic between two uses of each tensor (--calls-rotate reuse), the glibc heap is kept
+# (a loop of one op would otherwise fault its large outputs in every copy), forward ops run with
+# grad mode on inputs that required grad, and denormal floats are flushed (repeating an in-place
+# op thousands of times can drive values into the denormal range, which real steps do not visit).
 
 def _calls_decode(obj, dev, make):
     """Arguments of a recorded call, with tensor specs turned into tensors by `make(spec)`."""
@@ -645,8 +649,8 @@ def _calls_tensor(spec, dev, grad=False):
     """A fresh tensor laid out as `spec` records (shape, strides, offset, storage size,
     dtype): random floats, or the recorded values of an integer or boolean tensor. With `grad`
     and a spec that required grad in the step, the tensor requires grad too (a non-leaf, so
-    in-place ops stay legal): kernels choose their path by it (oneDNN convolutions run a
-    training primitive, about 40% slower here, when an input requires grad in grad mode)."""
+    in-place ops stay legal), so that autograd records the op as in the step's forward and
+    kernels that choose their path by it see what they saw there."""
     dtype = getattr(torch, spec["dtype"]["__torch__"])
     shp, stride = list(spec["shape"]), spec.get("stride")
     if spec.get("values") is not None:

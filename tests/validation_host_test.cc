@@ -3,7 +3,6 @@
 // times), the device spec of the validation machine's core, the cpu-host platform preset, and
 // the validation scenarios' shape (a model file priced by a CSV database on that device).
 #include <gtest/gtest.h>
-
 #include <yaml-cpp/yaml.h>
 
 #include "cli/scenario.h"
