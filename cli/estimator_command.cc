@@ -95,7 +95,9 @@ int train_command(const TrainArgs& a) {
     if (!found) throw InputError("--ops: no rows of op \"" + op + "\" in the profile files");
   }
   model = train_learned_model(db, ops, o);
-  if (model.ops.empty()) throw InputError("no rows to train on in the profile files");
+  if (model.ops.empty())
+    throw InputError("no op has enough rows to train on in the profile files (at least " +
+                     std::to_string(o.min_group_rows) + " of one mode)");
   model.sources = std::move(sources);
   model.command = current_command_line();
   write_learned_model(a.output, model);
@@ -121,7 +123,12 @@ int eval_command(const EvalArgs& a) {
   for (const auto& op : acc) {
     std::printf("%s on %s: PC %s; %zu rows, error %.2f%%, no-PC error %.2f%%", op.op.c_str(),
                 op.device.c_str(), op.pc.c_str(), op.rows, 100 * op.error, 100 * op.no_pc_error);
-    if (op.declined) std::printf(" (%zu rows without a network)", op.declined);
+    if (op.declined) std::printf(" (%zu row(s) without a network)", op.declined);
+    if (op.out_of_range)
+      std::printf(
+          "; %zu row(s) outside the training range (the estimator declines them), error "
+          "on the others %.2f%%",
+          op.out_of_range, 100 * op.error_in_range);
     std::printf("\n");
     for (const auto& g : op.groups)
       std::printf("  %-40s %-7s %5zu rows  error %6.2f%%  no-PC %6.2f%%\n",

@@ -137,6 +137,13 @@ TEST(LearnedPruning, ExtractFillsDefaultsAndRejectsOpsOutsideTheSchema) {
   ModelOp wrong = conv;
   wrong.type = "matmul";
   EXPECT_FALSE(extract_params(s, wrong));
+  // Exporters spell the kernel size out; it repeats the weight's shape.
+  ModelOp spelled = conv;
+  spelled.attrs["kernel_h"] = 3;
+  spelled.attrs["kernel_w"] = 3;
+  EXPECT_TRUE(extract_params(s, spelled));
+  spelled.attrs["kernel_w"] = 5;
+  EXPECT_FALSE(extract_params(s, spelled));
 }
 
 TEST(LearnedPruning, RowsBecomeOps) {

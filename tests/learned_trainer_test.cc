@@ -185,9 +185,27 @@ TEST(LearnedTrainer, SameSeedSameModelFile) {
   EXPECT_NE(a, learned_model_to_json(train_learned_model(db, {}, o)));
 }
 
-TEST(LearnedTrainer, TooFewRowsIsAnInputError) {
+TEST(LearnedTrainer, TooFewRowsIsAnInputErrorOrASkippedOp) {
   ProfileDb db = synthetic_matmul(20, {"fp32"});
   EXPECT_THROW(train_op_model(db.rows(), quick_options()), InputError);
+  // In a whole database such an op is left out, the others trained.
+  ProfileDb more = synthetic_matmul(200, {"fp32"});
+  ProfileRow relu;
+  relu.op = "relu";
+  relu.dtype = "fp32";
+  relu.device = "V100-SXM2";
+  relu.inputs = relu.output = "64x64";
+  relu.time_s = 1e-6;
+  more.add(relu);
+  TrainerOptions o = quick_options();
+  std::vector<std::string> lines;
+  o.log = [&](const std::string& l) { lines.push_back(l); };
+  LearnedModel m = train_learned_model(more, {}, o);
+  ASSERT_EQ(m.ops.size(), 1u);
+  EXPECT_EQ(m.ops[0].op, "matmul");
+  bool logged = false;
+  for (const auto& l : lines) logged = logged || l.find("relu on V100-SXM2: skipped") == 0;
+  EXPECT_TRUE(logged);
 }
 
 TEST(LearnedTrainer, TrainAndEvalCommands) {

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "engine/errors.h"
+#include "models/device_spec.h"
 #include "models/learned/op_params.h"
 
 namespace orrery {
@@ -20,6 +22,47 @@ std::string arch_of(const ScaledNet& n) {
   return "L" + std::to_string(n.net.layers()) + "N" + std::to_string(n.net.neurons());
 }
 
+// Per group, the mode parameters whose values differ between groups, leaving out one that
+// always equals an earlier one (pad_w with pad_h).
+std::vector<std::string> group_labels(const OpModel& m) {
+  std::vector<int> mode_params;
+  for (size_t i = 0; i < m.params.size(); ++i)
+    if (m.params[i].kind == ParamKind::kMode) mode_params.push_back(static_cast<int>(i));
+  std::vector<std::vector<std::string>> columns(mode_params.size());
+  for (const auto& g : m.groups)
+    for (size_t k = 0; k < mode_params.size(); ++k) columns[k].push_back(g.mode[k]);
+  std::vector<size_t> shown;
+  for (size_t k = 0; k < columns.size(); ++k) {
+    bool varies = std::set<std::string>(columns[k].begin(), columns[k].end()).size() > 1;
+    bool repeat = false;
+    for (size_t j : shown) repeat = repeat || columns[j] == columns[k];
+    if (varies && !repeat) shown.push_back(k);
+  }
+  std::vector<std::string> labels;
+  for (size_t g = 0; g < m.groups.size(); ++g) {
+    std::string s;
+    for (size_t k : shown)
+      s += (s.empty() ? "" : " ") + m.schema.params[mode_params[k]].name + "=" + columns[k][g];
+    labels.push_back(s);
+  }
+  return labels;
+}
+
+// The op model for a row's device as the estimator would find it: by the row's device name,
+// or, when that names a device spec, by the spec's name and aliases.
+const OpModel* find_model(const LearnedModel& model, const std::string& op,
+                          const std::string& device) {
+  if (const OpModel* m = model.find(op, device)) return m;
+  try {
+    DeviceSpec spec = device_spec(device);
+    if (const OpModel* m = model.find(op, spec.name)) return m;
+    for (const auto& a : spec.aliases)
+      if (const OpModel* m = model.find(op, a)) return m;
+  } catch (const InputError&) {
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::vector<OpAccuracy> evaluate_learned_model(const LearnedModel& model, const ProfileDb& db,
@@ -32,13 +75,16 @@ std::vector<OpAccuracy> evaluate_learned_model(const LearnedModel& model, const 
     a.pc = candidate_text(m.pc, m.schema.params);
     std::set<std::string> held(m.held_out.begin(), m.held_out.end());
     std::map<std::vector<std::string>, GroupAccuracy> groups;
-    for (const auto& g : m.groups) {
+    std::vector<std::string> labels = group_labels(m);
+    for (size_t i = 0; i < m.groups.size(); ++i) {
+      const ModeGroup& g = m.groups[i];
       GroupAccuracy& ga = groups[g.mode];
+      ga.label = labels[i];
       ga.mode = m.mode_text(g.mode);
       ga.arch = arch_of(g.model);
     }
     for (const auto& r : db.rows()) {
-      if (r.op != m.op || model.find(r.op, r.device) != &m) continue;
+      if (r.op != m.op || find_model(model, r.op, r.device) != &m) continue;
       if (held_out_only && !held.count(row_key(r))) continue;
       ModelOp op = op_from_row(r);
       auto p = predict_op(m, op);
@@ -55,12 +101,17 @@ std::vector<OpAccuracy> evaluate_learned_model(const LearnedModel& model, const 
       ++a.rows;
       a.error += e;
       a.no_pc_error += e0;
+      if (p->in_range)
+        a.error_in_range += e;
+      else
+        ++a.out_of_range;
     }
     for (auto& [mode, ga] : groups) {
       if (ga.rows) ga.error /= ga.rows, ga.no_pc_error /= ga.rows;
       a.groups.push_back(ga);
     }
     if (a.rows) a.error /= a.rows, a.no_pc_error /= a.rows;
+    if (a.rows > a.out_of_range) a.error_in_range /= a.rows - a.out_of_range;
     out.push_back(std::move(a));
   }
   return out;
@@ -77,11 +128,12 @@ std::string accuracy_table(const std::vector<OpAccuracy>& acc) {
     for (const auto& g : a.groups) {
       if (!arch.empty()) arch += ", ";
       arch += g.arch;
-      if (a.groups.size() > 1) arch += " (" + g.mode + ")";
+      if (a.groups.size() > 1) arch += " (" + g.label + ")";
     }
     s += "| " + a.op + " | " + a.pc + " | " + arch + " | " + pct(a.error) + " | " +
          pct(a.no_pc_error) + " | " + std::to_string(a.rows) +
-         (a.declined ? " (+" + std::to_string(a.declined) + " declined)" : "") + " |\n";
+         (a.out_of_range ? " (" + std::to_string(a.out_of_range) + " out of range)" : "") +
+         (a.declined ? " (+" + std::to_string(a.declined) + " without a network)" : "") + " |\n";
     if (a.rows) {
       sum += a.error;
       sum0 += a.no_pc_error;

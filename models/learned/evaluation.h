@@ -13,8 +13,9 @@
 namespace orrery {
 
 struct GroupAccuracy {
-  std::string mode;  // "stride_h=2 ..." or "" for a single group
-  std::string arch;  // "L5N7"
+  std::string mode;   // "pad_h=0 pad_w=0 stride_h=2 ..." or "" for a single group
+  std::string label;  // the modes that tell the op's groups apart: "pad_h=0 stride_h=2"
+  std::string arch;   // "L5N7"
   size_t rows = 0;
   double error = 0.0;  // means over `rows`
   double no_pc_error = 0.0;
@@ -27,6 +28,10 @@ struct OpAccuracy {
   size_t declined = 0;  // rows of the op the model has no network for (not in `rows`)
   double error = 0.0;
   double no_pc_error = 0.0;
+  // Of `rows`, those with a parameter outside its network's training range: the estimator in
+  // the cost model declines them; the errors above include them, `error_in_range` does not.
+  size_t out_of_range = 0;
+  double error_in_range = 0.0;
   std::vector<GroupAccuracy> groups;
 };
 

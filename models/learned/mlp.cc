@@ -150,13 +150,28 @@ class Backprop {
 
 }  // namespace
 
-TrainResult train_mlp(int layers, int neurons, const Dataset& train, const Dataset& val,
-                      double y_scale, const TrainOptions& o) {
-  if (train.rows() == 0) throw std::invalid_argument("train_mlp: no training rows");
+namespace {
+
+// A network whose output no longer depends on its input: every unit of some layer is inactive
+// for every row (dead ReLUs), which a large early step can cause in a narrow network.
+bool is_dead(const Mlp& net, const Dataset& data) {
+  size_t n = std::min<size_t>(data.rows(), 256);
+  if (n < 2) return false;
+  double lo = net.predict(data.row(0)), hi = lo;
+  for (size_t i = 1; i < n; ++i) {
+    double y = net.predict(data.row(i));
+    lo = std::min(lo, y);
+    hi = std::max(hi, y);
+  }
+  return hi - lo <= 1e-12 * (1.0 + std::fabs(hi));
+}
+
+TrainResult train_once(int layers, int neurons, const Dataset& train, const Dataset& val,
+                       double y_scale, const TrainOptions& o, uint64_t seed) {
   TrainResult r;
   r.net = Mlp(train.cols, layers, neurons);
-  r.net.init(derive_seed(o.seed, 1));
-  Rng shuffle_rng(derive_seed(o.seed, 2));
+  r.net.init(derive_seed(seed, 1));
+  Rng shuffle_rng(derive_seed(seed, 2));
 
   std::vector<double>& p = r.net.params();
   std::vector<double> grad(p.size()), m(p.size(), 0.0), v(p.size(), 0.0), best = p;
@@ -206,6 +221,21 @@ TrainResult train_mlp(int layers, int neurons, const Dataset& train, const Datas
   r.epochs = std::min(epoch, o.max_epochs);
   p = best;
   r.val_error = best_err;
+  return r;
+}
+
+}  // namespace
+
+TrainResult train_mlp(int layers, int neurons, const Dataset& train, const Dataset& val,
+                      double y_scale, const TrainOptions& o) {
+  if (train.rows() == 0) throw std::invalid_argument("train_mlp: no training rows");
+  TrainResult r = train_once(layers, neurons, train, val, y_scale, o, o.seed);
+  for (int attempt = 1; attempt <= kMaxRestarts && is_dead(r.net, train); ++attempt) {
+    double work = r.work;
+    r = train_once(layers, neurons, train, val, y_scale, o, derive_seed(o.seed, 100 + attempt));
+    r.work += work;
+    r.restarts = attempt;
+  }
   return r;
 }
 

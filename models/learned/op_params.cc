@@ -31,6 +31,20 @@ std::string dim_name(const std::vector<TensorNames>& names, size_t tensor, size_
 
 }  // namespace
 
+bool is_redundant_attr(const ModelOp& op, const std::string& name, int64_t value) {
+  // Exporters may spell a convolution's kernel size out as attributes (kernel_h, kernel_w);
+  // the weight's shape says it already.
+  if (op.type != "conv2d" && op.type != "conv2d_bwd_data" && op.type != "conv2d_bwd_filter")
+    return false;
+  if (name != "kernel_h" && name != "kernel_w") return false;
+  // The weight is the second input of conv2d and conv2d_bwd_data, the output of the filter
+  // gradient.
+  const Shape& w =
+      op.type == "conv2d_bwd_filter" ? op.output : (op.inputs.size() > 1 ? op.inputs[1] : Shape{});
+  if (w.size() != 4) return false;
+  return value == w[name == "kernel_h" ? 2 : 3];
+}
+
 int64_t attr_default(const std::string& name) {
   if (name == "groups" || name.rfind("stride_", 0) == 0 || name.rfind("dilation_", 0) == 0)
     return 1;
@@ -71,7 +85,7 @@ std::optional<std::vector<ParamValue>> extract_params(const OpSchema& schema, co
   for (const auto& [name, v] : op.attrs) {
     bool known = std::any_of(schema.params.begin(), schema.params.end(),
                              [&](const ParamDef& p) { return p.attr == name; });
-    if (!known && v != attr_default(name)) return std::nullopt;
+    if (!known && v != attr_default(name) && !is_redundant_attr(op, name, v)) return std::nullopt;
   }
   std::vector<ParamValue> out;
   out.reserve(schema.params.size());

@@ -51,6 +51,10 @@ struct ParamValue {
 // stride_*, dilation_* equal to 1 and pad_* equal to 0; any other missing attribute is 0).
 int64_t attr_default(const std::string& name);
 
+// An attribute that repeats what the shapes say (a convolution's kernel_h/kernel_w equal to
+// its weight's R/S): ignored, whether or not the training rows had it.
+bool is_redundant_attr(const ModelOp& op, const std::string& name, int64_t value);
+
 // The schema of `type` for ops shaped like `example`, with the attributes `attr_names`.
 OpSchema make_schema(const ModelOp& example, const std::vector<std::string>& attr_names);
 

@@ -65,6 +65,7 @@ class OpTrainer {
     search_principal_component();
     m_.input_forms = forms_;
     for (size_t g = 0; g < groups_.size(); ++g) build_group(g);
+    if (restarts_) log(std::to_string(restarts_) + " trainings restarted after ending dead");
     return std::move(m_);
   }
 
@@ -219,7 +220,9 @@ class OpTrainer {
   }
 
   TrainResult fit(const Sets& s, int layers, int neurons, const TrainOptions& hyper) {
-    return train_mlp(layers, neurons, s.train, s.val, s.y_scale, hyper);
+    TrainResult r = train_mlp(layers, neurons, s.train, s.val, s.y_scale, hyper);
+    restarts_ += r.restarts;
+    return r;
   }
 
   TrainOptions search_hyper(size_t g) const {
@@ -464,6 +467,7 @@ class OpTrainer {
   std::vector<Group> groups_;
   std::vector<TrainResult> default_nets_;  // per group: the default network of the best PC
   std::vector<InputFormTrial> forms_;
+  int restarts_ = 0;
   size_t total_train_ = 0;
 };
 
@@ -499,7 +503,15 @@ LearnedModel train_learned_model(const ProfileDb& db, const std::vector<std::str
   m.budget_s = options.budget_s;
   m.test_fraction = options.test_fraction;
   m.val_fraction = options.val_fraction;
-  for (const auto& [key, rows] : by_key) m.ops.push_back(train_op_model(rows, options));
+  for (const auto& [key, rows] : by_key) {
+    // An op with too few rows (a handful measured for the database) is left to the analytic
+    // model rather than failing the whole file.
+    try {
+      m.ops.push_back(train_op_model(rows, options));
+    } catch (const InputError& e) {
+      if (options.log) options.log(key.first + " on " + key.second + ": skipped: " + e.what());
+    }
+  }
   return m;
 }
 

@@ -60,7 +60,8 @@ struct TrainerOptions {
 // InputError when no mode group has enough rows.
 OpModel train_op_model(const std::vector<ProfileRow>& rows, const TrainerOptions& options);
 
-// One OpModel per (op, device) of `db` whose op is in `ops` (every op when empty).
+// One OpModel per (op, device) of `db` whose op is in `ops` (every op when empty); pairs with
+// too few rows for any network are skipped (and logged).
 LearnedModel train_learned_model(const ProfileDb& db, const std::vector<std::string>& ops,
                                  const TrainerOptions& options);
 
