@@ -146,7 +146,9 @@ bool serve_sweep(SweepInput& in, const SweepRunOptions& opt, MpiLink& mpi) {
   ChildPool pool(opt.jobs, opt.cpus);
   std::deque<int64_t> assigned;
   bool stop = false;
-  mpi.send(0, kRequest, pack<int32_t>(pool.slots()));
+  // One point more than the slots: the next one is already here when a child finishes, so a
+  // slot never idles for the round trip to rank 0.
+  mpi.send(0, kRequest, pack<int32_t>(pool.slots() + 1));
   while (!InterruptGuard::interrupted()) {
     int source, tag;
     std::string bytes;

@@ -61,6 +61,20 @@ TEST(LearnedMlp, FitsASmoothFunction) {
   EXPECT_LT(r.val_error, 0.1);
 }
 
+TEST(LearnedMlp, FailedTrainingsRestartFromOtherWeights) {
+  Dataset train = toy(100, 5), val = toy(30, 6);
+  TrainOptions o;
+  o.max_epochs = 30;
+  TrainResult ok = train_mlp(3, 5, train, val, 1.0, o);
+  EXPECT_EQ(ok.restarts, 0);
+  EXPECT_GT(ok.best_epoch, 0);
+  // No epoch at all cannot improve on the initial weights: counted as failed, retried.
+  o.max_epochs = 0;
+  TrainResult none = train_mlp(3, 5, train, val, 1.0, o);
+  EXPECT_EQ(none.best_epoch, 0);
+  EXPECT_EQ(none.restarts, kMaxRestarts);
+}
+
 TEST(LearnedMlp, ShapeAndWork) {
   Mlp net(4, 6, 6);
   // 4x6 + 5 x (6x6) + 6x1 weights, 6 x 6 + 1 biases.

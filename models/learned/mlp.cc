@@ -153,7 +153,8 @@ class Backprop {
 namespace {
 
 // A network whose output no longer depends on its input: every unit of some layer is inactive
-// for every row (dead ReLUs), which a large early step can cause in a narrow network.
+// for every row (dead ReLUs), which a large early step can cause in a narrow network. When that
+// happens in the first epoch the best weights are the initial ones (best_epoch 0) instead.
 bool is_dead(const Mlp& net, const Dataset& data) {
   size_t n = std::min<size_t>(data.rows(), 256);
   if (n < 2) return false;
@@ -219,6 +220,7 @@ TrainResult train_once(int layers, int neurons, const Dataset& train, const Data
     if (epoch - best_epoch >= o.patience) break;
   }
   r.epochs = std::min(epoch, o.max_epochs);
+  r.best_epoch = best_epoch;
   p = best;
   r.val_error = best_err;
   return r;
@@ -230,7 +232,8 @@ TrainResult train_mlp(int layers, int neurons, const Dataset& train, const Datas
                       double y_scale, const TrainOptions& o) {
   if (train.rows() == 0) throw std::invalid_argument("train_mlp: no training rows");
   TrainResult r = train_once(layers, neurons, train, val, y_scale, o, o.seed);
-  for (int attempt = 1; attempt <= kMaxRestarts && is_dead(r.net, train); ++attempt) {
+  auto failed = [&](const TrainResult& t) { return t.best_epoch == 0 || is_dead(t.net, train); };
+  for (int attempt = 1; attempt <= kMaxRestarts && failed(r); ++attempt) {
     double work = r.work;
     r = train_once(layers, neurons, train, val, y_scale, o, derive_seed(o.seed, 100 + attempt));
     r.work += work;

@@ -60,12 +60,14 @@ struct TrainResult {
   Mlp net;                 // the weights of the epoch with the best validation error
   double val_error = 0.0;  // mean relative error of the time on the validation rows
   int epochs = 0;          // epochs run
+  int best_epoch = 0;      // the epoch of `net` (0: no epoch improved on the initial weights)
   double work = 0.0;       // multiply-adds spent (forward and backward), for budgets
   int restarts = 0;        // trainings restarted from other weights after ending dead
 };
 
-// A training that ends with a constant network (all ReLUs of a layer dead for every row) is
-// restarted from other initial weights (a seed derived from the given one), at most this often.
+// A training that fails, ending with a constant network (all ReLUs of a layer dead for every
+// row) or never improving on its initial weights, is restarted from other initial weights (a
+// seed derived from the given one), at most this often.
 inline constexpr int kMaxRestarts = 2;
 
 // Targets are standardised log times; `y_scale` is the standard deviation that standardised

@@ -65,7 +65,9 @@ class OpTrainer {
     search_principal_component();
     m_.input_forms = forms_;
     for (size_t g = 0; g < groups_.size(); ++g) build_group(g);
-    if (restarts_) log(std::to_string(restarts_) + " trainings restarted after ending dead");
+    if (restarts_)
+      log(std::to_string(restarts_) +
+          " trainings restarted from other weights (dead network or no improvement)");
     return std::move(m_);
   }
 
