@@ -1,8 +1,10 @@
 #include "cli/model_workload.h"
 
 #include <filesystem>
+#include <set>
 #include <sstream>
 
+#include "cli/pai_estimate.h"
 #include "common/units.h"
 #include "engine/errors.h"
 #include "engine/graph_check.h"
@@ -33,6 +35,15 @@ CollectiveOptions read_collectives(const YamlMap& m) {
   c.analytical = mode == "analytical";
   m.reject_unknown_keys();
   return c;
+}
+
+// Servers holding the GPUs the strategy uses (its first `gpus`, as build_strategy picks them).
+int servers_spanned(const ClusterLayout& layout, const StrategyOptions& opt) {
+  if (opt.type == StrategyType::k1w1g || opt.type == StrategyType::k1wng) return 1;
+  size_t want = opt.gpus > 0 ? static_cast<size_t>(opt.gpus) : layout.gpus.size();
+  std::set<int> servers;
+  for (size_t i = 0; i < want && i < layout.gpus.size(); ++i) servers.insert(layout.gpus[i].server);
+  return static_cast<int>(servers.size());
 }
 
 StrategyOptions read_strategy(const YamlMap& s) {
@@ -66,7 +77,7 @@ StrategyOptions read_strategy(const YamlMap& s) {
 
 ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
                                    const ClusterLayout& layout, const GpuSpec& platform_gpu,
-                                   const std::string& base_dir) {
+                                   const ServerSpec* server, const std::string& base_dir) {
   const std::string type = w.str("type", "");
   ModelGraph model;
   if (type == "model_file") {
@@ -110,6 +121,10 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
   ModelWorkload out;
   out.graph = build_strategy(replica, layout, opt);
   check_graph(out.graph, root.origin() + ": workload");
+  if (server) {
+    out.analytical_seconds =
+        pai_estimate(model, device, *server, opt, servers_spanned(layout, opt)).total;
+  }
   std::ostringstream s;
   s << model.name << " (batch " << model.batch << ", " << model.ops.size() << " ops/replica, "
     << format_size(model.total_params() * 4) << " fp32 params) on " << device.name << ", strategy "

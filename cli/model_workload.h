@@ -22,14 +22,17 @@ namespace orrery {
 struct ModelWorkload {
   ExecutionGraph graph;
   std::string summary;  // one line: model, strategy, device, pricing sources
+  // The PAI analytical estimate of one step (cli/pai_estimate.h); 0 without a server spec.
+  double analytical_seconds = 0.0;
 };
 
 // `root` is the scenario, `workload` its workload mapping (type already read); `platform_gpu`
 // the platform's GPU: without a `device:` key, ops are priced on the spec it names, at the
-// platform's rates (models/device_spec.h with_platform_rates). Relative files resolve in
-// `base_dir`.
+// platform's rates (models/device_spec.h with_platform_rates); `server` the generated
+// platform's server (null for SimGrid XML platforms: no analytical estimate). Relative files
+// resolve in `base_dir`.
 ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& workload,
                                    const ClusterLayout& layout, const GpuSpec& platform_gpu,
-                                   const std::string& base_dir);
+                                   const ServerSpec* server, const std::string& base_dir);
 
 }  // namespace orrery

@@ -43,7 +43,13 @@ void print_summary(const Scenario& sc, const RunResult& r) {
   std::printf("Workload   %zu devices, %zu ops\n", sc.graph.devices.size(), sc.graph.ops.size());
   if (!sc.workload_summary.empty()) std::printf("           %s\n", sc.workload_summary.c_str());
   std::printf("\n");
-  std::printf("Iteration time  %s\n\n", format_time(s.iteration_time_s).c_str());
+  std::printf("Iteration time  %s\n", format_time(s.iteration_time_s).c_str());
+  if (r.analytical_seconds > 0)
+    std::printf(
+        "PAI analytical  %s  (T_d + T_c + T_w at 70%% of peak, no overlap; "
+        "002_c394ac7b056c8ecc.txt II-B)\n",
+        format_time(r.analytical_seconds).c_str());
+  std::printf("\n");
   std::printf("Where the time goes (mean per device, streams overlap):\n");
   const std::pair<const char*, double> rows[] = {
       {"compute", s.compute_s},        {"  memory-bound", s.memory_bound_s},
@@ -124,6 +130,7 @@ int run_command(const RunArgs& args) {
   opt.record_timeline = sc.record_timeline || !sc.trace_file.empty();
   opt.progress = !args.quiet && isatty(STDERR_FILENO);
   RunResult r = replay_isolated(sc.platform, sc.graph, opt);
+  r.analytical_seconds = sc.analytical_seconds;
   if (!args.quiet) print_summary(sc, r);
 
   if (!sc.trace_file.empty()) {

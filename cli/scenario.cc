@@ -55,6 +55,7 @@ void read_platform(const YamlMap& root, const std::string& base_dir, Scenario* s
   sc->platform.topology = build_topology(spec);
   sc->platform_summary = summarize(spec);
   sc->platform_gpu = spec.server.gpu;
+  sc->platform_server = spec.server;
   for (const auto& h : gpu_hosts(sc->platform.topology))
     gpus->push_back({h, launch_host_of(sc->platform.topology, h)});
 }
@@ -93,9 +94,12 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
                                    return h;
                                  }())
                                : cluster_layout(sc->platform.topology);
-    ModelWorkload mw = build_model_workload(root, w, layout, sc->platform_gpu, base_dir);
+    ModelWorkload mw =
+        build_model_workload(root, w, layout, sc->platform_gpu,
+                             sc->platform_server ? &*sc->platform_server : nullptr, base_dir);
     sc->graph = std::move(mw.graph);
     sc->workload_summary = mw.summary;
+    sc->analytical_seconds = mw.analytical_seconds;
     return;
   }
   if (type != "synthetic-dp")

@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,10 @@ struct Scenario {
   std::string platform_summary;  // one line, for tables and the results file
   GpuSpec platform_gpu;          // the default device of model workloads (XML platforms: V100-SXM2)
   ExecutionGraph graph;
-  std::string workload_summary;  // one line (model workloads)
-  std::string output_file;       // HDF5 results; empty: none
+  std::string workload_summary;               // one line (model workloads)
+  std::optional<ServerSpec> platform_server;  // generated platforms: their server
+  double analytical_seconds = 0.0;  // model workloads: the PAI analytical estimate (pai_estimate.h)
+  std::string output_file;          // HDF5 results; empty: none
   bool record_timeline = true;
   std::string trace_file;  // Chrome trace JSON; empty: none
 };

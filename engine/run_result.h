@@ -41,6 +41,9 @@ struct RunResult {
   double makespan = 0.0;   // simulated seconds from first start to last completion
   int64_t activities = 0;  // SimGrid activities started
   double wall_seconds = 0.0;
+  // The PAI analytical model's estimate of the same step (T_d + T_c + T_w, no overlap;
+  // models/pai_model.h), set by whoever built the workload; 0 where it does not apply.
+  double analytical_seconds = 0.0;
   std::vector<DeviceStats> devices;  // parallel to ExecutionGraph::devices
   std::vector<LinkStats> links;      // links that carried bytes, sorted by name
   std::vector<OpTiming> timeline;    // parallel to ExecutionGraph::ops (empty if not recorded)

@@ -50,7 +50,7 @@ class Reader {
   size_t pos_ = 0;
 };
 
-constexpr uint32_t kMagic = 0x4f525232;  // "ORR2"
+constexpr uint32_t kMagic = 0x4f525233;  // "ORR3"
 
 }  // namespace
 
@@ -60,6 +60,7 @@ std::string serialize_run_result(const RunResult& r) {
   w.pod(r.makespan);
   w.pod(r.activities);
   w.pod(r.wall_seconds);
+  w.pod(r.analytical_seconds);
   w.pod<uint64_t>(r.devices.size());
   for (const auto& d : r.devices) {
     w.str(d.name);
@@ -92,6 +93,7 @@ RunResult deserialize_run_result(const std::string& bytes) {
   r.makespan = rd.pod<double>();
   r.activities = rd.pod<int64_t>();
   r.wall_seconds = rd.pod<double>();
+  r.analytical_seconds = rd.pod<double>();
   r.devices.resize(rd.pod<uint64_t>());
   for (auto& d : r.devices) {
     d.name = rd.str();

@@ -88,16 +88,16 @@ LoadedResults read_file(const std::string& path) {
   out.meta.created_by = h5::read_string_attr(file.get(), "created_by");
 
   h5::Handle str = h5::string_type();
-  h5::Compound run_type = h5::run_row_type(str.get());
+  h5::Compound run_type = h5::run_row_type(str.get(), out.format_version >= 2);
   h5::read_rows<h5::RunRow>(file.get(), "runs", run_type.memory_type(), [&](const h5::RunRow& r) {
     RunRecord run;
     run.result.makespan = r.iteration_time_s;
     run.result.activities = r.activities;
     run.result.wall_seconds = r.wall_s;
+    if (out.format_version >= 2) run.result.analytical_seconds = r.analytical_s;
     out.runs.push_back(std::move(run));
-    out.summaries.push_back(
-        {r.iteration_time_s, r.compute_s, r.comm_s, r.io_s, r.host_s, r.idle_s,
-             r.exposed_comm_s, r.memory_bound_s});
+    out.summaries.push_back({r.iteration_time_s, r.compute_s, r.comm_s, r.io_s, r.host_s, r.idle_s,
+                             r.exposed_comm_s, r.memory_bound_s});
   });
   out.timelines.resize(out.runs.size());
   h5::Handle detail = h5::check(H5Gopen2(file.get(), "runs_detail", H5P_DEFAULT), H5Gclose,

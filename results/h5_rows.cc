@@ -4,7 +4,7 @@
 
 namespace orrery::h5 {
 
-Compound run_row_type(hid_t str) {
+Compound run_row_type(hid_t str, bool with_analytical) {
   Compound c(sizeof(RunRow));
   c.add("name", offsetof(RunRow, name), str)
       .add("iteration_time_s", offsetof(RunRow, iteration_time_s), H5T_NATIVE_DOUBLE)
@@ -17,6 +17,7 @@ Compound run_row_type(hid_t str) {
       .add("memory_bound_s", offsetof(RunRow, memory_bound_s), H5T_NATIVE_DOUBLE)
       .add("activities", offsetof(RunRow, activities), H5T_NATIVE_INT64)
       .add("wall_s", offsetof(RunRow, wall_s), H5T_NATIVE_DOUBLE);
+  if (with_analytical) c.add("analytical_s", offsetof(RunRow, analytical_s), H5T_NATIVE_DOUBLE);
   return c;
 }
 

@@ -22,6 +22,7 @@ struct RunRow {  // /runs
   double memory_bound_s;
   int64_t activities;
   double wall_s;
+  double analytical_s;  // absent from files of format_version 1
 };
 
 struct DeviceRow {  // /runs_detail/<i>/devices
@@ -55,7 +56,8 @@ struct TimelineRowH5 {  // /runs_detail/<i>/timeline
 };
 
 // Each builds the memory type of its row; `str` is a string_type().
-Compound run_row_type(hid_t str);
+// Files of format_version 1 have no analytical_s column: read them with_analytical false.
+Compound run_row_type(hid_t str, bool with_analytical = true);
 Compound device_row_type(hid_t str);
 Compound link_row_type(hid_t str);
 Compound timeline_row_type(hid_t str);

@@ -93,7 +93,8 @@ void write_runs_table(hid_t file, hid_t str, const std::vector<RunRecord>& runs)
   for (const RunRecord& run : runs) {
     RunSummary s = summarize_run(run.result);
     rows.push_back({run.name.c_str(), s.iteration_time_s, s.compute_s, s.comm_s, s.io_s, s.host_s,
-                    s.idle_s, s.exposed_comm_s, s.memory_bound_s, run.result.activities, run.result.wall_seconds});
+                    s.idle_s, s.exposed_comm_s, s.memory_bound_s, run.result.activities,
+                    run.result.wall_seconds, run.result.analytical_seconds});
   }
   h5::Compound type = h5::run_row_type(str);
   h5::Handle dset = h5::create_dataset(file, "runs", type.file_type().get(), rows.size());
@@ -127,9 +128,8 @@ void write_devices(hid_t group, hid_t str, const RunResult& result) {
   std::vector<h5::DeviceRow> rows;
   rows.reserve(result.devices.size());
   for (const DeviceStats& d : result.devices) {
-    rows.push_back(
-        {d.name.c_str(), d.busy[0], d.busy[1], d.busy[2], d.busy[3], d.busy[4], d.idle, d.exposed_comm,
-                    d.memory_bound, d.ops});
+    rows.push_back({d.name.c_str(), d.busy[0], d.busy[1], d.busy[2], d.busy[3], d.busy[4], d.idle,
+                    d.exposed_comm, d.memory_bound, d.ops});
   }
   static_assert(kNumStreamClasses == 5, "update DeviceRow and docs/hdf5-layout.md");
   h5::Compound type = h5::device_row_type(str);

@@ -14,7 +14,7 @@
 
 namespace orrery {
 
-inline constexpr int kResultsFormatVersion = 1;
+inline constexpr int kResultsFormatVersion = 2;  // 2: /runs gained analytical_s
 
 // One simulated run (a sweep point).
 struct RunRecord {

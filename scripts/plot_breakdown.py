@@ -7,8 +7,9 @@ Each bar stacks the mean busy time of compute, communication, input/output copie
 launch: their sum is what an analytical model that assumes no overlap adds up (PAI's
 T = Td + Tc + Tw). The black tick is the simulated iteration time: below the bar where parts
 overlap (gradients all-reduced during backward), above it where devices wait (a collective
-stalls on its slowest participant, flows queue on a shared link). --percent shows each part as
-a share of the sum instead (the paper's breakdown figures).
+stalls on its slowest participant, flows queue on a shared link). A red diamond marks the PAI
+analytical model's estimate of the same step where the file has one (/runs analytical_s).
+--percent shows each part as a share of the sum instead (the paper's breakdown figures).
 """
 import argparse
 
@@ -43,7 +44,7 @@ def main():
         pc.fail("no successful run to plot")
     rows = rows[: args.max]
     keys = args.label.split(",") if args.label else pc.varying_keys(rows)
-    rotate = len(rows) * max(len(pc.friendly(k)) + 8 for k in keys or ["#"]) > 120
+    rotate = len(rows) * max(len(pc.friendly(k)) + 10 for k in keys or ["#"]) > 90
     labels = [label_of(r, keys, ", " if rotate else "\n") for r in rows]
     fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(rows) + 3), 4.8))
     bottom = [0.0] * len(rows)
@@ -58,6 +59,10 @@ def main():
     if not args.percent:
         ax.scatter(range(len(rows)), [r["iteration_time_s"] * 1e3 for r in rows], marker="_", s=400,
                    color="black", linewidths=2.5, zorder=3, label="simulated iteration time")
+        analytic = [(i, r["analytical_s"] * 1e3) for i, r in enumerate(rows) if r.get("analytical_s", 0) > 0]
+        if analytic:
+            ax.scatter([i for i, _ in analytic], [v for _, v in analytic], marker="D", s=22,
+                       color="#c44e52", zorder=4, label="PAI analytical (70% of peak, no overlap)")
     ax.set_ylabel("share of the no-overlap sum (%)" if args.percent else "time (ms)")
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(labels, rotation=90 if rotate else 0, fontsize=7)

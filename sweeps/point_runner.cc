@@ -19,7 +19,9 @@ std::string run_point_in_child(SweepInput& in, const SweepPoint& point) {
     Scenario sc = build_point_scenario(in, point, in.base);
     ReplayOptions options;
     options.record_timeline = false;
-    o.result_bytes = serialize_run_result(replay(sc.platform, sc.graph, options));
+    RunResult r = replay(sc.platform, sc.graph, options);
+    r.analytical_seconds = sc.analytical_seconds;
+    o.result_bytes = serialize_run_result(r);
     o.ok = true;
   } catch (const InputError& e) {
     o.error = e.what();

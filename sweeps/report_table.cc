@@ -1,5 +1,6 @@
 #include "sweeps/report_table.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iomanip>
@@ -103,6 +104,11 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
   for (const auto& c : columns) head.push_back(shorten_key(c, options.max_width));
   for (const char* h : {"status", "iteration", "iter/s", "compute", "comm", "io", "idle"})
     head.push_back(h);
+  // The PAI analytical estimate, where the points have one (model workloads).
+  const bool analytic = std::any_of(
+      runs.begin(), runs.end(), [](const RunRecord& r) { return r.result.analytical_seconds > 0; });
+  if (analytic) head.push_back("analytic");
+  const size_t numbers = analytic ? 7 : 6;
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunRecord& r = runs[i];
@@ -111,13 +117,16 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
     for (const auto& c : columns) row.push_back(cell(param(r, c), options.max_width));
     if (failed(r)) {
       row.push_back("FAILED");
-      for (int k = 0; k < 6; ++k) row.push_back("-");
+      for (size_t k = 0; k < numbers; ++k) row.push_back("-");
     } else {
       char rate[32];
       std::snprintf(rate, sizeof rate, "%.4g",
                     s.iteration_time_s > 0 ? 1.0 / s.iteration_time_s : 0.0);
       row.insert(row.end(), {"ok", format_time(s.iteration_time_s), rate, format_time(s.compute_s),
                              format_time(s.comm_s), format_time(s.io_s), format_time(s.idle_s)});
+      if (analytic)
+        row.push_back(r.result.analytical_seconds > 0 ? format_time(r.result.analytical_seconds)
+                                                      : "-");
     }
     rows.push_back(std::move(row));
   }
@@ -129,8 +138,8 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
   auto line = [&](const std::vector<std::string>& cells) {
     std::string text;
     for (size_t c = 0; c < cells.size(); ++c) {
-      // Text columns to the left, numbers (the last six and the index) to the right.
-      bool right = c == 0 || c + 6 >= cells.size();
+      // Text columns to the left, numbers (the last ones and the index) to the right.
+      bool right = c == 0 || c + numbers >= cells.size();
       std::string pad(width[c] - cells[c].size(), ' ');
       text += (c ? "  " : "") + (right ? pad + cells[c] : cells[c] + pad);
     }
@@ -155,8 +164,9 @@ void write_report_csv(std::ostream& out, const LoadedResults& results) {
       if (!bookkeeping(k)) keys.insert(k);
   std::vector<std::string> head = {"index", "name"};
   head.insert(head.end(), keys.begin(), keys.end());
-  for (const char* h : {"status", "error", "iteration_time_s", "iterations_per_s", "compute_s",
-                        "comm_s", "io_s", "host_s", "idle_s", "activities", "wall_s"})
+  for (const char* h :
+       {"status", "error", "iteration_time_s", "iterations_per_s", "compute_s", "comm_s", "io_s",
+        "host_s", "idle_s", "activities", "wall_s", "analytical_s"})
     head.push_back(h);
   for (size_t c = 0; c < head.size(); ++c) out << (c ? "," : "") << csv_field(head[c]);
   out << "\n";
@@ -169,13 +179,15 @@ void write_report_csv(std::ostream& out, const LoadedResults& results) {
     row.push_back(bad ? "failed" : "ok");
     row.push_back(param(r, kParamError));
     if (bad) {
-      for (int k = 0; k < 9; ++k) row.push_back("");
+      for (int k = 0; k < 10; ++k) row.push_back("");
     } else {
-      row.insert(row.end(), {number(s.iteration_time_s),
-                             number(s.iteration_time_s > 0 ? 1.0 / s.iteration_time_s : 0.0),
-                             number(s.compute_s), number(s.comm_s), number(s.io_s),
-                             number(s.host_s), number(s.idle_s),
-                             std::to_string(r.result.activities), number(r.result.wall_seconds)});
+      row.insert(
+          row.end(),
+          {number(s.iteration_time_s),
+           number(s.iteration_time_s > 0 ? 1.0 / s.iteration_time_s : 0.0), number(s.compute_s),
+           number(s.comm_s), number(s.io_s), number(s.host_s), number(s.idle_s),
+           std::to_string(r.result.activities), number(r.result.wall_seconds),
+           r.result.analytical_seconds > 0 ? number(r.result.analytical_seconds) : ""});
     }
     for (size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << csv_field(row[c]);
     out << "\n";

@@ -42,6 +42,7 @@ RunResult sample_result(double scale, bool with_timeline) {
   r.makespan = 0.125 * scale;
   r.activities = 4242;
   r.wall_seconds = 0.75;
+  r.analytical_seconds = 0.0625 * scale;
   DeviceStats d0;
   d0.name = "gpu0";
   d0.busy = {0.1 * scale, 0.02, 0.003, 0.0004, 0.005};
@@ -90,6 +91,7 @@ void expect_same(const RunResult& want, const RunResult& got) {
   EXPECT_EQ(want.makespan, got.makespan);
   EXPECT_EQ(want.activities, got.activities);
   EXPECT_EQ(want.wall_seconds, got.wall_seconds);
+  EXPECT_EQ(want.analytical_seconds, got.analytical_seconds);
   ASSERT_EQ(want.devices.size(), got.devices.size());
   for (size_t i = 0; i < want.devices.size(); ++i) {
     EXPECT_EQ(want.devices[i].name, got.devices[i].name);
@@ -299,7 +301,7 @@ TEST(H5Store, ReadableByH5py) {
   testing::write_file(script, R"PY(
 import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
-    assert f.attrs["format_version"] == 1
+    assert f.attrs["format_version"] == 2
     assert isinstance(f.attrs["scenario"], str)
     assert f.attrs["scenario"].startswith("name: pai-sweep  # h\u00e9llo \u2713\n")
     assert f.attrs["orrery_version"] == "0.1.0"
@@ -310,6 +312,7 @@ with h5py.File(sys.argv[1], "r") as f:
     assert abs(runs["iteration_time_s"][1] - 0.25) < 1e-15
     assert abs(runs["compute_s"][0] - 0.075) < 1e-15
     assert runs["activities"][0] == 4242
+    assert abs(runs["analytical_s"][1] - 0.125) < 1e-15
     params = f["run_params"][:]
     assert params.dtype.names == ("bandwidth", "gpus", "name", "platform.nic"), params.dtype.names
     assert params["bandwidth"][1].decode() == "25e9"
@@ -332,6 +335,28 @@ print("ok")
 )PY");
   std::string cmd = "/usr/bin/python3 " + script + " " + path;
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+
+  // A file of format_version 1 (before /runs had analytical_s) still reads, with 0 there.
+  testing::write_file(dir + "/to_v1.py", R"PY(
+import sys, shutil, h5py, numpy as np
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    runs = f["runs"][:]
+    names = [n for n in runs.dtype.names if n != "analytical_s"]
+    old = np.empty(len(runs), dtype=[(n, runs.dtype[n]) for n in names])
+    for n in names:
+        old[n] = runs[n]
+    del f["runs"]
+    f.create_dataset("runs", data=old)
+    f.attrs["format_version"] = 1
+)PY");
+  cmd = "/usr/bin/python3 " + dir + "/to_v1.py " + path + " " + dir + "/v1.h5";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  LoadedResults v1 = read_results_h5(dir + "/v1.h5");
+  ASSERT_EQ(v1.runs.size(), 3u);
+  EXPECT_EQ(v1.format_version, 1);
+  EXPECT_EQ(v1.runs[1].result.makespan, 0.25);
+  EXPECT_EQ(v1.runs[1].result.analytical_seconds, 0.0);
 }
 
 TEST(H5Store, ReadableByH5dump) {

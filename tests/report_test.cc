@@ -35,6 +35,7 @@ RunRecord record(int index, const std::string& bw, const std::string& model, dou
     d.ops = 10;
     r.result.devices.push_back(d);
     r.result.activities = 10;
+    r.result.analytical_seconds = makespan * 1.5;
   }
   return r;
 }
@@ -64,6 +65,8 @@ TEST(Report, TableShowsVaryingParametersStatusAndErrors) {
   EXPECT_NE(t.find(" ...server.nic.bandwidth "), std::string::npos) << t;  // keys keep their end
   EXPECT_EQ(t.find("workload.layers"), std::string::npos) << t;  // equal everywhere: hidden
   EXPECT_NE(t.find("20 ms"), std::string::npos) << t;
+  EXPECT_NE(t.find("analytic"), std::string::npos) << t;
+  EXPECT_NE(t.find("  30 ms"), std::string::npos) << t;  // run 0's analytical estimate
   EXPECT_NE(t.find("FAILED"), std::string::npos) << t;
   EXPECT_NE(t.find("2: simulation crashed: killed by SIGABRT"), std::string::npos) << t;
   std::ostringstream all;
@@ -88,9 +91,10 @@ TEST(Report, CsvHasEveryRunAndParameterAtFullPrecision) {
   EXPECT_EQ(head,
             "index,name,gpu,platform.server.nic.bandwidth,workload.layers,status,error,"
             "iteration_time_s,iterations_per_s,compute_s,comm_s,io_s,host_s,idle_s,activities,"
-            "wall_s");
+            "wall_s,analytical_s");
   EXPECT_EQ(row0.substr(0, 35), "0,demo/0,V100,25Gbps,8,ok,,0.02,50,") << row0;
   EXPECT_NE(row1.find(",0.01,100,"), std::string::npos) << row1;
+  EXPECT_EQ(row1.substr(row1.rfind(',')), ",0.015") << row1;  // analytical_s
   // Quoting: a comma and quotes inside a value.
   EXPECT_NE(row2.find("\"A100, \"\"big\"\"\""), std::string::npos) << row2;
   EXPECT_NE(row2.find(",failed,simulation crashed"), std::string::npos) << row2;

@@ -1,0 +1,131 @@
+// The shipped studies (scenarios/studies/) and the plot scripts that read their files: every
+// study expands to the points its docs promise, and the Fig. 9 speedup CDF and the breakdown
+// plot compute what they claim from a real sweep file.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "results/h5_store.h"
+#include "tests/test_util.h"
+
+namespace orrery {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::make_temp_dir;
+using testing::read_file;
+using testing::source_path;
+using testing::write_file;
+
+#define NEED_BINARY() \
+  if (!std::getenv("ORRERY_BIN")) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)"
+
+int sh(const std::string& cmd, const std::string& log) {
+  int s = std::system((cmd + " >" + log + " 2>&1").c_str());
+  return WIFEXITED(s) ? WEXITSTATUS(s) : 128 + WTERMSIG(s);
+}
+
+bool have_plotting() {
+  return std::system("/usr/bin/python3 -c 'import h5py, matplotlib' >/dev/null 2>&1") == 0;
+}
+
+TEST(Studies, EveryStudyExpandsToItsDocumentedPoints) {
+  NEED_BINARY();
+  const std::map<std::string, int> points = {
+      {"pai-hw-1w1g", 13},      {"pai-hw-1wng", 13},
+      {"pai-hw-ps-worker", 13}, {"pai-hw-allreduce-local", 13},
+      {"pai-table3-grid", 288}, {"pai-ps-to-allreduce", 72},
+      {"pai-pearl-vs-ps", 4},   {"pai-sim-vs-analytical", 9},
+      {"plan-capacity", 24}};
+  auto dir = make_temp_dir("studies");
+  int seen = 0;
+  for (const auto& entry : fs::directory_iterator(source_path("scenarios/studies"))) {
+    std::string stem = entry.path().stem().string();
+    ASSERT_TRUE(points.count(stem)) << "a study without a documented point count: " << stem;
+    ++seen;
+    std::string log = dir + "/" + stem + ".txt";
+    ASSERT_EQ(sh(std::string(std::getenv("ORRERY_BIN")) + " sweep " + entry.path().string() +
+                     " --dry-run",
+                 log),
+              0)
+        << read_file(log);
+    std::string first_line = read_file(log).substr(0, read_file(log).find('\n'));
+    EXPECT_NE(first_line.find(" " + std::to_string(points.at(stem)) + " point"), std::string::npos)
+        << stem << ": " << first_line;
+  }
+  EXPECT_EQ(seen, static_cast<int>(points.size()));
+}
+
+// Two jobs (a model at two batch sizes) under three architectures; the script's speedups must
+// be the ratios of the iteration times in the file.
+TEST(Studies, SpeedupCdfIsTheRatioOfIterationTimes) {
+  NEED_BINARY();
+  if (!have_plotting()) GTEST_SKIP() << "/usr/bin/python3 with h5py and matplotlib not available";
+  auto dir = make_temp_dir("fig9");
+  write_file(dir + "/s.yaml", R"(name: fig9
+platform: {preset: pai-pcie, servers: 3}
+workload: {type: model, model: resnet50, batch: 8}
+strategy: {type: ps_worker, ps_servers: 1}
+sweep:
+  named:
+    arch:
+      ps-worker: {strategy: {type: ps_worker, ps_servers: 1}}
+      allreduce-local: {platform: {preset: pai-nvlink, servers: 1}, strategy: {type: allreduce}}
+  grid:
+    workload.batch: [4, 8]
+)");
+  const std::string bin = std::getenv("ORRERY_BIN");
+  ASSERT_EQ(sh(bin + " sweep " + dir + "/s.yaml -q -j 2 -o " + dir + "/s.h5", dir + "/run.txt"), 0)
+      << read_file(dir + "/run.txt");
+  LoadedResults r = read_results_h5(dir + "/s.h5");
+  ASSERT_EQ(r.runs.size(), 4u);
+  std::map<std::string, std::map<std::string, double>> t;  // batch -> arch -> seconds
+  for (const auto& run : r.runs) {
+    t[run.params.at("workload.batch")][run.params.at("arch")] = run.result.makespan;
+    EXPECT_GT(run.result.analytical_seconds, 0) << run.name;
+  }
+  ASSERT_EQ(sh("/usr/bin/python3 " + source_path("scripts/plot_speedup_cdf.py") + " " + dir +
+                   "/s.h5 -o " + dir +
+                   "/cdf.png --table --gpus ps-worker=16 --gpus "
+                   "allreduce-local=8",
+               dir + "/cdf.txt"),
+            0)
+      << read_file(dir + "/cdf.txt");
+  std::string out = read_file(dir + "/cdf.txt");
+  EXPECT_TRUE(fs::file_size(dir + "/cdf.png") > 1000);
+  for (const char* batch : {"4", "8"}) {
+    double s = t[batch]["ps-worker"] / t[batch]["allreduce-local"];
+    char want[96];
+    std::snprintf(want, sizeof want, "%8.2fx  workload.batch=%s", s, batch);
+    EXPECT_NE(out.find(want), std::string::npos) << want << "\n" << out;
+  }
+  // The throughput curve halves the speedup: AllReduce-Local does the job on 8 GPUs, not 16.
+  double lo = std::min(t["4"]["ps-worker"] / t["4"]["allreduce-local"],
+                       t["8"]["ps-worker"] / t["8"]["allreduce-local"]);
+  char want[64];
+  std::snprintf(want, sizeof want, "(throughput): 2 jobs");
+  EXPECT_NE(out.find(want), std::string::npos) << out;
+  std::snprintf(want, sizeof want, "range %.2fx", lo / 2);
+  EXPECT_NE(out.find(want), std::string::npos) << want << "\n" << out;
+  // Missing GPU counts are an error, not a silent guess.
+  EXPECT_EQ(sh("/usr/bin/python3 " + source_path("scripts/plot_speedup_cdf.py") + " " + dir +
+                   "/s.h5 -o " + dir + "/x.png --gpus ps-worker=16",
+               dir + "/bad.txt"),
+            2);
+  EXPECT_NE(read_file(dir + "/bad.txt").find("no GPU count for allreduce-local"),
+            std::string::npos);
+  // The breakdown plot of the same file (with its analytical markers) renders.
+  ASSERT_EQ(sh("/usr/bin/python3 " + source_path("scripts/plot_breakdown.py") + " " + dir +
+                   "/s.h5 -o " + dir + "/b.png",
+               dir + "/b.txt"),
+            0)
+      << read_file(dir + "/b.txt");
+  EXPECT_TRUE(fs::file_size(dir + "/b.png") > 1000);
+}
+
+}  // namespace
+}  // namespace orrery
