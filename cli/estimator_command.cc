@@ -28,6 +28,11 @@ struct TrainArgs {
   bool quiet = false;
 };
 
+struct MergeArgs {
+  std::vector<std::string> inputs;
+  std::string output;
+};
+
 struct EvalArgs {
   std::string model;
   std::vector<std::string> inputs;
@@ -138,6 +143,43 @@ int eval_command(const EvalArgs& a) {
   return 0;
 }
 
+// Op models trained by separate runs (one op each, on as many cores) into one file. The runs
+// must share the settings that shape every op model (seed, budget, split); an op trained twice
+// is an error rather than a silent choice.
+int merge_command(const MergeArgs& a) {
+  if (a.inputs.size() < 2) throw InputError("estimator merge: give at least two model files");
+  LearnedModel out;
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    LearnedModel m = read_learned_model(a.inputs[i]);
+    if (i == 0) {
+      out.seed = m.seed;
+      out.budget_s = m.budget_s;
+      out.test_fraction = m.test_fraction;
+      out.val_fraction = m.val_fraction;
+    } else if (m.seed != out.seed || m.budget_s != out.budget_s ||
+               m.test_fraction != out.test_fraction || m.val_fraction != out.val_fraction) {
+      throw InputError(a.inputs[i] + ": trained with another seed, budget or split than " +
+                       a.inputs[0] + " (merge only runs of one training setting)");
+    }
+    for (auto& op : m.ops) {
+      if (out.find(op.op, op.device))
+        throw InputError(a.inputs[i] + ": op " + op.op + " on " + op.device +
+                         " is already in an earlier file");
+      out.ops.push_back(std::move(op));
+    }
+    for (auto& src : m.sources) {
+      bool seen = false;
+      for (const auto& have : out.sources) seen = seen || have.sha256 == src.sha256;
+      if (!seen) out.sources.push_back(std::move(src));
+    }
+    out.command += (out.command.empty() ? "" : "\n") + m.command;
+  }
+  write_learned_model(a.output, out);
+  std::printf("%s: %zu op model(s) from %zu file(s)\n", a.output.c_str(), out.ops.size(),
+              a.inputs.size());
+  return 0;
+}
+
 }  // namespace
 
 void register_estimator_commands(CLI::App& app, CommandList& out) {
@@ -159,6 +201,13 @@ void register_estimator_commands(CLI::App& app, CommandList& out) {
   train->add_option("--ops", targs.ops, "Comma-separated op types (default: every op)");
   train->add_flag("-q,--quiet", targs.quiet, "No progress lines");
   out.push_back({train, [] { return train_command(targs); }});
+
+  static MergeArgs margs;
+  auto* merge = est->add_subcommand(
+      "merge", "Join model files trained separately (e.g. one op per core) into one");
+  merge->add_option("models", margs.inputs, "Model files of one training setting")->required();
+  merge->add_option("-o,--output", margs.output, "Model file to write (JSON)")->required();
+  out.push_back({merge, [] { return merge_command(margs); }});
 
   static EvalArgs eargs;
   auto* eval = est->add_subcommand("eval", "Accuracy of a model file on profile rows");

@@ -237,6 +237,38 @@ TEST(LearnedTrainer, TrainAndEvalCommands) {
         "/m2.json --ops relu > " + dir + "/bad.txt 2>&1";
   EXPECT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 2);
   EXPECT_NE(testing::read_file(dir + "/bad.txt").find("relu"), std::string::npos);
+
+  // Merge: another op trained by a separate run joins the first file's.
+  ProfileDb other;
+  for (ProfileRow r : synthetic_matmul(200, {"fp32"}).rows()) {
+    r.op = "bmm";
+    other.add(r);
+  }
+  write_profile_csv(dir + "/bmm.csv", other, {"bmm rows"});
+  cmd = std::string(bin) + " estimator train " + dir + "/bmm.csv -o " + dir +
+        "/bmm.json --budget 0.2 --seed 3 -q > " + dir + "/t2.txt 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << testing::read_file(dir + "/t2.txt");
+  cmd = std::string(bin) + " estimator merge " + dir + "/model.json " + dir + "/bmm.json -o " +
+        dir + "/both.json > " + dir + "/merge.txt 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << testing::read_file(dir + "/merge.txt");
+  LearnedModel both = read_learned_model(dir + "/both.json");
+  ASSERT_EQ(both.ops.size(), 2u);
+  EXPECT_TRUE(both.find("matmul", "V100-SXM2"));
+  EXPECT_TRUE(both.find("bmm", "V100-SXM2"));
+  EXPECT_EQ(both.sources.size(), 2u);
+  EXPECT_EQ(both.seed, 3u);
+  // Merging an op twice, or runs of different seeds, is refused.
+  cmd = std::string(bin) + " estimator merge " + dir + "/model.json " + dir + "/both.json -o " +
+        dir + "/x.json > " + dir + "/dup.txt 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 2);
+  EXPECT_NE(testing::read_file(dir + "/dup.txt").find("already in an earlier file"),
+            std::string::npos)
+      << testing::read_file(dir + "/dup.txt");
+  cmd = std::string(bin) + " estimator train " + dir + "/bmm.csv -o " + dir +
+        "/bmm4.json --budget 0.2 --seed 4 -q > /dev/null 2>&1 && " + bin + " estimator merge " +
+        dir + "/model.json " + dir + "/bmm4.json -o " + dir + "/x.json > " + dir + "/seed.txt 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 2);
+  EXPECT_NE(testing::read_file(dir + "/seed.txt").find("another seed"), std::string::npos);
 }
 
 }  // namespace
