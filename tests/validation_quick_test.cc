@@ -90,6 +90,7 @@ TEST(ValidationQuick, LoopRunsEndToEndAndWritesItsTable) {
     EXPECT_TRUE(std::isfinite(err));
     EXPECT_NEAR(err, number(r, "predicted_s") / number(r, "measured_median_s") - 1, 1e-3);
     EXPECT_GT(number(r, "no_host_overheads_s"), 0);
+    if (r.at("mode") == "gloo") EXPECT_GT(number(r, "no_ddp_overheads_s"), 0);
   }
   EXPECT_TRUE(modes["single"]);
   EXPECT_TRUE(modes["gloo"]);
@@ -105,6 +106,12 @@ TEST(ValidationQuick, LoopRunsEndToEndAndWritesItsTable) {
   }
   EXPECT_FALSE(read_csv(dir + "/out/overheads.csv").empty());
   EXPECT_FALSE(read_csv(dir + "/out/comm.csv").empty());
+  std::map<std::string, double> ddp;
+  for (const auto& r : read_csv(dir + "/out/ddp_overheads.csv"))
+    ddp[r.at("quantity")] = number(r, "value");
+  EXPECT_TRUE(ddp.count("per_step") && ddp.count("per_param"));
+  EXPECT_GT(ddp["ddp_4"], 0);
+  EXPECT_GT(ddp["alone_28"], ddp["alone_4"]);  // the longer chain takes longer
 }
 
 }  // namespace
