@@ -43,9 +43,13 @@ void start_point(ChildPool& pool, SweepInput& in, int64_t index) {
   pool.start(index, [&in, index] { return run_point_in_child(in, in.points[index]); });
 }
 
-// With other ranks to serve, the loop must look at messages often; a 1 ms poll costs
-// microseconds of CPU per wake-up.
-int wait_ms(const MpiLink& mpi) { return mpi.size() > 1 ? 1 : 200; }
+// With other ranks to serve, the loop must look at messages often, but each wake-up polls
+// MPI's transports too: while a child of its own runs (whose exit ends the wait at once), a
+// few milliseconds are soon enough, since each worker holds one point in reserve.
+int wait_ms(const MpiLink& mpi, const ChildPool& pool) {
+  if (mpi.size() == 1) return 200;
+  return pool.running() > 0 ? 5 : 1;
+}
 
 }  // namespace
 
@@ -107,7 +111,8 @@ SweepRunStats coordinate_sweep(SweepInput& in, SweepStore& store, const SweepRun
 
     progress.update(store.points_done(), store.points_failed(),
                     pool.running() + remote_outstanding());
-    for (const ChildExit& e : pool.wait(wait_ms(mpi))) record(outcome_of(e, in.points[e.task]), 0);
+    for (const ChildExit& e : pool.wait(wait_ms(mpi, pool)))
+      record(outcome_of(e, in.points[e.task]), 0);
     if (seconds_since(last_sync) > 0.5) {
       store.sync_journal();
       last_sync = Clock::now();
@@ -171,7 +176,9 @@ bool serve_sweep(SweepInput& in, const SweepRunOptions& opt, MpiLink& mpi) {
       assigned.pop_front();
     }
     if (stop && pool.running() == 0 && assigned.empty()) return true;
-    for (const ChildExit& e : pool.wait(1))
+    // A running child ends the wait the moment it exits, and the message that matters then (the
+    // next point) is already queued: with children running, MPI can wait; idle, poll it often.
+    for (const ChildExit& e : pool.wait(pool.running() > 0 ? 100 : 1))
       mpi.send(0, kResult, serialize_outcome(outcome_of(e, in.points[e.task])));
   }
   pool.kill_all();
