@@ -1,5 +1,6 @@
 #include "cli/model_workload.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -37,13 +38,14 @@ CollectiveOptions read_collectives(const YamlMap& m) {
   return c;
 }
 
-// Servers holding the GPUs the strategy uses (its first `gpus`, as build_strategy picks them).
-int servers_spanned(const ClusterLayout& layout, const StrategyOptions& opt) {
-  if (opt.type == StrategyType::k1w1g || opt.type == StrategyType::k1wng) return 1;
-  size_t want = opt.gpus > 0 ? static_cast<size_t>(opt.gpus) : layout.gpus.size();
+// Servers whose GPUs run a device of the graph the strategy built (its own choice of GPUs).
+int servers_spanned(const ClusterLayout& layout, const ExecutionGraph& graph) {
+  std::set<std::string> hosts;
+  for (const auto& d : graph.devices) hosts.insert(d.host);
   std::set<int> servers;
-  for (size_t i = 0; i < want && i < layout.gpus.size(); ++i) servers.insert(layout.gpus[i].server);
-  return static_cast<int>(servers.size());
+  for (const auto& gpu : layout.gpus)
+    if (hosts.count(gpu.host)) servers.insert(gpu.server);
+  return std::max<int>(1, static_cast<int>(servers.size()));
 }
 
 StrategyOptions read_strategy(const YamlMap& s) {
@@ -123,7 +125,7 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
   check_graph(out.graph, root.origin() + ": workload");
   if (server) {
     out.analytical_seconds =
-        pai_estimate(model, device, *server, opt, servers_spanned(layout, opt)).total;
+        pai_estimate(model, device, *server, opt, servers_spanned(layout, out.graph)).total;
   }
   std::ostringstream s;
   s << model.name << " (batch " << model.batch << ", " << model.ops.size() << " ops/replica, "

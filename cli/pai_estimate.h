@@ -5,8 +5,6 @@
 // traffic from the strategy (Table II).
 #pragma once
 
-#include <optional>
-
 #include "models/device_spec.h"
 #include "models/pai_model.h"
 #include "platforms/platform_spec.h"

@@ -69,15 +69,11 @@ def _register(blocks):
 CHAINS = {k: _register(k) for k in (N_BLOCKS, M_BLOCKS)}
 
 
-def gradient_bytes(blocks):
-    """fp32 bytes of the chain's gradients (one DDP bucket)."""
+def parameters(blocks):
+    """(parameter tensors, fp32 bytes of their gradients: one DDP bucket) of the chain."""
     model, _, _ = validate_overheads.chain(blocks)
-    return sum(p.numel() * 4 for p in model.parameters())
-
-
-def parameter_tensors(blocks):
-    model, _, _ = validate_overheads.chain(blocks)
-    return sum(1 for _ in model.parameters())
+    params = list(model.parameters())
+    return len(params), sum(p.numel() * 4 for p in params)
 
 
 def modelled_allreduce(nbytes, latency, bandwidth):
@@ -111,8 +107,8 @@ def main(argv=None):
     gap = {}
     for k in CHAINS:
         gap[k] = (statistics.median(ddp[k]) - statistics.median(alone[k]) -
-                  modelled_allreduce(gradient_bytes(k), latency, bandwidth))
-    pn, pm = parameter_tensors(N_BLOCKS), parameter_tensors(M_BLOCKS)
+                  modelled_allreduce(parameters(k)[1], latency, bandwidth))
+    pn, pm = parameters(N_BLOCKS)[0], parameters(M_BLOCKS)[0]
     per_param = (gap[M_BLOCKS] - gap[N_BLOCKS]) / (pm - pn)
     per_step = gap[N_BLOCKS] - pn * per_param
 

@@ -4,36 +4,11 @@
 #include <gtest/gtest.h>
 
 #include "cli/scenario.h"
-#include "models/op_counts.h"
 #include "tests/test_util.h"
+#include "tests/tiny_model_graph.h"
 
 namespace orrery {
 namespace {
-
-ModelGraph tiny_model() {
-  ModelGraph g;
-  g.name = "tiny";
-  g.batch = 64;
-  ModelOp mm;
-  mm.name = "fc";
-  mm.type = "matmul";
-  mm.inputs = {{64, 128}, {128, 10}};
-  mm.output = {64, 10};
-  ModelOp relu;
-  relu.name = "relu";
-  relu.type = "relu";
-  relu.inputs = {{64, 10}};
-  ModelOp grad;
-  grad.name = "dw";
-  grad.type = "matmul";
-  grad.phase = Phase::kBackward;
-  grad.inputs = {{128, 64}, {64, 10}};
-  grad.output = {128, 10};
-  grad.grads = 1280;
-  g.ops = {mm, relu, grad};
-  fill_op_counts(g);
-  return g;
-}
 
 TEST(PaiEstimate, StrategiesMapToTableIIArchitectures) {
   using A = PaiArchitecture;
@@ -48,7 +23,7 @@ TEST(PaiEstimate, StrategiesMapToTableIIArchitectures) {
 }
 
 TEST(PaiEstimate, PsWorkerStepByHand) {
-  ModelGraph g = tiny_model();
+  ModelGraph g = testing::tiny_model_graph();
   DeviceSpec dev;
   dev.fp32 = 10e12;
   dev.mem_bw = 1e12;

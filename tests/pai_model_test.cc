@@ -9,6 +9,7 @@
 #include "engine/errors.h"
 #include "models/op_counts.h"
 #include "tests/test_util.h"
+#include "tests/tiny_model_graph.h"
 
 namespace orrery {
 namespace {
@@ -110,27 +111,7 @@ TEST(PaiModel, DeviceSetsPeakAndMemoryBandwidth) {
 }
 
 TEST(PaiModel, FeaturesOfAModelGraph) {
-  ModelGraph g;
-  g.name = "tiny";
-  g.batch = 64;
-  ModelOp mm;
-  mm.name = "fc";
-  mm.type = "matmul";
-  mm.inputs = {{64, 128}, {128, 10}};
-  mm.output = {64, 10};
-  ModelOp relu;
-  relu.name = "relu";
-  relu.type = "relu";
-  relu.inputs = {{64, 10}};
-  ModelOp grad;
-  grad.name = "dw";
-  grad.type = "matmul";
-  grad.phase = Phase::kBackward;
-  grad.inputs = {{128, 64}, {64, 10}};
-  grad.output = {128, 10};
-  grad.grads = 1280;
-  g.ops = {mm, relu, grad};
-  fill_op_counts(g);
+  ModelGraph g = testing::tiny_model_graph();
   PaiWorkload w = pai_features(g, PaiArchitecture::kAllReduceLocal);
   EXPECT_DOUBLE_EQ(w.flops, 2.0 * 640 * 128 + 2.0 * 1280 * 64);
   EXPECT_DOUBLE_EQ(w.mem_bytes, 1280 * 4.0);
