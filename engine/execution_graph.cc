@@ -105,4 +105,21 @@ int ExecutionGraph::find_op(const std::string& name) const {
   return -1;
 }
 
+int append_transfer(ExecutionGraph& g, const std::string& name, int queue_device, Stream stream,
+                    int src, int dst, double bytes, const std::string& phase,
+                    std::vector<int> deps) {
+  Op op;
+  op.name = name;
+  op.device = queue_device;
+  op.stream = stream;
+  op.kind = OpKind::kTransfer;
+  op.src = src;
+  op.dst = dst;
+  op.transfer_bytes = bytes;
+  op.phase = phase;
+  op.deps = std::move(deps);
+  g.ops.push_back(std::move(op));
+  return static_cast<int>(g.ops.size()) - 1;
+}
+
 }  // namespace orrery

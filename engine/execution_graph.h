@@ -121,4 +121,10 @@ struct ExecutionGraph {
   int find_op(const std::string& name) const;
 };
 
+// Appends a transfer of `bytes` from device `src` to device `dst`, queued on `stream` of
+// `queue_device`, after `deps`; returns its op index.
+int append_transfer(ExecutionGraph& g, const std::string& name, int queue_device, Stream stream,
+                    int src, int dst, double bytes, const std::string& phase,
+                    std::vector<int> deps);
+
 }  // namespace orrery

@@ -35,18 +35,7 @@ int GraphBuilder::compute(const std::string& name, int device, Stream stream, do
 
 int GraphBuilder::transfer(const std::string& name, int queue_device, Stream stream, int src,
                            int dst, double bytes, const std::string& phase, std::vector<int> deps) {
-  Op op;
-  op.name = name;
-  op.device = queue_device;
-  op.stream = stream;
-  op.kind = OpKind::kTransfer;
-  op.src = src;
-  op.dst = dst;
-  op.transfer_bytes = bytes;
-  op.phase = phase;
-  op.deps = std::move(deps);
-  g_.ops.push_back(std::move(op));
-  return static_cast<int>(g_.ops.size()) - 1;
+  return append_transfer(g_, name, queue_device, stream, src, dst, bytes, phase, std::move(deps));
 }
 
 int GraphBuilder::collective(const std::string& name, Collective c, const std::string& phase,

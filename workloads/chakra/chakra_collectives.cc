@@ -2,26 +2,6 @@
 
 namespace orrery::chakra {
 
-namespace {
-
-int append_transfer(ExecutionGraph& g, const std::string& name, int src, int dst, double bytes,
-                    std::vector<int> deps, Stream stream, const std::string& phase) {
-  Op op;
-  op.name = name;
-  op.device = src;
-  op.stream = stream;
-  op.kind = OpKind::kTransfer;
-  op.src = src;
-  op.dst = dst;
-  op.transfer_bytes = bytes;
-  op.phase = phase;
-  op.deps = std::move(deps);
-  g.ops.push_back(std::move(op));
-  return static_cast<int>(g.ops.size()) - 1;
-}
-
-}  // namespace
-
 RankDeps append_ring_pass(ExecutionGraph& g, const std::vector<int>& ranks, double bytes,
                           const RankDeps& start_deps, const std::string& name, Stream stream,
                           const std::string& phase) {
@@ -34,9 +14,9 @@ RankDeps append_ring_pass(ExecutionGraph& g, const std::vector<int>& ranks, doub
       // A rank forwards the block it received in the previous step.
       std::vector<int> deps =
           step == 0 ? start_deps[i] : std::vector<int>{prev[i], prev[(i + n - 1) % n]};
-      cur[i] =
-          append_transfer(g, name + ".s" + std::to_string(step) + ".r" + std::to_string(i),
-                          ranks[i], ranks[(i + 1) % n], bytes / n, std::move(deps), stream, phase);
+      cur[i] = append_transfer(g, name + ".s" + std::to_string(step) + ".r" + std::to_string(i),
+                               ranks[i], stream, ranks[i], ranks[(i + 1) % n], bytes / n, phase,
+                               std::move(deps));
     }
     prev = cur;
   }
@@ -54,8 +34,9 @@ RankDeps append_all_to_all(ExecutionGraph& g, const std::vector<int>& ranks, dou
   for (int k = 1; k < n; ++k) {
     for (int i = 0; i < n; ++i) {
       const int j = (i + k) % n;
-      int op = append_transfer(g, name + ".s" + std::to_string(k - 1) + ".r" + std::to_string(i),
-                               ranks[i], ranks[j], bytes / n, start_deps[i], stream, phase);
+      int op =
+          append_transfer(g, name + ".s" + std::to_string(k - 1) + ".r" + std::to_string(i),
+                          ranks[i], stream, ranks[i], ranks[j], bytes / n, phase, start_deps[i]);
       done[i].push_back(op);  // rank i's own sends, then what it receives
       done[j].push_back(op);
     }
