@@ -101,4 +101,10 @@ std::string format_size(double v) {
                            {"B", 1}});
 }
 
+std::string format_exact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
 }  // namespace orrery

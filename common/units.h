@@ -22,5 +22,7 @@ bool parse_flops(const std::string& text, double* flop_per_s);
 std::string format_bandwidth(double bytes_per_s);  // "3.125 GB/s"
 std::string format_time(double seconds);           // "12.3 ms"
 std::string format_size(double bytes);             // "25.0 MiB"
+// Every digit a double needs to read back as itself ("%.17g"), for files other programs read.
+std::string format_exact(double v);
 
 }  // namespace orrery

@@ -9,20 +9,14 @@
 // forwarding limit); traffic to host memory takes the rc-dma link (its read efficiency); traffic
 // to the other socket crosses QPI. Switches with nothing under them are left out.
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "common/units.h"
 #include "platforms/topology_writer.h"
 
 namespace orrery {
 namespace {
-
-std::string num(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 // A PCIe link as the data sees it: posted writes at write_efficiency in both directions.
 // Reads are answered by the root complex, so their efficiency lives on the rc-dma link.
@@ -106,7 +100,7 @@ class ServerBuilder {
                c.flops,
                std::max(1, gpus_on[k]),
                "cpu",
-               {{"mem_bw", num(c.mem_bw)},
+               {{"mem_bw", format_exact(c.mem_bw)},
                 {"model", c.model},
                 {"server", std::to_string(out_.index)},
                 {"socket", std::to_string(k)}}});
@@ -166,7 +160,7 @@ class ServerBuilder {
                g.flops,
                1,
                "gpu",
-               {{"mem_bw", num(g.mem_bw)},
+               {{"mem_bw", format_exact(g.mem_bw)},
                 {"model", g.model},
                 {"sms", std::to_string(g.sms)},
                 {"server", std::to_string(out_.index)},

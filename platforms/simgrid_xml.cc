@@ -1,21 +1,15 @@
 // topology_to_simgrid_xml: the same zone build_simgrid_platform makes, as SimGrid XML (DTD 4.1):
 // the same links (simgrid_links.h), the same Dijkstra steps (<route symmetrical="NO">) and the
 // same fixed host-to-host routes (<bypassRoute>), so the file loads back to the same routes.
-#include <cstdio>
 #include <sstream>
 #include <unordered_map>
 
+#include "common/units.h"
 #include "platforms/simgrid_links.h"
 #include "platforms/simgrid_platform.h"
 
 namespace orrery {
 namespace {
-
-std::string fmt(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 std::string esc(const std::string& s) {
   std::string out;
@@ -54,13 +48,13 @@ class XmlWriter {
        << "  <zone id=\"" << esc(topo_.name.empty() ? "orrery" : topo_.name)
        << "\" routing=\"DijkstraCache\">\n";
     for (const auto& h : topo_.hosts) host(h);
-    x_ << "    <host id=\"" << kTimerHost << "\" speed=\"" << fmt(kTimerSpeed) << "f\" core=\""
-       << kTimerCores << "\"/>\n";
+    x_ << "    <host id=\"" << kTimerHost << "\" speed=\"" << format_exact(kTimerSpeed)
+       << "f\" core=\"" << kTimerCores << "\"/>\n";
     for (const auto& r : topo_.routers) x_ << "    <router id=\"" << esc(r) << "\"/>\n";
     for (const auto& l : topo_.links)
       for (const auto& s : simgrid_links_of(l))
-        x_ << "    <link id=\"" << esc(s.name) << "\" bandwidth=\"" << fmt(s.bandwidth)
-           << "Bps\" latency=\"" << fmt(s.latency) << "s\"><prop id=\"class\" value=\""
+        x_ << "    <link id=\"" << esc(s.name) << "\" bandwidth=\"" << format_exact(s.bandwidth)
+           << "Bps\" latency=\"" << format_exact(s.latency) << "s\"><prop id=\"class\" value=\""
            << esc(l.link_class) << "\"/></link>\n";
     if (topo_.routes.empty() && topo_.route_graph.empty()) {
       for (const auto& e : topo_.edges) {
@@ -77,8 +71,8 @@ class XmlWriter {
 
  private:
   void host(const TopoHost& h) {
-    x_ << "    <host id=\"" << esc(h.name) << "\" speed=\"" << fmt(h.speed) << "f\" core=\""
-       << h.cores << "\"";
+    x_ << "    <host id=\"" << esc(h.name) << "\" speed=\"" << format_exact(h.speed)
+       << "f\" core=\"" << h.cores << "\"";
     if (h.properties.empty()) {
       x_ << "/>\n";
       return;

@@ -1,20 +1,14 @@
 // check_topology: a Topology SimGrid will accept, or an InputError naming what is wrong.
 #include <cmath>
-#include <cstdio>
 #include <set>
 #include <string>
 
+#include "common/units.h"
 #include "engine/errors.h"
 #include "platforms/simgrid_platform.h"
 
 namespace orrery {
 namespace {
-
-std::string fmt(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 void check_routes(const std::vector<TopoRoute>& routes, const char* what,
                   const std::set<std::string>& nodes, const std::set<std::string>& links,
@@ -57,17 +51,18 @@ void check_topology(const Topology& topo, const std::string& origin) {
       throw InputError(origin + ": duplicate link name \"" + l.name + "\"");
     if (!(l.bandwidth > 0) || !std::isfinite(l.bandwidth))
       throw InputError(origin + ": link \"" + l.name + "\": bandwidth must be positive, got " +
-                       fmt(l.bandwidth));
+                       format_exact(l.bandwidth));
     if (!(l.reverse_bandwidth >= 0) || !std::isfinite(l.reverse_bandwidth))
       throw InputError(origin + ": link \"" + l.name +
                        "\": reverse bandwidth must be positive (or 0: same as bandwidth), got " +
-                       fmt(l.reverse_bandwidth));
+                       format_exact(l.reverse_bandwidth));
     if (!(l.latency >= 0) || !std::isfinite(l.latency))
       throw InputError(origin + ": link \"" + l.name + "\": latency must be >= 0, got " +
-                       fmt(l.latency));
+                       format_exact(l.latency));
     if (!(l.duplex_overhead >= 0 && l.duplex_overhead < 1))
       throw InputError(origin + ": link \"" + l.name +
-                       "\": duplex overhead must be in [0, 1), got " + fmt(l.duplex_overhead));
+                       "\": duplex overhead must be in [0, 1), got " +
+                       format_exact(l.duplex_overhead));
   }
   for (const auto& e : topo.edges) {
     for (const auto* end : {&e.a, &e.b})

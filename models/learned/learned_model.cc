@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/units.h"
+
 namespace orrery {
 namespace {
 
@@ -72,9 +74,7 @@ const OpModel* LearnedModel::find(const std::string& type, const std::string& de
 
 std::string param_value_text(const ParamDef& def, const ParamValue& v) {
   if (def.is_string()) return v.text;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v.value);
-  return buf;
+  return format_exact(v.value);
 }
 
 std::optional<OpPrediction> predict_op(const OpModel& m, const ModelOp& op) {
