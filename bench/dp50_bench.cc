@@ -77,15 +77,7 @@ ExecutionGraph dp50_graph(const Topology& t, bool analytical) {
     c.bytes = 25.0 * 1024 * 1024;
     c.analytical = analytical;
     for (int d = 0; d < n; ++d) c.ranks.push_back(d);
-    g.collectives.push_back(c);
-    Op ar;
-    ar.name = "allreduce" + std::to_string(l);
-    ar.device = 0;
-    ar.stream = {StreamClass::kComm, 0};
-    ar.kind = OpKind::kCollective;
-    ar.collective = static_cast<int>(g.collectives.size()) - 1;
-    ar.deps = wgrads;
-    g.ops.push_back(std::move(ar));
+    append_collective(g, "allreduce" + std::to_string(l), std::move(c), "", wgrads);
   }
   return g;
 }

@@ -122,4 +122,19 @@ int append_transfer(ExecutionGraph& g, const std::string& name, int queue_device
   return static_cast<int>(g.ops.size()) - 1;
 }
 
+int append_collective(ExecutionGraph& g, const std::string& name, Collective c,
+                      const std::string& phase, std::vector<int> deps) {
+  Op op;
+  op.name = name;
+  op.device = c.ranks.at(0);
+  op.stream = {StreamClass::kComm, 0};
+  op.kind = OpKind::kCollective;
+  op.collective = static_cast<int>(g.collectives.size());
+  op.phase = phase;
+  op.deps = std::move(deps);
+  g.collectives.push_back(std::move(c));
+  g.ops.push_back(std::move(op));
+  return static_cast<int>(g.ops.size()) - 1;
+}
+
 }  // namespace orrery

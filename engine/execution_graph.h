@@ -126,5 +126,9 @@ struct ExecutionGraph {
 int append_transfer(ExecutionGraph& g, const std::string& name, int queue_device, Stream stream,
                     int src, int dst, double bytes, const std::string& phase,
                     std::vector<int> deps);
+// Appends collective `c` and the op that runs it, queued on comm stream 0 of its first rank,
+// after `deps`; returns the op's index.
+int append_collective(ExecutionGraph& g, const std::string& name, Collective c,
+                      const std::string& phase, std::vector<int> deps);
 
 }  // namespace orrery

@@ -40,17 +40,7 @@ int GraphBuilder::transfer(const std::string& name, int queue_device, Stream str
 
 int GraphBuilder::collective(const std::string& name, Collective c, const std::string& phase,
                              std::vector<int> deps) {
-  Op op;
-  op.name = name;
-  op.device = c.ranks.at(0);
-  op.stream = {StreamClass::kComm, 0};
-  op.kind = OpKind::kCollective;
-  op.collective = static_cast<int>(g_.collectives.size());
-  op.phase = phase;
-  op.deps = std::move(deps);
-  g_.collectives.push_back(std::move(c));
-  g_.ops.push_back(std::move(op));
-  return static_cast<int>(g_.ops.size()) - 1;
+  return append_collective(g_, name, std::move(c), phase, std::move(deps));
 }
 
 ExecutionGraph GraphBuilder::take() { return std::move(g_); }

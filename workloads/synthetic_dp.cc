@@ -78,16 +78,9 @@ ExecutionGraph make_data_parallel(const DataParallelPattern& p,
     c.algo = CollectiveAlgo::kRing;
     c.ranks = ranks;
     c.bytes = p.gradient_bytes;
-    g.collectives.push_back(c);
-    Op ar;
-    ar.name = "allreduce" + std::to_string(l);
-    ar.device = 0;
-    ar.stream = {StreamClass::kComm, 0};
-    ar.kind = OpKind::kCollective;
-    ar.collective = static_cast<int>(g.collectives.size()) - 1;
-    ar.phase = "comm";
-    for (const auto& d : grad_ready) ar.deps.push_back(d[0]);
-    int done = add_op(g, ar);
+    std::vector<int> deps;
+    for (const auto& d : grad_ready) deps.push_back(d[0]);
+    int done = append_collective(g, "allreduce" + std::to_string(l), c, "comm", std::move(deps));
     for (int i = 0; i < n; ++i) update_deps[i].push_back(done);
   }
   for (int i = 0; i < n; ++i) {

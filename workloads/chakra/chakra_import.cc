@@ -486,17 +486,10 @@ class Importer {
     }
     c.ranks = rv.ranks;
     c.bytes = bytes;
-    g_.collectives.push_back(c);
-    Op op;
-    op.name = name;
-    op.device = r0;
-    op.stream = kCommStream;
-    op.kind = OpKind::kCollective;
-    op.collective = static_cast<int>(g_.collectives.size()) - 1;
-    op.phase = "comm";
-    for (const auto& d : deps) op.deps = merged(std::move(op.deps), d);
-    g_.ops.push_back(std::move(op));
-    return chakra::RankDeps(rv.ranks.size(), {static_cast<int>(g_.ops.size()) - 1});
+    std::vector<int> after;
+    for (const auto& d : deps) after = merged(std::move(after), d);
+    int op = append_collective(g_, name, std::move(c), "comm", std::move(after));
+    return chakra::RankDeps(rv.ranks.size(), {op});
   }
 
   chakra::RankDeps flows(const Rendezvous& rv, int type, double bytes, const chakra::RankDeps& deps,
