@@ -428,6 +428,7 @@ clock = time.perf_counter
 def graph_time(case, copies, dev):
     """Time of one 'graph' of `copies` sequential copies of the op, synchronised at the end
     (the chained-copies graph of Tianshu's Fig. 2; eager execution runs them in order)."""
+    LOCK.wait()
     sync(dev)
     t0 = clock()
     for _ in range(copies):
@@ -532,12 +533,35 @@ def main(argv=None):
                     help="--calls: 'reuse' (default) rotates each input over copies as far "
                     "apart as its reuse distance in the step; BYTES rotates every op over copies "
                     "totalling that many bytes; 0 keeps the same tensors (cache-hot)")
+    ap.add_argument("--calls-context", choices=["auto", "traffic", "rotate"], default="auto",
+                    help="--calls: 'traffic' times each call after replaying the step's foreign "
+                    "memory traffic behind every input (its reuse distance), with the op's code "
+                    "warm; 'rotate' is Tianshu's N/M over rotating copies (--calls-rotate); "
+                    "'auto' (default): traffic for ops with an input at least "
+                    "--calls-traffic-min bytes away, rotate for the others")
+    ap.add_argument("--calls-traffic-min", type=float, default=32 * 2**20, metavar="BYTES",
+                    help="--calls-context auto: reuse distance from which an op is timed in "
+                    "replayed traffic (default 32 MiB: below it, foreign traffic and rotation "
+                    "time ResNet-18's largest convolution alike here)")
+    ap.add_argument("--ranks", type=int, default=1,
+                    help="--calls: time every call in this many processes at once, in lock "
+                    "step (data-parallel ranks on one machine); rows hold their mean")
+    ap.add_argument("--calls-samples", type=int, default=9,
+                    help="--calls-context traffic: timed calls per op (their median or minimum)")
+    ap.add_argument("--calls-max-sweep", type=float, default=512e6, metavar="BYTES",
+                    help="--calls-context traffic: longest foreign-traffic sweep")
     ap.add_argument("-o", "--output", required=True, help="CSV file to write")
     args = ap.parse_args(argv)
     if args.m <= args.n or args.n < 1:
         ap.error("need 1 <= N < M")
     if args.random_grid is not None and args.random_grid < 1:
         ap.error("--random-grid needs a positive count")
+    if args.ranks < 1 or (args.ranks > 1 and not args.calls):
+        ap.error("--ranks needs at least 1, and more only with --calls")
+    if args.calls_samples < 1:
+        ap.error("--calls-samples needs at least 1")
+    args.calls_max_sweep = int(args.calls_max_sweep)
+    args.calls_traffic_min = int(args.calls_traffic_min)
 
     torch.manual_seed(0)
     torch.set_num_threads(args.threads)
@@ -625,7 +649,9 @@ def main(argv=None):
 # --calls-target seconds (at least --m), median (default) or minimum of --repeats interleaved
 # pairs of graphs. So that an op takes here what it takes inside a training step
 # (docs/validation.md, "The profile database"): arguments rotate over copies as far apart as the
-# step's traffic between two uses of each tensor (--calls-rotate reuse), the glibc heap is kept
+# step's traffic between two uses of each tensor (--calls-rotate reuse); an op with an input
+# reused from far (32 MiB of traffic or more, --calls-context auto) is instead timed call by call
+# after that traffic is replayed with foreign memory (TrafficCase); the glibc heap is kept
 # (a loop of one op would otherwise fault its large outputs in every copy), forward ops run with
 # grad mode on inputs that required grad, and denormal floats are flushed (repeating an in-place
 # op thousands of times can drive values into the denormal range, which real steps do not visit).
@@ -794,6 +820,150 @@ class RotatingCase:
         self.next = (self.next + 1) % len(self.cases)
 
 
+def threading_native_id():
+    import threading
+    return threading.get_native_id()
+
+
+def current_cpu():
+    """The CPU the calling thread runs on (Linux), or None."""
+    try:
+        with open("/proc/thread-self/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[36])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class _Warmer:
+    """Runs cases on a helper thread. glibc gives the thread its own malloc arena, so what a
+    case frees there (its outputs and internal buffers) cannot be handed to the next call on
+    the main thread; the code it runs is left in the caches for that call all the same."""
+
+    def __init__(self):
+        import queue
+        import threading
+        self.todo, self.done = queue.Queue(), queue.Queue()
+        self.tid = None
+        threading.Thread(target=self._loop, daemon=True).start()
+
+    def _loop(self):
+        torch.set_flush_denormal(True)  # per thread (MXCSR), like the main thread's setting
+        self.tid = threading_native_id()
+        while True:
+            case = self.todo.get()
+            try:
+                case.run()
+                self.done.put(None)
+            except BaseException as e:  # pragma: no cover - re-raised on the main thread
+                self.done.put(e)
+
+    def run(self, case):
+        # On the core the main thread runs on, whose private caches the timed call will use.
+        cpu = current_cpu()
+        if cpu is not None and self.tid is not None:
+            try:
+                os.sched_setaffinity(self.tid, {cpu})
+            except OSError:
+                pass
+        self.todo.put(case)
+        err = self.done.get()
+        if err is not None:
+            raise err
+
+
+class TrafficCase:
+    """A recorded op timed once per call after the step's memory traffic is replayed around it.
+
+    Between two uses of a tensor a training step moves its reuse distance's worth of *other*
+    data through the memory system. Rotating copies of the op itself (RotatingCase) makes the
+    op's inputs as cold as that, but leaves everything else the op touches warm: the heap blocks
+    its outputs and internal buffers reuse (oneDNN's reordered weights, scratchpads) and the
+    page-table entries of its tensors (ResNet-18's layer4 convolution here: 2.0 ms with 600 MB
+    of rotated weights, 3.0 ms after 256 MB of other traffic, 2.6 ms inside the step). So each
+    timed call is prepared as the step prepares it: inputs are read in order of decreasing reuse
+    distance, each followed by writes to a foreign buffer until the next one is due (the last
+    by its own distance), so that every input has its distance of foreign traffic behind it.
+    Code, on the other hand, the step keeps warm (every op runs the same dispatcher; an op's
+    kernels ran for the previous layer): a second copy of the op runs at its place in that
+    order, on a helper thread (_Warmer), so that it warms the code without warming the memory
+    the timed call will allocate. Without it a 10-element SGD update after 150 MB of traffic
+    takes 77 us instead of 3 us. Sweeps stop at `max_sweep` bytes."""
+
+    foreign = None  # the foreign buffer, shared by all cases (grown on demand)
+    warmer = None
+
+    def __init__(self, record, dev, max_sweep):
+        self.dev, self.max_sweep = dev, max_sweep
+        self.case, tensors, dist = self._build(record, dev)
+        self.warm, warm_tensors, _ = self._build(record, dev)
+        warm_bytes = sum(t.untyped_storage().nbytes() if hasattr(t, "untyped_storage")
+                         else t.storage().nbytes() for t in warm_tensors.values())
+        # (distance, tensor or None for the warm-up copy), farthest first
+        items = [(dist[k], tensors[k]) for k in tensors] + [(warm_bytes, None)]
+        items.sort(key=lambda it: -it[0])
+        self.plan = [(item, items[i][0] - (items[i + 1][0] if i + 1 < len(items) else 0))
+                     for i, item in enumerate(t for _, t in items)]
+        need = min(max_sweep, max((d for d, _ in items), default=0))
+        if TrafficCase.foreign is None or TrafficCase.foreign.numel() * 4 < need:
+            TrafficCase.foreign = None
+            TrafficCase.foreign = torch.empty(max(need // 4, 1), device=dev)
+
+    @staticmethod
+    def _build(record, dev):
+        grad = record.get("phase", "forward") == "forward"
+        tensors, dist = {}, {}
+
+        def make(spec):
+            key = ("ref", spec["ref"]) if spec.get("ref") is not None else ("spec", id(spec))
+            if key not in tensors:
+                tensors[key] = _calls_tensor(spec, dev, grad)
+            dist[key] = max(dist.get(key, 0), int(spec.get("reuse", 0)))
+            return tensors[key]
+        return CallsCase(record, dev, make), tensors, dist
+
+    def sweep(self, nbytes):
+        n = min(nbytes, self.max_sweep, TrafficCase.foreign.numel() * 4) // 4
+        if n > 0:
+            TrafficCase.foreign[:n].fill_(1.0)
+
+    def timed_call(self):
+        with torch.no_grad():
+            for tensor, gap in self.plan:
+                if tensor is None:
+                    if TrafficCase.warmer is None:
+                        TrafficCase.warmer = _Warmer()
+                    TrafficCase.warmer.run(self.warm)
+                else:
+                    tensor.detach().sum()
+                self.sweep(gap)
+        sync(self.dev)
+        LOCK.wait()
+        t0 = clock()
+        self.case.run()
+        sync(self.dev)
+        return clock() - t0
+
+
+def clock_overhead(samples=101):
+    """Median time of an empty timed region: what a per-call time holds besides the call."""
+    ts = []
+    for _ in range(samples):
+        t0 = clock()
+        ts.append(clock() - t0)
+    return statistics.median(ts)
+
+
+def measure_traffic(case, samples, warmup, stat):
+    """Per-call time of a TrafficCase: (t_op, empty-region time, median raw call, spread)."""
+    for _ in range(max(warmup, 1)):
+        case.timed_call()
+    raw = [case.timed_call() for _ in range(samples)]
+    empty = clock_overhead()
+    pick = statistics.median if stat == "median" else min
+    spread = statistics.pstdev(raw) if len(raw) > 1 else 0.0
+    return max(pick(raw) - empty, 0.0), empty, pick(raw), spread
+
+
 def keep_heap_memory():
     """Stops glibc malloc from returning freed memory to the kernel (trim threshold) and from
     serving large blocks by mmap. A loop of one op frees and re-allocates its output each copy;
@@ -817,7 +987,7 @@ def measure_calls(case, dev, n, m_min, target_s, repeats, warmup, stat):
     `repeats` interleaved graphs."""
     for _ in range(max(warmup, 1)):
         one = graph_time(case, 1, dev)
-    m = max(m_min, n + 1, min(5000, int(target_s / max(one, 1e-7)) + n))
+    m = int(LOCK.agree_max(max(m_min, n + 1, min(5000, int(target_s / max(one, 1e-7)) + n))))
     t_n, t_m = [], []
     for _ in range(repeats):
         t_n.append(graph_time(case, n, dev))
@@ -827,6 +997,91 @@ def measure_calls(case, dev, n, m_min, target_s, repeats, warmup, stat):
     per_op = [(b - a) / (m - n) for a, b in zip(t_n, t_m)]
     spread = statistics.pstdev(per_op) if len(per_op) > 1 else 0.0
     return (best_m - best_n) / (m - n), best_n, best_m, m, spread
+
+
+def measure_record(rec, dev, args):
+    """(t_op, T_N, T_M, M, spread, N) of one recorded op, in the context --calls-context picks
+    for it: replayed traffic for far-reused ops, N/M over rotating copies for the others."""
+    far = max((int(sp.get("reuse", 0)) for sp in _calls_specs(rec["calls"], [])),
+              default=0) >= args.calls_traffic_min
+    if args.calls_context == "traffic" or (args.calls_context == "auto" and far):
+        case = TrafficCase(rec, dev, args.calls_max_sweep)
+        t_op, empty, raw, spread = measure_traffic(case, args.calls_samples, args.warmup,
+                                                   args.calls_stat)
+        return t_op, empty, raw, 1, spread, 0
+    case = RotatingCase(rec, dev, args.calls_rotate)
+    res = measure_calls(case, dev, args.n, args.m, args.calls_target, args.repeats,
+                        args.warmup, args.calls_stat)
+    tries = 1
+    # Noise above the op: longer graphs (all ranks together, so that they stay in step).
+    while LOCK.agree_max(1.0 if res[0] <= 0 else 0.0) > 0 and tries < 3:
+        res = measure_calls(case, dev, args.n, res[3] * 4, args.calls_target, args.repeats,
+                            args.warmup, args.calls_stat)
+        tries += 1
+    return res + (args.n,)
+
+
+class Lockstep:
+    """The ranks of one profiling run (--ranks): processes forked from this one that time the
+    same calls at the same moments, as data-parallel ranks run the same op at once in lock step
+    (each DDP bucket's all-reduce re-aligns them), so that memory-bound ops meet their twin's
+    memory traffic as they do in the step. One rank: every method is a no-op."""
+
+    def __init__(self, ranks=1):
+        self.ranks, self.rank, self.children = ranks, 0, []
+        if ranks <= 1:
+            return
+        import multiprocessing
+        ctx = multiprocessing.get_context("fork")
+        self.barrier = ctx.Barrier(ranks)
+        self.slots = ctx.Array("d", ranks, lock=False)
+        self.queue = ctx.SimpleQueue()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for r in range(1, ranks):
+            pid = os.fork()
+            if pid == 0:
+                self.rank, self.children = r, []
+                break
+            self.children.append(pid)
+
+    def wait(self):
+        if self.ranks > 1:
+            self.barrier.wait(timeout=600)  # a rank that died breaks it: an error, not a hang
+
+    def agree_max(self, value):
+        """The largest of the ranks' values (each rank passes its own)."""
+        if self.ranks <= 1:
+            return value
+        self.slots[self.rank] = value
+        self.wait()
+        agreed = max(self.slots[:])
+        self.wait()
+        return agreed
+
+    def combine(self, measured):
+        """Rank 0: the per-call mean over ranks of the measured tuples. Other ranks send theirs
+        and exit."""
+        if self.ranks <= 1:
+            return measured
+        if self.rank != 0:
+            self.queue.put(measured)
+            sys.stdout.flush()
+            os._exit(0)
+        peers = [self.queue.get() for _ in self.children]
+        for pid in self.children:
+            _, status = os.waitpid(pid, 0)
+            if status != 0:
+                sys.exit(f"profile_ops.py: rank process {pid} failed (status {status})")
+        out = {}
+        for sig, res in measured.items():
+            all_res = [res] + [p[sig] for p in peers]
+            means = [statistics.fmean(r[i] for r in all_res) for i in (0, 1, 2, 4)]
+            out[sig] = (means[0], means[1], means[2], res[3], means[3], res[5])
+        return out
+
+
+LOCK = Lockstep()
 
 
 def profile_calls(args, dev, name):
@@ -839,41 +1094,45 @@ def profile_calls(args, dev, name):
     measured = {}  # call signature -> (t_op, T_N, T_M, M, spread)
     keys = {}      # row key -> [weight, sum t_op, sum T_N, sum T_M, sum spread, M, N]
     order, skipped, models = [], 0, []
+    datas = []
     for path in args.calls:
         data = torch.load(path)
         if data.get("format") != "orrery-aten-calls":
             sys.exit(f"profile_ops.py: {path} is not an orrery-aten-calls file")
         models.append(f"{data['model']} ({len(data['ops'])} ops)")
+        datas.append(data)
+    global LOCK
+    LOCK = Lockstep(args.ranks)  # forks the other ranks, which time the same calls in step
+    records = []  # (record, call signature) in graph order
+    for data in datas:
         for rec in data["ops"]:
             if not rec["calls"]:
                 skipped += 1
-                print(f"no ATen call recorded for {rec['name']} ({rec['type']})", file=sys.stderr)
+                if LOCK.rank == 0:
+                    print(f"no ATen call recorded for {rec['name']} ({rec['type']})",
+                          file=sys.stderr)
                 continue
             sig = _calls_signature(rec["calls"])
             if sig not in measured:
-                case = RotatingCase(rec, dev, args.calls_rotate)
-                res = measure_calls(case, dev, args.n, args.m, args.calls_target, args.repeats,
-                                    args.warmup, args.calls_stat)
-                tries = 1
-                while res[0] <= 0 and tries < 3:  # noise above the op: longer graphs
-                    res = measure_calls(case, dev, args.n, res[3] * 4, args.calls_target,
-                                        args.repeats, args.warmup, args.calls_stat)
-                    tries += 1
-                measured[sig] = res
-            t_op, t_n, t_m, m, spread = measured[sig]
-            key = (rec["type"], rec["dtype"], ";".join(shape_text(s) for s in rec["inputs"]),
-                   shape_text(rec["output"]), attrs_text(rec["attrs"]))
-            if key not in keys:
-                keys[key] = [0, 0.0, 0.0, 0.0, 0.0, m, args.n]
-                order.append(key)
-            k = keys[key]
-            k[0] += 1
-            k[1] += t_op
-            # Per-op graph times rescaled to common N and M, so that the row's time is exactly
-            # (T_M - T_N) / (M - N) of the row's own columns.
-            k[2] += t_n
-            k[3] += t_n + t_op * (k[5] - args.n)
-            k[4] += spread
+                measured[sig] = measure_record(rec, dev, args)
+            records.append((rec, sig))
+    measured = LOCK.combine(measured)  # the mean over ranks; ranks other than 0 exit here
+    for rec, sig in records:
+        t_op, t_n, t_m, m, spread, n_short = measured[sig]
+        key = (rec["type"], rec["dtype"], ";".join(shape_text(s) for s in rec["inputs"]),
+               shape_text(rec["output"]), attrs_text(rec["attrs"]))
+        if key not in keys:
+            keys[key] = [0, 0.0, 0.0, 0.0, 0.0, m, n_short]
+            order.append(key)
+        k = keys[key]
+        k[0] += 1
+        k[1] += t_op
+        # Per-op graph times rescaled to common N and M, so that the row's time is exactly
+        # (T_M - T_N) / (M - N) of the row's own columns (per-call timing: N = 0, M = 1,
+        # T_N the empty timed region).
+        k[2] += t_n
+        k[3] += t_n + t_op * (k[5] - k[6])
+        k[4] += spread
     elapsed = time.perf_counter() - t_start
     torch.set_flush_denormal(flush)
 
@@ -891,19 +1150,26 @@ def profile_calls(args, dev, name):
     command = " ".join(["scripts/profile_ops.py"] + sys.argv[1:])
     header = [
         "# Orrery op profile: the exact ATen calls of exported training steps, timed with the "
-        "N/M method (001_9440c8d6a95e5177.txt eq. 1)",
+        "N/M method (001_9440c8d6a95e5177.txt eq. 1) or, far-reused, in replayed traffic",
         f"# device: {name}",
         f"# hardware: {torch.cuda.get_device_name(dev) if dev.type == 'cuda' else cpu_model()}",
         f"# torch: {torch.__version__}; python: {platform.python_version()}; "
         f"threads: {args.threads}",
         f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
         f"# models: {', '.join(models)}",
-        f"# N={args.n} M>={args.m} (M copies last about {args.calls_target} s) "
-        f"repeats={args.repeats} warmup={args.warmup} statistic={args.calls_stat}; "
-        "rows shared by several calls hold their occurrence-weighted mean",
-        f"# input rotation: {args.calls_rotate} ('reuse': each tensor as far from its previous "
-        f"use as in the step; 0: cache-hot); glibc heap kept (no page faults from the op "
-        f"loop): {heap}; denormals flushed",
+        f"# context: {args.calls_context} (auto: traffic from a reuse distance of "
+        f"{int(args.calls_traffic_min)} bytes, rotate below); statistic={args.calls_stat}, "
+        f"warmup={args.warmup}",
+        f"# traffic: each call timed after its inputs' reuse distances of foreign memory traffic, "
+        f"code warm; sweeps up to {args.calls_max_sweep} bytes; {args.calls_samples} calls; rows "
+        "with N=0 M=1 (T_N the empty timed region, T_M the call)",
+        f"# rotate: N/M, N={args.n} M>={args.m} (M copies last about {args.calls_target} s) "
+        f"repeats={args.repeats}; input rotation: {args.calls_rotate} ('reuse': each tensor as "
+        "far from its previous use as in the step; 0: cache-hot)",
+        f"# ranks: {args.ranks} (processes timing every call at once, in lock step; rows hold "
+        "their mean)",
+        "# rows shared by several calls hold their occurrence-weighted mean; glibc heap kept "
+        f"(no page faults from the op loop): {heap}; denormals flushed",
         f"# command: /usr/bin/python3 {command}",
         f"# rows: {len(rows)}; distinct calls timed: {len(measured)}; ops without calls: "
         f"{skipped}; dropped: {dropped}; profiling time: {elapsed:.1f} s",

@@ -25,9 +25,12 @@ P(K) = 2K parameter tensors
     per parameter = (gap(M) - gap(N)) / (P(M) - P(N))
     per step      = gap(N) - P(N) x per parameter
 
-Output: a small CSV; scripts/validate adds the two to the data-parallel scenarios' host
-overheads (per step; per parameter as the optimizer's per-op overhead, one update op per
-parameter tensor in the graphs). Run with Debian's interpreter, in the measurement lock:
+The chain blocks its training thread on one collective per step (the all-reduce at the end
+of backward; it has no buffers to broadcast), so "per step" is the cost of one blocking
+collective. Output: a small CSV; scripts/validate adds the two to the data-parallel scenarios'
+host overheads (per step once per blocking collective of the model's DDP step, ddp_waits; per
+parameter as the optimizer's per-op overhead, one update op per parameter tensor in the
+graphs). Run with Debian's interpreter, in the measurement lock:
 
     flock /tmp/orrery-measure.lock /usr/bin/python3 scripts/validate_ddp_overheads.py \
         --comm results/validation/comm.csv -o ddp_overheads.csv

@@ -3,11 +3,42 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <vector>
 
 namespace orrery::testing {
+namespace {
+
+// The directories this test process made, removed when it exits. Only by the process that made
+// them: a forked child that exits normally must not delete its parent's files.
+class TempDirs {
+ public:
+  ~TempDirs() {
+    if (getpid() != owner_ || std::getenv("ORRERY_KEEP_TEST_DIRS") != nullptr) return;
+    std::error_code ignored;
+    for (const auto& dir : dirs_) std::filesystem::remove_all(dir, ignored);
+  }
+  void add(const std::filesystem::path& dir) {
+    std::lock_guard<std::mutex> lock(mu_);
+    dirs_.push_back(dir);
+  }
+
+ private:
+  pid_t owner_ = getpid();
+  std::mutex mu_;
+  std::vector<std::filesystem::path> dirs_;
+};
+
+TempDirs& temp_dirs() {
+  static TempDirs dirs;
+  return dirs;
+}
+
+}  // namespace
 
 std::string make_temp_dir(const std::string& tag) {
   static std::atomic<int> counter{0};
@@ -15,6 +46,7 @@ std::string make_temp_dir(const std::string& tag) {
              ("orrery_" + tag + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  temp_dirs().add(dir);
   return dir.string();
 }
 

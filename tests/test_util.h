@@ -5,8 +5,8 @@
 
 namespace orrery::testing {
 
-// A fresh empty directory under the build's temp area, removed by nobody (ctest's tmp is
-// disposable); unique per call.
+// A fresh empty directory under the system's temp area, unique per call; removed with
+// everything in it when the test process exits (kept if ORRERY_KEEP_TEST_DIRS is set).
 std::string make_temp_dir(const std::string& tag);
 // Writes text to a file, creating parent directories.
 void write_file(const std::string& path, const std::string& text);

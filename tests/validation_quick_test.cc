@@ -100,9 +100,16 @@ TEST(ValidationQuick, LoopRunsEndToEndAndWritesItsTable) {
   EXPECT_NE(measured.find("# cpu:"), std::string::npos);
   EXPECT_NE(measured.find("# torch:"), std::string::npos);
   EXPECT_FALSE(read_csv(dir + "/out/measured.csv").empty());
-  for (const char* db : {"/out/profile-mlp.csv", "/out/profile-mlp-2p.csv"}) {
+  for (const char* db :
+       {"/out/profile-mlp.csv", "/out/profile-mlp-2p.csv", "/out/profile-mlp-rotate.csv"}) {
     ProfileDb rows_db = read_profile_csv(dir + db);
     EXPECT_GE(rows_db.size(), 20u) << db;
+  }
+  // The two-rank database comes from one profiler timing in lock step with a forked twin.
+  EXPECT_NE(testing::read_file(dir + "/out/profile-mlp-2p.csv").find("# ranks: 2"),
+            std::string::npos);
+  for (const auto& r : rows) {
+    if (r.at("mode") == "single") EXPECT_GT(number(r, "rotate_only_s"), 0);
   }
   EXPECT_FALSE(read_csv(dir + "/out/overheads.csv").empty());
   EXPECT_FALSE(read_csv(dir + "/out/comm.csv").empty());
@@ -112,6 +119,82 @@ TEST(ValidationQuick, LoopRunsEndToEndAndWritesItsTable) {
   EXPECT_TRUE(ddp.count("per_step") && ddp.count("per_param"));
   EXPECT_GT(ddp["ddp_4"], 0);
   EXPECT_GT(ddp["alone_28"], ddp["alone_4"]);  // the longer chain takes longer
+}
+
+// profile_ops.py's replayed-traffic context (docs/validation.md, "Replayed traffic"): every
+// input gets its own reuse distance of foreign traffic behind it, farthest first, with the
+// code-warming copy (None) at its own distance (its bytes) in the order.
+TEST(ValidationQuick, TrafficContextReplaysEachInputsReuseDistance) {
+  if (!have_torch()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch";
+  const std::string dir = testing::make_temp_dir("traffic_plan");
+  testing::write_file(dir + "/plan.py", R"(import sys
+sys.path.insert(0, sys.argv[1])
+import torch, profile_ops as P
+def spec(reuse):
+    return {"__tensor__": True, "shape": [4], "stride": [1], "offset": 0, "storage": 4,
+            "dtype": {"__torch__": "float32"}, "reuse": reuse}
+rec = {"phase": "backward", "calls": [{"func": "aten.add.Tensor",
+       "args": [spec(10 << 20), spec(1 << 20)], "kwargs": {}}]}
+case = P.TrafficCase(rec, torch.device("cpu"), 8 << 20)
+gaps = [g for _, g in case.plan]
+assert gaps == [(10 << 20) - (1 << 20), (1 << 20) - 32, 32], gaps
+assert case.plan[0][0] is not None and case.plan[2][0] is None
+assert P.TrafficCase.foreign.numel() * 4 == 8 << 20  # sweeps stop at max_sweep
+t = case.timed_call()
+assert 0 < t < 1, t
+print("ok")
+)");
+  const std::string cmd = "/usr/bin/python3 " + dir + "/plan.py " +
+                          testing::source_path("scripts") + " > " + dir + "/log.txt 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << testing::read_file(dir + "/log.txt");
+  EXPECT_NE(testing::read_file(dir + "/log.txt").find("ok"), std::string::npos);
+}
+
+// scripts/validate charges DDP's measured synchronisation once per blocking collective: the
+// end of backward, and the buffer broadcast before forward for models with buffers (BatchNorm).
+TEST(ValidationQuick, DdpWaitsCountTheBufferBroadcast) {
+  if (!have_torch()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch";
+  const std::string dir = testing::make_temp_dir("ddp_waits");
+  testing::write_file(dir + "/waits.py", R"(import sys
+from importlib.machinery import SourceFileLoader
+sys.path.insert(0, sys.argv[1])
+v = SourceFileLoader("validate", sys.argv[1] + "/validate").load_module()
+print(" ".join("%s=%d" % (m, v.ddp_waits(m)) for m in ("mlp", "small_cnn", "resnet18", "lstm",
+                                                         "transformer")))
+)");
+  const std::string cmd = "/usr/bin/python3 " + dir + "/waits.py " +
+                          testing::source_path("scripts") + " > " + dir + "/log.txt 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << testing::read_file(dir + "/log.txt");
+  EXPECT_NE(testing::read_file(dir + "/log.txt")
+                .find("mlp=1 small_cnn=2 resnet18=2 lstm=1 transformer=1"),
+            std::string::npos)
+      << testing::read_file(dir + "/log.txt");
+}
+
+// A profile timed in replayed traffic keeps the database's row contract: time = (T_M - T_N) /
+// (M - N), here with N = 0 and M = 1 (T_N the empty timed region, T_M the call).
+TEST(ValidationQuick, TrafficContextRowsKeepTheNmContract) {
+  if (!have_torch()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch";
+  const std::string dir = testing::make_temp_dir("traffic_rows");
+  const std::string scripts = testing::source_path("scripts");
+  std::string cmd = "/usr/bin/python3 " + scripts + "/export_pytorch_graph.py " + scripts +
+                    "/ground_truth_models.py:mlp --batch 8 --name mlp -o " + dir +
+                    "/mlp.model.json --calls " + dir + "/mlp.calls.pt && /usr/bin/python3 " +
+                    scripts + "/profile_ops.py --calls " + dir + "/mlp.calls.pt --device-name " +
+                    "Xeon-vCPU-1T --clock thread --calls-context traffic --calls-samples 3 -o " +
+                    dir + "/db.csv > " + dir + "/log.txt 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << testing::read_file(dir + "/log.txt");
+  EXPECT_NE(testing::read_file(dir + "/db.csv").find("# context: traffic"), std::string::npos);
+  auto rows = read_csv(dir + "/db.csv");
+  ASSERT_GE(rows.size(), 10u);
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.at("n"), "0");
+    EXPECT_EQ(r.at("m"), "1");
+    double t = number(r, "time_s");
+    EXPECT_GT(t, 0) << r.at("op");
+    EXPECT_NEAR(t, number(r, "t_m_s") - number(r, "t_n_s"), 1e-6 * t + 1e-12) << r.at("op");
+  }
+  EXPECT_EQ(read_profile_csv(dir + "/db.csv").size(), rows.size());
 }
 
 }  // namespace
