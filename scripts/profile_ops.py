@@ -546,6 +546,9 @@ def main(argv=None):
     ap.add_argument("--ranks", type=int, default=1,
                     help="--calls: time every call in this many processes at once, in lock "
                     "step (data-parallel ranks on one machine); rows hold their mean")
+    ap.add_argument("--ranks-combine", choices=["slowest", "mean"], default="slowest",
+                    help="--ranks: rows of the rank with the largest op sum (default: the one "
+                    "data-parallel ranks wait for) or each call's mean over ranks")
     ap.add_argument("--calls-samples", type=int, default=9,
                     help="--calls-context traffic: timed calls per op (their median or minimum)")
     ap.add_argument("--calls-max-sweep", type=float, default=512e6, metavar="BYTES",
@@ -1059,26 +1062,33 @@ class Lockstep:
         self.wait()
         return agreed
 
-    def combine(self, measured):
-        """Rank 0: the per-call mean over ranks of the measured tuples. Other ranks send theirs
-        and exit."""
+    def combine(self, measured, weights, policy):
+        """Rank 0: (the measured tuples of all ranks combined by `policy`, each rank's op sum).
+        `weights`: occurrences of each call signature in the graphs. 'slowest' keeps the tuples
+        of the rank whose op sum is largest: data-parallel ranks wait for each other at every
+        collective, so the slowest rank sets the step. 'mean' averages each call over ranks.
+        Other ranks send theirs and exit."""
         if self.ranks <= 1:
-            return measured
+            return measured, [sum(w * measured[s][0] for s, w in weights.items())]
         if self.rank != 0:
-            self.queue.put(measured)
+            self.queue.put((self.rank, measured))
             sys.stdout.flush()
             os._exit(0)
-        peers = [self.queue.get() for _ in self.children]
+        by_rank = dict([(0, measured)] + [self.queue.get() for _ in self.children])
         for pid in self.children:
             _, status = os.waitpid(pid, 0)
             if status != 0:
                 sys.exit(f"profile_ops.py: rank process {pid} failed (status {status})")
+        ranks = [by_rank[r] for r in sorted(by_rank)]
+        sums = [sum(w * m[s][0] for s, w in weights.items()) for m in ranks]
+        if policy == "slowest":
+            return ranks[max(range(len(ranks)), key=lambda r: sums[r])], sums
         out = {}
         for sig, res in measured.items():
-            all_res = [res] + [p[sig] for p in peers]
+            all_res = [m[sig] for m in ranks]
             means = [statistics.fmean(r[i] for r in all_res) for i in (0, 1, 2, 4)]
             out[sig] = (means[0], means[1], means[2], res[3], means[3], res[5])
-        return out
+        return out, sums
 
 
 LOCK = Lockstep()
@@ -1116,7 +1126,11 @@ def profile_calls(args, dev, name):
             if sig not in measured:
                 measured[sig] = measure_record(rec, dev, args)
             records.append((rec, sig))
-    measured = LOCK.combine(measured)  # the mean over ranks; ranks other than 0 exit here
+    weights = {}
+    for _, sig in records:
+        weights[sig] = weights.get(sig, 0) + 1
+    # Ranks other than 0 exit here.
+    measured, rank_sums = LOCK.combine(measured, weights, args.ranks_combine)
     for rec, sig in records:
         t_op, t_n, t_m, m, spread, n_short = measured[sig]
         key = (rec["type"], rec["dtype"], ";".join(shape_text(s) for s in rec["inputs"]),
@@ -1166,8 +1180,9 @@ def profile_calls(args, dev, name):
         f"# rotate: N/M, N={args.n} M>={args.m} (M copies last about {args.calls_target} s) "
         f"repeats={args.repeats}; input rotation: {args.calls_rotate} ('reuse': each tensor as "
         "far from its previous use as in the step; 0: cache-hot)",
-        f"# ranks: {args.ranks} (processes timing every call at once, in lock step; rows hold "
-        "their mean)",
+        f"# ranks: {args.ranks} (processes timing every call at once, in lock step); rows: "
+        f"{args.ranks_combine if args.ranks > 1 else 'the one rank'}; op sum of each rank: "
+        + " / ".join(f"{v * 1e3:.3f} ms" for v in rank_sums),
         "# rows shared by several calls hold their occurrence-weighted mean; glibc heap kept "
         f"(no page faults from the op loop): {heap}; denormals flushed",
         f"# command: /usr/bin/python3 {command}",
