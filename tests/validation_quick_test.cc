@@ -106,7 +106,8 @@ TEST(ValidationQuick, LoopRunsEndToEndAndWritesItsTable) {
     EXPECT_GE(rows_db.size(), 20u) << db;
   }
   // The two-rank database comes from one profiler timing in lock step with a forked twin.
-  EXPECT_NE(testing::read_file(dir + "/out/profile-mlp-2p.csv").find("# ranks: 2"),
+  EXPECT_NE(testing::read_file(dir + "/out/profile-mlp-2p.csv")
+                .find("ranks: 2 (processes timing every call at once"),
             std::string::npos);
   for (const auto& r : rows) {
     if (r.at("mode") == "single") EXPECT_GT(number(r, "rotate_only_s"), 0);
