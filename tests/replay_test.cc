@@ -47,17 +47,7 @@ int add_compute(ExecutionGraph& g, const std::string& name, int dev, double dur,
 
 int add_transfer(ExecutionGraph& g, const std::string& name, int src, int dst, double bytes,
                  std::vector<int> deps = {}, Stream s = {StreamClass::kComm, 0}) {
-  Op op;
-  op.name = name;
-  op.device = src;
-  op.stream = s;
-  op.kind = OpKind::kTransfer;
-  op.src = src;
-  op.dst = dst;
-  op.transfer_bytes = bytes;
-  op.deps = std::move(deps);
-  g.ops.push_back(op);
-  return static_cast<int>(g.ops.size()) - 1;
+  return append_transfer(g, name, src, s, src, dst, bytes, "", std::move(deps));
 }
 
 RunResult run(const Topology& t, const ExecutionGraph& g) {

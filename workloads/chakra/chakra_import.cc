@@ -399,18 +399,9 @@ class Importer {
            "receives " + std::to_string(size_attr(d, dp, "comm_size")) +
                " bytes but the matching send (" + where(s, sp) + ") sends " +
                std::to_string(bytes));
-    Op op;
-    op.name = op_name(s, sp) + "->r" + std::to_string(d);
-    op.device = s;
-    op.stream = kCommStream;
-    op.kind = OpKind::kTransfer;
-    op.src = s;
-    op.dst = d;
-    op.transfer_bytes = bytes;
-    op.phase = "comm";
-    op.deps = merged(dep_ops(s, sp), dep_ops(d, dp));
-    g_.ops.push_back(std::move(op));
-    const int index = static_cast<int>(g_.ops.size()) - 1;
+    const int index =
+        append_transfer(g_, op_name(s, sp) + "->r" + std::to_string(d), s, kCommStream, s, d, bytes,
+                        "comm", merged(dep_ops(s, sp), dep_ops(d, dp)));
     complete(s, sp, {index});
     complete(d, dp, {index});
   }
