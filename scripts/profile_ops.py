@@ -24,9 +24,11 @@ import datetime
 import math
 import os
 import platform
+import queue
 import random
 import statistics
 import sys
+import threading
 import time
 
 try:
@@ -823,11 +825,6 @@ class RotatingCase:
         self.next = (self.next + 1) % len(self.cases)
 
 
-def threading_native_id():
-    import threading
-    return threading.get_native_id()
-
-
 def current_cpu():
     """The CPU the calling thread runs on (Linux), or None."""
     try:
@@ -843,15 +840,13 @@ class _Warmer:
     the main thread; the code it runs is left in the caches for that call all the same."""
 
     def __init__(self):
-        import queue
-        import threading
         self.todo, self.done = queue.Queue(), queue.Queue()
         self.tid = None
         threading.Thread(target=self._loop, daemon=True).start()
 
     def _loop(self):
         torch.set_flush_denormal(True)  # per thread (MXCSR), like the main thread's setting
-        self.tid = threading_native_id()
+        self.tid = threading.get_native_id()
         while True:
             case = self.todo.get()
             try:
