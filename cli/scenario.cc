@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/model_workload.h"
+#include "common/input_file.h"
 #include "common/units.h"
 #include "common/yaml_reader.h"
 #include "engine/errors.h"
@@ -194,11 +195,7 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open scenario file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  std::string text = read_input_file(path, "scenario file", kMaxYamlBytes);
   YAML::Node root = load_yaml_text(text, path);
   if (!root || root.IsNull()) throw InputError(path + ": the scenario is empty");
   for (const auto& o : overrides) {

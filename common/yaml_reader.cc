@@ -1,29 +1,68 @@
 #include "common/yaml_reader.h"
 
+#include <cerrno>
+#include <climits>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <cstdlib>
+#include <map>
 
+#include <yaml-cpp/depthguard.h>
+
+#include "common/input_file.h"
+#include "common/suggest.h"
 #include "common/units.h"
 #include "engine/errors.h"
 
 namespace orrery {
+namespace {
 
-YAML::Node load_yaml_text(const std::string& text, const std::string& origin) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(origin + ":" + std::to_string(e.mark.line + 1) + ":" +
-                     std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
+std::string line_of(const YAML::Mark& m) { return std::to_string(m.line + 1); }
+
+// yaml-cpp keeps every pair of a mapping and answers lookups with the first, so a repeated key
+// would silently lose its second value. Walks the whole tree (depth bounded: yaml-cpp itself
+// refuses documents nested more than a few hundred levels).
+void reject_duplicate_keys(const YAML::Node& node, const std::string& origin,
+                           const std::string& path, int depth) {
+  if (depth > 10000) throw InputError(origin + ": the document nests too deeply");
+  if (node.IsMap()) {
+    std::map<std::string, YAML::Mark> seen;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (!it->first.IsScalar()) continue;
+      const std::string& k = it->first.Scalar();
+      const std::string key_path = path.empty() ? k : path + "." + k;
+      auto [first, fresh] = seen.emplace(k, it->first.Mark());
+      if (!fresh)
+        throw InputError(origin + ":" + line_of(it->first.Mark()) + ": duplicate key \"" +
+                         key_path + "\" (first given on line " + line_of(first->second) +
+                         "); give each key once");
+      reject_duplicate_keys(it->second, origin, key_path, depth + 1);
+    }
+  } else if (node.IsSequence()) {
+    size_t i = 0;
+    for (const auto& item : node)
+      reject_duplicate_keys(item, origin, path + "[" + std::to_string(i++) + "]", depth + 1);
   }
 }
 
+}  // namespace
+
+YAML::Node load_yaml_text(const std::string& text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    throw InputError(origin + ":" + line_of(e.mark) + ": the document nests deeper than the YAML "
+                     "reader accepts (a few hundred levels)");
+  } catch (const YAML::Exception& e) {
+    throw InputError(origin + ":" + line_of(e.mark) + ":" + std::to_string(e.mark.column + 1) +
+                     ": YAML syntax error: " + e.msg);
+  }
+  reject_duplicate_keys(root, origin, "", 0);
+  return root;
+}
+
 YAML::Node load_yaml_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return load_yaml_text(ss.str(), path);
+  return load_yaml_text(read_input_file(path, "YAML file", kMaxYamlBytes), path);
 }
 
 YamlMap::YamlMap(const YAML::Node& node, std::string origin, std::string path)
@@ -102,9 +141,22 @@ int YamlMap::integer(const std::string& key, int fallback) const {
   if (!has(key)) return fallback;
   std::string s = scalar(key, "an integer");
   char* end = nullptr;
-  long v = std::strtol(s.c_str(), &end, 10);
+  errno = 0;
+  long long v = std::strtoll(s.c_str(), &end, 10);
   if (end == s.c_str() || *end != '\0') fail(key, "expected an integer, got \"" + s + "\"");
+  // Checked here, not by the caller: a cast would wrap 4294967297 to 1.
+  if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
+    fail(key, "\"" + s + "\" is out of range: integers here are between " +
+                  std::to_string(INT_MIN) + " and " + std::to_string(INT_MAX));
   return static_cast<int>(v);
+}
+
+int YamlMap::integer(const std::string& key, int fallback, int min, int max) const {
+  int v = integer(key, fallback);
+  if (has(key) && (v < min || v > max))
+    fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                  ", got " + std::to_string(v));
+  return v;
 }
 
 bool YamlMap::boolean(const std::string& key, bool fallback) const {
@@ -115,23 +167,59 @@ bool YamlMap::boolean(const std::string& key, bool fallback) const {
   fail(key, "expected true or false, got \"" + s + "\"");
 }
 
+// A quantity with units: how it parses, and what a bare number most likely meant.
+struct QuantityKind {
+  bool (*parse)(const std::string&, double*);
+  const char* expected;
+  // Suggestions for a bare number n, each a suffix to append ("Gbps", "GBps").
+  std::vector<const char*> likely_units;
+};
+
 namespace {
-using Parser = bool (*)(const std::string&, double*);
+
+const QuantityKind kBandwidth{parse_bandwidth, "a bandwidth such as 25Gbps or 10GBps",
+                              {"Gbps", "GBps"}};
+const QuantityKind kTime{parse_time, "a time such as 5us or 1.5ms", {"us", "ms", "s"}};
+const QuantityKind kSize{parse_size, "a size such as 25MiB or 4GB", {"MB", "GB", "MiB"}};
+const QuantityKind kFlops{parse_flops, "a compute rate such as 15.7TFLOP/s", {"TFLOP/s"}};
+
+bool is_bare_number(const std::string& s) {
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return end != s.c_str() && *end == '\0';
 }
 
-#define ORRERY_UNIT_GETTER(fn, parser, what)                                                \
-  double YamlMap::fn(const std::string& key, double fallback) const {                       \
-    if (!has(key)) return fallback;                                                         \
-    std::string s = scalar(key, what);                                                      \
-    double v;                                                                               \
-    if (!parser(s, &v)) fail(key, std::string("expected ") + what + ", got \"" + s + "\""); \
-    return v;                                                                               \
+}  // namespace
+
+double YamlMap::quantity(const std::string& key, double fallback, const QuantityKind& kind) const {
+  if (!has(key)) return fallback;
+  std::string s = scalar(key, kind.expected);
+  double v;
+  if (!kind.parse(s, &v)) fail(key, std::string("expected ") + kind.expected + ", got \"" + s + "\"");
+  // A bare number would be read in base units (bytes/s, bytes, seconds), which is almost never
+  // what was meant ("bandwidth: 25" is 25 bytes/s). Zero needs no unit; values computed by a
+  // sweep's arithmetic are in base units and say so with kBaseUnitsTag.
+  if (is_bare_number(s) && v != 0.0 && get(key).Tag() != kBaseUnitsTag) {
+    std::string hint;
+    for (const char* u : kind.likely_units) hint += (hint.empty() ? "" : " or ") + s + u;
+    fail(key, "\"" + s + "\" has no unit; write it with one, e.g. " + hint + " (" + kind.expected +
+                  ")");
   }
-ORRERY_UNIT_GETTER(bandwidth, parse_bandwidth, "a bandwidth such as 25Gbps or 10GBps")
-ORRERY_UNIT_GETTER(time, parse_time, "a time such as 5us or 1.5ms")
-ORRERY_UNIT_GETTER(size, parse_size, "a size such as 25MiB or 4GB")
-ORRERY_UNIT_GETTER(flops, parse_flops, "a compute rate such as 15.7TFLOP/s")
-#undef ORRERY_UNIT_GETTER
+  return v;
+}
+
+double YamlMap::bandwidth(const std::string& key, double fallback) const {
+  return quantity(key, fallback, kBandwidth);
+}
+double YamlMap::time(const std::string& key, double fallback) const {
+  return quantity(key, fallback, kTime);
+}
+double YamlMap::size(const std::string& key, double fallback) const {
+  return quantity(key, fallback, kSize);
+}
+double YamlMap::flops(const std::string& key, double fallback) const {
+  return quantity(key, fallback, kFlops);
+}
 
 std::vector<std::string> YamlMap::str_list(const std::string& key) const {
   std::vector<std::string> out;
@@ -165,12 +253,12 @@ void YamlMap::reject_unknown_keys(const std::vector<std::string>& allowed) const
     bool known = read_.count(k) > 0;
     for (const auto& a : allowed) known = known || a == k;
     if (known) continue;
-    std::string list;
     std::set<std::string> all(read_.begin(), read_.end());
     all.insert(allowed.begin(), allowed.end());
-    for (const auto& r : all) list += (list.empty() ? "" : ", ") + r;
+    const std::vector<std::string> names(all.begin(), all.end());
     throw InputError(location(origin_, it->first.Mark()) + ": unknown key \"" + key_path(k) + "\"" +
-                     (list.empty() ? "" : " (expected one of: " + list + ")"));
+                     did_you_mean(k, names) +
+                     (names.empty() ? "" : " (expected one of: " + join_names(names) + ")"));
   }
 }
 

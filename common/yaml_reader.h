@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,8 +14,16 @@ namespace orrery {
 // Tag given to values set from the command line (--set), so messages say so instead of
 // pointing at a line of the file.
 inline constexpr const char* kOverrideTag = "!orrery-set";
+// Tag of numbers already in base units (bytes/s, bytes, seconds, flop/s): values a sweep computed
+// with arithmetic. Only these may stand without a unit where a quantity is expected.
+inline constexpr const char* kBaseUnitsTag = "!orrery-base-units";
+// Largest YAML file read (scenarios, presets, platforms): far above any real one.
+inline constexpr std::size_t kMaxYamlBytes = std::size_t{64} << 20;
 
-// Parses a YAML file or text; syntax errors become InputError "file:line:col: message".
+struct QuantityKind;
+
+// Parses a YAML file or text; syntax errors become InputError "file:line:col: message". A key
+// given twice in one mapping is an error naming both lines. Files must be regular files.
 YAML::Node load_yaml_file(const std::string& path);
 YAML::Node load_yaml_text(const std::string& text, const std::string& origin);
 
@@ -28,9 +37,12 @@ class YamlMap {
   std::string str(const std::string& key, const std::string& fallback) const;
   std::string required_str(const std::string& key) const;
   double number(const std::string& key, double fallback) const;
+  // Integers must fit an int (no silent wrap-around); the second form also enforces [min, max].
   int integer(const std::string& key, int fallback) const;
+  int integer(const std::string& key, int fallback, int min, int max) const;
   bool boolean(const std::string& key, bool fallback) const;
-  // Quantities with units (common/units.h), returned in base units.
+  // Quantities with units (common/units.h), returned in base units. A bare number other than 0
+  // is refused (its unit would be a guess) unless tagged kBaseUnitsTag.
   double bandwidth(const std::string& key, double fallback) const;
   double time(const std::string& key, double fallback) const;
   double size(const std::string& key, double fallback) const;
@@ -52,6 +64,7 @@ class YamlMap {
  private:
   YAML::Node get(const std::string& key) const;
   std::string scalar(const std::string& key, const char* expected) const;
+  double quantity(const std::string& key, double fallback, const QuantityKind& kind) const;
 
   YAML::Node node_;
   std::string origin_;

@@ -73,7 +73,8 @@ class Parser {
   }
   bool unary(double* v) {
     if (eat('-')) {
-      if (!unary(v)) return false;
+      Nest nest(this);
+      if (too_deep_ || !unary(v)) return false;
       *v = -*v;
       return true;
     }
@@ -81,7 +82,10 @@ class Parser {
   }
   bool primary(double* v) {
     skip();
-    if (eat('(')) return expr(v) && eat(')');
+    if (eat('(')) {
+      Nest nest(this);
+      return !too_deep_ && expr(v) && eat(')');
+    }
     if (pos_ < s_.size() && std::isalpha(static_cast<unsigned char>(s_[pos_]))) return call(v);
     return number(v);
   }
@@ -91,6 +95,8 @@ class Parser {
     std::string fn = s_.substr(start, pos_ - start);
     if (fn != "min" && fn != "max" && fn != "ceil" && fn != "floor") return false;
     if (!eat('(')) return false;
+    Nest nest(this);
+    if (too_deep_) return false;
     std::vector<double> args(1);
     if (!expr(&args[0])) return false;
     while (eat(',')) {
@@ -134,16 +140,36 @@ class Parser {
            parse_flops(text, v);
   }
 
+  // Counts nesting (parentheses, calls, signs) so that "((((..." thousands deep fails with an
+  // error instead of overflowing the stack: the parser recurses once per level.
+  struct Nest {
+    explicit Nest(Parser* p) : p_(p) {
+      if (++p_->depth_ > kMaxExpressionDepth) p_->too_deep_ = true;
+    }
+    ~Nest() { --p_->depth_; }
+    Parser* p_;
+  };
+
   const std::string& s_;
   size_t pos_ = 0;
   int operators_ = 0;
+  int depth_ = 0;
+  bool too_deep_ = false;
+
+ public:
+  bool too_deep() const { return too_deep_; }
 };
 
 }  // namespace
 
 bool evaluate_arithmetic(const std::string& text, double* value) {
   double v = 0;
-  if (!Parser(text).parse(&v)) return false;
+  Parser parser(text);
+  bool ok = parser.parse(&v);
+  if (parser.too_deep())
+    throw InputError("the expression nests parentheses, calls or signs more than " +
+                     std::to_string(kMaxExpressionDepth) + " levels deep");
+  if (!ok) return false;
   *value = v;
   return true;
 }
@@ -163,7 +189,8 @@ std::string format_number(double v) {
 }
 
 std::string evaluate_template(const std::string& tmpl, const Resolver& resolve,
-                              const std::string& where) {
+                              const std::string& where, bool* evaluated_arithmetic) {
+  if (evaluated_arithmetic) *evaluated_arithmetic = false;
   std::string out;
   int references = 0;
   bool only_reference = false;
@@ -188,7 +215,17 @@ std::string evaluate_template(const std::string& tmpl, const Resolver& resolve,
   }
   if (only_reference) return out;
   double v;
-  if (evaluate_arithmetic(out, &v)) return format_number(v);
+  bool evaluated;
+  try {
+    evaluated = evaluate_arithmetic(out, &v);
+  } catch (const InputError& e) {
+    throw InputError(where + ": \"" + (tmpl.size() > 60 ? tmpl.substr(0, 60) + "..." : tmpl) +
+                     "\": " + e.what());
+  }
+  if (evaluated) {
+    if (evaluated_arithmetic) *evaluated_arithmetic = true;
+    return format_number(v);
+  }
   // Division by zero and the like: arithmetic that went wrong must not pass as text.
   bool arithmetic_chars = !out.empty();
   for (char c : out)

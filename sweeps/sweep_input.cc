@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/yaml_reader.h"
+#include "common/input_file.h"
 #include "engine/errors.h"
 #include "sweeps/yaml_path.h"
 
@@ -14,11 +15,7 @@ namespace orrery {
 namespace {
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open scenario file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_input_file(path, "scenario file", kMaxYamlBytes);
 }
 
 // The scenario text as a tree, overrides applied, sweep and plan sections taken out.

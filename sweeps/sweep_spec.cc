@@ -322,9 +322,14 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, const YAML::Node& ba
         *text = node_text(v);
         return true;
       };
-      std::string text =
-          evaluate_template(d.expression, resolve, d.where + ": sweep.derived." + d.key);
-      p.assignments.push_back({d.key, YAML::Node(text), "sweep.derived", d.where});
+      bool computed = false;
+      std::string text = evaluate_template(d.expression, resolve,
+                                           d.where + ": sweep.derived." + d.key, &computed);
+      YAML::Node value(text);
+      // Arithmetic over quantities yields base units with no unit written: say so, or the
+      // scenario reader would refuse the bare number.
+      if (computed) value.SetTag(kBaseUnitsTag);
+      p.assignments.push_back({d.key, value, "sweep.derived", d.where});
       p.params[d.key] = text;
     }
     std::vector<std::pair<std::string, YAML::Node>> overlay;

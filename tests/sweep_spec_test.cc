@@ -312,6 +312,7 @@ TEST(Expression, Arithmetic) {
   EXPECT_FALSE(evaluate_arithmetic("7", &v));  // a plain number is not an expression
   EXPECT_FALSE(evaluate_arithmetic("V100 * 2", &v));
   EXPECT_FALSE(evaluate_arithmetic("1 / 0", &v));
+  EXPECT_FALSE(evaluate_arithmetic("1e308 * 1e308", &v));  // overflows to infinity
   EXPECT_EQ(format_number(0.1), "0.1");
   EXPECT_EQ(format_number(3.0), "3");
   EXPECT_EQ(format_number(6.25e9), "6250000000");
@@ -333,6 +334,33 @@ TEST(Expression, Templates) {
   EXPECT_THROW(evaluate_template("${n} / 0", r, "w"), InputError);
   EXPECT_THROW(evaluate_template("${missing}", r, "w"), InputError);
   EXPECT_THROW(evaluate_template("${n", r, "w"), InputError);
+  bool computed = true;
+  evaluate_template("${a}", r, "w", &computed);
+  EXPECT_FALSE(computed);  // text as written, units included
+  evaluate_template("${n} * 8", r, "w", &computed);
+  EXPECT_TRUE(computed);  // a number in base units
+}
+
+TEST(Expression, DeepNestingIsAnErrorNotAStackOverflow) {
+  double v;
+  EXPECT_TRUE(evaluate_arithmetic(std::string(kMaxExpressionDepth, '(') + "1+1" +
+                                      std::string(kMaxExpressionDepth, ')'),
+                                  &v));
+  EXPECT_EQ(v, 2);
+  const std::string deep = std::string(100000, '(') + "1+1" + std::string(100000, ')');
+  EXPECT_THROW(evaluate_arithmetic(deep, &v), InputError);
+  EXPECT_THROW(evaluate_arithmetic(std::string(100000, '-') + "1*1", &v), InputError);
+  Resolver r = [](const std::string&, std::string* text) {
+    *text = "2";
+    return true;
+  };
+  try {
+    evaluate_template("${n} * " + deep, r, "s.yaml:3: sweep.derived.x");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml:3: sweep.derived.x"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("levels deep"), std::string::npos);
+  }
 }
 
 }  // namespace
