@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/suggest.h"
 #include "engine/errors.h"
 
 namespace orrery {
@@ -25,9 +26,9 @@ void JsonFields::only(std::initializer_list<const char*> allowed) const {
     bool known = std::any_of(allowed.begin(), allowed.end(),
                              [&](const char* k) { return member.key() == k; });
     if (known) continue;
-    std::string list;
-    for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
-    fail("unknown key \"" + member.key() + "\" (expected one of: " + list + ")");
+    const std::vector<std::string> names(allowed.begin(), allowed.end());
+    fail("unknown key \"" + member.key() + "\"" + did_you_mean(member.key(), names) +
+         " (expected one of: " + join_names(names) + ")");
   }
 }
 

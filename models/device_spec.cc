@@ -6,6 +6,7 @@
 #include <map>
 
 #include "common/embedded_data.h"
+#include "common/suggest.h"
 #include "common/yaml_reader.h"
 #include "engine/errors.h"
 
@@ -197,7 +198,8 @@ DeviceSpec device_spec(const std::string& name) {
   const Registry& r = registry();
   auto it = r.lookup.find(lower(name));
   if (it == r.lookup.end())
-    throw InputError("unknown device \"" + name + "\" (known: " + known_list() + ")");
+    throw InputError("unknown device \"" + name + "\"" + did_you_mean(name, device_spec_names()) +
+                     " (known: " + known_list() + ")");
   return r.specs.at(it->second);
 }
 

@@ -3,6 +3,7 @@
 #include <map>
 #include <utility>
 
+#include "common/suggest.h"
 #include "engine/errors.h"
 #include "models/op_counts.h"
 
@@ -295,7 +296,8 @@ MixedPrecisionOptions parse_precision_options(const YAML::Node& node, const std:
     list->clear();
     for (const auto& t : m.str_list(key)) {
       if (!is_known_op_type(t))
-        m.fail(key, "unknown op type \"" + t + "\" (see models/op_counts.h)");
+        m.fail(key, "unknown op type \"" + t + "\"" + did_you_mean(t, known_op_types()) +
+                        " (known: " + join_names(known_op_types()) + ")");
       list->insert(t);
     }
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/suggest.h"
 #include "engine/errors.h"
 #include "models/op_class.h"
 
@@ -117,9 +118,10 @@ const std::vector<PaiWorkload>& pai_table_v() {
 const PaiWorkload& pai_workload(const std::string& name) {
   for (const auto& w : pai_table_v())
     if (lower(w.name) == lower(name)) return w;
-  std::string list;
-  for (const auto& w : pai_table_v()) list += (list.empty() ? "" : ", ") + w.name;
-  throw InputError("unknown PAI workload \"" + name + "\" (known: " + list + ")");
+  std::vector<std::string> names;
+  for (const auto& w : pai_table_v()) names.push_back(w.name);
+  throw InputError("unknown PAI workload \"" + name + "\"" + did_you_mean(name, names) +
+                   " (known: " + join_names(names) + ")");
 }
 
 PaiWorkload pai_features(const ModelGraph& g, PaiArchitecture a) {

@@ -1,6 +1,7 @@
 #include "platforms/platform_spec.h"
 
 #include "common/embedded_data.h"
+#include "common/suggest.h"
 #include "common/yaml_reader.h"
 #include "engine/errors.h"
 
@@ -170,9 +171,10 @@ const std::string& platform_preset_yaml(const std::string& name) {
   const auto& presets = embedded_files("platform_presets");
   auto it = presets.find(name);
   if (it == presets.end()) {
-    std::string known;
-    for (const auto& [n, t] : presets) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("unknown platform preset \"" + name + "\" (known presets: " + known + ")");
+    std::vector<std::string> names;
+    for (const auto& [n, t] : presets) names.push_back(n);
+    throw InputError("unknown platform preset \"" + name + "\"" + did_you_mean(name, names) +
+                     " (known presets: " + join_names(names) + ")");
   }
   return it->second;
 }

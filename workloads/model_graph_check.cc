@@ -5,6 +5,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "common/suggest.h"
 #include "engine/errors.h"
 #include "models/op_counts.h"
 
@@ -65,8 +66,9 @@ void check_model_graph(const ModelGraph& g, const std::string& origin) {
     if (op.name.empty()) fail("ops[" + std::to_string(i) + "]: empty name");
     if (!names.insert(op.name).second) fail(op_label(g, i) + ": duplicate op name");
     if (!is_known_op_type(op.type))
-      fail(op_label(g, i) + ": unknown op type \"" + op.type +
-           "\" (see models/op_counts.h for the known ones)");
+      fail(op_label(g, i) + ": unknown op type \"" + op.type + "\"" +
+           did_you_mean(op.type, known_op_types()) + " (known: " + join_names(known_op_types()) +
+           ")");
     auto check_shape = [&](const Shape& s, const std::string& what) {
       for (int64_t d : s)
         if (d < 0) fail(op_label(g, i) + ": " + what + " has a negative dimension");

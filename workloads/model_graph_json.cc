@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "common/json_fields.h"
+#include "common/suggest.h"
 #include "engine/errors.h"
 #include "models/op_counts.h"
 #include "workloads/model_graph_check.h"
@@ -68,7 +69,8 @@ ModelOp read_op(const json& j, size_t i, const std::string& origin,
   if (!is_known_op_type(op.type)) {
     std::string list;
     for (const auto& t : known_op_types()) list += (list.empty() ? "" : ", ") + t;
-    f.fail("unknown op type \"" + op.type + "\" (expected one of: " + list + ")");
+    f.fail("unknown op type \"" + op.type + "\"" + did_you_mean(op.type, known_op_types()) +
+           " (expected one of: " + list + ")");
   }
   std::string s = f.text_or("phase", "forward");
   if (!parse_phase(s, &op.phase))

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "common/suggest.h"
+
 namespace orrery::zoo {
 
 std::string join_ints(const std::vector<int64_t>& v, const char* sep) {
@@ -63,7 +65,8 @@ std::string ZooKeys::choice(const std::string& key, const std::string& fallback,
     list += (list.empty() ? "" : ", ") + o;
     ok = ok || o == v;
   }
-  if (!ok) keys_.fail(key, "expected one of " + list + ", got \"" + v + "\"");
+  if (!ok)
+    keys_.fail(key, "expected one of " + list + ", got \"" + v + "\"" + did_you_mean(v, options));
   record(key, fallback, meaning + " (" + list + ")", v);
   return v;
 }

@@ -1,5 +1,6 @@
 #include <functional>
 
+#include "common/suggest.h"
 #include "engine/errors.h"
 #include "workloads/zoo/zoo.h"
 #include "workloads/zoo/zoo_models.h"
@@ -59,7 +60,8 @@ const Entry& find(const std::string& name) {
     if (name == e.name) return e;
   std::string list;
   for (const auto& n : zoo_model_names()) list += (list.empty() ? "" : ", ") + n;
-  throw InputError("unknown model \"" + name + "\" (known models: " + list + ")");
+  throw InputError("unknown model \"" + name + "\"" + did_you_mean(name, zoo_model_names()) +
+                   " (known models: " + list + ")");
 }
 
 }  // namespace
