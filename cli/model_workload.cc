@@ -136,6 +136,7 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
       s << " " << estimate_source_name(static_cast<EstimateSource>(k)) << " " << prices.count[k];
   if (sync_host) s << "; host overheads in the op times (synchronous device)";
   out.summary = s.str();
+  out.device = device.name;
   return out;
 }
 

@@ -22,6 +22,7 @@ namespace orrery {
 struct ModelWorkload {
   ExecutionGraph graph;
   std::string summary;  // one line: model, strategy, device, pricing sources
+  std::string device;   // the device spec the ops are priced on (models/device_spec.h)
   // The PAI analytical estimate of one step (cli/pai_estimate.h); 0 without a server spec.
   double analytical_seconds = 0.0;
 };

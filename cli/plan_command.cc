@@ -135,7 +135,13 @@ void register_plan_commands(CLI::App& app, CommandList& out) {
       "plan",
       "Capacity planning: the cheapest platforms that meet a throughput target, and the "
       "cost/throughput Pareto front");
-  add_sweep_options(plan, args);
+  add_sweep_options(plan, args, true);
+  plan->footer(
+      "Every candidate is priced before anything runs (plan.prices), then simulated like a "
+      "sweep point. Prints the cheapest candidates that meet plan.target and the "
+      "cost/throughput Pareto front; the HDF5 file stores plan.cost, plan.throughput, "
+      "plan.meets_target and plan.pareto with every candidate. See docs/sweeps.md, "
+      "\"Capacity planning\".");
   out.push_back({plan, [] {
                    args.created_by = current_command_line();
                    return run_sweep_session(args, plan_hooks());

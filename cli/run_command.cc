@@ -9,6 +9,8 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/limit_options.h"
+#include "cli/output_paths.h"
 #include "cli/run_args.h"
 #include "cli/scenario.h"
 #include "common/units.h"
@@ -36,28 +38,55 @@ void check_writable_dir(const std::string& file, const char* what) {
 
 double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
-void print_summary(const Scenario& sc, const RunResult& r) {
+// The device line of the header: what prices the ops, and whether that differs from the GPU
+// the platform lists (a scenario's `device:` key may name another).
+std::string device_line(const Scenario& sc) {
+  if (sc.device.empty()) return "op times as given by the workload (no device prices them)";
+  std::string line = sc.device + " (prices every op)";
+  if (!sc.platform_gpu.model.empty() && sc.platform_gpu.model != sc.device &&
+      sc.platform_server)
+    line += "; the platform lists " + sc.platform_gpu.model + ", its links and counts apply";
+  return line;
+}
+
+void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
   RunSummary s = summarize_run(r);
   std::printf("Scenario   %s\n", sc.name.c_str());
   std::printf("Platform   %s\n", sc.platform_summary.c_str());
+  std::printf("Device     %s\n", device_line(sc).c_str());
   std::printf("Workload   %zu devices, %zu ops\n", sc.graph.devices.size(), sc.graph.ops.size());
   if (!sc.workload_summary.empty()) std::printf("           %s\n", sc.workload_summary.c_str());
   std::printf("\n");
   std::printf("Iteration time  %s\n", format_time(s.iteration_time_s).c_str());
-  if (r.analytical_seconds > 0)
-    std::printf(
-        "PAI analytical  %s  (T_d + T_c + T_w at 70%% of peak, no overlap; "
-        "002_c394ac7b056c8ecc.txt II-B)\n",
-        format_time(r.analytical_seconds).c_str());
+  if (analytical) {
+    if (r.analytical_seconds > 0)
+      std::printf(
+          "PAI analytical  %s  (T_d + T_c + T_w at 70%% of peak, no overlap; \"Characterizing "
+          "Deep Learning Training Workloads on Alibaba-PAI\", Wang et al., section II-B)\n",
+          format_time(r.analytical_seconds).c_str());
+    else
+      std::printf("PAI analytical  (applies to model workloads on generated platforms only)\n");
+  }
   std::printf("\n");
-  std::printf("Where the time goes (mean per device, streams overlap):\n");
-  const std::pair<const char*, double> rows[] = {
-      {"compute", s.compute_s},        {"  memory-bound", s.memory_bound_s},
-      {"communication", s.comm_s},     {"  exposed (not overlapped)", s.exposed_comm_s},
-      {"input/output copies", s.io_s}, {"host launch", s.host_s},
-      {"compute idle", s.idle_s}};
-  for (const auto& [label, v] : rows)
-    std::printf("  %-28s %12s  %5.1f%%\n", label, format_time(v).c_str(),
+  // The compute stream's rows add up to the iteration time; the other streams run beside it,
+  // so their shares are of the same whole but overlap the compute rows instead of adding to them.
+  std::printf("Where the time goes (mean per device, %% of the iteration time):\n");
+  std::printf("  compute stream (these rows add up to 100%%)\n");
+  const std::pair<const char*, double> compute_rows[] = {
+      {"    compute", s.compute_s},
+      {"      of which memory-bound", s.memory_bound_s},
+      {"    idle (waiting for data, launches, peers)", s.idle_s}};
+  for (const auto& [label, v] : compute_rows)
+    std::printf("%-46s %12s  %5.1f%%\n", label, format_time(v).c_str(),
+                pct(v, s.iteration_time_s));
+  std::printf("  other streams (run beside compute, overlapping it)\n");
+  const std::pair<const char*, double> side_rows[] = {
+      {"    communication", s.comm_s},
+      {"      of which exposed (compute waits for it)", s.exposed_comm_s},
+      {"    input/output copies", s.io_s},
+      {"    host launch thread", s.host_s}};
+  for (const auto& [label, v] : side_rows)
+    std::printf("%-46s %12s  %5.1f%%\n", label, format_time(v).c_str(),
                 pct(v, s.iteration_time_s));
 
   std::map<std::string, double> by_class;
@@ -87,7 +116,7 @@ void print_summary(const Scenario& sc, const RunResult& r) {
     std::sort(links.begin(), links.end(), [](const LinkStats* a, const LinkStats* b) {
       return a->bytes / a->bandwidth > b->bytes / b->bandwidth;
     });
-    std::printf("\n%-28s %12s %14s %10s\n", "busiest links", "bytes", "bandwidth", "busy");
+    std::printf("\n%-28s %12s %14s %10s\n", "busiest links", "bytes", "per link", "busy");
     for (size_t i = 0; i < links.size() && i < 8; ++i) {
       const auto* l = links[i];
       double busy = l->bytes / l->bandwidth;
@@ -110,28 +139,46 @@ std::string current_command_line() {
   return raw;
 }
 
+// Output paths of a run: the flags win; a --set variation of the scenario's own paths is
+// named after its overrides (cli/output_paths.h).
+void resolve_outputs(const RunArgs& args, Scenario* sc) {
+  sc->output_file = args.output.empty() ? name_for_overrides(sc->output_file, args.overrides)
+                                        : args.output;
+  sc->trace_file =
+      args.trace.empty() ? name_for_overrides(sc->trace_file, args.overrides) : args.trace;
+}
+
 int validate_command(const RunArgs& args) {
   Scenario sc = load_scenario(args.scenario, args.overrides);
-  std::printf("%s: ok\n  platform  %s\n  workload  %zu devices, %zu ops\n  output    %s\n",
-              args.scenario.c_str(), sc.platform_summary.c_str(), sc.graph.devices.size(),
-              sc.graph.ops.size(), sc.output_file.empty() ? "(none)" : sc.output_file.c_str());
+  resolve_outputs(args, &sc);
+  std::printf("%s: ok\n  platform  %s\n  device    %s\n  workload  %zu devices, %zu ops\n"
+              "  output    %s\n",
+              args.scenario.c_str(), sc.platform_summary.c_str(), device_line(sc).c_str(),
+              sc.graph.devices.size(), sc.graph.ops.size(),
+              sc.output_file.empty() ? "(none)" : sc.output_file.c_str());
   return 0;
 }
 
 int run_command(const RunArgs& args) {
   Scenario sc = load_scenario(args.scenario, args.overrides);
-  if (!args.output.empty()) sc.output_file = args.output;
-  if (!args.trace.empty()) sc.trace_file = args.trace;
+  resolve_outputs(args, &sc);
   if (args.no_timeline) sc.record_timeline = false;
   check_writable_dir(sc.output_file, "output file");
   check_writable_dir(sc.trace_file, "trace file");
+  // Checked before simulating, so a refused path costs nothing; notes print at the end.
+  std::vector<std::string> notes;
+  for (const auto& [file, what] : {std::pair{sc.output_file, "output file"},
+                                   std::pair{sc.trace_file, "trace file"}})
+    if (!file.empty())
+      if (auto note = check_replaceable(file, what, sc.text, args.force); !note.empty())
+        notes.push_back(note);
 
   ReplayOptions opt;
   opt.record_timeline = sc.record_timeline || !sc.trace_file.empty();
   opt.progress = !args.quiet && isatty(STDERR_FILENO);
   RunResult r = replay_isolated(sc.platform, sc.graph, opt);
   r.analytical_seconds = sc.analytical_seconds;
-  if (!args.quiet) print_summary(sc, r);
+  if (!args.quiet) print_summary(sc, r, args.analytical);
 
   if (!sc.trace_file.empty()) {
     write_chrome_trace(sc.trace_file, sc.graph, r);
@@ -139,10 +186,13 @@ int run_command(const RunArgs& args) {
   }
   if (!sc.output_file.empty()) {
     if (!sc.record_timeline) r.timeline.clear();
-    ResultFileMeta meta{sc.text, ORRERY_VERSION, sc.platform_summary, current_command_line()};
+    std::string platform = sc.platform_summary;
+    if (!sc.device.empty()) platform += "; ops priced on " + sc.device;
+    ResultFileMeta meta{sc.text, ORRERY_VERSION, platform, current_command_line()};
     write_results_h5(sc.output_file, meta, {RunRecord{sc.name, {}, r}}, {&sc.graph});
     if (!args.quiet) std::printf("Results    %s\n", sc.output_file.c_str());
   }
+  for (const auto& n : notes) std::fprintf(stderr, "orrery: %s\n", n.c_str());
   return 0;
 }
 
@@ -153,6 +203,7 @@ void register_run_commands(CLI::App& app, CommandList& out) {
     cmd->add_option("scenario", args.scenario, "Scenario YAML file")->required();
     cmd->add_option("--set", args.overrides,
                     "Override a scenario key, e.g. --set platform.server.gpus=8 (repeatable)");
+    add_limit_options(cmd);
   };
   auto* run = app.add_subcommand(
       "run", "Simulate one iteration of a scenario and print where the time goes");
@@ -163,6 +214,14 @@ void register_run_commands(CLI::App& app, CommandList& out) {
   run->add_flag("--no-timeline", args.no_timeline,
                 "Do not store the per-op timeline in the results");
   run->add_flag("-q,--quiet", args.quiet, "Print nothing but errors");
+  run->add_flag("--force", args.force,
+                "Replace output files even when they are not Orrery results");
+  run->add_flag("--analytical", args.analytical,
+                "Also print the PAI analytical estimate of the step (model workloads)");
+  run->footer(
+      "Output paths (output.file, output.trace, -o, --trace) are relative to the current "
+      "directory. With --set and no -o, the scenario's output files are named after the "
+      "overrides (out/q.h5 -> out/q--platform.server.gpus=8.h5), so the base result stays.");
   auto* validate =
       app.add_subcommand("validate", "Check a scenario and the files it names without simulating");
   scenario_options(validate);

@@ -26,15 +26,24 @@ std::string resolve(const std::string& base_dir, const std::string& p) {
   return (fs::path(base_dir) / p).lexically_normal().string();
 }
 
+// Every bandwidth says whether it is one link's or a sum, since a planner compares both kinds.
 std::string summarize(const PlatformSpec& s) {
+  const ServerSpec& v = s.server;
   std::ostringstream o;
-  o << s.name << ": " << s.servers << " server(s) x " << s.server.gpus << " " << s.server.gpu.model
-    << ", PCIe " << format_bandwidth(s.server.pcie.bandwidth);
-  if (s.server.nvlink.topology != "none")
-    o << ", NVLink " << s.server.nvlink.topology << " "
-      << format_bandwidth(s.server.nvlink.bandwidth);
-  o << ", " << s.server.nic.count << " NIC(s) of " << format_bandwidth(s.server.nic.bandwidth)
-    << " on " << s.fabric.kind << " " << s.fabric.topology;
+  o << s.name << ": " << s.servers << (s.servers == 1 ? " server" : " servers") << " x " << v.gpus
+    << " " << v.gpu.model << ", PCIe " << format_bandwidth(v.pcie.bandwidth) << " per link";
+  if (v.nvlink.topology != "none")
+    o << ", NVLink " << v.nvlink.topology << " " << v.nvlink.links_per_gpu << " x "
+      << format_bandwidth(v.nvlink.bandwidth) << " per GPU ("
+      << format_bandwidth(v.nvlink.links_per_gpu * v.nvlink.bandwidth) << " per GPU in all)";
+  if (v.nic.count == 0) {
+    o << ", no NICs";
+  } else {
+    o << ", " << v.nic.count << (v.nic.count == 1 ? " NIC" : " NICs") << " of "
+      << format_bandwidth(v.nic.bandwidth) << " each";
+    if (v.nic.count > 1) o << " (" << format_bandwidth(v.nic.count * v.nic.bandwidth) << " per server)";
+    o << " on " << s.fabric.kind << " " << s.fabric.topology;
+  }
   return o.str();
 }
 
@@ -100,6 +109,7 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
                              sc->platform_server ? &*sc->platform_server : nullptr, base_dir);
     sc->graph = std::move(mw.graph);
     sc->workload_summary = mw.summary;
+    sc->device = mw.device;
     sc->analytical_seconds = mw.analytical_seconds;
     return;
   }
@@ -168,6 +178,16 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
   sc.origin = origin;
   sc.text = text;
   YamlMap root(root_node, origin);
+  // The sweep commands take these sections out before the scenario is built; here they mean
+  // a sweep file was given to `run` or `validate`.
+  for (const char* section : {"plan", "sweep"})
+    if (root.has(section))
+      root.fail(section, std::string("this scenario has a ") + section +
+                             " section: run it with `orrery " +
+                             (section == std::string("plan") ? "plan" : "sweep") +
+                             "`, or check every point with `orrery " +
+                             (section == std::string("plan") ? "plan" : "sweep") +
+                             " --dry-run`");
   std::string base_dir = fs::path(origin).parent_path().string();
   sc.name = root.str("name", fs::path(origin).stem().string());
   sc.description = root.str("description", "");

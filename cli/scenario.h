@@ -25,6 +25,7 @@ struct Scenario {
   GpuSpec platform_gpu;          // the default device of model workloads (XML platforms: V100-SXM2)
   ExecutionGraph graph;
   std::string workload_summary;               // one line (model workloads)
+  std::string device;  // model workloads: the device the ops are priced on; "" otherwise
   std::optional<ServerSpec> platform_server;  // generated platforms: their server
   double analytical_seconds = 0.0;  // model workloads: the PAI analytical estimate (pai_estimate.h)
   std::string output_file;          // HDF5 results; empty: none

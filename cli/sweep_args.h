@@ -8,7 +8,7 @@
 namespace orrery {
 
 // The scenario argument and --set, -o, -j, --dry-run, --fresh, --retry-failed,
-// --flush-interval, -q.
-void add_sweep_options(CLI::App* cmd, SweepSessionArgs& args);
+// --flush-interval, -q; `plan` words the help for `orrery plan` (candidates, prices).
+void add_sweep_options(CLI::App* cmd, SweepSessionArgs& args, bool plan);
 
 }  // namespace orrery

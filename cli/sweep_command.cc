@@ -1,29 +1,43 @@
 // `orrery sweep`: every point of a scenario's sweep section, each in its own process, resumable,
 // shared among MPI ranks under mpirun (sweeps/sweep_session.h, docs/sweeps.md).
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "cli/sweep_args.h"
 #include "sweeps/sweep_session.h"
 
 namespace orrery {
 
-void add_sweep_options(CLI::App* cmd, SweepSessionArgs& args) {
-  cmd->add_option("scenario", args.scenario, "Scenario YAML file with a sweep section")->required();
+void add_sweep_options(CLI::App* cmd, SweepSessionArgs& args, bool plan) {
+  add_limit_options(cmd);
+  // `orrery plan` runs a sweep session too; its help speaks of candidates and prices.
+  const char* point = plan ? "candidate" : "point";
+  cmd->add_option("scenario", args.scenario,
+                  plan ? "Plan file: a scenario with a plan section (target, prices) and a "
+                         "sweep section spanning the candidate platforms"
+                       : "Scenario YAML file with a sweep section")
+      ->required();
   cmd->add_option("--set", args.overrides,
-                  "Override a scenario key for every point, e.g. --set workload.layers=8 "
-                  "(repeatable)");
+                  std::string("Override a scenario key for every ") + point +
+                      ", e.g. --set workload.layers=8 (repeatable)");
   cmd->add_option("-o,--output", args.output, "HDF5 results file (replaces output.file)");
-  cmd->add_option("-j,--jobs", args.jobs, "Points simulated at once (per MPI rank); 0: one per CPU")
+  cmd->add_option("-j,--jobs", args.jobs,
+                  std::string(plan ? "Candidates" : "Points") +
+                      " simulated at once (per MPI rank); 0: one per CPU")
       ->default_val(1);
   cmd->add_flag("!--no-bind", args.bind,
                 "Do not bind each simulation to a CPU (by default, with -j > 1, the k-th "
                 "running simulation is bound to the k-th CPU this process may use)");
-  cmd->add_flag("--dry-run", args.dry_run, "List the points and check the sweep; run nothing");
+  cmd->add_flag("--dry-run", args.dry_run,
+                plan ? "List every candidate with its price and check the plan; simulate nothing"
+                     : "List the points and check the sweep; run nothing");
   cmd->add_option("--point", args.point,
-                  "Simulate only point N, with its per-op timeline, into -o FILE.h5");
+                  std::string("Simulate only ") + point +
+                      " N, with its per-op timeline, into -o FILE.h5");
   cmd->add_option("--trace", args.trace, "With --point: Chrome trace JSON of its timeline");
   cmd->add_flag("--fresh", args.fresh,
                 "Discard earlier results in the output instead of resuming from them");
-  cmd->add_flag("--retry-failed", args.retry_failed, "Run points that failed before again");
+  cmd->add_flag("--retry-failed", args.retry_failed,
+                std::string("Run ") + point + "s that failed before again");
   cmd->add_option("--flush-interval", args.flush_interval_s,
                   "Seconds between rewrites of the HDF5 file while the sweep runs")
       ->default_val(5.0);
@@ -34,7 +48,10 @@ void register_sweep_commands(CLI::App& app, CommandList& out) {
   static SweepSessionArgs args;
   auto* sweep = app.add_subcommand(
       "sweep", "Run every point of a scenario's sweep (resumable; MPI-parallel under mpirun)");
-  add_sweep_options(sweep, args);
+  add_sweep_options(sweep, args, false);
+  sweep->footer(
+      "Each point runs in its own process; results go to one HDF5 file (output.file or -o), "
+      "rewritten as points finish, and a later run resumes from it. See docs/sweeps.md.");
   out.push_back({sweep, [] {
                    args.created_by = current_command_line();
                    return run_sweep_session(args);
