@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/input_file.h"
 #include "engine/errors.h"
 #include "models/learned/evaluation.h"
 #include "models/learned/model_file.h"
@@ -53,10 +54,7 @@ bool is_hdf5(const std::string& bytes) { return bytes.rfind("\x89HDF\r\n\x1a\n",
 
 // The provenance a profile file carries: its '#' lines (CSV) or its provenance attribute.
 TrainingSource describe_source(const std::string& path, size_t rows) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string bytes = ss.str();
+  std::string bytes = read_input_file(path, "profile file");
   TrainingSource s{path, sha256_hex(bytes), rows, {}};
   if (is_hdf5(bytes)) {
     s.header.push_back(read_profile_h5_provenance(path));
