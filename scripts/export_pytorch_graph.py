@@ -38,6 +38,8 @@ except ImportError as e:  # pragma: no cover - depends on the machine
                      "run with /usr/bin/python3): %s\n" % e)
     sys.exit(2)
 
+import aten_calls_file  # noqa: E402  (needs torch; beside this script)
+
 aten = torch.ops.aten
 
 DTYPES = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16",
@@ -594,7 +596,7 @@ STATE_TENSORS = {"sgd": 2, "momentum": 3, "adam": 4}  # parameter-sized tensors 
 
 
 def write_calls(path, name, recorder, ops, optimizer, params):
-    """Saves every op's key (as the graph file has it) and its ATen calls with torch.save.
+    """Saves every op's key (as the graph file has it) and its ATen calls (aten_calls_file.py).
 
     Each tensor argument also gets "reuse": the bytes of memory traffic the step makes
     between the tensor's previous access and this op (the ops' input and output sizes in
@@ -659,8 +661,8 @@ def write_calls(path, name, recorder, ops, optimizer, params):
         records.append({"name": op["name"], "type": op["type"], "dtype": op["dtype"],
                         "inputs": op["inputs"], "output": op["output"], "attrs": op["attrs"],
                         "phase": op["phase"], "calls": calls})
-    torch.save({"format": "orrery-aten-calls", "version": 1, "model": name,
-                "torch": torch.__version__, "footprint": footprint, "ops": records}, path)
+    aten_calls_file.save(path, {"model": name, "torch": str(torch.__version__),
+                                "footprint": footprint, "ops": records})
 
 
 def to_json(name, batch, hyper, ops):
@@ -725,8 +727,8 @@ def main(argv=None):
                     help="update op per parameter tensor (default sgd)")
     ap.add_argument("--name", help="model name in the file (default: the builtin or function)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--calls", help="also save the ATen calls behind every op here (torch.save "
-                    "file for scripts/profile_ops.py --calls)")
+    ap.add_argument("--calls", help="also save the ATen calls behind every op here (a file that "
+                    "loads without running code; for scripts/profile_ops.py --calls)")
     a = ap.parse_args(argv)
     if a.batch < 1:
         ap.error("--batch must be >= 1")

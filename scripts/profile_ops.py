@@ -37,6 +37,8 @@ try:
 except ImportError:  # pragma: no cover - reported to the user, not a test failure
     sys.exit("profile_ops.py: python3-torch is not installed (apt-get install python3-torch)")
 
+import aten_calls_file  # noqa: E402  (needs torch; beside this script)
+
 COLUMNS = ["op", "dtype", "device", "inputs", "output", "attrs", "time_s", "n", "m", "t_n_s",
            "t_m_s", "samples", "stdev_s", "source"]
 
@@ -1101,9 +1103,10 @@ def profile_calls(args, dev, name):
     order, skipped, models = [], 0, []
     datas = []
     for path in args.calls:
-        data = torch.load(path)
-        if data.get("format") != "orrery-aten-calls":
-            sys.exit(f"profile_ops.py: {path} is not an orrery-aten-calls file")
+        try:
+            data = aten_calls_file.load(path)  # never unpickles code (weights_only=True)
+        except (OSError, ValueError) as e:
+            sys.exit(f"profile_ops.py: {e}")
         models.append(f"{data['model']} ({len(data['ops'])} ops)")
         datas.append(data)
     global LOCK

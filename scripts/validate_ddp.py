@@ -157,8 +157,11 @@ def main(argv=None):
         graph = json.load(f)
     data = None
     if a.calls:
-        import torch
-        data = torch.load(a.calls)
+        import aten_calls_file
+        try:
+            data = aten_calls_file.load(a.calls)  # never unpickles code (weights_only=True)
+        except (OSError, ValueError) as e:
+            sys.exit(f"validate_ddp.py: {e}")
     ops, recs, buckets = ddp_graph(graph, data["ops"] if data else None, a.world,
                                    footprint=data.get("footprint", 0) if data else 0)
     graph = dict(graph)
@@ -174,11 +177,11 @@ def main(argv=None):
             json.dumps(op) for op in ops) + "\n  ]}\n"
         f.write(text)
     if a.calls_out and data is not None:
-        import torch
+        import aten_calls_file
         out = dict(data)
         out["ops"] = recs
         out["model"] = graph["name"]
-        torch.save(out, a.calls_out)
+        aten_calls_file.save(a.calls_out, out)
     print("%s: %d ops, %d DDP buckets of %s elements" % (
         a.output, len(ops), len(buckets),
         "/".join(str(sum(_numel(p["shape"]) for p in b)) for b in buckets)))
