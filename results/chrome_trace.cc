@@ -1,7 +1,9 @@
 #include "results/chrome_trace.h"
 
 #include <charconv>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
@@ -17,7 +19,7 @@ namespace {
 class JsonOut {
  public:
   explicit JsonOut(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "wb")) {
-    if (file_ == nullptr) throw std::runtime_error(path + ": cannot create file");
+    if (file_ == nullptr) throw std::runtime_error(path + ": cannot create file: " + std::strerror(errno));
     buf_.reserve(kFlushAt + 4096);
   }
   ~JsonOut() {
@@ -96,7 +98,7 @@ void JsonOut::micros(double seconds) {
 
 void JsonOut::flush() {
   if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) {
-    throw std::runtime_error(path_ + ": write failed");
+    throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
   }
   buf_.clear();
 }
@@ -105,7 +107,7 @@ void JsonOut::close() {
   flush();
   std::FILE* f = file_;
   file_ = nullptr;
-  if (std::fclose(f) != 0) throw std::runtime_error(path_ + ": write failed");
+  if (std::fclose(f) != 0) throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
 }
 
 using StreamKey = std::pair<int, int>;  // (class, index)
@@ -144,7 +146,21 @@ void metadata(JsonOut& out, const char* name, int pid, int tid, const char* key,
   out.raw("}}");
 }
 
-void op_event(JsonOut& out, const ExecutionGraph& graph, const Op& op, const OpTiming& t, int tid) {
+// The devices an op shows on: its own, or every rank of a collective (each rank takes part in
+// it for its whole span; the op itself is queued on one rank only).
+std::vector<int> devices_of(const ExecutionGraph& graph, const Op& op) {
+  if (op.kind == OpKind::kCollective && op.collective >= 0 &&
+      op.collective < static_cast<int>(graph.collectives.size())) {
+    std::vector<int> ranks;
+    for (int r : graph.collectives[op.collective].ranks)
+      if (r >= 0 && r < static_cast<int>(graph.devices.size())) ranks.push_back(r);
+    if (!ranks.empty()) return ranks;
+  }
+  return {op.device};
+}
+
+void op_event(JsonOut& out, const ExecutionGraph& graph, const Op& op, const OpTiming& t, int tid,
+              int device) {
   out.begin_event();
   auto device_name = [&](int d) -> const std::string* {
     return d >= 0 && d < static_cast<int>(graph.devices.size()) ? &graph.devices[d].name : nullptr;
@@ -154,14 +170,23 @@ void op_event(JsonOut& out, const ExecutionGraph& graph, const Op& op, const OpT
   out.raw(",\"cat\":");
   out.string(op.phase);
   out.raw(",\"ph\":\"X\",\"pid\":");
-  out.integer(op.device + 1);
+  out.integer(device + 1);
   out.raw(",\"tid\":");
   out.integer(tid);
   out.raw(",\"ts\":");
   out.micros(t.start);
   out.raw(",\"dur\":");
   out.micros(t.end - t.start);
-  if (op.kind == OpKind::kTransfer) {
+  if (op.kind == OpKind::kCollective && op.collective >= 0 &&
+      op.collective < static_cast<int>(graph.collectives.size())) {
+    const Collective& c = graph.collectives[op.collective];
+    out.raw(",\"args\":{\"kind\":\"collective\",\"collective\":");
+    out.string(collective_type_name(c.type));
+    out.raw(",\"bytes\":");
+    out.number(c.bytes);
+    out.raw(",\"ranks\":");
+    out.integer(static_cast<long long>(c.ranks.size()));
+  } else if (op.kind == OpKind::kTransfer) {
     out.raw(",\"args\":{\"kind\":\"transfer\",\"bytes\":");
     out.number(op.transfer_bytes);
     if (const std::string* src = device_name(op.src)) {
@@ -196,7 +221,7 @@ void write_trace(const std::string& file_path, const ExecutionGraph& graph,
   for (auto& [key, tid] : tids) tid = next_tid++;
   std::map<std::pair<int, StreamKey>, Stream> used;  // (device, stream) pairs that ran an op
   for (const Op& op : graph.ops) {
-    used.emplace(std::make_pair(op.device, key_of(op.stream)), op.stream);
+    for (int d : devices_of(graph, op)) used.emplace(std::make_pair(d, key_of(op.stream)), op.stream);
   }
 
   JsonOut out(file_path);
@@ -215,7 +240,8 @@ void write_trace(const std::string& file_path, const ExecutionGraph& graph,
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     const OpTiming& t = result.timeline[i];
     if (!std::isfinite(t.start) || !std::isfinite(t.end)) continue;
-    op_event(out, graph, graph.ops[i], t, tids.at(key_of(graph.ops[i].stream)));
+    const Op& op = graph.ops[i];
+    for (int d : devices_of(graph, op)) op_event(out, graph, op, t, tids.at(key_of(op.stream)), d);
   }
   out.raw("\n]}\n");
   out.close();

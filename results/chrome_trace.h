@@ -3,7 +3,10 @@
 // (named stream_name(), tid the same for a given stream on every device), one complete event
 // ("ph":"X") per op: name = op name, cat = op phase, ts/dur in microseconds from the start of the
 // run, args.kind = "compute" or "transfer" (transfers add bytes, src, dst; compute ops add nonzero
-// flops and bytes). Ops without a finite start and end are left out.
+// flops and bytes). A collective op shows on the track of every rank of its group, spanning the
+// collective's whole run (args.kind = "collective", collective, bytes, ranks): each rank takes
+// part in it, whichever rank's queue it was started from. Ops without a finite start and end are
+// left out.
 #pragma once
 
 #include <string>
@@ -15,8 +18,8 @@ namespace orrery {
 
 // Streams the trace to "<path>.tmp.<pid>" and renames it to `path` when complete, so memory
 // stays flat for million-op graphs and no half-written trace is ever left under `path`.
-// Throws std::invalid_argument when result.timeline is not parallel to graph.ops, InputError when
-// `path` cannot be created, std::runtime_error when writing fails.
+// Throws std::invalid_argument when result.timeline is not parallel to graph.ops, InputError
+// naming `path` when it cannot be created or written (results/atomic_file.h).
 void write_chrome_trace(const std::string& path, const ExecutionGraph& graph,
                         const RunResult& result);
 

@@ -166,6 +166,41 @@ TEST(ChromeTrace, RejectsBadDestinationAndMismatchedTimeline) {
   EXPECT_FALSE(fs::exists(dir + "/trace.json"));
 }
 
+TEST(ChromeTrace, CollectiveShowsOnEveryRanksTrack) {
+  ExecutionGraph g;
+  g.devices = {{"gpu0", "gpu0", "gpu0"}, {"gpu1", "gpu1", "gpu1"}, {"gpu2", "gpu2", "gpu2"}};
+  Collective c;
+  c.type = CollectiveType::kAllReduce;
+  c.ranks = {2, 0, 1};
+  c.bytes = 8e6;
+  append_collective(g, "allreduce.grad", c, "comm", {});
+  ASSERT_EQ(g.ops.size(), 1u);
+  ASSERT_EQ(g.ops[0].device, 2);  // queued on the group's first rank only
+  RunResult r;
+  r.timeline = {{0.001, 0.003}};
+  std::string path = testing::make_temp_dir("trace") + "/trace.json";
+  write_chrome_trace(path, g, r);
+
+  const json trace = read_json(path);
+  std::set<int> pids;
+  std::set<std::pair<int, int>> named_threads;
+  for (const json& e : trace["traceEvents"]) {
+    const std::pair<int, int> track{e["pid"].get<int>(), e["tid"].get<int>()};
+    if (e["name"] == "thread_name") named_threads.insert(track);
+    if (e["ph"] != "X") continue;
+    pids.insert(e["pid"].get<int>());
+    EXPECT_EQ(e["name"], "allreduce.grad");
+    EXPECT_EQ(e["ts"], 1000.0);
+    EXPECT_EQ(e["dur"], 2000.0);
+    EXPECT_EQ(e["args"]["kind"], "collective");
+    EXPECT_EQ(e["args"]["collective"], collective_type_name(CollectiveType::kAllReduce));
+    EXPECT_EQ(e["args"]["bytes"], 8e6);
+    EXPECT_EQ(e["args"]["ranks"], 3);
+    EXPECT_TRUE(named_threads.count(track)) << "event on an unnamed track";
+  }
+  EXPECT_EQ(pids, (std::set<int>{1, 2, 3}));  // every rank's process, not only gpu2's
+}
+
 TEST(ChromeTrace, ManyOpsStreamQuickly) {
   ExecutionGraph g;
   g.devices = {{"gpu0", "gpu0", "gpu0"}, {"gpu1", "gpu1", "gpu1"}};
