@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/input_file.h"
 #include "engine/errors.h"
 #include "models/profile_io.h"
 #include "results/atomic_file.h"
@@ -149,11 +150,7 @@ ProfileDb parse_profile_csv(const std::string& text, const std::string& origin) 
 }
 
 ProfileDb read_profile_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_profile_csv(ss.str(), path);
+  return parse_profile_csv(read_input_file(path, "profile CSV file"), path);
 }
 
 void write_profile_csv(const std::string& path, const ProfileDb& db,
@@ -176,6 +173,7 @@ void write_profile_csv(const std::string& path, const ProfileDb& db,
 }
 
 ProfileDb load_profile_db(const std::string& path) {
+  require_regular_file(path, "profile database");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open profile database");
   char sig[8] = {};

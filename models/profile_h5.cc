@@ -5,6 +5,7 @@
 #include "engine/errors.h"
 #include "models/profile_io.h"
 #include "results/atomic_file.h"
+#include "results/h5_guard.h"
 #include "results/h5_util.h"
 
 namespace orrery {
@@ -49,7 +50,8 @@ h5::Compound row_type(hid_t str) {
 }
 
 void write_file(const std::string& path, const ProfileDb& db, const std::string& provenance) {
-  h5::Handle file = h5::check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+  h5::Handle fapl = h5::checksummed_file_access();
+  h5::Handle file = h5::check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
                               H5Fclose, "create " + path);
   {
     h5::write_string_attr(file.get(), "format", kFormat);
@@ -93,8 +95,9 @@ void write_profile_h5(const std::string& path, const ProfileDb& db, const std::s
   write_atomically(path, [&](const std::string& tmp) { write_file(tmp, db, provenance); });
 }
 
-ProfileDb read_profile_h5(const std::string& path) {
-  h5::QuietErrors quiet;
+namespace {
+
+ProfileDb read_profile(const std::string& path) {
   h5::Handle file = open_checked(path);
   h5::Handle str = h5::string_type();
   h5::Compound type = row_type(str.get());
@@ -122,10 +125,17 @@ ProfileDb read_profile_h5(const std::string& path) {
   return db;
 }
 
+}  // namespace
+
+ProfileDb read_profile_h5(const std::string& path) {
+  return read_h5_input(path, "Orrery profile database", [&] { return read_profile(path); });
+}
+
 std::string read_profile_h5_provenance(const std::string& path) {
-  h5::QuietErrors quiet;
-  h5::Handle file = open_checked(path);
-  return h5::read_string_attr(file.get(), "provenance");
+  return read_h5_input(path, "Orrery profile database", [&] {
+    h5::Handle file = open_checked(path);
+    return h5::read_string_attr(file.get(), "provenance");
+  });
 }
 
 }  // namespace orrery

@@ -1,8 +1,8 @@
 // Reader half of h5_store.h (the writer is h5_store.cc).
-#include <filesystem>
 #include <stdexcept>
 
 #include "engine/errors.h"
+#include "results/h5_guard.h"
 #include "results/h5_rows.h"
 #include "results/h5_store.h"
 #include "results/h5_util.h"
@@ -103,7 +103,12 @@ LoadedResults read_file(const std::string& path) {
   h5::Handle detail = h5::check(H5Gopen2(file.get(), "runs_detail", H5P_DEFAULT), H5Gclose,
                                 "open group runs_detail");
   for (size_t i = 0; i < out.runs.size(); ++i) {
-    read_detail(detail.get(), str.get(), i, &out.runs[i], &out.timelines[i]);
+    try {
+      read_detail(detail.get(), str.get(), i, &out.runs[i], &out.timelines[i]);
+    } catch (const std::runtime_error& e) {
+      if (dynamic_cast<const InputError*>(&e) != nullptr) throw;
+      throw std::runtime_error("runs_detail/" + std::to_string(i) + ": " + e.what());
+    }
   }
   return out;
 }
@@ -111,22 +116,8 @@ LoadedResults read_file(const std::string& path) {
 }  // namespace
 
 LoadedResults read_results_h5(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw InputError(path + ": cannot read results: no such file");
-  }
-  h5::QuietErrors quiet;
-  if (H5Fis_hdf5(path.c_str()) <= 0) {
-    throw InputError(path + ": cannot read results: not an HDF5 file");
-  }
-  try {
-    return read_file(path);
-  } catch (const InputError&) {
-    throw;
-  } catch (const std::runtime_error& e) {
-    // Anything missing or mistyped means the file is not what `orrery` wrote: the user's input.
-    throw InputError(path + ": not a valid Orrery results file: " + e.what());
-  }
+  // Anything missing or mistyped means the file is not what `orrery` wrote: the user's input.
+  return read_h5_input(path, "Orrery results file", [&] { return read_file(path); });
 }
 
 }  // namespace orrery

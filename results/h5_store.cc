@@ -2,6 +2,7 @@
 #include "results/h5_store.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "results/atomic_file.h"
 #include "results/h5_rows.h"
 #include "results/h5_util.h"
+#include "results/param_values.h"
 
 namespace orrery {
 
@@ -124,6 +126,45 @@ void write_params_table(hid_t file, hid_t str, const std::vector<RunRecord>& run
   h5::write_rows(dset.get(), type.memory_type(), 0, runs.size(), cells.data());
 }
 
+// Parameters whose text is not a quantity by design: a hash of digits only would pass as one.
+bool never_numeric(const std::string& key) {
+  return key == "sweep.hash" || key == "sweep.status" || key == "sweep.error";
+}
+
+// /run_values: each parameter whose every value is a number of one unit (param_values.h),
+// as a float64 column with a `unit` attribute, so h5py and pandas users can filter
+// numerically. NaN where a run lacks the parameter. The text form stays in /run_params.
+void write_values_table(hid_t file, const std::vector<RunRecord>& runs) {
+  std::map<std::string, std::string> unit_of;  // key -> unit; "" once it is not numeric
+  for (const RunRecord& run : runs) {
+    for (const auto& [key, text] : run.params) {
+      double v = 0;
+      std::string unit;
+      const bool numeric = !never_numeric(key) && key.find('/') == std::string::npos &&
+                           key != "." && parse_param_value(text, &v, &unit);
+      auto [it, fresh] = unit_of.emplace(key, numeric ? unit : "");
+      if (!fresh && it->second != (numeric ? unit : "")) it->second = "";
+    }
+  }
+  h5::Handle group;
+  for (const auto& [key, unit] : unit_of) {
+    if (unit.empty()) continue;
+    if (group.get() < 0) {
+      group = h5::check(H5Gcreate2(file, "run_values", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                        H5Gclose, "create group run_values");
+    }
+    std::vector<double> column(runs.size(), std::nan(""));
+    for (size_t i = 0; i < runs.size(); ++i) {
+      auto it = runs[i].params.find(key);
+      std::string ignored;
+      if (it != runs[i].params.end()) parse_param_value(it->second, &column[i], &ignored);
+    }
+    h5::Handle dset = h5::create_dataset(group.get(), key.c_str(), H5T_IEEE_F64LE, runs.size());
+    h5::write_rows(dset.get(), H5T_NATIVE_DOUBLE, 0, runs.size(), column.data());
+    h5::write_string_attr(dset.get(), "unit", unit);
+  }
+}
+
 void write_devices(hid_t group, hid_t str, const RunResult& result) {
   std::vector<h5::DeviceRow> rows;
   rows.reserve(result.devices.size());
@@ -198,13 +239,15 @@ void write_detail(hid_t parent, hid_t str, size_t index, const RunRecord& run,
 void write_file(const std::string& file_path, const ResultFileMeta& meta,
                 const std::vector<RunRecord>& runs,
                 const std::vector<const ExecutionGraph*>& graphs) {
-  h5::Handle file = h5::check(H5Fcreate(file_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+  h5::Handle fapl = h5::checksummed_file_access();
+  h5::Handle file = h5::check(H5Fcreate(file_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
                               H5Fclose, "create " + file_path);
   {
     h5::Handle str = h5::string_type();
     write_meta(file.get(), meta);
     write_runs_table(file.get(), str.get(), runs);
     write_params_table(file.get(), str.get(), runs);
+    write_values_table(file.get(), runs);
     h5::Handle detail =
         h5::check(H5Gcreate2(file.get(), "runs_detail", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                   H5Gclose, "create group runs_detail");
@@ -216,6 +259,14 @@ void write_file(const std::string& file_path, const ResultFileMeta& meta,
 }
 
 }  // namespace
+
+void write_results_h5_file(const std::string& file_path, const ResultFileMeta& meta,
+                           const std::vector<RunRecord>& runs,
+                           const std::vector<const ExecutionGraph*>& graphs) {
+  validate(runs, graphs);
+  h5::QuietErrors quiet;
+  write_file(file_path, meta, runs, graphs);
+}
 
 void write_results_h5(const std::string& path, const ResultFileMeta& meta,
                       const std::vector<RunRecord>& runs,

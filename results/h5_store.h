@@ -14,7 +14,9 @@
 
 namespace orrery {
 
-inline constexpr int kResultsFormatVersion = 2;  // 2: /runs gained analytical_s
+// 2: /runs gained analytical_s. 3: /run_values (parameters as numbers with units) and
+// checksummed metadata (the HDF5 1.8 object format).
+inline constexpr int kResultsFormatVersion = 3;
 
 // One simulated run (a sweep point).
 struct RunRecord {
@@ -56,6 +58,13 @@ RunSummary summarize_run(const RunResult& result);
 void write_results_h5(const std::string& path, const ResultFileMeta& meta,
                       const std::vector<RunRecord>& runs,
                       const std::vector<const ExecutionGraph*>& graphs);
+
+// write_results_h5 without the temp file and rename: writes `file_path` itself, for a caller
+// that adds to the file before renaming it (sweeps/sweep_h5.cc) inside its own
+// write_atomically. Throws std::runtime_error on HDF5 failures.
+void write_results_h5_file(const std::string& file_path, const ResultFileMeta& meta,
+                           const std::vector<RunRecord>& runs,
+                           const std::vector<const ExecutionGraph*>& graphs);
 
 // One op of a stored timeline, by name (seconds from the start of the run).
 struct TimelineRow {

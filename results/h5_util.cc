@@ -1,6 +1,7 @@
 #include "results/h5_util.h"
 
 #include <algorithm>
+#include <climits>
 #include <stdexcept>
 #include <vector>
 
@@ -36,10 +37,32 @@ QuietErrors::~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
 
 namespace {
 
+// The file driver's message for a failed write or read spans a line of addresses and sizes;
+// its "error message = '...'" part (the errno text) is what a user needs.
+std::string readable(const char* desc) {
+  std::string text = desc;
+  const std::string marker = "error message = '";
+  const size_t at = text.find(marker);
+  if (at != std::string::npos) {
+    const size_t from = at + marker.size();
+    const size_t to = text.find('\'', from);
+    if (to != std::string::npos) return text.substr(from, to - from);
+  }
+  return text;
+}
+
 herr_t collect_error(unsigned, const H5E_error2_t* err, void* out) {
-  if (err->desc != nullptr) static_cast<std::vector<std::string>*>(out)->push_back(err->desc);
+  if (err->desc != nullptr) static_cast<std::vector<std::string>*>(out)->push_back(readable(err->desc));
   return 0;
 }
+
+// libhdf5 closes files still open at exit. A file whose close failed (a full disk) stays in its
+// books half-closed, and closing it again at exit crashes; every file Orrery opens is closed
+// explicitly, so there is nothing for the exit handler to do.
+const bool kNoExitHandler = [] {
+  H5dont_atexit();
+  return true;
+}();
 
 }  // namespace
 
@@ -115,14 +138,72 @@ void write_rows(hid_t dataset, hid_t mem_type, size_t first, size_t count, const
         "write rows");
 }
 
-size_t row_count(hid_t dataset) {
+size_t row_count(hid_t dataset, size_t max_rows) {
   Handle space = check(H5Dget_space(dataset), H5Sclose, "get dataspace");
-  if (H5Sget_simple_extent_ndims(space.get()) != 1) {
-    throw std::runtime_error("expected a one-dimensional dataset");
+  const int ndims = H5Sget_simple_extent_ndims(space.get());
+  if (ndims != 1) {
+    throw std::runtime_error("expected a one-dimensional dataset, found " +
+                             (ndims < 0 ? std::string("an unreadable dataspace")
+                                        : std::to_string(ndims) + " dimensions"));
   }
   hsize_t dims[1] = {0};
   check(H5Sget_simple_extent_dims(space.get(), dims, nullptr), "get dataset size");
+  if (dims[0] > max_rows) {
+    throw std::runtime_error("dataset claims " + std::to_string(dims[0]) +
+                             " rows, more than the " + std::to_string(max_rows) + " accepted");
+  }
   return static_cast<size_t>(dims[0]);
+}
+
+namespace {
+
+const char* class_name(H5T_class_t c) {
+  switch (c) {
+    case H5T_INTEGER:
+      return "an integer";
+    case H5T_FLOAT:
+      return "a floating-point number";
+    case H5T_STRING:
+      return "a string";
+    case H5T_COMPOUND:
+      return "a compound";
+    case H5T_ARRAY:
+      return "an array";
+    case H5T_VLEN:
+      return "a variable-length sequence";
+    case H5T_ENUM:
+      return "an enum";
+    default:
+      return "an unsupported type";
+  }
+}
+
+}  // namespace
+
+void require_members(hid_t dataset, hid_t mem_type, const std::string& name) {
+  Handle file_type = check(H5Dget_type(dataset), H5Tclose, "get the type of dataset " + name);
+  const H5T_class_t file_class = H5Tget_class(file_type.get());
+  if (file_class != H5T_COMPOUND) {
+    throw std::runtime_error("dataset " + name + " holds " + class_name(file_class) +
+                             ", expected a compound (a table)");
+  }
+  const int members = H5Tget_nmembers(mem_type);
+  for (int i = 0; i < members; ++i) {
+    char* member = H5Tget_member_name(mem_type, static_cast<unsigned>(i));
+    if (member == nullptr) throw std::runtime_error("cannot name a member of " + name);
+    const std::string member_name = member;
+    H5free_memory(member);
+    const int index = H5Tget_member_index(file_type.get(), member_name.c_str());
+    if (index < 0) {
+      throw std::runtime_error("dataset " + name + " has no column \"" + member_name + "\"");
+    }
+    const H5T_class_t want = H5Tget_member_class(mem_type, static_cast<unsigned>(i));
+    const H5T_class_t have = H5Tget_member_class(file_type.get(), static_cast<unsigned>(index));
+    if (want != have) {
+      throw std::runtime_error("dataset " + name + ": column \"" + member_name + "\" holds " +
+                               class_name(have) + ", expected " + class_name(want));
+    }
+  }
 }
 
 void reclaim(hid_t mem_type, size_t count, void* buf) noexcept {
@@ -154,23 +235,81 @@ void write_int_attr(hid_t obj, const char* name, int value) {
   check(H5Awrite(attr.get(), H5T_NATIVE_INT, &value), std::string("write attribute ") + name);
 }
 
+void write_double_attr(hid_t obj, const char* name, double value) {
+  Handle space = check(H5Screate(H5S_SCALAR), H5Sclose, "create scalar dataspace");
+  Handle attr = check(H5Acreate2(obj, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                      H5Aclose, std::string("create attribute ") + name);
+  check(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value), std::string("write attribute ") + name);
+}
+
+namespace {
+
+// Opens attribute `name` of `obj` and checks that it holds one value of class `want`.
+Handle open_single_attr(hid_t obj, const char* name, H5T_class_t want, Handle* type) {
+  const std::string attr_name = std::string("attribute ") + name;
+  Handle attr = check(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, "open " + attr_name);
+  *type = check(H5Aget_type(attr.get()), H5Tclose, "get the type of " + attr_name);
+  const H5T_class_t have = H5Tget_class(type->get());
+  if (have != want) {
+    throw std::runtime_error(attr_name + " holds " + class_name(have) + ", expected " +
+                             class_name(want));
+  }
+  Handle space = check(H5Aget_space(attr.get()), H5Sclose, "get the dataspace of " + attr_name);
+  const hssize_t points = H5Sget_simple_extent_npoints(space.get());
+  if (points != 1) {
+    throw std::runtime_error(attr_name + " holds " + std::to_string(points) +
+                             " values, expected one");
+  }
+  return attr;
+}
+
+}  // namespace
+
 std::string read_string_attr(hid_t obj, const char* name) {
-  Handle attr =
-      check(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, std::string("open attribute ") + name);
+  Handle file_type;
+  Handle attr = open_single_attr(obj, name, H5T_STRING, &file_type);
+  const std::string what = std::string("read attribute ") + name;
+  const htri_t variable = H5Tis_variable_str(file_type.get());
+  check(variable < 0 ? -1 : 0, what);
+  if (variable == 0) {
+    // Fixed-length strings (written by other tools): read the declared size, no more.
+    const size_t size = H5Tget_size(file_type.get());
+    if (size == 0 || size > (size_t{1} << 30)) {
+      throw std::runtime_error(std::string("attribute ") + name + " declares a string of " +
+                               std::to_string(size) + " bytes");
+    }
+    Handle mem = check(H5Tcopy(H5T_C_S1), H5Tclose, "copy string type");
+    check(H5Tset_size(mem.get(), size + 1), "set string size");
+    std::vector<char> buf(size + 1, '\0');
+    check(H5Aread(attr.get(), mem.get(), buf.data()), what);
+    buf.back() = '\0';
+    return std::string(buf.data());
+  }
   Handle type = string_type();
   char* ptr = nullptr;
-  check(H5Aread(attr.get(), type.get(), &ptr), std::string("read attribute ") + name);
+  check(H5Aread(attr.get(), type.get(), &ptr), what);
   std::string value = ptr != nullptr ? ptr : "";
   reclaim(type.get(), 1, &ptr);
   return value;
 }
 
 int read_int_attr(hid_t obj, const char* name) {
-  Handle attr =
-      check(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, std::string("open attribute ") + name);
-  int value = 0;
-  check(H5Aread(attr.get(), H5T_NATIVE_INT, &value), std::string("read attribute ") + name);
-  return value;
+  Handle file_type;
+  Handle attr = open_single_attr(obj, name, H5T_INTEGER, &file_type);
+  long long value = 0;
+  check(H5Aread(attr.get(), H5T_NATIVE_LLONG, &value), std::string("read attribute ") + name);
+  if (value < INT_MIN || value > INT_MAX) {
+    throw std::runtime_error(std::string("attribute ") + name + " = " + std::to_string(value) +
+                             " does not fit an int");
+  }
+  return static_cast<int>(value);
+}
+
+Handle checksummed_file_access() {
+  Handle fapl = check(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+  check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
+        "set the file format version");
+  return fapl;
 }
 
 bool has_attr(hid_t obj, const char* name) {

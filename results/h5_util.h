@@ -79,8 +79,14 @@ Handle create_dataset(hid_t loc, const char* name, hid_t file_type, size_t rows,
                       size_t gzip_chunk = 0);
 // Writes rows [first, first + count) of a 1-D dataset from `buf` (count elements of mem_type).
 void write_rows(hid_t dataset, hid_t mem_type, size_t first, size_t count, const void* buf);
-// Number of elements of a 1-D dataset.
-size_t row_count(hid_t dataset);
+// Number of elements of a 1-D dataset. Refuses more than `max_rows` (a flipped bit in a
+// corrupt file must not become a request for terabytes of memory).
+size_t row_count(hid_t dataset, size_t max_rows = size_t{1} << 28);
+// Checks that the file type of `dataset` is a compound holding every member of the compound
+// `mem_type` by name, each of the same class (string, float, integer); HDF5 would otherwise
+// leave a missing member unset instead of failing. Throws std::runtime_error naming `name`
+// and the member.
+void require_members(hid_t dataset, hid_t mem_type, const std::string& name);
 // Frees the strings HDF5 allocated while reading `count` elements of `mem_type` into `buf`.
 // Never throws, so it can run from a destructor.
 void reclaim(hid_t mem_type, size_t count, void* buf) noexcept;
@@ -91,7 +97,8 @@ template <typename Row, typename Fn>
 void read_rows(hid_t loc, const char* name, hid_t mem_type, Fn&& each) {
   Handle dset =
       check(H5Dopen2(loc, name, H5P_DEFAULT), H5Dclose, std::string("open dataset ") + name);
-  std::vector<Row> rows(row_count(dset.get()));
+  require_members(dset.get(), mem_type, name);
+  std::vector<Row> rows(row_count(dset.get()));  // value-initialized: unset strings are null
   if (rows.empty()) return;
   check(H5Dread(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()),
         std::string("read dataset ") + name);
@@ -105,8 +112,17 @@ void read_rows(hid_t loc, const char* name, hid_t mem_type, Fn&& each) {
 
 void write_string_attr(hid_t obj, const char* name, const std::string& value);
 void write_int_attr(hid_t obj, const char* name, int value);
+void write_double_attr(hid_t obj, const char* name, double value);
+// Readers check the attribute before reading it: one value (scalar, or a one-element array),
+// of the string (variable or fixed length) or integer class. Anything else throws
+// std::runtime_error saying what the attribute is and what was expected.
 std::string read_string_attr(hid_t obj, const char* name);
 int read_int_attr(hid_t obj, const char* name);
+
+// File access properties for files Orrery writes: the HDF5 1.8 object format, whose metadata
+// (superblock, object headers, heaps of attributes) carries checksums, so a corrupt file fails
+// with a checksum error instead of being misread. Readable by HDF5 1.8 and later (h5py too).
+Handle checksummed_file_access();
 bool has_attr(hid_t obj, const char* name);
 
 }  // namespace orrery::h5

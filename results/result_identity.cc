@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "results/h5_guard.h"
 #include "results/h5_util.h"
 
 namespace orrery {
@@ -45,6 +46,17 @@ ExistingOutput inspect_output(const std::string& path) {
   static const char kHdf5Signature[] = "\x89HDF\r\n\x1a\n";
   if (!starts_with_bytes(path, kHdf5Signature, 8)) {
     out.what = "not an HDF5 file";
+    return out;
+  }
+  try {
+    // A corrupt file can crash libhdf5: look at it in a child process first.
+    probe_h5_input(path, "HDF5 file", [&] {
+      h5::Handle file =
+          h5::check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + path);
+      if (h5::has_attr(file.get(), "scenario")) h5::read_string_attr(file.get(), "scenario");
+    });
+  } catch (const std::exception&) {
+    out.what = "an HDF5 file that cannot be read";
     return out;
   }
   try {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "engine/errors.h"
+#include "results/atomic_file.h"
 #include "sweeps/yaml_path.h"
 
 namespace orrery {
@@ -18,8 +19,14 @@ constexpr size_t kHeaderSize = sizeof kHeader - 1;
 constexpr uint32_t kRecordMagic = 0x524a534f;  // "OSJR" little-endian
 constexpr size_t kRecordHead = 4 + 4 + 8;
 
-std::runtime_error io_error(const std::string& what, const std::string& path) {
-  return std::runtime_error(what + " " + path + ": " + std::strerror(errno));
+// The journal is the user's file on the user's disk: a full disk or a file-size limit is
+// theirs to fix, so it is an InputError naming the file.
+InputError io_error(const std::string& what, const std::string& path) {
+  const int err = errno;
+  std::string why = std::strerror(err);
+  if (err == ENOSPC) why = "no space left on device";
+  if (err == EFBIG) why = "file too large (the file-size limit, ulimit -f)";
+  return InputError(path + ": cannot " + what + " the sweep journal: " + why);
 }
 
 void write_all(int fd, const char* p, size_t n, const std::string& path) {
@@ -50,6 +57,7 @@ std::string read_all(int fd, const std::string& path) {
 std::string journal_path_for(const std::string& output_h5) { return output_h5 + ".journal"; }
 
 Journal::Journal(const std::string& path, std::vector<PointOutcome>* loaded) : path_(path) {
+  ignore_file_size_signal();
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) throw InputError(path + ": cannot open the sweep journal: " + std::strerror(errno));
   std::string data = read_all(fd_, path);

@@ -2,6 +2,7 @@
 
 #include "engine/errors.h"
 #include "results/atomic_file.h"
+#include "results/h5_guard.h"
 #include "results/h5_util.h"
 
 namespace orrery {
@@ -19,7 +20,7 @@ const char* const kIntAttrs[] = {"points_total", "points_done", "points_failed",
 void write_sweep_h5(const std::string& path, const ResultFileMeta& meta,
                     const std::vector<RunRecord>& runs, const SweepFileStatus& status) {
   write_atomically(path, [&](const std::string& tmp) {
-    write_results_h5(tmp, meta, runs, {});
+    write_results_h5_file(tmp, meta, runs, {});
     h5::QuietErrors quiet;
     h5::Handle file =
         h5::check(H5Fopen(tmp.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "open " + tmp);
@@ -36,34 +37,45 @@ void write_sweep_h5(const std::string& path, const ResultFileMeta& meta,
   });
 }
 
-SweepFileStatus read_sweep_status(const std::string& path) {
+namespace {
+
+SweepFileStatus read_status(const std::string& path) {
   SweepFileStatus s;
-  h5::QuietErrors quiet;
-  try {
-    h5::Handle file =
-        h5::check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open file");
-    htri_t has = H5Lexists(file.get(), "sweep", H5P_DEFAULT);
-    if (has <= 0) return s;
-    h5::Handle group =
-        h5::check(H5Gopen2(file.get(), "sweep", H5P_DEFAULT), H5Gclose, "open group sweep");
-    s.present = true;
-    s.points_total = h5::read_int_attr(group.get(), "points_total");
-    s.points_done = h5::read_int_attr(group.get(), "points_done");
-    s.points_failed = h5::read_int_attr(group.get(), "points_failed");
-    s.complete = h5::read_int_attr(group.get(), "complete") != 0;
-    std::vector<std::string> names;
-    h5::check(H5Aiterate2(group.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_name, &names),
-              "list sweep attributes");
-    for (const auto& n : names) {
-      bool is_int = false;
-      for (const char* i : kIntAttrs) is_int = is_int || n == i;
-      if (!is_int) s.attrs[n] = h5::read_string_attr(group.get(), n.c_str());
+  h5::Handle file =
+      h5::check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open file");
+  htri_t has = H5Lexists(file.get(), "sweep", H5P_DEFAULT);
+  h5::check(has < 0 ? -1 : 0, "look up group sweep");
+  if (has == 0) return s;
+  h5::Handle group =
+      h5::check(H5Gopen2(file.get(), "sweep", H5P_DEFAULT), H5Gclose, "open group sweep");
+  s.present = true;
+  auto count = [&](const char* name) {
+    const int v = h5::read_int_attr(group.get(), name);
+    if (v < 0) {
+      throw InputError(path + ": group sweep: attribute " + std::string(name) + " = " +
+                       std::to_string(v) + ", expected a count (>= 0)");
     }
-  } catch (const std::runtime_error& e) {
-    if (dynamic_cast<const InputError*>(&e)) throw;
-    throw InputError(path + ": cannot read the sweep status: " + e.what());
+    return v;
+  };
+  s.points_total = count("points_total");
+  s.points_done = count("points_done");
+  s.points_failed = count("points_failed");
+  s.complete = h5::read_int_attr(group.get(), "complete") != 0;
+  std::vector<std::string> names;
+  h5::check(H5Aiterate2(group.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_name, &names),
+            "list sweep attributes");
+  for (const auto& n : names) {
+    bool is_int = false;
+    for (const char* i : kIntAttrs) is_int = is_int || n == i;
+    if (!is_int) s.attrs[n] = h5::read_string_attr(group.get(), n.c_str());
   }
   return s;
+}
+
+}  // namespace
+
+SweepFileStatus read_sweep_status(const std::string& path) {
+  return read_h5_input(path, "Orrery results file", [&] { return read_status(path); });
 }
 
 }  // namespace orrery

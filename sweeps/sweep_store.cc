@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 namespace orrery {
 
 SweepStore::SweepStore(const SweepInput& in, std::string output, ResultFileMeta meta)
-    : in_(in), output_(std::move(output)), meta_(std::move(meta)) {
+    : lock_(), in_(in), output_(std::move(output)), meta_(std::move(meta)) {
   // Which parameters are axes, labels or derived, so readers (the plot scripts) can tell.
   std::string axis_keys, named, derived;
   std::set<std::string> seen;
@@ -91,6 +91,7 @@ void SweepStore::open(bool fresh, bool retry_failed) {
   if (!dir.empty()) fs::create_directories(dir, ec);
   if (!dir.empty() && !fs::is_directory(dir))
     throw InputError(output_ + ": cannot create the directory " + dir.string());
+  if (!lock_) lock_ = std::make_unique<OutputLock>(output_);
   if (fresh) {
     std::remove(output_.c_str());
     std::remove(jpath.c_str());

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "results/h5_store.h"
+#include "results/output_lock.h"
 #include "sweeps/journal.h"
 #include "sweeps/point_outcome.h"
 #include "sweeps/sweep_h5.h"
@@ -22,8 +23,9 @@ class SweepStore {
  public:
   SweepStore(const SweepInput& in, std::string output, ResultFileMeta meta);
 
-  // Loads what an earlier run of this sweep finished (from `output` and its journal) and opens
-  // the journal for appending. `fresh` discards both first; `retry_failed` forgets failed
+  // Takes the output's lock (results/output_lock.h: a second sweep writing the same output
+  // refuses, naming the first), loads what an earlier run of this sweep finished (from `output`
+  // and its journal) and opens the journal for appending. `fresh` discards both first; `retry_failed` forgets failed
   // points so they run again. Throws InputError when the output holds points that are not in
   // this sweep (the scenario changed) or is not a sweep results file.
   void open(bool fresh, bool retry_failed);
@@ -55,6 +57,7 @@ class SweepStore {
   void load_h5();
   void keep(PointOutcome o);
 
+  std::unique_ptr<OutputLock> lock_;  // first: released after the journal is closed
   const SweepInput& in_;
   std::string output_;
   ResultFileMeta meta_;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/errors.h"
+#include "results/param_values.h"
 #include "tests/test_util.h"
 
 namespace orrery {
@@ -255,7 +256,12 @@ TEST(H5Store, FailedWriteKeepsThePreviousFileAndRemovesTheTemp) {
   fs::create_directory(tmp);
   std::vector<RunRecord> other = sample_runs();
   other[0].name = "replacement";
-  EXPECT_THROW(write_sample(path, other), std::runtime_error);
+  try {
+    write_sample(path, other);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(path + ": cannot write: ", 0), 0u) << e.what();
+  }
   EXPECT_FALSE(fs::exists(tmp));
   EXPECT_EQ(read_results_h5(path).runs[0].name, "pai/bw=100");
 }
@@ -299,9 +305,9 @@ TEST(H5Store, ReadableByH5py) {
   // Mirrors the snippet in docs/hdf5-layout.md.
   std::string script = dir + "/check.py";
   testing::write_file(script, R"PY(
-import sys, h5py
+import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as f:
-    assert f.attrs["format_version"] == 2
+    assert f.attrs["format_version"] == 3
     assert isinstance(f.attrs["scenario"], str)
     assert f.attrs["scenario"].startswith("name: pai-sweep  # h\u00e9llo \u2713\n")
     assert f.attrs["orrery_version"] == "0.1.0"
@@ -317,6 +323,13 @@ with h5py.File(sys.argv[1], "r") as f:
     assert params.dtype.names == ("bandwidth", "gpus", "name", "platform.nic"), params.dtype.names
     assert params["bandwidth"][1].decode() == "25e9"
     assert params["gpus"][1].decode() == ""
+    # Parameters as numbers (SI units, `unit` attribute) beside their text; NaN where absent.
+    rv = f["run_values"]
+    assert sorted(rv) == ["bandwidth", "gpus"], list(rv)  # "clash-free" and "ib" are not numbers
+    bw = rv["bandwidth"][:]
+    assert bw[0] == 100e9 and bw[1] == 25e9 and np.isnan(bw[2]), bw
+    assert rv["bandwidth"].attrs["unit"] == "1"
+    assert rv["gpus"][0] == 8 and np.isnan(rv["gpus"][1])
     d = f["runs_detail/0"]
     assert d.attrs["name"] == "pai/bw=100"
     assert dict(d["params"].attrs) == {"bandwidth": "100e9", "gpus": "8", "name": "clash-free"}
@@ -357,6 +370,28 @@ with h5py.File(sys.argv[2], "r+") as f:
   EXPECT_EQ(v1.format_version, 1);
   EXPECT_EQ(v1.runs[1].result.makespan, 0.25);
   EXPECT_EQ(v1.runs[1].result.analytical_seconds, 0.0);
+}
+
+TEST(ParamValues, QuantitiesBecomeSiNumbersWithTheirUnit) {
+  struct Case {
+    const char* text;
+    double value;
+    const char* unit;
+  };
+  for (const Case& c : {Case{"8", 8, "1"}, Case{"-2.5e3", -2500, "1"}, Case{"25Gbps", 3.125e9, "B/s"},
+                        Case{"10 GB/s", 1e10, "B/s"}, Case{"4MiB", 4194304, "B"},
+                        Case{"1.5ms", 1.5e-3, "s"}, Case{"8TFLOP/s", 8e12, "FLOP/s"}}) {
+    double v = 0;
+    std::string unit;
+    ASSERT_TRUE(parse_param_value(c.text, &v, &unit)) << c.text;
+    EXPECT_DOUBLE_EQ(v, c.value) << c.text;
+    EXPECT_EQ(unit, c.unit) << c.text;
+  }
+  for (const char* text : {"ring", "", "true", "inf", "nan", "0x10", "8 apples", "1e999"}) {
+    double v = 0;
+    std::string unit;
+    EXPECT_FALSE(parse_param_value(text, &v, &unit)) << text;
+  }
 }
 
 TEST(H5Store, ReadableByH5dump) {
