@@ -1,9 +1,9 @@
 #!/bin/bash
-# Sweep benchmark (issue 7): the Table III grid of 002_c394ac7b056c8ecc.txt
-# (scenarios/studies/pai-table3-grid.yaml, 288 points) with one process (-j 1), two children
-# (-j 2, bound to a CPU each, and unbound) and two MPI ranks (mpirun -np 2, -j 1 each); then
-# the per-point overhead of the process-per-point design from a sweep of trivial points (wall
-# time per point minus the time the simulations themselves report).
+# Sweep benchmark (issue 7): the Table III grid of Characterizing Deep Learning Training Workloads
+# on Alibaba-PAI (Wang et al., IISWC 2019) (scenarios/studies/pai-table3-grid.yaml, 288 points) with
+# one process (-j 1), two children (-j 2, bound to a CPU each, and unbound) and two MPI ranks
+# (mpirun -np 2, -j 1 each); then the per-point overhead of the process-per-point design from a
+# sweep of trivial points (wall time per point minus the time the simulations themselves report).
 #
 #   bench/sweep_bench.sh [BUILD_DIR] [REPEATS]      (defaults: build, 3; best of REPEATS)
 #

@@ -15,7 +15,9 @@ Modes:
             buffers broadcast each step), one torch thread per process. With --device cuda:
             NCCL, one GPU per rank.
   profiler  not a ground truth: the sum of the op times torch.profiler reports for one step
-            (the "TF-Profiler" column of Tianshu's Table 2, 001_9440c8d6a95e5177.txt), for the
+            (the "TF-Profiler" column of Table 2 of Tianshu: Towards Accurate Measuring,
+            Modeling and Simulation of Deep Neural Networks, Huang, Xu, Guan, EMSS 2024),
+            for the
             ablation of docs/validation.md.
 
 Usage (wrap timing runs in the machine's measurement lock when the machine is shared):

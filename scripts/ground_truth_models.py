@@ -9,8 +9,9 @@ scripts/export_pytorch_graph.py, so the very same definitions are
   - traced by the exporter (the training-step graphs Orrery replays),
 
 and nothing can drift between what is measured and what is predicted. Inputs are fixed random
-tensors (as Tianshu replaces data loading with random tensors, 001_9440c8d6a95e5177.txt
-section 4.1), so data loading is not part of a step.
+tensors, as in Tianshu: Towards Accurate Measuring, Modeling and Simulation of Deep Neural
+Networks (Huang, Xu, Guan, EMSS 2024; section 4.1), which replaces data loading with random
+tensors; so data loading is not part of a step.
 
 Sizes are chosen for one CPU core (Debian's python3-torch, reference BLAS for GEMMs, oneDNN for
 convolutions): each step takes tens to hundreds of milliseconds, so many repetitions fit in a

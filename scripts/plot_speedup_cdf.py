@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Speedup of jobs moved from one architecture to others, as a CDF (Fig. 9 of
-002_c394ac7b056c8ecc.txt).
+Characterizing Deep Learning Training Workloads on Alibaba-PAI (Wang et al., IISWC 2019)).
 
   /usr/bin/python3 scripts/plot_speedup_cdf.py out/studies/pai-ps-to-allreduce.h5 -o fig9.png
 

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Measures op times for Orrery's profile database with the N/M method.
 
-Tianshu (shared/seeds/001_9440c8d6a95e5177.txt, section 3.1, eq. 1) times a graph of N chained
-copies of an op and a graph of M copies; the fixed cost of launching a graph (session start,
+Tianshu: Towards Accurate Measuring, Modeling and Simulation of Deep Neural Networks
+(Huang, Xu, Guan, EMSS 2024), section 3.1, eq. 1, times a graph of N chained copies of an op
+and a graph of M copies; the fixed cost of launching a graph (session start,
 Python call, device synchronisation) cancels in the difference, so
 
     T_op = (T_M - T_N) / (M - N).
@@ -180,7 +181,7 @@ def embedding_fwd(dev, dt, rows, dim, batch, bag):
 
 def embedding_bwd(dev, dt, rows, dim, batch, bag):
     # Scatter-add of the pooled gradient into the looked-up rows of the table (the sparse
-    # update of DLRM's fused backward, 003_591ec105bd254cba.txt section III-B1).
+    # update of DLRM's fused backward, DLRM performance model section III-B1).
     table = rand((rows, dim), dev, dt)
     idx = torch.randint(0, rows, (batch * bag,), device=dev)
     dy = rand((batch, dim), dev, dt)
@@ -305,7 +306,7 @@ GRIDS["full"] = _full_grid()
 
 # --- random grid (learned estimator training data) -------------------------------------------
 #
-# Tianshu trains its estimator on random shapes (001_9440c8d6a95e5177.txt section 4.3: "each
+# Tianshu trains its estimator on random shapes (Tianshu section 4.3: "each
 # dimension ... randomly generated", other parameters taken from real models). `--random-grid
 # COUNT --seed S` draws COUNT distinct shapes per op from the distributions below. The draws
 # depend only on (seed, op family), so a grid is reproducible whatever --ops selects; the
@@ -589,7 +590,9 @@ def main(argv=None):
 
     command = " ".join(["scripts/profile_ops.py"] + (argv if argv is not None else sys.argv[1:]))
     header = [
-        "# Orrery op profile: times measured with the N/M method (001_9440c8d6a95e5177.txt eq. 1)",
+        "# Orrery op profile: times measured with the N/M method (eq. 1 of Tianshu: Towards "
+        "Accurate Measuring, Modeling and Simulation of Deep Neural Networks, Huang, Xu, Guan, "
+        "EMSS 2024)",
         f"# device: {name}",
         f"# hardware: {torch.cuda.get_device_name(dev) if dev.type == 'cuda' else cpu_model()}",
         f"# torch: {torch.__version__}; python: {platform.python_version()}; "
@@ -1162,7 +1165,8 @@ def profile_calls(args, dev, name):
     command = " ".join(["scripts/profile_ops.py"] + sys.argv[1:])
     header = [
         "# Orrery op profile: the exact ATen calls of exported training steps, timed with the "
-        "N/M method (001_9440c8d6a95e5177.txt eq. 1) or, far-reused, in replayed traffic",
+        "N/M method (eq. 1 of Tianshu: Towards Accurate Measuring, Modeling and Simulation of "
+        "Deep Neural Networks, Huang, Xu, Guan, EMSS 2024) or, far-reused, in replayed traffic",
         f"# device: {name}",
         f"# hardware: {torch.cuda.get_device_name(dev) if dev.type == 'cuda' else cpu_model()}",
         f"# torch: {torch.__version__}; python: {platform.python_version()}; "

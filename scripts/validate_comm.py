@@ -3,8 +3,9 @@
 
 The 2-process data-parallel runs of the validation loop (docs/validation.md) exchange
 gradients with gloo over TCP on loopback. Orrery models that exchange as flows over links and a
-ring all-reduce. This script measures, like Table 1 of 000_52ff5f50b7fa8522.txt measures PCIe
-and NCCL:
+ring all-reduce. This script measures, like Table 1 of
+Simulating Performance of ML Systems with Offline Profiling (Huang, Cheng, Xu, Xiong)
+measures PCIe and NCCL:
 
   - point-to-point: rank 0 sends S bytes, rank 1 receives them (dist.send / dist.recv), for
     sizes from 4 KiB to 64 MiB; t = latency + S / bandwidth (bandwidth from the two largest

@@ -5,13 +5,15 @@ On a CPU the thread that runs the framework also runs the ops, so whatever the f
 between two ops (Python, module calls, autograd recording, the autograd engine, the optimizer's
 Python loop, code and branch predictors gone cold since the op last ran) adds to the step time.
 N/M op times (scripts/profile_ops.py) leave exactly that out. This script measures it the way
-003_591ec105bd254cba.txt measures its host overheads T1-T5: on a microbenchmark, not on the
+Building a Performance Model for Deep Learning Recommendation Model Training on GPUs
+(Lin et al., HiPC 2022) measures its host overheads T1-T5: on a microbenchmark, not on the
 models it predicts.
 
 The microbenchmark is a chain of K tiny residual blocks (Linear 16x16, ReLU, sigmoid gate,
 product, residual add; batch 4), trained with the validation loop's step (zero_grad,
-forward, loss, backward, SGD with momentum). For K = N and K = M blocks (Tianshu's N/M idea,
-001_9440c8d6a95e5177.txt eq. 1, applied to blocks), each phase is timed in the training step
+forward, loss, backward, SGD with momentum). For K = N and K = M blocks (the N/M idea of
+Tianshu: Towards Accurate Measuring, Modeling and Simulation of Deep Neural Networks
+(Huang, Xu, Guan, EMSS 2024), eq. 1, applied to blocks), each phase is timed in the training step
 (thread CPU time, median of many steps) and priced as the sum of the N/M times of its own ops
 (the exporter and profile_ops.py --calls on the same chain, inputs cache-hot: the tensors are
 tiny). Then per phase
