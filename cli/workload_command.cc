@@ -13,6 +13,7 @@
 #include "cli/scenario.h"
 #include "engine/errors.h"
 #include "workloads/chakra/chakra_import.h"
+#include "workloads/chakra/chakra_show.h"
 #include "workloads/graph_json.h"
 #include "workloads/model_graph_json.h"
 #include "workloads/workload_summary.h"
@@ -108,6 +109,11 @@ int show_command(const WorkloadArgs& a) {
     } else {
       print_model_graph_summary(g, std::cout, a.top);
     }
+    return 0;
+  }
+  if (kind == Kind::kChakra && !a.dot && fs::is_regular_file(a.workload)) {
+    // One rank's file: its nodes as they are (converting it alone would drop its collectives).
+    print_chakra_trace(chakra::read_trace(a.workload), std::cout);
     return 0;
   }
   ExecutionGraph g = kind == Kind::kGraphJson ? load_graph_json(a.workload) : chakra_graph(a);

@@ -9,11 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "engine/errors.h"
 #include "engine/replay.h"
 #include "tests/test_util.h"
 #include "workloads/chakra/chakra_import.h"
+#include "workloads/chakra/chakra_show.h"
 #include "workloads/chakra/chakra_trace.h"
 
 namespace orrery {
@@ -356,13 +358,95 @@ TEST(Chakra, GzippedFilesAndPrefixes) {
   EXPECT_EQ(resolve_chakra_files({dir + "/prog."}).size(), 2u);
   // A gap in the ranks of a directory is an error.
   std::filesystem::rename(dir + "/prog.1.et.gz", dir + "/prog.2.et.gz");
-  EXPECT_NE(error_of([&] { resolve_chakra_files({dir}); }).find("rank 1 has no trace file"),
+  EXPECT_NE(error_of([&] { resolve_chakra_files({dir}); })
+                .find("1 rank file(s) are missing: " + dir + "/prog.1.et"),
             std::string::npos);
   // A truncated gzip stream is reported as such.
   std::string gz = testing::read_file(dir + "/prog.0.et.gz");
   std::ofstream(dir + "/cut.0.et", std::ios::binary) << gz.substr(0, gz.size() / 2);
   EXPECT_NE(error_of([&] { chakra::read_trace(dir + "/cut.0.et"); }).find("gzip"),
             std::string::npos);
+}
+
+TEST(Chakra, MissingRankFilesAreErrorsNamingThem) {
+  std::vector<std::string> ranks;
+  for (int r = 0; r < 4; ++r)
+    ranks.push_back(encode_trace(
+        {{1, "ar", chakra::kCommCollNode, {}, {}, 0, coll(chakra::kAllReduce, 1 << 20)}}));
+  const std::string prefix = write_ranks(ranks, "chakra_gap");
+  const std::string dir = std::filesystem::path(prefix).parent_path().string();
+  ASSERT_EQ(resolve_chakra_files({prefix}).size(), 4u);
+  std::filesystem::remove(prefix + ".2.et");
+  // The prefix form used to stop at the first gap and run ranks 0 and 1 alone.
+  for (const std::string& arg : {prefix, dir}) {
+    SCOPED_TRACE(arg);
+    const std::string msg = error_of([&] { resolve_chakra_files({arg}); });
+    EXPECT_NE(msg.find("files up to rank 3 but 1 rank file(s) are missing: " + prefix + ".2.et"),
+              std::string::npos)
+        << msg;
+  }
+  // Files given one by one: rank i must be the i-th.
+  const std::string listed =
+      error_of([&] { resolve_chakra_files({prefix + ".0.et", prefix + ".1.et", prefix + ".3.et"}); });
+  EXPECT_NE(listed.find(prefix + ".3.et: is the trace of rank 3 but given as file 2"),
+            std::string::npos)
+      << listed;
+  // One rank's file of a larger set would run alone, its collectives with no peers.
+  const std::string single = error_of([&] { resolve_chakra_files({prefix + ".1.et"}); });
+  EXPECT_NE(single.find("is the trace of rank 1 of a set of 4 ranks; give the prefix " + prefix),
+            std::string::npos)
+      << single;
+  // A set declaring its size in the metadata must have that many files.
+  const std::string meta = length_prefixed(
+      bytes_field(1, "0.0.4") +
+      bytes_field(2, bytes_field(1, "world_size") + varint_field(9, 3)));  // attr int64_val
+  const std::string prefix2 = write_ranks({meta, meta}, "chakra_world");
+  const std::string declared =
+      error_of([&] { load_chakra_traces({prefix2}, std::vector<std::string>{}); });
+  EXPECT_NE(declared.find("world_size = 3, but the trace set has 2 rank file(s): rank files are "
+                          "missing"),
+            std::string::npos)
+      << declared;
+}
+
+TEST(Chakra, DamagedFixtureBytesGiveInputErrorsOnly) {
+  const std::string bytes = testing::read_file(
+      "tests/fixtures/chakra/microbenchmarks/all_to_all/4npus_1MB/all_to_all.0.et");
+  ASSERT_GT(bytes.size(), 20u);
+  auto parse = [&](const std::string& b) {
+    try {
+      chakra::parse_trace(b, "x.0.et");
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("x.0.et: ", 0), 0u) << e.what();
+    }  // anything else escapes and fails the test
+  };
+  for (size_t cut = 0; cut < bytes.size(); ++cut) parse(bytes.substr(0, cut));
+  for (size_t i = 0; i < bytes.size(); ++i)
+    for (unsigned char x : {0x01, 0x80, 0xff}) {
+      std::string b = bytes;
+      b[i] = static_cast<char>(b[i] ^ x);
+      parse(b);
+    }
+  // A length near 2^64 and a varint that never ends.
+  parse(encode_varint(~uint64_t{0} >> 1) + "abc");
+  parse(std::string(12, '\xff'));
+}
+
+TEST(Chakra, ShowListsTheNodesOfOneRankFile) {
+  const std::string trace = encode_trace(
+      {{7, "fwd\x1b[31m", chakra::kCompNode, {}, {}, 1500},
+       {8, "ar", chakra::kCommCollNode, {7}, {}, 0, coll(chakra::kAllReduce, 1 << 20, "dp")},
+       {9, "s", chakra::kCommSendNode, {}, {8}, 0, comm("comm_dst", 1, 4096)}});
+  std::ostringstream out;
+  print_chakra_trace(chakra::parse_trace(trace, "t.0.et"), out);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("Nodes      3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("COMM_COLL_NODE 1  COMM_SEND_NODE 1  COMP_NODE 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("fwd?[31m"), std::string::npos) << text;  // no escape reaches the terminal
+  EXPECT_NE(text.find("1.5 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("ALL_REDUCE, group dp, 1 MiB"), std::string::npos) << text;
+  EXPECT_NE(text.find("to rank 1, 4 KiB"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
 }
 
 TEST(Chakra, ProcessGroupsConfineCollectives) {

@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 
+#include "common/input_file.h"
 #include "engine/errors.h"
 #include "workloads/chakra/protobuf_wire.h"
 
@@ -300,6 +301,8 @@ bool read_metadata(std::string_view payload, size_t base, Trace* t) {
   return true;
 }
 
+constexpr size_t kMaxTraceBytes = size_t{4} << 30;
+
 std::string gunzip(const std::string& in, const std::string& path) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 32) != Z_OK) throw InputError(path + ": cannot start gzip decoder");
@@ -309,6 +312,12 @@ std::string gunzip(const std::string& in, const std::string& path) {
   char buf[1 << 16];
   int rc = Z_OK;
   while (rc != Z_STREAM_END) {
+    // A few bytes of gzip can expand without bound; no real trace comes near this.
+    if (out.size() > kMaxTraceBytes) {
+      inflateEnd(&zs);
+      throw InputError(path + ": gzip: expands past " + std::to_string(kMaxTraceBytes >> 20) +
+                       " MiB, more than a Chakra trace accepted here");
+    }
     zs.next_out = reinterpret_cast<Bytef*>(buf);
     zs.avail_out = sizeof buf;
     rc = inflate(&zs, Z_NO_FLUSH);
@@ -424,12 +433,8 @@ Trace parse_trace(const std::string& bytes, const std::string& origin) {
 }
 
 Trace read_trace(const std::string& path) {
-  if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string bytes = ss.str();
+  // zlib takes 32-bit input sizes.
+  std::string bytes = read_input_file(path, "Chakra trace file", std::numeric_limits<uInt>::max());
   if (bytes.size() >= 2 && static_cast<uint8_t>(bytes[0]) == 0x1f &&
       static_cast<uint8_t>(bytes[1]) == 0x8b) {
     bytes = gunzip(bytes, path);
