@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "platforms/simgrid_links.h"
+#include "platforms/simgrid_xml_load.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -101,7 +102,7 @@ void build_simgrid_platform(const Topology& topo) {
 void load_platform(const PlatformSource& source) {
   auto* engine = sg4::Engine::get_instance();
   if (!source.xml_file.empty()) {
-    engine->load_platform(source.xml_file);
+    load_xml_platform(*engine, source.xml_file);
   } else {
     build_simgrid_platform(source.topology);
   }
