@@ -1,5 +1,6 @@
 // CSV side of models/profile_io.h.
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -122,7 +123,10 @@ ProfileDb parse_profile_csv(const std::string& text, const std::string& origin) 
       std::string s = get(k);
       if (s.empty()) return int64_t{0};
       char* end = nullptr;
+      errno = 0;
       long long v = std::strtoll(s.c_str(), &end, 10);
+      if (errno == ERANGE)
+        throw InputError(where + ": column " + k + ": " + s + " does not fit a 64-bit integer");
       if (*end != '\0')
         throw InputError(where + ": column " + k + ": expected an integer, got \"" + s + "\"");
       return static_cast<int64_t>(v);

@@ -1,6 +1,7 @@
 #include "workloads/graph_json.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <sstream>
 #include <string>
@@ -42,6 +43,16 @@ std::string with_ops(const std::string& ops) {
 std::string error_of(const std::string& text) {
   try {
     parse_graph_json(text, "g.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The same for load_graph_json of the file `path`.
+std::string error_of_load(const std::string& path) {
+  try {
+    load_graph_json(path);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -252,7 +263,7 @@ TEST(GraphJson, BadOpsNameTheOp) {
           {"name": "b", "device": "gpu0", "duration": 1, "deps": ["a"]})",
        "g.json: dependency cycle: a -> b -> a"},
       {R"({"name": "a", "device": "gpu0", "duration": 1, "flop": 3})",
-       R"(g.json: ops[0] "a": unknown key "flop" (expected one of: name, device, stream)"},
+       R"(g.json: ops[0] "a": unknown key "flop" (did you mean "flops"?) (expected one of: name, device, stream)"},
       {R"({"device": "gpu0", "duration": 1})", R"(g.json: ops[0]: missing required key "name")"},
       {R"({"name": "a", "duration": 1})", R"(g.json: ops[0] "a": missing required key "device")"},
       {R"({"name": 3, "device": "gpu0"})",
@@ -351,7 +362,7 @@ TEST(GraphJson, BadDevicesAndHeader) {
       {R"({"format": "orrery-graph", "version": 1, "devices": [{"name": "gpu0"}, {"name": "gpu0"}], "ops": []})",
        R"(g.json: devices[1] "gpu0": duplicate device name)"},
       {R"({"format": "orrery-graph", "version": 1, "devices": [{"name": "gpu0", "hots": "h"}], "ops": []})",
-       R"(g.json: devices[0] "gpu0": unknown key "hots" (expected one of: name, host, launch_host, node))"},
+       R"(g.json: devices[0] "gpu0": unknown key "hots" (did you mean "host"?) (expected one of: name, host, launch_host, node))"},
       {R"({"format": "orrery-graph", "version": 1, "devices": [{"host": "h"}], "ops": []})",
        R"(g.json: devices[0]: missing required key "name")"},
       {R"({"format": "orrery-graph", "version": 1, "devices": [{"name": "g", "host": 1}], "ops": []})",
@@ -375,6 +386,19 @@ TEST(GraphJson, BadDevicesAndHeader) {
     SCOPED_TRACE(c.ops);
     EXPECT_CONTAINS(error_of(c.ops), c.expect);
   }
+}
+
+TEST(GraphJson, OnlyRegularFilesAndNoStackOverflowOnDeepNesting) {
+  const std::string dir = testing::make_temp_dir("graph_json");
+  const std::string fifo = dir + "/g.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(error_of_load(fifo).find("FIFO"), std::string::npos) << error_of_load(fifo);
+  EXPECT_NE(error_of_load(dir).find("a directory"), std::string::npos) << error_of_load(dir);
+  // 100,000 nested arrays: nlohmann parses and frees them without recursion.
+  const std::string deep = dir + "/deep.json";
+  testing::write_file(deep, "{\"format\": \"orrery-graph\", \"version\": 1, \"ops\": " +
+                                std::string(100000, '[') + std::string(100000, ']') + "}");
+  EXPECT_NE(error_of_load(deep).find(deep + ": "), std::string::npos) << error_of_load(deep);
 }
 
 }  // namespace

@@ -99,7 +99,7 @@ TEST(ModelGraphJson, StrictErrorsNameFileItemAndExpectation) {
       {with_ops(R"({"name": "a", "type": "relu", "inputs": [[2]], "colour": 1})"),
        R"(m.json: ops[0] "a": unknown key "colour")"},
       {with_ops(R"({"name": "a", "type": "conv3d"})"),
-       R"(m.json: ops[0] "a": unknown op type "conv3d" (expected one of: )"},
+       R"(m.json: ops[0] "a": unknown op type "conv3d" (did you mean "conv2d"?) (expected one of: )"},
       {with_ops(R"({"name": "a", "type": "relu", "inputs": [[2]], "phase": "fwd"})"),
        R"(unknown phase "fwd" (expected forward, backward or optimizer))"},
       {with_ops(R"({"name": "a", "type": "relu", "inputs": [[2]], "dtype": "fp64"})"),

@@ -215,8 +215,51 @@ TEST(ProfileFiles, CsvAndHdf5RoundTrip) {
     EXPECT_EQ(b.source, "test");
   }
   EXPECT_EQ(read_profile_h5_provenance(dir + "/db.h5"), "made by a test");
-  EXPECT_THROW(read_profile_h5(dir + "/db.csv"), std::exception);
+  EXPECT_THROW(read_profile_h5(dir + "/db.csv"), InputError);
   EXPECT_THROW(load_profile_db(dir + "/missing.csv"), InputError);
+}
+
+// A damaged profile database is the user's input: an InputError naming the file, never a crash
+// inside libhdf5 or an internal error.
+TEST(ProfileFiles, DamagedFilesAreInputErrorsNamingTheFile) {
+  ProfileDb db;
+  for (int i = 1; i <= 20; ++i)
+    db.add(row("relu", std::to_string(i * 64), std::to_string(i * 64), 1e-6 * i, "V100-SXM2"));
+  const std::string dir = testing::make_temp_dir("profile");
+  write_profile_h5(dir + "/db.h5", db, "made by a test");
+  const std::string bytes = testing::read_file(dir + "/db.h5");
+  auto expect_input_error = [&](const std::string& path) {
+    try {
+      load_profile_db(path);
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }  // other exceptions escape and fail the test; reading cleanly is allowed
+  };
+  for (size_t cut : {size_t{8}, size_t{100}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 1}) {
+    const std::string path = dir + "/cut" + std::to_string(cut) + ".h5";
+    testing::write_file(path, bytes.substr(0, cut));
+    EXPECT_THROW(load_profile_db(path), InputError) << path;
+    expect_input_error(path);
+  }
+  for (size_t i = 0; i < 30; ++i) {
+    std::string bad = bytes;
+    bad[(i * 7919 + 13) % bad.size()] ^= 0x5a;
+    bad[(i * 104729 + 101) % bad.size()] ^= 0x81;
+    const std::string path = dir + "/flip" + std::to_string(i) + ".h5";
+    testing::write_file(path, bad);
+    expect_input_error(path);
+  }
+  const std::string huge = dir + "/huge.csv";
+  testing::write_file(huge, "op,dtype,device,inputs,output,attrs,time_s,n\n"
+                            "relu,fp32,cpu,64,64,,1e-6,99999999999999999999999\n");
+  try {
+    load_profile_db(huge);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("column n: 99999999999999999999999 does not fit"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 std::string shipped_cpu_db() {

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "common/json_fields.h"
+#include "common/input_file.h"
 #include "engine/errors.h"
+#include "results/atomic_file.h"
 #include "engine/graph_check.h"
 
 namespace orrery {
@@ -388,13 +390,7 @@ ExecutionGraph parse_graph_json(const std::string& text, const std::string& orig
 }
 
 ExecutionGraph load_graph_json(const std::string& path) {
-  if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path + ": read failed");
-  return parse_graph_json(text.str(), path);
+  return parse_graph_json(read_input_file(path, "orrery-graph JSON file"), path);
 }
 
 void write_graph_json(const ExecutionGraph& g, std::ostream& out) {
@@ -457,11 +453,13 @@ void write_graph_json(const ExecutionGraph& g, std::ostream& out) {
 }
 
 void write_graph_json(const ExecutionGraph& g, const std::string& path) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError(path + ": cannot open for writing: " + std::strerror(errno));
-  write_graph_json(g, out);
-  out.close();
-  if (!out) throw InputError(path + ": write failed");
+  write_atomically(path, [&](const std::string& tmp) {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw std::runtime_error("cannot create " + tmp + ": " + std::strerror(errno));
+    write_graph_json(g, out);
+    out.close();
+    if (!out) throw std::runtime_error("write failed");
+  });
 }
 
 }  // namespace orrery

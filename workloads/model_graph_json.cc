@@ -14,7 +14,9 @@
 
 #include "common/json_fields.h"
 #include "common/suggest.h"
+#include "common/input_file.h"
 #include "engine/errors.h"
+#include "results/atomic_file.h"
 #include "models/op_counts.h"
 #include "workloads/model_graph_check.h"
 
@@ -199,12 +201,7 @@ ModelGraph parse_model_graph_json(const std::string& text, const std::string& or
 }
 
 ModelGraph load_model_graph_json(const std::string& path) {
-  if (std::filesystem::is_directory(path)) throw InputError(path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_model_graph_json(text.str(), path);
+  return parse_model_graph_json(read_input_file(path, "orrery-model JSON file"), path);
 }
 
 void write_model_graph_json(const ModelGraph& g, std::ostream& out) {
@@ -246,11 +243,13 @@ void write_model_graph_json(const ModelGraph& g, std::ostream& out) {
 }
 
 void write_model_graph_json(const ModelGraph& g, const std::string& path) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError(path + ": cannot write: " + std::strerror(errno));
-  write_model_graph_json(g, out);
-  out.flush();
-  if (!out) throw InputError(path + ": write failed");
+  write_atomically(path, [&](const std::string& tmp) {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw std::runtime_error("cannot create " + tmp + ": " + std::strerror(errno));
+    write_model_graph_json(g, out);
+    out.close();
+    if (!out) throw std::runtime_error("write failed");
+  });
 }
 
 }  // namespace orrery

@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/input_file.h"
 #include "engine/errors.h"
+#include "results/atomic_file.h"
 
 namespace orrery {
 namespace {
@@ -440,22 +442,18 @@ LearnedModel learned_model_from_json(const std::string& text, const std::string&
 }
 
 void write_learned_model(const std::string& path, const LearnedModel& model) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw InputError(path + ": cannot write the file");
-    out << learned_model_to_json(model);
-    if (!out) throw InputError(path + ": write failed");
-  }
-  std::filesystem::rename(tmp, path);
+  const std::string text = learned_model_to_json(model);
+  write_atomically(path, [&](const std::string& tmp) {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw std::runtime_error("cannot create " + tmp + ": " + std::strerror(errno));
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("write failed");
+  });
 }
 
 LearnedModel read_learned_model(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot read the learned-estimator model file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return learned_model_from_json(ss.str(), path);
+  return learned_model_from_json(read_input_file(path, "learned-estimator model file"), path);
 }
 
 }  // namespace orrery
