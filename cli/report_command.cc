@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "engine/errors.h"
+#include "results/atomic_file.h"
 #include "sweeps/report_table.h"
 
 namespace orrery {
@@ -23,11 +24,14 @@ int report_command(const ReportArgs& args) {
   if (args.csv == "-") {
     write_report_csv(std::cout, results);
   } else if (!args.csv.empty()) {
-    std::ofstream out(args.csv);
-    if (!out) throw InputError("--csv " + args.csv + ": cannot create the file");
-    write_report_csv(out, results);
-    out.close();
-    if (!out) throw InputError("--csv " + args.csv + ": write failed");
+    // Whole or not at all; a full disk is an error naming the file (results/atomic_file.h).
+    write_atomically(args.csv, [&](const std::string& tmp) {
+      std::ofstream out(tmp);
+      if (!out) throw std::runtime_error("cannot create " + tmp);
+      write_report_csv(out, results);
+      out.close();
+      if (!out) throw std::runtime_error("write failed");
+    });
     if (!args.quiet) std::cout << "\nCSV        " << args.csv << "\n";
   }
   return 0;
