@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Lists the third-party Python modules that Orrery's scripts and tests import.
+"""Lists the third-party Python modules that Orrery's scripts, tests and docs import.
 
 scripts/setup must install a Debian package for each of them; tests/python_imports_test.cc runs
 this scan at test time and fails when a module cannot be imported or has no line in scripts/setup,
@@ -7,7 +7,8 @@ so a new `import` without a package breaks the tests on every machine, not only 
 
 Scanned: every Python file in scripts/ (*.py and files whose first line names python), and the
 Python that tests/*.cc run: raw string literals written out as scripts, and `python3 -c '...'`
-one-liners. Imports are read with the ast module, so the word "import" in a docstring or comment
+one-liners; and the ```python examples of README.md and docs/*.md, which users copy.
+Imports are read with the ast module, so the word "import" in a docstring or comment
 does not count; imports inside functions and try blocks do (they run on some path).
 
 Standard-library modules and the scripts' own modules (scripts/NAME.py, scripts/validate) are
@@ -25,6 +26,7 @@ import os
 import re
 import sys
 
+DOC_BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 RAW_STRING = re.compile(r'R"([^(\s]{0,16})\((.*?)\)\1"', re.S)
 ONE_LINER = re.compile(r"python3?\s+-c\s+'([^']*)'")
 
@@ -85,6 +87,13 @@ def scan(root):
             text = f.read()
         for snippet in snippets_in_test(text):
             note(top_level_imports(snippet), path)
+    docs = sorted(glob.glob(os.path.join(root, "docs", "*.md")))
+    for path in [os.path.join(root, "README.md")] + docs:
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            for m in DOC_BLOCK.finditer(f.read()):
+                note(top_level_imports(m.group(1)), path)
     return found
 
 

@@ -1,7 +1,8 @@
-// Every Python module that scripts/ and the tests import is installed by scripts/setup: the
-// modules are collected at test time by scanning the files (scripts/python_imports.py), each is
-// imported with /usr/bin/python3, and each must have its Debian package in scripts/setup. A new
-// import without a setup line fails here on every machine, not only on a fresh one.
+// Every Python module that scripts/, the tests and the docs' examples import is installed by
+// scripts/setup: the modules are collected at test time by scanning the files
+// (scripts/python_imports.py), each is imported with /usr/bin/python3, and each must have its
+// Debian package in scripts/setup. A new import without a setup line fails here on every
+// machine, not only on a fresh one.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -59,7 +60,7 @@ std::map<std::string, std::string> setup_packages() {
 }
 
 // The scanner reads imports as Python does: docstrings, stdlib and the scripts' own modules do
-// not count; test raw strings and `python3 -c` one-liners do.
+// not count; test raw strings, `python3 -c` one-liners and ```python blocks of the docs do.
 TEST(PythonImports, ScannerCountsRealImportsOnly) {
   const std::string root = make_temp_dir("python_imports_tree");
   write_file(root + "/scripts/helper.py", "import os\n");
@@ -74,12 +75,15 @@ TEST(PythonImports, ScannerCountsRealImportsOnly) {
              "std::system(\"/usr/bin/python3"  // split, or the scan of this file would see it
              " -c 'import epsilon, zeta' > /dev/null\");\n"
              "const char* yaml = R\"(model: resnet50\n)\";\n");
+  write_file(root + "/docs/guide.md",
+             "Read it:\n\n```python\nimport eta\n```\n\n```sh\nimport nope\n```\n");
   const auto found = scan(root);
   std::set<std::string> names;
   for (const auto& [name, files] : found) names.insert(name);
-  EXPECT_EQ(names, (std::set<std::string>{"alpha", "beta", "delta", "epsilon", "gamma", "zeta"}));
+  EXPECT_EQ(names, (std::set<std::string>{"alpha", "beta", "delta", "epsilon", "eta", "gamma", "zeta"}));
   EXPECT_EQ(found.count("alpha") ? found.at("alpha") : "", "scripts/tool.py");
   EXPECT_EQ(found.count("delta") ? found.at("delta") : "", "tests/x_test.cc");
+  EXPECT_EQ(found.count("eta") ? found.at("eta") : "", "docs/guide.md");
 }
 
 // The scan of this repository finds the modules we know are used, so an empty scan (a broken
