@@ -136,6 +136,19 @@ TEST(LearnedModelFile, BrokenFilesNameTheFileAndItem) {
   std::string kind = good;
   kind.replace(kind.find("\"kind\": \"mode\""), 14, "\"kind\": \"cubic\"");
   expect_error(kind, "kind");
+  // A damaged shape must be refused before a net of that shape is allocated.
+  std::string huge = good;
+  // The net's own shape, next to its weights (not an architecture-search record).
+  const size_t n = huge.rfind("\"neurons\": ", huge.find("\"weights_f64le_base64\""));
+  ASSERT_NE(n, std::string::npos);
+  huge.replace(n, huge.find_first_of(",\n}", n) - n, "\"neurons\": 2000000000");
+  expect_error(huge, "2000000000 neurons needs");
+  // A list where an object belongs, anywhere: named, not an internal error.
+  std::string list = good;
+  const size_t s = list.find("\"pc_search\": ");
+  ASSERT_NE(s, std::string::npos);
+  list.insert(s + 13, "7, \"was\": ");
+  expect_error(list, "bad.json: ");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/input_file.h"
+#include "common/units.h"
 #include "engine/errors.h"
 #include "results/atomic_file.h"
 
@@ -205,10 +206,19 @@ class Reader {
         neurons = get<int>(j, "neurons", item);
     if (inputs < 1 || layers < 1 || neurons < 1)
       fail(item, "inputs, layers and neurons must be positive");
-    n.net = Mlp(inputs, layers, neurons);
     std::vector<double> w;
     if (!b64_to_doubles(get<std::string>(j, "weights_f64le_base64", item), &w))
       fail(item, "weights_f64le_base64 is not base64 of doubles");
+    // The shape must match the weights the file holds before a net of that shape is allocated:
+    // a damaged "neurons" must not ask for terabytes. Counted as Mlp lays them out.
+    const double in = inputs, wide = neurons;
+    const double want = in * wide + wide + (layers - 1.0) * (wide * wide + wide) + wide + 1.0;
+    if (want != static_cast<double>(w.size()))
+      fail(item, "has " + std::to_string(w.size()) + " weights, a net of " +
+                     std::to_string(inputs) + " inputs, " + std::to_string(layers) +
+                     " layers of " + std::to_string(neurons) + " neurons needs " +
+                     format_exact(want));
+    n.net = Mlp(inputs, layers, neurons);
     if (w.size() != n.net.params().size())
       fail(item, "has " + std::to_string(w.size()) + " weights, its shape needs " +
                      std::to_string(n.net.params().size()));
@@ -403,7 +413,25 @@ std::string learned_model_to_json(const LearnedModel& model) {
   return j.dump(1) + "\n";
 }
 
+namespace {
+LearnedModel parse_learned_model(const std::string& text, const std::string& origin);
+}  // namespace
+
 LearnedModel learned_model_from_json(const std::string& text, const std::string& origin) {
+  // Every access is checked where it names the item; anything that still slips through (a
+  // list where an object belongs, a number out of range) is the file's fault too.
+  try {
+    return parse_learned_model(text, origin);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError(origin + ": not a valid learned-estimator file: " + e.what());
+  }
+}
+
+namespace {
+
+LearnedModel parse_learned_model(const std::string& text, const std::string& origin) {
   json j;
   try {
     j = json::parse(text);
@@ -440,6 +468,8 @@ LearnedModel learned_model_from_json(const std::string& text, const std::string&
   }
   return m;
 }
+
+}  // namespace
 
 void write_learned_model(const std::string& path, const LearnedModel& model) {
   const std::string text = learned_model_to_json(model);
