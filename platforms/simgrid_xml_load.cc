@@ -1,8 +1,7 @@
 #include "platforms/simgrid_xml_load.h"
 
-#include <simgrid/Exception.hpp>
-
 #include <exception>
+#include <simgrid/Exception.hpp>
 
 #include "common/input_file.h"
 #include "engine/errors.h"

@@ -49,7 +49,8 @@ void sync_file(const std::string& file_path) {
   int err = errno;
   int close_rc = ::close(fd);
   if (rc == 0 && close_rc != 0) err = errno;
-  if (rc != 0 || close_rc != 0) throw std::runtime_error(std::string("fsync: ") + std::strerror(err));
+  if (rc != 0 || close_rc != 0)
+    throw std::runtime_error(std::string("fsync: ") + std::strerror(err));
 }
 
 }  // namespace
@@ -72,8 +73,9 @@ std::string diagnose_write_failure(const std::string& path, const std::string& w
   struct rlimit limit;
   struct stat st;
   if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
-      (written.empty() || (::stat(written.c_str(), &st) == 0 &&
-                           static_cast<unsigned long long>(st.st_size) + 65536 >= limit.rlim_cur))) {
+      (written.empty() ||
+       (::stat(written.c_str(), &st) == 0 &&
+        static_cast<unsigned long long>(st.st_size) + 65536 >= limit.rlim_cur))) {
     return "the file-size limit (ulimit -f) of " + std::to_string(limit.rlim_cur) + " bytes";
   }
   return "";

@@ -1,10 +1,10 @@
 #include "results/chrome_trace.h"
 
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 #include <utility>
@@ -19,7 +19,8 @@ namespace {
 class JsonOut {
  public:
   explicit JsonOut(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "wb")) {
-    if (file_ == nullptr) throw std::runtime_error(path + ": cannot create file: " + std::strerror(errno));
+    if (file_ == nullptr)
+      throw std::runtime_error(path + ": cannot create file: " + std::strerror(errno));
     buf_.reserve(kFlushAt + 4096);
   }
   ~JsonOut() {
@@ -107,7 +108,8 @@ void JsonOut::close() {
   flush();
   std::FILE* f = file_;
   file_ = nullptr;
-  if (std::fclose(f) != 0) throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
+  if (std::fclose(f) != 0)
+    throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
 }
 
 using StreamKey = std::pair<int, int>;  // (class, index)
@@ -221,7 +223,8 @@ void write_trace(const std::string& file_path, const ExecutionGraph& graph,
   for (auto& [key, tid] : tids) tid = next_tid++;
   std::map<std::pair<int, StreamKey>, Stream> used;  // (device, stream) pairs that ran an op
   for (const Op& op : graph.ops) {
-    for (int d : devices_of(graph, op)) used.emplace(std::make_pair(d, key_of(op.stream)), op.stream);
+    for (int d : devices_of(graph, op))
+      used.emplace(std::make_pair(d, key_of(op.stream)), op.stream);
   }
 
   JsonOut out(file_path);

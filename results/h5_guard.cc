@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <csignal>
-
 #include <cstring>
 #include <fstream>
 #include <stdexcept>

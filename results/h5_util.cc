@@ -52,7 +52,8 @@ std::string readable(const char* desc) {
 }
 
 herr_t collect_error(unsigned, const H5E_error2_t* err, void* out) {
-  if (err->desc != nullptr) static_cast<std::vector<std::string>*>(out)->push_back(readable(err->desc));
+  if (err->desc != nullptr)
+    static_cast<std::vector<std::string>*>(out)->push_back(readable(err->desc));
   return 0;
 }
 
@@ -149,8 +150,8 @@ size_t row_count(hid_t dataset, size_t max_rows) {
   hsize_t dims[1] = {0};
   check(H5Sget_simple_extent_dims(space.get(), dims, nullptr), "get dataset size");
   if (dims[0] > max_rows) {
-    throw std::runtime_error("dataset claims " + std::to_string(dims[0]) +
-                             " rows, more than the " + std::to_string(max_rows) + " accepted");
+    throw std::runtime_error("dataset claims " + std::to_string(dims[0]) + " rows, more than the " +
+                             std::to_string(max_rows) + " accepted");
   }
   return static_cast<size_t>(dims[0]);
 }
@@ -274,7 +275,7 @@ std::string read_string_attr(hid_t obj, const char* name) {
   if (variable == 0) {
     // Fixed-length strings (written by other tools): read the declared size, no more.
     const size_t size = H5Tget_size(file_type.get());
-    if (size == 0 || size > (size_t{1} << 30)) {
+    if (size == 0 || size > (size_t{1} << 24)) {
       throw std::runtime_error(std::string("attribute ") + name + " declares a string of " +
                                std::to_string(size) + " bytes");
     }

@@ -20,7 +20,8 @@ std::string holder_text() {
   char when[64] = "an unknown time";
   std::time_t now = std::time(nullptr);
   std::tm tm{};
-  if (gmtime_r(&now, &tm) != nullptr) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  if (gmtime_r(&now, &tm) != nullptr)
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
   return "pid " + std::to_string(getpid()) + " on host " + host + " since " + when;
 }
 

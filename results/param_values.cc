@@ -35,10 +35,8 @@ bool parse_param_value(const std::string& text, double* value, std::string* unit
     bool (*parse)(const std::string&, double*);
     const char* unit;
   };
-  static const Kind kinds[] = {{parse_time, "s"},
-                               {parse_size, "B"},
-                               {parse_bandwidth, "B/s"},
-                               {parse_flops, "FLOP/s"}};
+  static const Kind kinds[] = {
+      {parse_time, "s"}, {parse_size, "B"}, {parse_bandwidth, "B/s"}, {parse_flops, "FLOP/s"}};
   for (const Kind& k : kinds) {
     double v = 0;
     if (k.parse(text, &v) && std::isfinite(v)) {

@@ -66,9 +66,9 @@ TEST(AtomicFile, WriteErrorPastTheFileSizeLimitIsNamedAndLeavesNothing) {
 
 TEST(AtomicFile, ProgrammingErrorsPassThroughUnchanged) {
   const std::string path = testing::make_temp_dir("atomic") + "/out.h5";
-  EXPECT_THROW(write_atomically(path,
-                                [](const std::string&) { throw std::invalid_argument("bug"); }),
-               std::invalid_argument);
+  EXPECT_THROW(
+      write_atomically(path, [](const std::string&) { throw std::invalid_argument("bug"); }),
+      std::invalid_argument);
   EXPECT_FALSE(fs::exists(path));
 }
 

@@ -358,8 +358,9 @@ TEST(Chakra, GzippedFilesAndPrefixes) {
   EXPECT_EQ(resolve_chakra_files({dir + "/prog."}).size(), 2u);
   // A gap in the ranks of a directory is an error.
   std::filesystem::rename(dir + "/prog.1.et.gz", dir + "/prog.2.et.gz");
-  EXPECT_NE(error_of([&] { resolve_chakra_files({dir}); })
-                .find("1 rank file(s) are missing: " + dir + "/prog.1.et"),
+  EXPECT_NE(error_of([&] {
+              resolve_chakra_files({dir});
+            }).find("1 rank file(s) are missing: " + dir + "/prog.1.et"),
             std::string::npos);
   // A truncated gzip stream is reported as such.
   std::string gz = testing::read_file(dir + "/prog.0.et.gz");
@@ -386,8 +387,9 @@ TEST(Chakra, MissingRankFilesAreErrorsNamingThem) {
         << msg;
   }
   // Files given one by one: rank i must be the i-th.
-  const std::string listed =
-      error_of([&] { resolve_chakra_files({prefix + ".0.et", prefix + ".1.et", prefix + ".3.et"}); });
+  const std::string listed = error_of([&] {
+    resolve_chakra_files({prefix + ".0.et", prefix + ".1.et", prefix + ".3.et"});
+  });
   EXPECT_NE(listed.find(prefix + ".3.et: is the trace of rank 3 but given as file 2"),
             std::string::npos)
       << listed;
@@ -441,7 +443,8 @@ TEST(Chakra, ShowListsTheNodesOfOneRankFile) {
   print_chakra_trace(chakra::parse_trace(trace, "t.0.et"), out);
   const std::string text = out.str();
   EXPECT_NE(text.find("Nodes      3\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("COMM_COLL_NODE 1  COMM_SEND_NODE 1  COMP_NODE 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("COMM_COLL_NODE 1  COMM_SEND_NODE 1  COMP_NODE 1"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("fwd?[31m"), std::string::npos) << text;  // no escape reaches the terminal
   EXPECT_NE(text.find("1.5 ms"), std::string::npos) << text;
   EXPECT_NE(text.find("ALL_REDUCE, group dp, 1 MiB"), std::string::npos) << text;

@@ -82,8 +82,8 @@ TEST(H5Read, TruncatedFilesAreInputErrors) {
   const std::string bytes = testing::read_file(good);
   ASSERT_TRUE(reads(good));
   const size_t n = bytes.size();
-  for (size_t cut : {size_t{0}, size_t{4}, size_t{8}, size_t{40}, size_t{200}, n / 8, n / 4,
-                     n / 2, 3 * n / 4, n - 100, n - 1}) {
+  for (size_t cut : {size_t{0}, size_t{4}, size_t{8}, size_t{40}, size_t{200}, n / 8, n / 4, n / 2,
+                     3 * n / 4, n - 100, n - 1}) {
     SCOPED_TRACE("cut at " + std::to_string(cut) + " of " + std::to_string(n));
     const std::string path = dir + "/cut" + std::to_string(cut) + ".h5";
     testing::write_file(path, bytes.substr(0, cut));
@@ -199,8 +199,7 @@ TEST(H5Read, WrongAttributeTypesAreNamed) {
     H5Gclose(g);
   });
   e = error_of(path3);
-  EXPECT_NE(e.find("runs_detail/1: attribute name holds 2 values, expected one"),
-            std::string::npos)
+  EXPECT_NE(e.find("runs_detail/1: attribute name holds 2 values, expected one"), std::string::npos)
       << e;
 }
 

@@ -378,9 +378,10 @@ TEST(ParamValues, QuantitiesBecomeSiNumbersWithTheirUnit) {
     double value;
     const char* unit;
   };
-  for (const Case& c : {Case{"8", 8, "1"}, Case{"-2.5e3", -2500, "1"}, Case{"25Gbps", 3.125e9, "B/s"},
-                        Case{"10 GB/s", 1e10, "B/s"}, Case{"4MiB", 4194304, "B"},
-                        Case{"1.5ms", 1.5e-3, "s"}, Case{"8TFLOP/s", 8e12, "FLOP/s"}}) {
+  for (const Case& c :
+       {Case{"8", 8, "1"}, Case{"-2.5e3", -2500, "1"}, Case{"25Gbps", 3.125e9, "B/s"},
+        Case{"10 GB/s", 1e10, "B/s"}, Case{"4MiB", 4194304, "B"}, Case{"1.5ms", 1.5e-3, "s"},
+        Case{"8TFLOP/s", 8e12, "FLOP/s"}}) {
     double v = 0;
     std::string unit;
     ASSERT_TRUE(parse_param_value(c.text, &v, &unit)) << c.text;

@@ -33,7 +33,7 @@ TEST(OutputLock, SecondWriterRefusesNamingTheFirst) {
   }
   first.reset();
   EXPECT_FALSE(fs::exists(out + ".lock"));  // released and removed
-  OutputLock again(out);                     // and free for the next writer
+  OutputLock again(out);                    // and free for the next writer
 }
 
 TEST(OutputLock, StaleLockFileOfADeadWriterDoesNotBlock) {

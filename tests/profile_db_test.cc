@@ -235,7 +235,8 @@ TEST(ProfileFiles, DamagedFilesAreInputErrorsNamingTheFile) {
       EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
     }  // other exceptions escape and fail the test; reading cleanly is allowed
   };
-  for (size_t cut : {size_t{8}, size_t{100}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 1}) {
+  for (size_t cut :
+       {size_t{8}, size_t{100}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 1}) {
     const std::string path = dir + "/cut" + std::to_string(cut) + ".h5";
     testing::write_file(path, bytes.substr(0, cut));
     EXPECT_THROW(load_profile_db(path), InputError) << path;
@@ -250,8 +251,9 @@ TEST(ProfileFiles, DamagedFilesAreInputErrorsNamingTheFile) {
     expect_input_error(path);
   }
   const std::string huge = dir + "/huge.csv";
-  testing::write_file(huge, "op,dtype,device,inputs,output,attrs,time_s,n\n"
-                            "relu,fp32,cpu,64,64,,1e-6,99999999999999999999999\n");
+  testing::write_file(huge,
+                      "op,dtype,device,inputs,output,attrs,time_s,n\n"
+                      "relu,fp32,cpu,64,64,,1e-6,99999999999999999999999\n");
   try {
     load_profile_db(huge);
     ADD_FAILURE() << "no error";

@@ -16,11 +16,11 @@
 #include <utility>
 #include <vector>
 
-#include "common/json_fields.h"
 #include "common/input_file.h"
+#include "common/json_fields.h"
 #include "engine/errors.h"
-#include "results/atomic_file.h"
 #include "engine/graph_check.h"
+#include "results/atomic_file.h"
 
 namespace orrery {
 

@@ -12,12 +12,12 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "common/input_file.h"
 #include "common/json_fields.h"
 #include "common/suggest.h"
-#include "common/input_file.h"
 #include "engine/errors.h"
-#include "results/atomic_file.h"
 #include "models/op_counts.h"
+#include "results/atomic_file.h"
 #include "workloads/model_graph_check.h"
 
 namespace orrery {

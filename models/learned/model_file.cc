@@ -215,9 +215,8 @@ class Reader {
     const double want = in * wide + wide + (layers - 1.0) * (wide * wide + wide) + wide + 1.0;
     if (want != static_cast<double>(w.size()))
       fail(item, "has " + std::to_string(w.size()) + " weights, a net of " +
-                     std::to_string(inputs) + " inputs, " + std::to_string(layers) +
-                     " layers of " + std::to_string(neurons) + " neurons needs " +
-                     format_exact(want));
+                     std::to_string(inputs) + " inputs, " + std::to_string(layers) + " layers of " +
+                     std::to_string(neurons) + " neurons needs " + format_exact(want));
     n.net = Mlp(inputs, layers, neurons);
     if (w.size() != n.net.params().size())
       fail(item, "has " + std::to_string(w.size()) + " weights, its shape needs " +

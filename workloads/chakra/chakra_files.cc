@@ -65,7 +65,8 @@ std::vector<std::string> contiguous(const std::map<int, std::string>& by_rank,
       files.push_back(it->second);
       continue;
     }
-    if (++count <= 10) missing += (missing.empty() ? "" : ", ") + pattern + "." + std::to_string(r) + ".et";
+    if (++count <= 10)
+      missing += (missing.empty() ? "" : ", ") + pattern + "." + std::to_string(r) + ".et";
   }
   if (count > 0)
     throw InputError(what + ": the trace set has files up to rank " + std::to_string(last) +
@@ -85,9 +86,9 @@ std::vector<std::string> resolve_chakra_files(const std::vector<std::string>& ar
       std::string stem;
       const int r = rank_of(fs::path(args[i]).filename().string(), &stem);
       if (r >= 0 && r != static_cast<int>(i))
-        throw InputError(args[i] + ": is the trace of rank " + std::to_string(r) + " but given as " +
-                         "file " + std::to_string(i) + " (rank i is the i-th file; is a rank " +
-                         "missing?)");
+        throw InputError(args[i] + ": is the trace of rank " + std::to_string(r) +
+                         " but given as " + "file " + std::to_string(i) +
+                         " (rank i is the i-th file; is a rank " + "missing?)");
     }
     return args;
   }

@@ -46,8 +46,8 @@ std::string cost_of(const chakra::Node& n) {
   if (n.type == chakra::kCommCollNode) {
     int64_t t = -1;
     const chakra::Attr* ct = n.attr("comm_type");
-    const char* coll = ct != nullptr && ct->integer(&t) ? chakra::collective_name(static_cast<int>(t))
-                                                        : nullptr;
+    const char* coll =
+        ct != nullptr && ct->integer(&t) ? chakra::collective_name(static_cast<int>(t)) : nullptr;
     add(coll != nullptr ? coll : "comm_type " + attr_text(n, "comm_type"));
     const std::string pg = attr_text(n, "pg_name");
     if (!pg.empty()) add("group " + pg);
@@ -76,7 +76,8 @@ std::string deps_of(const chakra::Node& n) {
 
 void print_chakra_trace(const chakra::Trace& trace, std::ostream& out, size_t max_nodes) {
   out << "Trace      " << trace.origin << " (one Chakra rank file)\n";
-  out << "Schema     " << (trace.version.empty() ? "(not given)" : printable(trace.version)) << "\n";
+  out << "Schema     " << (trace.version.empty() ? "(not given)" : printable(trace.version))
+      << "\n";
   for (const chakra::Attr& a : trace.metadata) {
     chakra::Node holder;
     holder.attrs = {a};
