@@ -473,6 +473,12 @@ TEST(Chakra, ProcessGroupsConfineCollectives) {
   std::string dir = testing::make_temp_dir("chakra_groups");
   testing::write_file(dir + "/groups.json", R"({"dp0": [0, 2], "dp1": [1, 3]})");
   EXPECT_EQ(load_chakra_comm_groups(dir + "/groups.json"), o.comm_groups);
+  // A rank that does not fit an int is an error, not rank 1 (4294967297 wraps to 1).
+  testing::write_file(dir + "/wrap.json", R"({"dp0": [0, 4294967297]})");
+  EXPECT_NE(error_of([&] {
+              load_chakra_comm_groups(dir + "/wrap.json");
+            }).find("ranks must be integers from 0 to 16777216, got 4294967297"),
+            std::string::npos);
   // Without the groups every collective spans all ranks: the two "groups" then differ.
   EXPECT_NE(error_of([&] { import(ranks); }).find("process group \"dp0\""), std::string::npos);
 }

@@ -111,6 +111,8 @@ std::vector<std::string> resolve_chakra_files(const std::vector<std::string>& ar
     require_regular_file(a, "Chakra trace file");
     return args;
   }
+  std::error_code ec;
+  if (fs::exists(a, ec) && !fs::is_directory(a, ec)) require_regular_file(a, "Chakra trace file");
   if (fs::is_directory(a)) {
     std::set<std::string> stems;
     std::map<int, std::string> by_rank = rank_files(a, nullptr, &stems, a);
@@ -181,9 +183,11 @@ std::map<std::string, std::vector<int>> load_chakra_comm_groups(const std::strin
     if (!ranks.is_array() || ranks.empty())
       throw InputError(path + ": group \"" + name + "\" must be a non-empty array of ranks");
     for (const auto& r : ranks) {
-      if (!r.is_number_integer() || r.get<int>() < 0)
-        throw InputError(path + ": group \"" + name + "\": ranks must be integers >= 0");
-      groups[name].push_back(r.get<int>());
+      // get<int> would wrap 4294967297 to 1: range-check the 64-bit value first.
+      if (!r.is_number_integer() || r.get<int64_t>() < 0 || r.get<int64_t>() > (1 << 24))
+        throw InputError(path + ": group \"" + name + "\": ranks must be integers from 0 to " +
+                         std::to_string(1 << 24) + ", got " + r.dump());
+      groups[name].push_back(static_cast<int>(r.get<int64_t>()));
     }
   }
   return groups;
