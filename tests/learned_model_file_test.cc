@@ -143,6 +143,9 @@ TEST(LearnedModelFile, BrokenFilesNameTheFileAndItem) {
   ASSERT_NE(n, std::string::npos);
   huge.replace(n, huge.find_first_of(",\n}", n) - n, "\"neurons\": 2000000000");
   expect_error(huge, "2000000000 neurons needs");
+  std::string wraps = good;
+  wraps.replace(n, wraps.find_first_of(",\n}", n) - n, "\"neurons\": 4294967297");
+  expect_error(wraps, "neurons: 4294967297 is out of range");
   // A list where an object belongs, anywhere: named, not an internal error.
   std::string list = good;
   const size_t s = list.find("\"pc_search\": ");

@@ -5,8 +5,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
 
 #include "common/input_file.h"
 #include "common/units.h"
@@ -193,8 +195,25 @@ class Reader {
   }
   template <typename T>
   T get(const json& j, const std::string& key, const std::string& item) const {
+    const json& v = at(j, key, item);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // nlohmann's get<int> wraps (4294967297 becomes 1) and truncates 1.5: check first.
+      if (!v.is_number_integer())
+        fail(item + "." + key, std::string("expected an integer, got ") + v.type_name());
+      const bool fits =
+          v.is_number_unsigned()
+              ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+              : std::is_signed_v<T> &&
+                    v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min());
+      if (!fits)
+        fail(item + "." + key, v.dump() + " is out of range (" +
+                                   std::to_string(std::numeric_limits<T>::min()) + " to " +
+                                   std::to_string(std::numeric_limits<T>::max()) + ")");
+      return static_cast<T>(v.is_number_unsigned() ? static_cast<T>(v.get<uint64_t>())
+                                                   : static_cast<T>(v.get<int64_t>()));
+    }
     try {
-      return at(j, key, item).get<T>();
+      return v.get<T>();
     } catch (const json::exception& e) {
       fail(item + "." + key, e.what());
     }
