@@ -153,6 +153,13 @@ size_t row_count(hid_t dataset, size_t max_rows) {
     throw std::runtime_error("dataset claims " + std::to_string(dims[0]) + " rows, more than the " +
                              std::to_string(max_rows) + " accepted");
   }
+  // A damaged size field claims rows the file has no bytes for; even a deflated table of
+  // repeated rows keeps well over a byte per 64 rows.
+  const hsize_t stored = H5Dget_storage_size(dataset);
+  if (dims[0] > 4096 && stored < dims[0] / 64) {
+    throw std::runtime_error("dataset claims " + std::to_string(dims[0]) +
+                             " rows but stores only " + std::to_string(stored) + " bytes");
+  }
   return static_cast<size_t>(dims[0]);
 }
 

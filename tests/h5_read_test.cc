@@ -241,6 +241,28 @@ TEST(H5Read, MissingColumnAndWrongShapeAreNamed) {
       << e;
 }
 
+TEST(H5Read, RowCountWithoutTheBytesIsRefused) {
+  const std::string path = write_sample(testing::make_temp_dir("h5read"));
+  // A links table claiming a million rows that were never stored (what a flipped bit in its
+  // size field looks like): refused before a million rows are allocated.
+  edit(path, [](hid_t f) {
+    hid_t d = H5Dopen2(f, "runs_detail/0/links", H5P_DEFAULT);
+    hid_t type = H5Dget_type(d);
+    H5Dclose(d);
+    ASSERT_GE(H5Ldelete(f, "runs_detail/0/links", H5P_DEFAULT), 0);
+    hsize_t rows[1] = {1000000};
+    hid_t space = H5Screate_simple(1, rows, nullptr);
+    d = H5Dcreate2(f, "runs_detail/0/links", type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Tclose(type);
+  });
+  const std::string e = error_of(path);
+  EXPECT_NE(e.find("runs_detail/0: dataset claims 1000000 rows but stores only 0 bytes"),
+            std::string::npos)
+      << e;
+}
+
 TEST(H5Read, SweepStatusCountsMustBeCounts) {
   const std::string path = write_sample(testing::make_temp_dir("h5read"));
   edit(path, [](hid_t f) {
