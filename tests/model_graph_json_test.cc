@@ -106,6 +106,9 @@ TEST(ModelGraphJson, StrictErrorsNameFileItemAndExpectation) {
        R"(unknown dtype "fp64")"},
       {with_ops(R"({"name": "a", "type": "relu", "inputs": [[2]], "deps": ["z"]})"),
        R"(m.json: ops[0] "a": unknown dependency "z")"},
+      // A number past the range of a double is the file's error, not an internal one.
+      {with_ops(R"({"name": "a", "type": "relu", "inputs": [[1e400]]})"),
+       R"(m.json: invalid JSON: [json.exception.out_of_range.406] number overflow)"},
       {with_ops(
            R"({"name": "a", "type": "relu", "inputs": [[2]]}, {"name": "a", "type": "relu", "inputs": [[2]]})"),
        R"(ops[1] "a": duplicate op name)"},

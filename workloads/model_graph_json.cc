@@ -136,6 +136,9 @@ json parse_rejecting_duplicates(const std::string& text, const std::string& orig
     size_t at = what.find("syntax error");
     throw InputError(origin + ": line " + std::to_string(line) + ", column " + std::to_string(col) +
                      ": invalid JSON: " + (at == std::string::npos ? what : what.substr(at)));
+  } catch (const json::exception& e) {
+    // Not a syntax error but still the file's: a number too large for a double (1e400).
+    throw InputError(origin + ": invalid JSON: " + e.what());
   }
 }
 
