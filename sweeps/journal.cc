@@ -1,6 +1,7 @@
 #include "sweeps/journal.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -60,6 +61,13 @@ Journal::Journal(const std::string& path, std::vector<PointOutcome>* loaded) : p
   ignore_file_size_signal();
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) throw InputError(path + ": cannot open the sweep journal: " + std::strerror(errno));
+  // A FIFO opened read-write does not block, but reading it would wait forever.
+  struct stat st;
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw InputError(path + ": the sweep journal must be a regular file; move this one away");
+  }
   std::string data = read_all(fd_, path);
   size_t end = 0;
   if (data.size() >= kHeaderSize && data.compare(0, kHeaderSize, kHeader) == 0) {

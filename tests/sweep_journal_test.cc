@@ -3,6 +3,7 @@
 // abort or kill into something the sweep can record.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -46,6 +47,20 @@ TEST(SweepJournal, RecordsComeBackInOrder) {
   EXPECT_EQ(loaded[4].result_bytes, std::string(104, 'x'));
   EXPECT_EQ(loaded[3].hash, 0x1003u);
   EXPECT_EQ(j.dropped(), 0);
+}
+
+TEST(SweepJournal, AFifoInItsPlaceIsRefusedNotReadForever) {
+  auto path = make_temp_dir("journal") + "/out.h5.journal";
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  std::vector<PointOutcome> loaded;
+  try {
+    Journal j(path, &loaded);
+    ADD_FAILURE() << "opened a FIFO";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": the sweep journal must be a regular file"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(SweepJournal, TornTailIsDroppedAndAppendsFollowTheLastIntactRecord) {
