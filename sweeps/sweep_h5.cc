@@ -22,8 +22,10 @@ void write_sweep_h5(const std::string& path, const ResultFileMeta& meta,
   write_atomically(path, [&](const std::string& tmp) {
     write_results_h5_file(tmp, meta, runs, {});
     h5::QuietErrors quiet;
+    // The same format bounds as the rest of the file, so the group gets checksums too.
+    h5::Handle fapl = h5::checksummed_file_access();
     h5::Handle file =
-        h5::check(H5Fopen(tmp.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "open " + tmp);
+        h5::check(H5Fopen(tmp.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose, "open " + tmp);
     h5::Handle group =
         h5::check(H5Gcreate2(file.get(), "sweep", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
                   "create group sweep");
