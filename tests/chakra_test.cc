@@ -320,7 +320,12 @@ TEST(Chakra, IntegerAttributesInAnyIntegerType) {
   // A string where an integer belongs is named in the error.
   EXPECT_NE(error_of([&] {
               import(send_with(name + bytes_field(29, "1000")));
-            }).find("comm_size must be a number >= 0, got string_val"),
+            }).find("comm_size must be a finite number >= 0, got string_val"),
+            std::string::npos);
+  // An infinite double (fixed64 0x7ff0...) is not a size.
+  EXPECT_NE(error_of([&] {
+              import(send_with(name + fixed64_field(3, 0x7ff0000000000000u)));
+            }).find("comm_size must be a finite number >= 0, got inf"),
             std::string::npos);
   // Negative sint32 decodes through ZigZag: -5 as comm_dst is not a rank.
   std::vector<N> bad = {

@@ -1,10 +1,12 @@
 #include "workloads/chakra/chakra_import.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <map>
 #include <unordered_map>
 
+#include "common/units.h"
 #include "engine/errors.h"
 #include "engine/graph_check.h"
 #include "workloads/chakra/chakra_collectives.h"
@@ -103,9 +105,10 @@ class Importer {
     const chakra::Attr* a = node(r, p).attr(name);
     double v = 0;
     if (a == nullptr) return 0.0;
-    if (!a->number(&v) || !(v >= 0))
+    if (!a->number(&v) || !(v >= 0) || !std::isfinite(v))
       fail(r, p,
-           std::string("attribute ") + name + " must be a number >= 0, got " + a->value_name());
+           std::string("attribute ") + name + " must be a finite number >= 0, got " +
+               (a->number(&v) ? format_exact(v) : std::string(a->value_name())));
     return v;
   }
   int rank_attr(int r, int p, const char* name) const {
