@@ -434,6 +434,16 @@ TEST(Chakra, DamagedFixtureBytesGiveInputErrorsOnly) {
       b[i] = static_cast<char>(b[i] ^ x);
       parse(b);
     }
+  // Zeros after the metadata: empty messages, refused at the first instead of collected.
+  std::string zeros = length_prefixed(bytes_field(1, "0.0.4")) + std::string(1 << 20, '\0');
+  try {
+    chakra::parse_trace(zeros, "z.0.et");
+    ADD_FAILURE() << "parsed a megabyte of zeros";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("z.0.et: node #0 at byte 8: an empty message"),
+              std::string::npos)
+        << e.what();
+  }
   // A length near 2^64 and a varint that never ends.
   parse(encode_varint(~uint64_t{0} >> 1) + "abc");
   parse(std::string(12, '\xff'));

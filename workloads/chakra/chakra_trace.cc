@@ -301,7 +301,10 @@ bool read_metadata(std::string_view payload, size_t base, Trace* t) {
   return true;
 }
 
-constexpr size_t kMaxTraceBytes = size_t{4} << 30;
+constexpr size_t kMaxTraceBytes = size_t{2} << 30;
+// Well above the ops a whole replay accepts by default (engine/input_limits.h); each node
+// costs a few hundred bytes of memory.
+constexpr size_t kMaxNodesPerFile = 20000000;
 
 std::string gunzip(const std::string& in, const std::string& path) {
   z_stream zs{};
@@ -416,6 +419,14 @@ Trace parse_trace(const std::string& bytes, const std::string& origin) {
                            ": the first message is not a GlobalMetadata (Chakra ET "
                            "files since schema 0.0.4 start with one)");
       } else {
+        // A run of zero bytes reads as a stream of empty messages: nodes without a type. Stop
+        // at the first rather than collect millions of them.
+        if (len == 0)
+          throw InputError(origin + ": " + what + " at byte " + std::to_string(start) +
+                           ": an empty message (no id, no type: INVALID_NODE)");
+        if (t.nodes.size() >= kMaxNodesPerFile)
+          throw InputError(origin + ": more than " + std::to_string(kMaxNodesPerFile) +
+                           " nodes in one rank file, more than Orrery replays");
         t.nodes.push_back(read_node(payload, body));
       }
       framing.skip_raw(len);
