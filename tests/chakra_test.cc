@@ -444,6 +444,18 @@ TEST(Chakra, DamagedFixtureBytesGiveInputErrorsOnly) {
               std::string::npos)
         << e.what();
   }
+  // A gzip that expands a thousand-fold is refused before it is decoded into nodes.
+  const std::string dir = testing::make_temp_dir("chakra_bomb");
+  std::string node = length_prefixed(encode_node({1, "a", chakra::kCompNode, {}, {}, 10}));
+  std::string big = length_prefixed(bytes_field(1, "0.0.4"));
+  while (big.size() < (size_t{80} << 20)) big += node;
+  gzFile gz = gzopen((dir + "/b.0.et").c_str(), "wb9");
+  ASSERT_NE(gz, nullptr);
+  ASSERT_EQ(gzwrite(gz, big.data(), static_cast<unsigned>(big.size())),
+            static_cast<int>(big.size()));
+  gzclose(gz);
+  EXPECT_NE(error_of([&] { chakra::read_trace(dir + "/b.0.et"); }).find("decompression bomb"),
+            std::string::npos);
   // A length near 2^64 and a varint that never ends.
   parse(encode_varint(~uint64_t{0} >> 1) + "abc");
   parse(std::string(12, '\xff'));

@@ -305,6 +305,7 @@ constexpr size_t kMaxTraceBytes = size_t{2} << 30;
 // Well above the ops a whole replay accepts by default (engine/input_limits.h); each node
 // costs a few hundred bytes of memory.
 constexpr size_t kMaxNodesPerFile = 20000000;
+constexpr size_t kMaxGzipRatio = 200;
 
 std::string gunzip(const std::string& in, const std::string& path) {
   z_stream zs{};
@@ -320,6 +321,16 @@ std::string gunzip(const std::string& in, const std::string& path) {
       inflateEnd(&zs);
       throw InputError(path + ": gzip: expands past " + std::to_string(kMaxTraceBytes >> 20) +
                        " MiB, more than a Chakra trace accepted here");
+    }
+    // Protobuf traces compress a few times over; far more is a decompression bomb, which
+    // would cost minutes and gigabytes to decode before any limit on nodes applied.
+    if (out.size() > (size_t{64} << 20) && out.size() / kMaxGzipRatio > in.size()) {
+      inflateEnd(&zs);
+      throw InputError(
+          path + ": gzip: expands more than " + std::to_string(kMaxGzipRatio) + "-fold (past " +
+          std::to_string(out.size() >> 20) + " MiB from " + std::to_string(in.size()) +
+          " bytes); a Chakra trace compresses far "
+          "less, so this is corrupt or a decompression bomb (gunzip it to read it anyway)");
     }
     zs.next_out = reinterpret_cast<Bytef*>(buf);
     zs.avail_out = sizeof buf;
