@@ -79,9 +79,10 @@ Handle create_dataset(hid_t loc, const char* name, hid_t file_type, size_t rows,
                       size_t gzip_chunk = 0);
 // Writes rows [first, first + count) of a 1-D dataset from `buf` (count elements of mem_type).
 void write_rows(hid_t dataset, hid_t mem_type, size_t first, size_t count, const void* buf);
-// Number of elements of a 1-D dataset. Refuses more than `max_rows` (a flipped bit in a
-// corrupt file must not become a request for terabytes of memory).
-size_t row_count(hid_t dataset, size_t max_rows = size_t{1} << 28);
+// Number of elements of a 1-D dataset. Refuses more than `max_rows` (33 million: more ops than
+// a replay accepts by default), and more rows than the stored bytes can hold: a flipped bit in
+// a corrupt file must not become a request for terabytes of memory.
+size_t row_count(hid_t dataset, size_t max_rows = size_t{1} << 25);
 // Checks that the file type of `dataset` is a compound holding every member of the compound
 // `mem_type` by name, each of the same class (string, float, integer); HDF5 would otherwise
 // leave a missing member unset instead of failing. Throws std::runtime_error naming `name`
