@@ -14,8 +14,10 @@
 #include "cli/run_args.h"
 #include "cli/scenario.h"
 #include "common/units.h"
+#include "engine/child_process.h"
 #include "engine/errors.h"
 #include "engine/replay.h"
+#include "platforms/simgrid_platform.h"
 #include "orrery_version.h"
 #include "results/chrome_trace.h"
 #include "results/h5_store.h"
@@ -148,9 +150,27 @@ void resolve_outputs(const RunArgs& args, Scenario* sc) {
       args.trace.empty() ? name_for_overrides(sc->trace_file, args.overrides) : args.trace;
 }
 
+// A SimGrid XML platform is only read by SimGrid, which allows one engine per process: load it
+// in a child, as a run would, and check that every host the workload names is in it.
+void check_xml_platform(const Scenario& sc) {
+  run_in_child(
+      [&] {
+        auto engine = start_engine(sc.platform);
+        for (const auto& d : sc.graph.devices)
+          for (const std::string* h : {&d.host, &d.launch_host})
+            if (!h->empty() && !engine->host_by_name_or_null(*h))
+              throw InputError(sc.platform.xml_file + ": no host \"" + *h +
+                               "\", which workload device \"" + d.name + "\" runs on");
+        (void)engine.release();  // the child ends here; SimGrid's teardown is not needed
+        return std::string();
+      },
+      "SimGrid platform check");
+}
+
 int validate_command(const RunArgs& args) {
   Scenario sc = load_scenario(args.scenario, args.overrides);
   resolve_outputs(args, &sc);
+  if (!sc.platform.xml_file.empty()) check_xml_platform(sc);
   std::printf("%s: ok\n  platform  %s\n  device    %s\n  workload  %zu devices, %zu ops\n"
               "  output    %s\n",
               args.scenario.c_str(), sc.platform_summary.c_str(), device_line(sc).c_str(),

@@ -11,6 +11,7 @@
 #include "common/yaml_reader.h"
 #include "engine/errors.h"
 #include "engine/graph_check.h"
+#include "engine/input_limits.h"
 #include "strategies/cluster_layout.h"
 #include "workloads/chakra/chakra_import.h"
 #include "workloads/graph_json.h"
@@ -124,13 +125,24 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
   p.gradient_bytes = w.size("gradient_bytes", p.gradient_bytes);
   p.update_time = w.time("update_time", p.update_time);
   p.input_bytes = w.size("input_bytes", p.input_bytes);
-  const std::pair<const char*, double> values[] = {{"forward_time", p.forward_time},
-                                                   {"backward_factor", p.backward_factor},
-                                                   {"gradient_bytes", p.gradient_bytes},
-                                                   {"update_time", p.update_time},
-                                                   {"input_bytes", p.input_bytes}};
-  for (const auto& [key, v] : values)
-    if (v < 0) w.fail(key, "must not be negative");
+  // Checked here, against the keys the user wrote, rather than later against the ops they
+  // become (engine/input_limits.h holds the ranges). Backward takes `backward_factor` forward
+  // times: a thousand is already no real model.
+  constexpr Range kBackwardFactor{0, 1e3, Quantity::kNumber};
+  const struct {
+    const char* key;
+    double value;
+    const Range& range;
+  } checks[] = {{"forward_time", p.forward_time, limits::kOpDuration},
+                {"backward_factor", p.backward_factor, kBackwardFactor},
+                {"gradient_bytes", p.gradient_bytes, limits::kBytes},
+                {"update_time", p.update_time, limits::kOpDuration},
+                {"input_bytes", p.input_bytes, limits::kBytes}};
+  for (const auto& c : checks)
+    if (!c.range.contains(c.value)) w.fail(c.key, out_of_range(c.value, c.range));
+  if (p.forward_time * p.backward_factor > limits::kOpDuration.hi)
+    w.fail("backward_factor", "makes a backward op longer than " +
+                                  format_quantity(limits::kOpDuration.hi, Quantity::kTime));
   std::vector<GpuPlacement> gpus = platform_gpus;
   int count = w.integer("gpus", static_cast<int>(gpus.size()));
   if (count < 1 || count > static_cast<int>(gpus.size()))
