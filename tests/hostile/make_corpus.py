@@ -1,0 +1,705 @@
+#!/usr/bin/python3
+"""Writes the hostile-input corpus: tests/hostile/cases/<id>/ and tests/hostile/manifest.tsv.
+
+Every case is one orrery command on one damaged or absurd input. tests/hostile_input_test.cc
+runs each in a fresh directory holding a copy of its case folder and asserts: exit status 2,
+"error:" and the expected words (the file, the key or item) in the message, no signal, done
+within 10 s, and no new result file. The corpus is generated, deterministic, and committed:
+
+    /usr/bin/python3 tests/hostile/make_corpus.py --orrery build/orrery
+
+(--orrery makes the result-HDF5 cases from a real run; without it they are left as they are.)
+
+Manifest columns, tab-separated: id, arguments (split on spaces; run in the case's copy),
+expected substrings separated by '|'.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "cases")
+rows = []
+
+
+def case(cid, files, args, expect):
+    """files: {name: str|bytes}. expect: list of substrings the error must contain."""
+    d = os.path.join(CASES, cid)
+    os.makedirs(d, exist_ok=True)
+    for name, content in files.items():
+        os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+        mode = "wb" if isinstance(content, bytes) else "w"
+        with open(os.path.join(d, name), mode) as f:
+            f.write(content)
+    rows.append((cid, args, "|".join(expect)))
+
+
+BASE = """name: hostile
+platform:
+  preset: pcie-server
+  server:
+    gpus: 2
+workload:
+  type: synthetic-dp
+  layers: 4
+  forward_time: 1ms
+  backward_factor: 2
+  gradient_bytes: 4MB
+  update_time: 200us
+  input_bytes: 1MB
+"""
+
+# Keys of the base scenario and the values that must be refused there.
+NUMERIC_KEYS = {
+    "workload.layers": "layers",
+    "workload.forward_time": "forward_time",
+    "workload.backward_factor": "backward_factor",
+    "workload.gradient_bytes": "gradient_bytes",
+    "workload.update_time": "update_time",
+    "workload.input_bytes": "input_bytes",
+    "platform.server.gpus": "gpus",
+}
+BAD_VALUES = {
+    "neg": "-1", "huge": "4294967297", "e300": "1e300", "tiny": "1e-300", "nan": ".nan",
+    "inf": ".inf", "text": "fast", "list": "[1, 2]", "map": "{a: 1}", "bool": "true",
+    "unitless": "25", "badunit": "3 parsecs", "negunit": "-5ms", "e300unit": "1e300GB",
+}
+
+
+def set_key(text, dotted, value):
+    """Replaces (or adds) the value of a key of BASE-like text, by its dotted path."""
+    lines = text.split("\n")
+    parts = dotted.split(".")
+    leaf = parts[-1]
+    indent = "  " * (len(parts) - 1)
+    for i, l in enumerate(lines):
+        if l.startswith(indent + leaf + ":"):
+            lines[i] = indent + leaf + ": " + value
+            return "\n".join(lines)
+    raise KeyError(dotted)
+
+
+def scenario_cases():
+    # Bad values for every numeric key, under validate and run.
+    for key, leaf in NUMERIC_KEYS.items():
+        for vname, v in BAD_VALUES.items():
+            if vname in ("unitless",) and leaf in ("layers", "backward_factor", "gpus"):
+                continue  # plain numbers are right there
+            if vname == "tiny" and leaf == "backward_factor":
+                continue  # a backward pass of almost no time is odd, not wrong
+            if vname == "huge" and leaf not in ("layers", "gpus"):
+                v = "4294967297s" if "time" in leaf else "4294967297"
+            text = set_key(BASE, key, v)
+            for cmd in ("validate", "run"):
+                case(f"yaml-{leaf}-{vname}-{cmd}", {"s.yaml": text}, f"{cmd} s.yaml", ["s.yaml", leaf])
+    # Duplicate keys at every level.
+    dups = {
+        "top": BASE + "name: again\n",
+        "platform": BASE.replace("  preset: pcie-server\n", "  preset: pcie-server\n  preset: dgx-a100\n"),
+        "server": BASE.replace("    gpus: 2\n", "    gpus: 2\n    gpus: 4\n"),
+        "workload": BASE + "  layers: 8\n".replace("  layers", "  layers"),
+    }
+    dups["workload"] = BASE.replace("  layers: 4\n", "  layers: 4\n  layers: 8\n")
+    for n, t in dups.items():
+        for cmd in ("validate", "run"):
+            case(f"yaml-dup-{n}-{cmd}", {"s.yaml": t}, f"{cmd} s.yaml", ["s.yaml", "duplicate key"])
+    # Unknown (misspelt) keys at every level.
+    typos = {
+        "top": ("workload:", "wrokload: {}\nworkload:", "wrokload"),
+        "platform": ("  preset:", "  prest: x\n  preset:", "prest"),
+        "server": ("    gpus: 2", "    gpus: 2\n    gpu_count: 2", "gpu_count"),
+        "workload": ("  layers: 4", "  layers: 4\n  layres: 4", "layres"),
+        "output": ("name: hostile", "name: hostile\noutput: {fiel: x.h5}", "fiel"),
+    }
+    for n, (a, b, word) in typos.items():
+        case(f"yaml-unknown-{n}", {"s.yaml": BASE.replace(a, b, 1)}, "validate s.yaml", ["s.yaml", word])
+    # Structure and syntax.
+    shapes = {
+        "empty": ("", ["s.yaml"]),
+        "comments": ("# nothing\n", ["s.yaml"]),
+        "list-top": ("- a\n- b\n", ["s.yaml"]),
+        "scalar-top": ("hello\n", ["s.yaml"]),
+        "tabs": ("name:\tx\n\tplatform: 1\n", ["s.yaml"]),
+        "unclosed-flow": ("platform: {preset: pcie-server\n", ["s.yaml"]),
+        "unclosed-quote": ('name: "abc\n', ["s.yaml"]),
+        "bad-indent": ("platform:\n  preset: x\n preset: y\n", ["s.yaml"]),
+        "deep-flow": ("name: " + "[" * 100000 + "]" * 100000 + "\n", ["s.yaml"]),
+        "deep-block": ("a:\n" + "".join(" " * i + "b:\n" for i in range(1, 600)), ["s.yaml"]),
+        "anchor-bomb": ("a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                        "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n",
+                        ["s.yaml"]),
+        "platform-scalar": ("platform: 7\nworkload: {type: synthetic-dp}\n", ["s.yaml", "platform"]),
+        "workload-list": ("platform: {preset: pcie-server}\nworkload: [1, 2]\n", ["s.yaml", "workload"]),
+        "no-platform": ("workload: {type: synthetic-dp}\n", ["s.yaml", "platform"]),
+        "no-workload": ("platform: {preset: pcie-server}\n", ["s.yaml", "workload"]),
+        "binary": (None, ["s.yaml"]),
+        "nul-bytes": (None, ["s.yaml"]),
+        "key-map": ("{a: 1}: 2\nplatform: {preset: pcie-server}\nworkload: {type: synthetic-dp}\n", ["s.yaml"]),
+    }
+    rnd = random.Random(15)
+    for n, (t, exp) in shapes.items():
+        if n == "binary":
+            t = bytes(rnd.randrange(256) for _ in range(600))
+        elif n == "nul-bytes":
+            t = BASE.encode().replace(b"layers: 4", b"layers: \x004")
+        case(f"yaml-shape-{n}", {"s.yaml": t}, "validate s.yaml", exp)
+    # Truncations of a valid scenario at every line boundary that leaves it invalid.
+    lines = BASE.split("\n")
+    for k in (1, 2, 3, 5):
+        case(f"yaml-truncated-{k}", {"s.yaml": "\n".join(lines[:k]) + "\n"}, "validate s.yaml", ["s.yaml"])
+    # Inputs that are not regular files, and paths that do not exist.
+    case("input-dev-zero", {"keep.txt": ""}, "validate /dev/zero", ["/dev/zero", "character device"])
+    case("input-dev-null", {"keep.txt": ""}, "validate /dev/null", ["/dev/null"])
+    case("input-directory", {"keep.txt": ""}, "validate .", ["directory"])
+    case("input-missing", {"keep.txt": ""}, "validate nowhere.yaml", ["nowhere.yaml"])
+    case("run-dev-urandom", {"keep.txt": ""}, "run /dev/urandom", ["/dev/urandom"])
+    # Names that do not exist, with a hint.
+    names = {
+        "preset": (BASE.replace("pcie-server", "pcie-sever"), ["pcie-sever", "did you mean"]),
+        "type": (BASE.replace("synthetic-dp", "synthetic-pd"), ["s.yaml", "synthetic-pd"]),
+        "model": ("platform: {preset: dgx-a100, servers: 1}\nworkload: {type: model, model: resnt50, batch: 8}\n"
+                  "strategy: {type: allreduce, gpus: 2}\n", ["resnt50", "did you mean"]),
+        "device": ("platform: {preset: dgx-a100, servers: 1}\ndevice: A100-SXM4-80G\n"
+                   "workload: {type: model, model: resnet50, batch: 8}\nstrategy: {type: allreduce, gpus: 2}\n",
+                   ["A100-SXM4-80G", "did you mean"]),
+        "strategy": ("platform: {preset: dgx-a100, servers: 1}\nworkload: {type: model, model: resnet50, batch: 8}\n"
+                     "strategy: {type: alreduce, gpus: 2}\n", ["s.yaml", "alreduce"]),
+    }
+    for n, (t, exp) in names.items():
+        case(f"yaml-name-{n}", {"s.yaml": t}, "validate s.yaml", exp)
+    # Model workloads with absurd sizes.
+    model = ("platform: {preset: dgx-a100, servers: 1}\nworkload: {type: model, model: MODEL, batch: BATCH}\n"
+             "strategy: {type: allreduce, gpus: 2}\n")
+    for m in ("resnet50", "bert_base", "gpt2", "vgg16", "lstm_lm", "dlrm_default"):
+        for bname, b in (("neg", "-8"), ("zero", "0"), ("huge", "1000000000000"), ("wrap", "4294967297"),
+                         ("float", "8.5"), ("text", "many")):
+            t = model.replace("MODEL", m).replace("BATCH", b)
+            case(f"model-{m}-batch-{bname}", {"s.yaml": t}, "validate s.yaml", ["s.yaml", "batch"])
+    # Platform keys with absurd values.
+    plat = {
+        "gpus-billion": ("platform:\n  preset: pcie-server\n  server: {gpus: 1000000000}\n", "gpus"),
+        "servers-10m": ("platform:\n  preset: dgx-a100\n  servers: 10000000\n", "servers"),
+        "servers-zero": ("platform:\n  preset: dgx-a100\n  servers: 0\n", "servers"),
+        "servers-neg": ("platform:\n  preset: dgx-a100\n  servers: -2\n", "servers"),
+        "pcie-tiny": ("platform:\n  preset: pcie-server\n  server: {pcie: {bandwidth: 1e-300Bps}}\n", "bandwidth"),
+        "pcie-unitless": ("platform:\n  preset: pcie-server\n  server: {pcie: {bandwidth: 25}}\n", "bandwidth"),
+        "pcie-zero": ("platform:\n  preset: pcie-server\n  server: {pcie: {bandwidth: 0}}\n", "bandwidth"),
+        "pcie-neg": ("platform:\n  preset: pcie-server\n  server: {pcie: {bandwidth: -5GBps}}\n", "bandwidth"),
+        "pcie-huge": ("platform:\n  preset: pcie-server\n  server: {pcie: {bandwidth: 1e300GBps}}\n", "bandwidth"),
+        "nic-tiny": ("platform:\n  preset: pcie-server\n  server: {nic: {bandwidth: 1e-300Bps}}\n", "bandwidth"),
+        "nic-count-huge": ("platform:\n  preset: pcie-server\n  server: {nic: {count: 4294967297}}\n", "count"),
+        "pcie-latency-huge": ("platform:\n  preset: pcie-server\n  server: {pcie: {latency: 1e300s}}\n", "latency"),
+        "pcie-latency-neg": ("platform:\n  preset: pcie-server\n  server: {pcie: {latency: -1us}}\n", "latency"),
+        "gpu-flops-tiny": ("platform:\n  preset: pcie-server\n  server: {gpu: {flops: 1e-300flops}}\n", "flops"),
+        "gpu-flops-unitless": ("platform:\n  preset: pcie-server\n  server: {gpu: {flops: 15}}\n", "flops"),
+        "nvlink-topology": ("platform:\n  preset: dgx-a100\n  server: {nvlink: {topology: hypercube}}\n", "topology"),
+        "fabric-kind": ("platform:\n  preset: dgx-a100\n  fabric: {kind: carrier-pigeon}\n", "kind"),
+        "preset-list": ("platform:\n  preset: [a, b]\n", "preset"),
+    }
+    wl = "workload: {type: synthetic-dp, layers: 2}\n"
+    for n, (t, word) in plat.items():
+        for cmd in ("validate", "run"):
+            case(f"platform-{n}-{cmd}", {"s.yaml": t + wl}, f"{cmd} s.yaml", ["s.yaml", word])
+    # Output paths that cannot be written, or must not be replaced.
+    out = {
+        "under-file": ("output: {file: s.yaml/x.h5}\n", ["s.yaml/x.h5"]),
+        "is-dir": ("output: {file: sub}\n", ["sub"]),
+        "dev-null": ("output: {file: /dev/null}\n", ["/dev/null"]),
+        "foreign": ("output: {file: notes.h5}\n", ["notes.h5", "--force"]),
+        "trace-foreign": ("output: {trace: notes.json}\n", ["notes.json", "--force"]),
+        "timeline-text": ("output: {timeline: sometimes}\n", ["s.yaml", "timeline"]),
+    }
+    for n, (o, exp) in out.items():
+        files = {"s.yaml": BASE + o, "notes.h5": "my notes\n", "notes.json": "{\"mine\": 1}\n"}
+        if n == "is-dir":
+            files["sub/keep.txt"] = ""
+        case(f"output-{n}", files, "run s.yaml -q", exp)
+    # --set values go through the same checks.
+    sets = {
+        "unitless": ("workload.gradient_bytes=4", "gradient_bytes"),
+        "huge-int": ("workload.layers=4294967297", "layers"),
+        "unknown": ("workload.layrs=3", "layrs"),
+        "through-value": ("workload.layers.x=3", "layers"),
+        "no-equals": ("workload.layers", "workload.layers"),
+        "empty-key": ("workload..layers=3", "workload..layers"),
+        "bad-yaml": ("name=[unclosed", "name"),
+        "deep-yaml": ("name=" + "[" * 50000, "name"),
+    }
+    for n, (s, word) in sets.items():
+        case(f"set-{n}", {"s.yaml": BASE}, f"validate s.yaml --set {s}", [word])
+
+
+SWEEP_BASE = BASE + "output: {file: sweep.h5}\nsweep:\n"
+
+
+def sweep_cases():
+    sw = {
+        "unknown-key": "  grid:\n    workload.layrs: [1, 2]\n",
+        "unknown-section": "  gird:\n    workload.layers: [1, 2]\n",
+        "scalar-values": "  grid:\n    workload.layers: 3\n",
+        "empty-list": "  grid:\n    workload.layers: []\n",
+        "zip-unequal": "  zip:\n    - {workload.layers: [1, 2], platform.server.gpus: [1, 2, 3]}\n",
+        "two-axes-one-key": "  grid:\n    workload.layers: [1, 2]\n  zip:\n    - {workload.layers: [3, 4]}\n",
+        "through-value": "  grid:\n    workload.layers.deep: [1, 2]\n",
+        "empty-path": "  grid:\n    workload..layers: [1, 2]\n",
+        "too-many-points": "  grid:\n" + "".join(
+            f"    {k}: [{', '.join(str(i + 1) for i in range(200))}]\n"
+            for k in ("workload.layers", "platform.server.gpus", "workload.backward_factor", "name")),
+        "derived-deep": "  derived:\n    workload.layers: \"" + "(" * 100000 + "1" + ")" * 100000 + " + ${workload.layers}\"\n",
+        "derived-deep-minus": "  derived:\n    workload.layers: \"${workload.layers} * " + "-" * 100000 + "1\"\n",
+        "derived-div0": "  derived:\n    workload.layers: \"${workload.layers} / 0\"\n",
+        "derived-unknown": "  derived:\n    workload.layers: \"${workload.nothing} * 2\"\n",
+        "derived-unterminated": "  derived:\n    workload.layers: \"${workload.layers * 2\"\n",
+        "derived-empty-ref": "  derived:\n    workload.layers: \"${} * 2\"\n",
+        "derived-overflow": "  derived:\n    workload.layers: \"${workload.layers} * 1e308 * 1e308\"\n",
+        "derived-huge-exp": "  derived:\n    workload.layers: \"${workload.layers} * 1e99999\"\n",
+        "derived-wraps": "  derived:\n    workload.layers: \"${workload.layers} * 1073741824\"\n",
+        "derived-list": "  derived:\n    workload.layers: [1, 2]\n",
+        "named-scalar": "  named:\n    gpu: 7\n",
+        "named-label-scalar": "  named:\n    gpu: {V100: 7}\n",
+        "one-at-a-time-unknown": "  one_at_a_time:\n    workload.layres: [1, 2]\n",
+        "grid-unitless": "  grid:\n    workload.gradient_bytes: [1, 2]\n",
+        "grid-huge": "  grid:\n    workload.layers: [4294967297, 2]\n",
+        "grid-e300": "  grid:\n    workload.forward_time: [1e300s, 1ms]\n",
+        "sweep-scalar": "  7\n",
+        "dup-axis-key": "  grid:\n    workload.layers: [1, 2]\n    workload.layers: [3, 4]\n",
+    }
+    for n, body in sw.items():
+        text = SWEEP_BASE + body
+        if n == "sweep-scalar":
+            text = BASE + "output: {file: sweep.h5}\nsweep: 7\n"
+        case(f"sweep-{n}-dry", {"s.yaml": text}, "sweep --dry-run s.yaml", ["s.yaml"])
+        case(f"sweep-{n}-run", {"s.yaml": text}, "sweep -q s.yaml", ["s.yaml"])
+    plan = BASE + "sweep:\n  grid:\n    platform.server.gpus: [1, 2]\nplan:\n"
+    plans = {
+        "no-target": "  prices: {server: 1, gpu: 1}\n",
+        "target-text": "  target: {samples_per_s: lots}\n  prices: {server: 1, gpu: 1}\n",
+        "target-neg": "  target: {samples_per_s: -5}\n  prices: {server: 1, gpu: 1}\n",
+        "price-missing": "  target: {iterations_per_s: 1}\n  prices: {server: 1}\n",
+        "samples-deep": "  target: {samples_per_s: 1}\n  samples_per_iteration: \"" + "(" * 5000 + "2" + ")" * 5000 + " * ${gpus}\"\n  prices: {server: 1, gpu: 1}\n",
+        "unknown-key": "  target: {iterations_per_s: 1}\n  prices: {server: 1, gpu: 1}\n  budget: 3\n",
+    }
+    for n, body in plans.items():
+        case(f"plan-{n}", {"s.yaml": plan + body}, "plan --dry-run s.yaml", ["s.yaml"])
+
+
+GRAPH = {
+    "format": "orrery-graph", "version": 1,
+    "devices": [{"name": "gpu0", "host": "n0_gpu0", "launch_host": "n0_cpu0"},
+                {"name": "gpu1", "host": "n0_gpu1", "launch_host": "n0_cpu0"}],
+    "ops": [
+        {"name": "fwd0", "device": "gpu0", "duration": 0.001, "phase": "forward"},
+        {"name": "fwd1", "device": "gpu0", "flops": 2.0e9, "bytes": 1.0e6, "deps": ["fwd0"]},
+        {"name": "send", "device": "gpu0", "stream": "comm", "kind": "transfer", "dst": "gpu1",
+         "bytes": 4.0e6, "deps": ["fwd1"]},
+        {"name": "bwd1", "device": "gpu1", "stream": "compute", "duration": 0.002, "phase": "backward",
+         "deps": ["send"]},
+        {"name": "ar", "device": "gpu0", "kind": "collective", "collective": "allreduce",
+         "ranks": ["gpu0", "gpu1"], "bytes": 1.0e6, "deps": ["bwd1"]},
+    ],
+}
+GRAPH_SCENARIO = "platform: {preset: pcie-server, server: {gpus: 2}}\nworkload: {type: graph, file: g.json}\n"
+
+
+def graph_cases():
+    def mutate(fn):
+        g = json.loads(json.dumps(GRAPH))
+        fn(g)
+        return json.dumps(g, indent=1)
+
+    op_fields = {
+        "duration": ["-1", "1e300", "null", "\"1ms\"", "[]", "1e400"],
+        "flops": ["-5", "1e300", "\"many\"", "{}"],
+        "bytes": ["-1", "1e300", "true", "1e400"],
+        "deps": ["\"fwd0\"", "[\"nothing\"]", "[1]", "[\"fwd1\"]"],
+        "device": ["\"gpu9\"", "7", "null"],
+        "phase": ["3", "[]"],  # a free label, but text
+        "stream": ["\"river\"", "[]"],
+        "kind": ["\"magic\"", "0"],
+        "name": ["\"fwd0\"", "\"\"", "5"],
+    }
+    for field, values in op_fields.items():
+        for i, v in enumerate(values):
+            idx = 1 if field != "name" else 2
+            def fn(g, field=field, v=v, idx=idx):
+                g["ops"][idx][field] = json.loads(v) if not v.startswith("1e4") else "__RAW__"
+            text = mutate(fn).replace('"__RAW__"', v)
+            case(f"graph-op-{field}-{i}", {"g.json": text, "s.yaml": GRAPH_SCENARIO}, "validate s.yaml", ["g.json"])
+    transfer = {
+        "dst-unknown": lambda g: g["ops"][2].update(dst="gpu7"),
+        "dst-self": lambda g: g["ops"][2].update(dst="gpu0"),
+        "bytes-missing": lambda g: g["ops"][2].pop("bytes"),
+        "bytes-tiny-neg": lambda g: g["ops"][2].update(bytes=-1e-300),
+        "coll-unknown": lambda g: g["ops"][4].update(collective="allsum"),
+        "coll-algo": lambda g: g["ops"][4].update(algo="teleport"),
+        "coll-ranks-empty": lambda g: g["ops"][4].update(ranks=[]),
+        "coll-ranks-unknown": lambda g: g["ops"][4].update(ranks=["gpu0", "gpu5"]),
+        "coll-ranks-dup": lambda g: g["ops"][4].update(ranks=["gpu0", "gpu0"]),
+        "coll-ranks-scalar": lambda g: g["ops"][4].update(ranks="gpu0"),
+        "cycle": lambda g: g["ops"][0].update(deps=["bwd1"]),
+        "self-dep": lambda g: g["ops"][0].update(deps=["fwd0"]),
+        "format": lambda g: g.update(format="orrery-graaf"),
+        "version": lambda g: g.update(version=99),
+        "version-text": lambda g: g.update(version="1"),
+        "no-ops": lambda g: g.pop("ops"),
+        "ops-object": lambda g: g.update(ops={}),
+        "no-devices": lambda g: g.pop("devices"),
+        "device-dup": lambda g: g["devices"].append(dict(g["devices"][0])),
+        "device-host-unknown": None,  # named by the scenario check, below
+        "device-extra-key": lambda g: g["devices"][0].update(colour="red"),
+        "op-extra-key": lambda g: g["ops"][0].update(duratoin=1),
+        "top-extra-key": lambda g: g.update(comment=1),
+        "op-not-object": lambda g: g["ops"].append(7),
+        "devices-not-list": lambda g: g.update(devices="gpu0"),
+    }
+    for n, fn in transfer.items():
+        if fn is None:
+            continue
+        case(f"graph-{n}", {"g.json": mutate(fn), "s.yaml": GRAPH_SCENARIO}, "validate s.yaml", ["g.json"])
+    good = json.dumps(GRAPH, indent=1)
+    raw = {
+        "empty": "",
+        "null": "null",
+        "array": "[]",
+        "string": "\"orrery\"",
+        "deep-array": "[" * 100000 + "]" * 100000,
+        "deep-object": "{\"a\":" * 20000 + "1" + "}" * 20000,
+        "trailing": good + " garbage",
+        "nan": good.replace("0.001", "NaN"),
+        "bad-utf8": None,
+        "comments": "// c\n" + good,
+        "single-quotes": good.replace('"', "'"),
+        "dup-keys": good.replace('"version": 1', '"version": 1, "version": 1'),
+    }
+    for n, t in raw.items():
+        if n == "bad-utf8":
+            t = good.encode().replace(b"fwd0", b"fw\xff\xfe", 1)
+        case(f"graph-raw-{n}", {"g.json": t, "s.yaml": GRAPH_SCENARIO}, "validate s.yaml", ["g.json"])
+    for k in (1, 10, 50, 100, 200, 400, len(good) - 2):
+        case(f"graph-truncated-{k}", {"g.json": good[:k], "s.yaml": GRAPH_SCENARIO}, "validate s.yaml", ["g.json"])
+    rnd = random.Random(7)
+    for i in range(20):
+        b = bytearray(good.encode())
+        for _ in range(3):
+            b[rnd.randrange(len(b))] = rnd.choice(b'{}[]:,"\\0x\x00\xff')
+        data = bytes(b)
+        if data == good.encode():
+            continue
+        # A flip may leave valid JSON; keep only those the reader must refuse.
+        try:
+            json.loads(data.decode())
+            continue
+        except Exception:
+            pass
+        case(f"graph-flip-{i}", {"g.json": data, "s.yaml": GRAPH_SCENARIO}, "validate s.yaml", ["g.json"])
+    # The same files through `workload show`.
+    text = mutate(lambda g: g["devices"][1].update(host="n9_gpu0"))
+    case("graph-device-host-unknown", {"g.json": text, "s.yaml": GRAPH_SCENARIO}, "validate s.yaml",
+         ["gpu1", "n9_gpu0"])
+    for n in ("empty", "deep-array", "trailing", "nan"):
+        t = raw[n]
+        case(f"graph-show-{n}", {"g.json": t}, "workload show g.json", ["g.json"])
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(num, wt, payload):
+    key = varint((num << 3) | wt)
+    if wt == 0:
+        return key + varint(payload)
+    return key + varint(len(payload)) + payload
+
+
+def attr(name, num, value):
+    body = field(1, 2, name.encode())
+    if isinstance(value, bytes):
+        body += field(num, 2, value)
+    else:
+        body += field(num, 0, value)
+    return field(10, 2, body)
+
+
+def node(nid, name, ntype, attrs, deps=()):
+    b = field(1, 0, nid) + field(2, 2, name.encode()) + field(3, 0, ntype)
+    if deps:
+        b += field(5, 2, b"".join(varint(d) for d in deps))
+    for a in attrs:
+        b += a
+    return b
+
+
+def delimited(msgs):
+    return b"".join(varint(len(m)) + m for m in msgs)
+
+
+ORRERY = None
+
+
+def accepted(args, files):
+    """True when the binary accepts these files (exit 0): a random flip that leaves a valid file.
+    Without --orrery every flip is kept."""
+    if not ORRERY:
+        return False
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        for name, content in files.items():
+            with open(os.path.join(d, name), "wb" if isinstance(content, bytes) else "w") as f:
+                f.write(content)
+        r = subprocess.run([ORRERY] + args, cwd=d, capture_output=True, timeout=30)
+        return r.returncode == 0
+
+
+def chakra_trace(rank, npus):
+    meta = field(1, 2, b"0.0.4")
+    comp = node(1, "comp", 4, [attr("num_ops", 9, 1000000), attr("tensor_size", 13, 4096),
+                              attr("is_cpu_op", 27, 0)])
+    coll = node(2, "allreduce", 7, [attr("comm_type", 9, 0), attr("comm_size", 9, 1048576),
+                                    attr("is_cpu_op", 27, 0)], deps=(1,))
+    return delimited([meta, comp, coll])
+
+
+def chakra_cases():
+    good = chakra_trace(0, 2)
+    scen = ("platform: {preset: pcie-server, server: {gpus: 2}}\n"
+            "workload: {type: chakra, files: [t]}\n")
+    both = {"t.0.et": good, "t.1.et": chakra_trace(1, 2)}
+    # Damaged rank 1, read through a scenario and through workload show.
+    muts = {}
+    for k in (1, 2, 5, 10, len(good) // 2, len(good) - 1):
+        muts[f"truncated-{k}"] = good[:k]
+    muts["huge-length"] = varint(1 << 40) + good
+    muts["length-past-end"] = varint(len(good) + 100) + good[1:]
+    muts["varint-overlong"] = b"\xff" * 12 + good
+    muts["wrong-wire-type"] = good.replace(field(3, 0, 4), field(3, 2, b"\x04"), 1)
+    muts["node-type-bad"] = delimited([field(1, 2, b"0.0.4"), node(1, "x", 99, [])])
+    muts["dep-unknown"] = delimited([field(1, 2, b"0.0.4"), node(1, "x", 4, [attr("num_ops", 9, 5)], deps=(77,))])
+    muts["dep-self"] = delimited([field(1, 2, b"0.0.4"), node(1, "x", 4, [attr("num_ops", 9, 5)], deps=(1,))])
+    muts["comm-size-huge"] = delimited([field(1, 2, b"0.0.4"), node(1, "ar", 7, [attr("comm_type", 9, 0),
+                                       attr("comm_size", 13, (1 << 64) - 1)])])
+    muts["comm-type-bad"] = delimited([field(1, 2, b"0.0.4"), node(1, "ar", 7, [attr("comm_type", 9, 42),
+                                      attr("comm_size", 9, 1024)])])
+    muts["dup-node-id"] = delimited([field(1, 2, b"0.0.4"), node(1, "a", 4, [attr("num_ops", 9, 5)]),
+                                     node(1, "b", 4, [attr("num_ops", 9, 5)])])
+    muts["garbage"] = bytes(random.Random(3).randrange(256) for _ in range(300))
+    muts["empty"] = b""
+    muts["json"] = b'{"this": "is not chakra"}'
+    muts["zeros"] = b"\x00" * 64
+    rnd = random.Random(11)
+    for i in range(12):
+        b = bytearray(good)
+        p = rnd.randrange(len(b))
+        b[p] ^= 1 << rnd.randrange(8)
+        muts[f"flip-{i}"] = bytes(b)
+    # Wrong only as a workload (ids, types, sizes): `workload show` summarises such a file.
+    semantic = {"node-type-bad", "dep-unknown", "dep-self", "comm-size-huge", "comm-type-bad",
+                "dup-node-id"}
+    for n, data in muts.items():
+        files = {"t.0.et": good, "t.1.et": data}
+        if n.startswith("flip-") and accepted(["validate", "s.yaml"], dict(files, **{"s.yaml": scen})):
+            continue  # the flip left a valid trace: not a hostile input
+        case(f"chakra-{n}-scenario", dict(files, **{"s.yaml": scen}), "validate s.yaml", ["t.1.et"])
+        if n not in semantic and not (n.startswith("flip-") and accepted(["workload", "show", "t.1.et"], {"t.1.et": data})):
+            case(f"chakra-{n}-show", {"t.1.et": data}, "workload show t.1.et", ["t.1.et"])
+    # A missing rank file: ranks 0 and 2 of a 3-GPU platform.
+    scen3 = scen.replace("gpus: 2", "gpus: 3")
+    case("chakra-missing-rank", {"t.0.et": good, "t.2.et": good, "s.yaml": scen3}, "validate s.yaml", ["t.1.et"])
+    case("chakra-no-files", {"s.yaml": scen}, "validate s.yaml", ["t.0.et"])
+    case("chakra-more-ranks-than-gpus",
+         {"t.0.et": good, "t.1.et": good, "t.2.et": good, "s.yaml": scen}, "validate s.yaml", ["t"])
+    del both
+
+
+def profile_cases():
+    header = "op,dtype,shapes,attrs,device,seconds,n,m,t_n,t_m,samples"
+    good = ("# Orrery op profile\n# device: V100-SXM2\n" + header + "\n"
+            "matmul,fp32,\"[[64,64],[64,64]]\",{},V100-SXM2,1e-5,10,20,1e-4,2e-4,5\n")
+    bad = {
+        "empty": "",
+        "header-only": "# only a comment\n",
+        "unknown-column": good.replace("samples", "sampels"),
+        "missing-column": good.replace(",samples", "").replace(",5\n", "\n"),
+        "seconds-text": good.replace("1e-5", "fast"),
+        "seconds-neg": good.replace("1e-5", "-1e-5"),
+        "seconds-e300": good.replace("1e-5", "1e300"),
+        "seconds-nan": good.replace("1e-5", "nan"),
+        "n-huge": good.replace(",10,20,", ",4294967297,20,"),
+        "n-text": good.replace(",10,20,", ",ten,20,"),
+        "short-row": good + "matmul,fp32\n",
+        "long-row": good + "matmul,fp32,\"[[1]]\",{},V100-SXM2,1e-5,10,20,1e-4,2e-4,5,extra,extra\n",
+        "unclosed-quote": good.replace("\"[[64,64]", "\"[[64,64]", 1).replace("[64,64]]\"", "[64,64]]", 1),
+        "shapes-deep": good.replace("[[64,64],[64,64]]", "[" * 50000 + "]" * 50000),
+        "dtype-bad": good.replace(",fp32,", ",fp31,"),
+        "binary": None,
+    }
+    for n, t in bad.items():
+        if t is None:
+            t = bytes(random.Random(5).randrange(256) for _ in range(400))
+        case(f"profile-{n}-show", {"p.csv": t}, "profile show p.csv", ["p.csv"])
+        case(f"profile-{n}-import", {"p.csv": t}, "profile import p.csv -o p.h5", ["p.csv"])
+
+
+def hdf5_cases(orrery):
+    foreign_json = json.dumps({"runs": [1, 2, 3]})
+    base = {"notes.h5": "these are my notes\n", "json.h5": foreign_json, "empty.h5": ""}
+    for n, (f, content) in enumerate(base.items()):
+        case(f"report-foreign-{f.split('.')[0]}", {f: content}, f"report {f}", [f])
+    # h5py-made HDF5 that is not Orrery's.
+    try:
+        import h5py  # noqa: F401 (Debian's python3-h5py)
+        d = os.path.join(CASES, "report-foreign-hdf5")
+        os.makedirs(d, exist_ok=True)
+        with h5py.File(os.path.join(d, "other.h5"), "w", track_order=True) as h:
+            h.create_dataset("runs", data=[1, 2, 3])
+            h.attrs["orrery_version"] = 7  # the right name with the wrong type
+        rows.append(("report-foreign-hdf5", "report other.h5", "other.h5"))
+    except ImportError:
+        pass
+    if not orrery:
+        return
+    tmp = os.path.join(HERE, ".make_tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    with open(os.path.join(tmp, "s.yaml"), "w") as f:
+        f.write(BASE)
+    subprocess.run([orrery, "run", "s.yaml", "-q", "-o", "r.h5", "--no-timeline"], cwd=tmp, check=True)
+    good = open(os.path.join(tmp, "r.h5"), "rb").read()
+    shutil.rmtree(tmp)
+    rnd = random.Random(9)
+    damaged = {}
+    for k in (8, 100, 512, 2048, len(good) // 2, len(good) - 100):
+        damaged[f"truncated-{k}"] = good[:k]
+    for i in range(16):
+        b = bytearray(good)
+        for _ in range(8):
+            p = rnd.randrange(len(b))
+            b[p] ^= 0xFF
+        damaged[f"flip-{i}"] = bytes(b)
+    damaged["zeroed-superblock"] = b"\x89HDF\r\n\x1a\n" + b"\x00" * 64 + good[72:]
+    for n, data in damaged.items():
+        case(f"report-{n}", {"r.h5": data}, "report r.h5", ["r.h5"])
+    # A damaged file where a sweep would resume: refused, never overwritten.
+    for n in ("truncated-512", "flip-0", "flip-1"):
+        case(f"sweep-resume-{n}", {"r.h5": damaged[n],
+             "s.yaml": BASE + "output: {file: r.h5}\nsweep:\n  grid:\n    workload.layers: [1, 2]\n"},
+             "sweep -q s.yaml", ["r.h5"])
+    # A damaged profile database named by a scenario's cost model.
+    for n in ("truncated-2048", "flip-2"):
+        case(f"profile-h5-{n}", {"p.h5": damaged[n]}, "profile show p.h5", ["p.h5"])
+
+
+def xml_cases():
+    good = ("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+            "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n"
+            "<host id=\"a\" speed=\"1Gf\"/>\n<host id=\"b\" speed=\"1Gf\"/>\n"
+            "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+            "<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route>\n</zone>\n</platform>\n")
+    scen = ("platform: {xml: p.xml, gpus: [a, b]}\n"
+            "workload: {type: synthetic-dp, layers: 2}\n")
+    bad = {
+        "empty": "",
+        "truncated": good[: len(good) // 2],
+        "not-xml": "platform: yes\n",
+        "unclosed-tag": good.replace("</zone>", ""),
+        "unknown-element": good.replace("<host id=\"b\"", "<hots id=\"b\""),
+        "speed-text": good.replace("1Gf\"/>\n<host id=\"b\"", "fast\"/>\n<host id=\"b\""),
+        "speed-neg": good.replace("speed=\"1Gf\"/>\n<host id=\"b\"", "speed=\"-1Gf\"/>\n<host id=\"b\""),
+        "bandwidth-text": good.replace("1GBps", "quick"),
+        "latency-text": good.replace("1us", "soon"),
+        "route-unknown-host": good.replace("dst=\"b\"", "dst=\"c\""),
+        "route-unknown-link": good.replace("link_ctn id=\"l\"", "link_ctn id=\"m\""),
+        "dup-host": good.replace("<host id=\"b\"", "<host id=\"a\""),
+        "dup-route": good.replace("</route>", "</route>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route>"),
+        "entity-bomb": "<?xml version='1.0'?>\n<!DOCTYPE p [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">"
+                       "<!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\">]>\n<platform version=\"4.1\">&c;</platform>\n",
+        "deep": "<?xml version='1.0'?>\n<platform version=\"4.1\">" + "<zone id=\"z\" routing=\"Full\">" * 5000 + "</platform>\n",
+        "binary": None,
+        "gpus-unknown": None,
+    }
+    for n, t in bad.items():
+        s = scen
+        if n == "binary":
+            t = bytes(random.Random(21).randrange(256) for _ in range(500))
+        if n == "gpus-unknown":
+            t, s = good, scen.replace("[a, b]", "[a, z]")
+        case(f"xml-{n}-validate", {"p.xml": t, "s.yaml": s}, "validate s.yaml", ["p.xml" if n != "gpus-unknown" else "z"])
+        case(f"xml-{n}-run", {"p.xml": t, "s.yaml": s}, "run s.yaml -q", ["p.xml" if n != "gpus-unknown" else "z"])
+    case("xml-missing", {"s.yaml": scen}, "validate s.yaml", ["p.xml"])
+    case("xml-directory", {"p.xml/keep.txt": "", "s.yaml": scen}, "validate s.yaml", ["p.xml"])
+
+
+def platform_yaml_cases():
+    # `orrery platform show|export` on damaged platform YAML files.
+    good = "name: mine\npreset: pcie-server\nserver: {gpus: 4}\n"
+    bad = {
+        "dup": good + "name: again\n",
+        "unknown": good + "sever: {}\n",
+        "gpus-huge": good.replace("gpus: 4", "gpus: 4294967297"),
+        "gpus-neg": good.replace("gpus: 4", "gpus: -4"),
+        "unitless-bw": good.replace("{gpus: 4}", "{gpus: 4, pcie: {bandwidth: 16}}"),
+        "preset-typo": good.replace("pcie-server", "pci-server"),
+        "garbage": None,
+    }
+    for n, t in bad.items():
+        if t is None:
+            t = bytes(random.Random(31).randrange(256) for _ in range(300))
+        case(f"platform-yaml-{n}-show", {"p.yaml": t}, "platform show p.yaml", ["p.yaml"])
+        case(f"platform-yaml-{n}-export", {"p.yaml": t}, "platform export p.yaml -o p.xml", ["p.yaml"])
+
+
+def model_file_cases():
+    scen = ("platform: {preset: dgx-a100, servers: 1}\nworkload: {type: model_file, file: m.json}\n"
+            "strategy: {type: allreduce, gpus: 2}\n")
+    bad = {
+        "empty": "",
+        "not-model": json.dumps(GRAPH),
+        "deep": "[" * 100000,
+        "wrong-format": json.dumps({"format": "orrery-model", "version": 999, "ops": []}),
+        "ops-scalar": json.dumps({"format": "orrery-model", "version": 1, "ops": 5}),
+        "garbage": None,
+        "h5-text": "\x89HDF\r\n\x1a\n not really",
+    }
+    for n, t in bad.items():
+        if t is None:
+            t = bytes(random.Random(41).randrange(256) for _ in range(300))
+        case(f"model-file-{n}", {"m.json": t, "s.yaml": scen}, "validate s.yaml", ["m.json"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--orrery", help="the orrery binary, to make the result-file cases")
+    a = ap.parse_args()
+    global ORRERY
+    ORRERY = os.path.abspath(a.orrery) if a.orrery else None
+    shutil.rmtree(CASES, ignore_errors=True)
+    os.makedirs(CASES)
+    scenario_cases()
+    sweep_cases()
+    graph_cases()
+    chakra_cases()
+    profile_cases()
+    xml_cases()
+    platform_yaml_cases()
+    model_file_cases()
+    hdf5_cases(os.path.abspath(a.orrery) if a.orrery else None)
+    with open(os.path.join(HERE, "manifest.tsv"), "w") as f:
+        f.write("# id\targuments\texpected substrings (|-separated); generated by make_corpus.py\n")
+        for r in rows:
+            f.write("\t".join(r) + "\n")
+    print(f"{len(rows)} cases")
+
+
+if __name__ == "__main__":
+    main()
