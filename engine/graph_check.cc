@@ -14,6 +14,8 @@
 #include <utility>
 
 #include "engine/errors.h"
+#include "engine/input_limits.h"
+#include "engine/size_estimate.h"
 
 namespace orrery {
 
@@ -59,9 +61,10 @@ void check_devices(const ExecutionGraph& g, const std::string& origin) {
   }
 }
 
-// Finite and >= 0; `unset_ok` also admits the -1 sentinel of Op::duration.
-bool valid_amount(double v, bool unset_ok) {
-  return std::isfinite(v) && (v >= 0 || (unset_ok && v == -1.0));
+// Inside `range` (finite, >= 0, not absurdly large); `unset_ok` also admits the -1 sentinel of
+// Op::duration.
+bool valid_amount(double v, const Range& range, bool unset_ok) {
+  return range.contains(v) || (unset_ok && v == -1.0);
 }
 
 void check_collective(const ExecutionGraph& g, const Collective& c, const std::string& where,
@@ -77,25 +80,22 @@ void check_collective(const ExecutionGraph& g, const Collective& c, const std::s
     if (seen[r]++)
       fail(origin, where + ": " + device_ref(g, r) + " appears twice in the collective");
   }
-  if (!valid_amount(c.bytes, false)) {
-    fail(origin,
-         where + ": collective bytes is " + number(c.bytes) + ", expected a finite value >= 0");
-  }
+  if (!valid_amount(c.bytes, limits::kBytes, false))
+    fail(origin, where + ": collective bytes " + out_of_range(c.bytes, limits::kBytes));
   if (!c.counts.empty()) {
     if (c.counts.size() != c.ranks.size()) {
       fail(origin, where + ": collective has " + std::to_string(c.counts.size()) +
                        " per-rank counts for " + std::to_string(c.ranks.size()) + " ranks");
     }
-    for (double v : c.counts) {
-      if (!valid_amount(v, false)) {
-        fail(origin, where + ": collective count " + number(v) + ", expected a finite value >= 0");
-      }
-    }
+    for (double v : c.counts)
+      if (!valid_amount(v, limits::kBytes, false))
+        fail(origin, where + ": collective count " + out_of_range(v, limits::kBytes));
   }
   if (c.root < 0 || c.root >= static_cast<int>(c.ranks.size())) {
     fail(origin, where + ": collective root " + std::to_string(c.root) + " is not a rank index");
   }
-  if (c.chunks < 1) fail(origin, where + ": collective chunks must be at least 1");
+  if (!limits::kCollectiveChunks.contains(c.chunks))
+    fail(origin, where + ": collective chunks " + out_of_range(c.chunks, limits::kCollectiveChunks));
   if (!(c.sm_share >= 0 && c.sm_share < 1)) {
     fail(origin, where + ": collective sm_share " + number(c.sm_share) + " must be in [0, 1)");
   }
@@ -115,15 +115,15 @@ void check_op(const ExecutionGraph& g, std::size_t i, const std::string& origin)
   if (op.stream.index < 0) {
     fail(origin, where() + ": negative stream index " + std::to_string(op.stream.index));
   }
-  auto check_amount = [&](const char* field, double v, bool unset_ok) {
-    if (valid_amount(v, unset_ok)) return;
-    fail(origin, where() + ": " + field + " is " + number(v) + ", expected a finite value >= 0" +
+  auto check_amount = [&](const char* field, double v, const Range& range, bool unset_ok) {
+    if (valid_amount(v, range, unset_ok)) return;
+    fail(origin, where() + ": " + field + " " + out_of_range(v, range) +
                      (unset_ok ? " (or -1 for unset)" : ""));
   };
-  check_amount("duration", op.duration, /*unset_ok=*/true);
-  check_amount("flops", op.flops, false);
-  check_amount("bytes", op.bytes, false);
-  check_amount("transfer_bytes", op.transfer_bytes, false);
+  check_amount("duration", op.duration, limits::kOpDuration, /*unset_ok=*/true);
+  check_amount("flops", op.flops, limits::kOpFlops, false);
+  check_amount("bytes", op.bytes, limits::kBytes, false);
+  check_amount("transfer_bytes", op.transfer_bytes, limits::kBytes, false);
 
   if (op.kind == OpKind::kTransfer) {
     for (auto [field, d] : {std::pair<const char*, int>{"src", op.src}, {"dst", op.dst}}) {
@@ -227,6 +227,9 @@ std::vector<int> topological_order(const ExecutionGraph& g) {
 }
 
 void check_graph(const ExecutionGraph& g, const std::string& origin) {
+  if (!limits::kGpus.contains(static_cast<double>(g.devices.size())) && !g.devices.empty())
+    fail(origin, "the graph has " + std::to_string(g.devices.size()) + " devices, expected " +
+                     limits::kGpus.text());
   check_devices(g, origin);
   std::unordered_map<std::string_view, std::size_t> first;
   first.reserve(g.ops.size());
@@ -246,6 +249,7 @@ void check_graph(const ExecutionGraph& g, const std::string& origin) {
     // Boost only says "not a DAG"; a second pass names the ops so the user can fix it.
     fail(origin, cycle_message(g, find_dependency_cycle(g)));
   }
+  check_size(estimate_graph_size(g), origin, "replaying this workload");
 }
 
 }  // namespace orrery

@@ -56,6 +56,16 @@ uint64_t payload_of(const void* p) {
   return reinterpret_cast<uint64_t>(p) & ((uint64_t{1} << kTagShift) - 1);
 }
 
+// "30 days", "1.5 hours": the time limit as people say it.
+std::string days(double seconds) {
+  char buf[48];
+  if (seconds >= 86400)
+    std::snprintf(buf, sizeof buf, "%.6g days", seconds / 86400);
+  else
+    std::snprintf(buf, sizeof buf, "%.6g hours", seconds / 3600);
+  return buf;
+}
+
 // Contention execs last "forever" and are cancelled when their collective ends.
 constexpr double kForever = 1e300;
 
@@ -97,15 +107,28 @@ class Replayer {
     for (size_t i = 0; i < g_.ops.size(); ++i)
       if (indeg_[i] == 0) make_ready(static_cast<int>(i));
     last_report_ = std::chrono::steady_clock::now();
-    sg4::Engine::get_instance()->run();
+    const double limit = opt_.max_simulated_seconds;
+    // run_until stops SimGrid at the limit instead of letting it chase a date of 1e300 s.
+    sg4::Engine::get_instance()->run_until(limit);
     if (shown_progress_) std::fprintf(stderr, "\r%100s\r", "");
+    if (completed_ != g_.ops.size()) {
+      // Activities still run: SimGrid 3.32 crashes if their last references drop now, so the
+      // caller leaves this Replayer and the engine alive (the process ends soon after).
+      const double now = sg4::Engine::get_clock();
+      const std::string left = std::to_string(g_.ops.size() - completed_) + " of " +
+                               std::to_string(g_.ops.size()) + " ops unfinished";
+      if (now >= limit)
+        throw InputError("the simulation passed the limit of " +
+                         format_quantity(limit, Quantity::kTime) + " (" + days(limit) +
+                         ") of simulated time with " + left + " (" + running_ops() +
+                         "): an op, size or rate is far out of scale; raise the limit with "
+                         "--max-simulated-time TIME if the workload is meant to run this long");
+      throw std::runtime_error("replay stopped at simulated time " + std::to_string(now) +
+                               " s with " + left + " (" + running_ops() + ")");
+    }
     graveyard_.clear();
     released_.clear();
     contention_.clear();
-
-    if (completed_ != g_.ops.size())
-      throw std::runtime_error("replay stopped with " + std::to_string(g_.ops.size() - completed_) +
-                               " of " + std::to_string(g_.ops.size()) + " ops unfinished");
     RunResult r = collect();
     r.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -164,6 +187,8 @@ class Replayer {
     }
     start_.assign(n, 0.0);
     end_.assign(n, 0.0);
+    started_.assign(n, 0);
+    finished_op_.assign(n, 0);
     held_.resize(n);
   }
 
@@ -180,6 +205,16 @@ class Replayer {
     queues_.resize(ids.size());
   }
 
+  // The first few ops running when the replay stopped, for its error message.
+  std::string running_ops() const {
+    std::string out;
+    int shown = 0;
+    for (size_t i = 0; i < g_.ops.size() && shown < 3; ++i)
+      if (started_[i] && !finished_op_[i])
+        out += std::string(shown++ ? ", " : "running: ") + "\"" + g_.ops[i].name + "\"";
+    return out.empty() ? "no op running" : out;
+  }
+
   void make_ready(int op) {
     Queue& q = queues_[queue_of_[op]];
     if (q.busy) {
@@ -193,6 +228,7 @@ class Replayer {
   void start_op(int i) {
     const Op& op = g_.ops[i];
     start_[i] = sg4::Engine::get_clock();
+    started_[i] = 1;
     if (op.kind == OpKind::kCollective) {
       start_collective(i);
       return;
@@ -256,6 +292,7 @@ class Replayer {
   // precision/work-amount threshold). Simultaneous completions (ring steps, lockstep kernels)
   // share one scan.
   void poll() {
+    check_progress();
     released_.clear();  // found at an earlier date: SimGrid is done with them
     finished_.clear();
     for (size_t k = 0; k < polled_.size();) {
@@ -332,7 +369,26 @@ class Replayer {
     finish_op(i);
   }
 
+  // A simulation whose clock stops moving while nothing completes would spin forever (rates so
+  // small that each step rounds to nothing at a large date). Every normal step either advances
+  // the clock or completes an activity.
+  void check_progress() {
+    const double now = sg4::Engine::get_clock();
+    if (now != last_clock_ || completions_ != last_completions_) {
+      last_clock_ = now;
+      last_completions_ = completions_;
+      stalled_steps_ = 0;
+      return;
+    }
+    if (++stalled_steps_ < kMaxStalledSteps) return;
+    throw InputError("the simulation stopped making progress at simulated time " +
+                     format_quantity(now, Quantity::kTime) + " (" + running_ops() +
+                     "): the clock no longer advances and nothing completes; check the "
+                     "workload's sizes and the platform's rates for values far out of scale");
+  }
+
   void on_complete(sg4::Activity const& a) {
+    ++completions_;
     // Activities whose callbacks ran earlier are finished with; dropping their last reference
     // from inside their own callback would crash SimGrid 3.32 (ARCHITECTURE.md, fact 2).
     // Cancelling contention execs re-enters this callback: clear only at the outer level.
@@ -370,6 +426,7 @@ class Replayer {
 
   void finish_op(int i) {
     end_[i] = sg4::Engine::get_clock();
+    finished_op_[i] = 1;
     if ((++completed_ & 0xffff) == 0 && opt_.progress) report_progress();
     Queue& q = queues_[queue_of_[i]];
     if (q.waiting.empty()) {
@@ -431,6 +488,7 @@ class Replayer {
   std::vector<int> indeg_, succ_start_, succ_, queue_of_;
   std::vector<Queue> queues_;
   std::vector<double> start_, end_;
+  std::vector<char> started_, finished_op_;
   std::vector<sg4::ActivityPtr> held_;
   std::vector<sg4::ActivityPtr> graveyard_;
   int depth_ = 0;
@@ -448,6 +506,9 @@ class Replayer {
   std::vector<sg4::Link*> link_ptrs_;
   std::vector<double> link_bytes_;
   size_t completed_ = 0;
+  static constexpr int64_t kMaxStalledSteps = 1000000;
+  double last_clock_ = -1;
+  int64_t completions_ = 0, last_completions_ = 0, stalled_steps_ = 0;
   std::chrono::steady_clock::time_point last_report_;
   bool shown_progress_ = false;
   int64_t activities_ = 0;
@@ -557,7 +618,16 @@ RunResult Replayer::collect() {
 RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
                  const ReplayOptions& options) {
   auto engine = start_engine(platform);
-  return Replayer(platform, graph, options).run();
+  auto replayer = std::make_unique<Replayer>(platform, graph, options);
+  try {
+    return replayer->run();
+  } catch (...) {
+    // A replay that stopped early still holds started activities, and SimGrid 3.32 crashes when
+    // they or the engine are destroyed: leave both to the end of the process.
+    (void)replayer.release();
+    (void)engine.release();
+    throw;
+  }
 }
 
 RunResult replay_isolated(const PlatformSource& platform, const ExecutionGraph& graph,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "engine/execution_graph.h"
+#include "engine/input_limits.h"
 #include "engine/run_result.h"
 #include "platforms/simgrid_platform.h"
 
@@ -15,6 +16,9 @@ struct ReplayOptions {
   bool record_timeline = true;  // keep every op's start/end in RunResult::timeline
   // On a terminal (stderr), print a progress line every few seconds of a long replay.
   bool progress = false;
+  // The replay stops with an InputError naming this limit when simulated time passes it (a
+  // workload of 1e300-second ops, a link of 1 B/s): default from --max-simulated-time.
+  double max_simulated_seconds = run_limits().max_simulated_seconds;
 };
 
 // Pure delays (analytical collectives) run on the platform's timer host (kTimerHost in
@@ -23,7 +27,9 @@ inline constexpr const char* kTimerHostName = kTimerHost;
 
 // Replays `graph` in this process. SimGrid allows one Engine per process and keeps its clock,
 // so call this at most once per process; replay_isolated() has no such limit.
-// Throws InputError when a device names a host the platform lacks.
+// Throws InputError when a device names a host the platform lacks, when simulated time passes
+// options.max_simulated_seconds, or when the simulation stops making progress (activities that
+// never end); the message names the limit and the ops still running.
 RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
                  const ReplayOptions& options);
 

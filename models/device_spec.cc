@@ -9,6 +9,7 @@
 #include "common/suggest.h"
 #include "common/yaml_reader.h"
 #include "engine/errors.h"
+#include "engine/input_limits.h"
 
 namespace orrery {
 namespace {
@@ -27,10 +28,18 @@ void nonneg(const YamlMap& m, const std::string& key, double v) {
   if (v < 0) m.fail(key, "must not be negative");
 }
 
+// Within the accepted range (engine/input_limits.h); 0 keeps its meaning ("same as fp32",
+// "estimate it") where `zero_ok`. A 1e-300 flop/s device would make every op last forever.
+void in_range(const YamlMap& m, const std::string& key, double v, const Range& r,
+              bool zero_ok = true) {
+  if (!(zero_ok && v == 0) && !r.contains(v)) m.fail(key, out_of_range(v, r));
+}
+
 void read_rate(const YamlMap& m, const char* key, double* v, std::vector<std::string>* seen) {
   if (!m.has(key)) return;
   *v = m.flops(key, *v);
   nonneg(m, key, *v);
+  in_range(m, key, *v, limits::kFlopRate);
   seen->push_back(key);
 }
 
@@ -44,6 +53,7 @@ void read_host(const YamlMap& m, HostOverheads* h, std::vector<std::string>* see
     if (!m.has(f.key)) continue;
     *f.v = m.time(f.key, *f.v);
     nonneg(m, f.key, *f.v);
+    in_range(m, f.key, *f.v, limits::kLatency);
     seen->push_back(std::string("host_overheads.") + f.key);
   }
   if (m.has("synchronous")) {
@@ -56,6 +66,7 @@ void read_host(const YamlMap& m, HostOverheads* h, std::vector<std::string>* see
     if (!m.has(f.key)) continue;
     *f.v = m.time(f.key, *f.v);
     if (std::string(f.key) == "step") nonneg(m, f.key, *f.v);
+    in_range(m, f.key, std::fabs(*f.v), limits::kLatency);
     seen->push_back(std::string("host_overheads.") + f.key);
   }
   m.reject_unknown_keys();
@@ -81,6 +92,7 @@ void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<st
     if (!m.has(key)) continue;
     *v = m.bandwidth(key, *v);
     nonneg(m, key, *v);
+    in_range(m, key, *v, limits::kBandwidth);
     seen->push_back(key);
   }
   for (auto [key, v] : {std::pair<const char*, double*>{"l2_size", &d->l2_bytes},
@@ -88,11 +100,13 @@ void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<st
     if (!m.has(key)) continue;
     *v = m.size(key, *v);
     nonneg(m, key, *v);
+    in_range(m, key, *v, limits::kBytes);
     seen->push_back(key);
   }
   if (m.has("sms")) {
     d->sms = m.integer("sms", d->sms);
     if (d->sms < 1) m.fail("sms", "must be at least 1");
+    in_range(m, "sms", d->sms, limits::kSms);
     seen->push_back("sms");
   }
   if (m.has("tensor_cores")) {

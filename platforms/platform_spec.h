@@ -112,9 +112,15 @@ using SpecComplaint = std::function<void(const std::string& key, const std::stri
 // PCIe switches that do not exist, several servers without NICs...
 void check_platform_spec(const PlatformSpec& spec, const SpecComplaint& complain);
 
+// The memory the platform will take once built (hosts, links, explicit routes, their SimGrid
+// side), from the spec's counts alone. See engine/size_estimate.h.
+struct SizeEstimate;
+SizeEstimate estimate_platform_size(const PlatformSpec& spec);
+
 // The SimGrid-ready graph of the platform, with its routes (routing policy in
 // docs/platforms.md). Host names: n<S>_gpu<G>, n<S>_cpu<K>; the GPUs are listed in
-// server-major order. Throws InputError for specs the interconnect cannot hold.
+// server-major order. Throws InputError for specs the interconnect cannot hold and for platforms
+// over the process's size limits (estimate_platform_size), before building anything.
 Topology build_topology(const PlatformSpec& spec);
 
 // The GPU host names of a topology built by build_topology, in order.

@@ -3,6 +3,8 @@
 #include <simgrid/s4u.hpp>
 #include <unordered_map>
 
+#include "engine/errors.h"
+#include "engine/input_limits.h"
 #include "platforms/simgrid_links.h"
 #include "platforms/simgrid_xml_load.h"
 
@@ -99,10 +101,32 @@ void build_simgrid_platform(const Topology& topo) {
   ZoneBuilder(topo).build();
 }
 
+namespace {
+
+// A SimGrid XML file never went through Orrery's readers: its rates get the same ranges as a
+// platform spec's (engine/input_limits.h), or a link of 1e-300 B/s would stall the replay.
+void check_xml_magnitudes(const std::string& file) {
+  auto* engine = sg4::Engine::get_instance();
+  for (const sg4::Link* l : engine->get_all_links()) {
+    const std::string what = file + ": link \"" + l->get_name() + "\": ";
+    if (!limits::kBandwidth.contains(l->get_bandwidth()))
+      throw InputError(what + "bandwidth " + out_of_range(l->get_bandwidth(), limits::kBandwidth));
+    if (!limits::kLatency.contains(l->get_latency()))
+      throw InputError(what + "latency " + out_of_range(l->get_latency(), limits::kLatency));
+  }
+  for (const sg4::Host* h : engine->get_all_hosts())
+    if (!limits::kFlopRate.contains(h->get_speed()))
+      throw InputError(file + ": host \"" + h->get_name() + "\": speed " +
+                       out_of_range(h->get_speed(), limits::kFlopRate));
+}
+
+}  // namespace
+
 void load_platform(const PlatformSource& source) {
   auto* engine = sg4::Engine::get_instance();
   if (!source.xml_file.empty()) {
     load_xml_platform(*engine, source.xml_file);
+    check_xml_magnitudes(source.xml_file);
   } else {
     build_simgrid_platform(source.topology);
   }
@@ -116,7 +140,14 @@ std::unique_ptr<sg4::Engine> start_engine(const PlatformSource& source) {
   char* argv[] = {arg0, arg1, nullptr};
   auto engine = std::make_unique<sg4::Engine>(&argc, argv);
   apply_network_config();
-  load_platform(source);
+  try {
+    load_platform(source);
+  } catch (...) {
+    // Tearing down a half-loaded SimGrid engine can abort; the caller's process reports the
+    // error and ends (replays run in a forked child).
+    (void)engine.release();
+    throw;
+  }
   return engine;
 }
 

@@ -1,9 +1,11 @@
 // build_topology: PlatformSpec -> Topology. Each part of the machine has its own file (see
 // topology_writer.h); this one puts them together and answers questions about the result.
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/errors.h"
+#include "engine/size_estimate.h"
 #include "platforms/platform_spec.h"
 #include "platforms/topology_writer.h"
 
@@ -14,6 +16,7 @@ Topology build_topology(const PlatformSpec& spec) {
   check_platform_spec(spec, [](const std::string& key, const std::string& message) {
     throw InputError("platform." + key + ": " + message);
   });
+  check_size(estimate_platform_size(spec), "platform", "building this platform");
   Topology topo;
   topo.name = spec.name;
   TopoWriter w(&topo);
@@ -35,12 +38,25 @@ std::vector<std::string> gpu_hosts(const Topology& topo) {
 }
 
 std::string launch_host_of(const Topology& topo, const std::string& gpu_host) {
-  for (const auto& h : topo.hosts)
-    if (h.name == gpu_host) {
-      auto it = h.properties.find("launch_host");
-      return it == h.properties.end() ? gpu_host : it->second;
-    }
-  return gpu_host;
+  // Callers ask for every GPU in turn: a linear scan each time made a 100,000-server platform
+  // take minutes. The index is checked against the host it points at, so a stale one (another
+  // topology at the same address) is rebuilt, never trusted.
+  thread_local std::unordered_map<std::string, size_t> index;
+  auto find = [&]() -> const TopoHost* {
+    auto it = index.find(gpu_host);
+    if (it == index.end() || it->second >= topo.hosts.size()) return nullptr;
+    const TopoHost& h = topo.hosts[it->second];
+    return h.name == gpu_host ? &h : nullptr;
+  };
+  const TopoHost* h = find();
+  if (!h) {
+    index.clear();
+    for (size_t i = 0; i < topo.hosts.size(); ++i) index.emplace(topo.hosts[i].name, i);
+    h = find();
+  }
+  if (!h) return gpu_host;
+  auto it = h->properties.find("launch_host");
+  return it == h->properties.end() ? gpu_host : it->second;
 }
 
 }  // namespace orrery

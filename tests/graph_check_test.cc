@@ -12,6 +12,7 @@
 
 #include "engine/errors.h"
 #include "engine/execution_graph.h"
+#include "engine/input_limits.h"
 
 namespace orrery {
 namespace {
@@ -154,13 +155,21 @@ TEST(GraphCheck, BadAmounts) {
     const char* expect;
   };
   const Case cases[] = {
-      {0, &Op::duration, -0.5, "ops[0] \"fwd\": duration is -0.5"},
-      {0, &Op::duration, nan, "ops[0] \"fwd\": duration is nan"},
-      {1, &Op::flops, inf, "ops[1] \"bwd\": flops is inf"},
-      {1, &Op::flops, -1.0, "ops[1] \"bwd\": flops is -1"},
-      {1, &Op::bytes, -3.0, "ops[1] \"bwd\": bytes is -3"},
-      {2, &Op::transfer_bytes, -1.0, "ops[2] \"send\": transfer_bytes is -1"},
-      {2, &Op::transfer_bytes, nan, "ops[2] \"send\": transfer_bytes is nan"},
+      {0, &Op::duration, -0.5, "ops[0] \"fwd\": duration -500 ms is outside"},
+      {0, &Op::duration, nan, "ops[0] \"fwd\": duration nan s is outside"},
+      {1, &Op::flops, inf, "ops[1] \"bwd\": flops inf is outside"},
+      {1, &Op::flops, -1.0, "ops[1] \"bwd\": flops -1 is outside"},
+      {1, &Op::bytes, -3.0, "ops[1] \"bwd\": bytes -3 B is outside"},
+      {2, &Op::transfer_bytes, -1.0, "ops[2] \"send\": transfer_bytes -1 B is outside"},
+      {2, &Op::transfer_bytes, nan, "ops[2] \"send\": transfer_bytes nan B is outside"},
+      // Finite but absurd: a replay would chase these for hours (issue 15).
+      {0, &Op::duration, 1e300,
+       "ops[0] \"fwd\": duration 1e+300 s is outside the accepted range, between 0 s and "
+       "86400 s (or -1 for unset)"},
+      {1, &Op::flops, 2e21, "ops[1] \"bwd\": flops 2e+21 is outside the accepted range, "
+                            "between 0 and 1e+21"},
+      {1, &Op::bytes, 1e300, "bytes 1e+300 B is outside the accepted range, between 0 B and 1000 TB"},
+      {2, &Op::transfer_bytes, 2e15, "ops[2] \"send\": transfer_bytes 2000 TB is outside"},
   };
   for (const Case& c : cases) {
     ExecutionGraph g = small_graph();
@@ -169,6 +178,49 @@ TEST(GraphCheck, BadAmounts) {
     EXPECT_EQ(msg.rfind("graph.json: ", 0), 0u) << msg;
     EXPECT_CONTAINS(msg, c.expect);
   }
+}
+
+TEST(GraphCheck, BoundsOfTheRangesAreAccepted) {
+  ExecutionGraph g = small_graph();
+  g.ops[0].duration = 86400;  // a day, exactly
+  g.ops[1].flops = 1e21;
+  g.ops[1].bytes = 1e15;
+  g.ops[2].transfer_bytes = 0;
+  EXPECT_EQ(error_of(g), "");
+}
+
+TEST(GraphCheck, CollectiveAmountsAndChunks) {
+  auto with = [](auto change) {
+    ExecutionGraph g = small_graph();
+    Collective c;
+    c.ranks = {0, 1};
+    c.bytes = 1e6;
+    change(c);
+    append_collective(g, "ar", c, "comm", {1});
+    return error_of(g);
+  };
+  EXPECT_EQ(with([](Collective&) {}), "");
+  EXPECT_CONTAINS(with([](Collective& c) { c.bytes = 1e300; }),
+                  "ops[3] \"ar\": collective bytes 1e+300 B is outside the accepted range");
+  EXPECT_CONTAINS(with([](Collective& c) { c.counts = {1e6, 1e200}; }),
+                  "collective count 1e+200 B is outside");
+  EXPECT_CONTAINS(with([](Collective& c) { c.chunks = 0; }),
+                  "collective chunks 0 is outside the accepted range, between 1 and 65536");
+  EXPECT_CONTAINS(with([](Collective& c) { c.chunks = 1 << 20; }), "collective chunks 1048576");
+}
+
+TEST(GraphCheck, SizeGuardNamesTheEstimateAndTheFlag) {
+  // 2 devices x 40,000 ops: within the op limit, but a lowered limit refuses it by name.
+  ExecutionGraph g;
+  g.devices = {{"gpu0", "gpu0", "gpu0"}, {"gpu1", "gpu1", "gpu1"}};
+  for (int i = 0; i < 80000; ++i) g.ops.push_back(compute("op" + std::to_string(i), i % 2, 1e-6));
+  EXPECT_EQ(error_of(g), "");
+  RunLimits saved = run_limits();
+  run_limits().max_ops = 50000;
+  std::string msg = error_of(g);
+  run_limits() = saved;
+  EXPECT_CONTAINS(msg, "graph.json: replaying this workload would need about 80000 ops");
+  EXPECT_CONTAINS(msg, "over the limit of 50000 ops; lift it with --max-ops N or --no-size-limit");
 }
 
 TEST(GraphCheck, UnsetDurationNeedsFlopsOrBytes) {

@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "common/yaml_reader.h"
 #include "engine/errors.h"
+#include "engine/replay.h"
+#include "platforms/simgrid_platform.h"
 
 namespace orrery {
 namespace {
@@ -143,6 +147,59 @@ TEST(PlatformSpec, SpecsBuiltInCodeAreCheckedToo) {
   } catch (const InputError& e) {
     EXPECT_HAS(std::string(e.what()), "platform.server.gpus");
   }
+}
+
+// Issue 15: magnitudes no hardware has made the replay spin or overflow; each is refused at
+// its key and line, with the accepted range.
+TEST(PlatformSpec, MagnitudesOutsideTheirRangeNameKeyLineAndRange) {
+  auto tiny = error_of("preset: dgx-a100\nserver:\n  pcie:\n    bandwidth: 1e-300Bps\n");
+  EXPECT_HAS(tiny, "p.yaml:4");
+  EXPECT_HAS(tiny, "platform.server.pcie.bandwidth: 1e-300 B/s is outside the accepted range, "
+                   "between 1 KB/s and 100000 TB/s");
+  EXPECT_HAS(error_of("preset: dgx-a100\nserver:\n  nvlink: {latency: 1e300s}\n"),
+             "platform.server.nvlink.latency: 1e+300 s is outside the accepted range, between 0 s "
+             "and 3600 s");
+  EXPECT_HAS(error_of("preset: dgx-a100\nserver:\n  gpu: {flops: 1e30flops}\n"),
+             "platform.server.gpu.flops");
+  EXPECT_HAS(error_of("preset: dgx-a100\nserver:\n  nic: {bandwidth: 1e18Bps}\n"),
+             "platform.server.nic.bandwidth");
+  EXPECT_HAS(error_of("preset: dgx-a100\nfabric: {latency: 2h}\n"), "platform.fabric.latency");
+  EXPECT_HAS(error_of("preset: dgx-a100\nfabric: {oversubscription: 1e9}\n"),
+             "platform.fabric.oversubscription");
+  // The bounds themselves are accepted.
+  EXPECT_EQ(error_of("preset: dgx-a100\nserver:\n  nic: {bandwidth: 1KBps, latency: 3600s}\n"),
+            "");
+}
+
+TEST(PlatformSpec, CountsOutsideTheirRange) {
+  EXPECT_HAS(error_of("preset: pcie-server\nserver:\n  gpus: 1000000000\n"),
+             "platform.server.gpus: 1000000000 is outside the accepted range, between 1 and 256");
+  EXPECT_HAS(error_of("preset: dgx-a100\nservers: 10000000\n"),
+             "platform.servers: 10000000 is outside the accepted range, between 1 and 1000000");
+  // Each count in range, their product not: 200,000 servers x 8 GPUs.
+  EXPECT_HAS(error_of("preset: dgx-a100\nservers: 200000\n"),
+             "200000 servers of 8 GPUs make 1600000 GPUs, over the accepted range, between 1 "
+             "and 1000000");
+  EXPECT_HAS(error_of("preset: dgx-a100\nserver:\n  nic: {count: 1000}\n"),
+             "platform.server.nic.count");
+}
+
+TEST(PlatformSpec, XmlRatesAreCheckedWhenLoaded) {
+  // A SimGrid XML platform skips the spec reader: its link rates are checked on load.
+  PlatformSpec spec = parse("preset: pcie-server\nserver: {gpus: 2}\n");
+  Topology t = build_topology(spec);
+  t.links[0].bandwidth = 1e-300;
+  const std::string file = ::testing::TempDir() + "/slow_link.xml";
+  std::ofstream(file) << topology_to_simgrid_xml(t);
+  PlatformSource source;
+  source.xml_file = file;
+  std::string msg;
+  try {
+    replay_isolated(source, ExecutionGraph{}, ReplayOptions{});  // SimGrid in a child process
+  } catch (const InputError& e) {
+    msg = e.what();
+  }
+  EXPECT_HAS(msg, file + ": link \"" + t.links[0].name + "\": bandwidth 1e-300 B/s is outside");
 }
 
 }  // namespace

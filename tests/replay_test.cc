@@ -185,5 +185,52 @@ TEST(Replay, UnknownHostIsAnInputError) {
   }
 }
 
+// The InputError message of replaying `g` under a simulated-time limit, or "" when it ends.
+std::string limit_error(const Topology& t, const ExecutionGraph& g, double limit) {
+  PlatformSource p;
+  p.topology = t;
+  ReplayOptions opt;
+  opt.max_simulated_seconds = limit;
+  try {
+    replay_isolated(p, g, opt);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Replay, StopsAtTheSimulatedTimeLimitNamingIt) {
+  // Three one-day ops in a chain end at 3 days; a limit of 1 day stops during the second.
+  auto g = devices(1);
+  int a = add_compute(g, "day1", 0, 86400);
+  int b = add_compute(g, "day2", 0, 86400, {a});
+  add_compute(g, "day3", 0, 86400, {b});
+  std::string msg = limit_error(star({"g0"}, 1e9, 0), g, 1.5 * 86400);
+  EXPECT_NE(msg.find("passed the limit of 129600 s (1.5 days) of simulated time"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("2 of 3 ops unfinished (running: \"day2\")"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--max-simulated-time"), std::string::npos) << msg;
+  // Under a limit past its end the same graph runs to 3 days.
+  EXPECT_EQ(limit_error(star({"g0"}, 1e9, 0), g, 4 * 86400), "");
+}
+
+TEST(Replay, ASlowLinkHitsTheDefaultLimitInsteadOfSpinning) {
+  // 1 TB over 1 KB/s is 1e9 s of simulated time (31 years): the default 30-day limit stops it.
+  auto g = devices(2);
+  add_transfer(g, "send", 0, 1, 1e12);
+  std::string msg = limit_error(star({"g0", "g1"}, 1e3, 0), g, ReplayOptions{}.max_simulated_seconds);
+  EXPECT_NE(msg.find("limit of 2592000 s (30 days)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("running: \"send\""), std::string::npos) << msg;
+}
+
+TEST(Replay, DefaultLimitComesFromTheProcessLimits) {
+  RunLimits saved = run_limits();
+  run_limits().max_simulated_seconds = 3600;
+  EXPECT_EQ(ReplayOptions{}.max_simulated_seconds, 3600);
+  run_limits() = saved;
+  EXPECT_EQ(ReplayOptions{}.max_simulated_seconds, 30 * 86400.0);
+}
+
 }  // namespace
 }  // namespace orrery

@@ -405,5 +405,54 @@ TEST(Zoo, WorkloadShowCommand) {
   EXPECT_NE(out.find("dlrm_mlperf"), std::string::npos);
 }
 
+std::string zoo_error(const std::string& name, const std::string& yaml) {
+  try {
+    build(name, yaml);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Issue 15: a batch of 10^12 or a billion layers ran until memory ran out; refused by key.
+TEST(Zoo, SizesThatOverflowOrExplodeAreRefusedByKey) {
+  std::string batch = zoo_error("resnet50", "{batch: 1000000000000}");
+  EXPECT_NE(batch.find("batch"), std::string::npos) << batch;
+  EXPECT_NE(batch.find("must be <= 10000000, got 1000000000000"), std::string::npos) << batch;
+  std::string layers = zoo_error("bert_base", "{layers: 1000000000}");
+  EXPECT_NE(layers.find("layers"), std::string::npos) << layers;
+  EXPECT_NE(layers.find("must be <= 10000"), std::string::npos) << layers;
+  EXPECT_NE(zoo_error("dlrm_default", "{tables: 100000}").find("must be <= 10000"),
+            std::string::npos);
+  // The largest batch accepted still gives finite, in-range sizes.
+  EXPECT_EQ(zoo_error("resnet50", "{batch: 10000000}"), "");
+}
+
+TEST(Zoo, NumelOverflowIsAnInputErrorNotUndefined) {
+  EXPECT_EQ(numel({1000000000, 1000000000}), 1000000000000000000);
+  EXPECT_THROW(numel({1000000000, 1000000000, 10}), InputError);
+  ModelGraph g = build("resnet50", "{batch: 2}");
+  g.ops[0].inputs[0] = {1000000000, 1000000000, 1000, 1};
+  try {
+    check_model_graph(g, "m.json");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.json: ops[0]"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("more elements than a 64-bit count holds"),
+              std::string::npos)
+        << e.what();
+  }
+  g = build("resnet50", "{batch: 2}");
+  g.ops[0].flops = 1e300;
+  try {
+    check_model_graph(g, "m.json");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("flops 1e+300 is outside the accepted range"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace orrery

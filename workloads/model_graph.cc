@@ -1,5 +1,7 @@
 #include "workloads/model_graph.h"
 
+#include "engine/errors.h"
+
 namespace orrery {
 
 const char* phase_name(Phase p) {
@@ -73,7 +75,16 @@ int dtype_bytes(DType t) {
 
 int64_t numel(const Shape& s) {
   int64_t n = 1;
-  for (int64_t d : s) n *= d;
+  for (int64_t d : s)
+    if (__builtin_mul_overflow(n, d, &n)) {
+      // Reached only from absurd sizes (a batch of 10^12 times a 224x224 image): signed
+      // overflow would be undefined and would price the tensor as anything.
+      std::string dims;
+      for (int64_t x : s) dims += (dims.empty() ? "" : ", ") + std::to_string(x);
+      throw InputError("a tensor of shape [" + dims +
+                       "] has more elements than a 64-bit count holds; check the batch and "
+                       "the model's sizes");
+    }
   return n;
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/suggest.h"
 #include "engine/errors.h"
+#include "engine/input_limits.h"
 #include "models/op_counts.h"
 
 namespace orrery {
@@ -58,7 +59,8 @@ std::vector<int> find_cycle(const ModelGraph& g) {
 
 void check_model_graph(const ModelGraph& g, const std::string& origin) {
   auto fail = [&](const std::string& what) { throw InputError(origin + ": " + what); };
-  if (g.batch < 1) fail("batch must be >= 1, got " + std::to_string(g.batch));
+  if (!limits::kBatch.contains(static_cast<double>(g.batch)))
+    fail("batch " + out_of_range(static_cast<double>(g.batch), limits::kBatch));
   std::unordered_set<std::string> names;
   const int n = static_cast<int>(g.ops.size());
   for (size_t i = 0; i < g.ops.size(); ++i) {
@@ -72,15 +74,25 @@ void check_model_graph(const ModelGraph& g, const std::string& origin) {
     auto check_shape = [&](const Shape& s, const std::string& what) {
       for (int64_t d : s)
         if (d < 0) fail(op_label(g, i) + ": " + what + " has a negative dimension");
+      try {
+        numel(s);
+      } catch (const InputError& e) {
+        fail(op_label(g, i) + ": " + what + ": " + e.what());
+      }
     };
     for (size_t k = 0; k < op.inputs.size(); ++k)
       check_shape(op.inputs[k], "input " + std::to_string(k));
     check_shape(op.output, "output");
-    const std::pair<const char*, double> amounts[] = {
-        {"flops", op.flops}, {"bytes", op.bytes}, {"params", op.params}, {"grads", op.grads}};
-    for (const auto& [key, v] : amounts)
-      if (!std::isfinite(v) || v < 0)
-        fail(op_label(g, i) + ": " + key + " must be finite and >= 0");
+    // Elements of one parameter or gradient tensor: 1e15 is 4 PB of fp32.
+    constexpr Range kElements{0, 1e15, Quantity::kCount};
+    const std::pair<const char*, std::pair<double, const Range*>> amounts[] = {
+        {"flops", {op.flops, &limits::kOpFlops}},
+        {"bytes", {op.bytes, &limits::kBytes}},
+        {"params", {op.params, &kElements}},
+        {"grads", {op.grads, &kElements}}};
+    for (const auto& [key, value] : amounts)
+      if (!value.second->contains(value.first))
+        fail(op_label(g, i) + ": " + key + " " + out_of_range(value.first, *value.second));
     for (int d : op.deps) {
       if (d < 0 || d >= n)
         fail(op_label(g, i) + ": dependency index " + std::to_string(d) + " out of range");

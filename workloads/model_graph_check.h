@@ -10,7 +10,9 @@ namespace orrery {
 
 // Throws InputError on the first problem, starting with `origin` and naming the op:
 //  - batch >= 1; op names non-empty and unique; op types known to models/op_counts.h;
-//  - shape dimensions >= 0; flops, bytes, params, grads finite and >= 0;
+//  - batch and every number within its accepted range (engine/input_limits.h): batch 1 to
+//    1e7, flops up to 1e21, bytes up to 1 PB, params and grads up to 1e15 elements; shape
+//    dimensions >= 0 and element counts that fit 64 bits;
 //  - every dep index in range, no self-dependency, no cycle ("a -> b -> a": b depends on a).
 void check_model_graph(const ModelGraph& g, const std::string& origin);
 

@@ -45,7 +45,7 @@ ModelGraph make_dlrm(ZooKeys& keys, const std::string& name) {
   const std::vector<int64_t> top =
       keys.int_list("top_mlp", c.top, "top MLP widths (its input width is prepended)");
   const int64_t dim = keys.integer("dim", c.dim, "embedding dimension (sparse feature size)");
-  const int64_t tables = keys.integer("tables", c.tables, "embedding tables");
+  const int64_t tables = keys.integer("tables", c.tables, "embedding tables", 1, ZooKeys::kMaxRepeats);
   std::vector<int64_t> rows =
       keys.int_list("rows", c.rows, "rows per table, or one value for every table");
   const int64_t lookups = keys.integer("lookups", c.lookups, "ids per sample per table (pooling)");

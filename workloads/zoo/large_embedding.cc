@@ -35,7 +35,7 @@ Preset preset(const std::string& name) {
 ModelGraph make_large_embedding(ZooKeys& keys, const std::string& name) {
   const Preset p = preset(name);
   LayerBuilder b = keys.builder(name, p.batch, "momentum");
-  const int64_t tables = keys.integer("tables", p.tables, "embedding tables");
+  const int64_t tables = keys.integer("tables", p.tables, "embedding tables", 1, ZooKeys::kMaxRepeats);
   const int64_t rows = keys.integer("rows", p.rows, "rows per table");
   const int64_t dim = keys.integer("dim", p.dim, "embedding dimension");
   const int64_t lookups = keys.integer("lookups", p.lookups, "ids per sample per table");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "engine/errors.h"
+#include "engine/input_limits.h"
 #include "models/op_counts.h"
 
 namespace orrery::zoo {
@@ -84,6 +86,12 @@ void LayerBuilder::hyper(const std::string& key, const std::string& value) {
 int LayerBuilder::emit(const std::string& layer, const std::string& suffix, const std::string& type,
                        Phase phase, std::vector<Shape> inputs, Shape output, std::vector<int> deps,
                        std::map<std::string, int64_t> attrs) {
+  // Layer and table counts multiply the ops; stop a runaway model early, not at out-of-memory.
+  if (g_.ops.size() >= limits::kMaxReplicaOps && run_limits().size_limits)
+    throw InputError("model " + g_.name + ": one replica would have more than " +
+                     std::to_string(static_cast<long long>(limits::kMaxReplicaOps)) +
+                     " ops (check its layers, sequence length and tables); lift the limit with "
+                     "--no-size-limit");
   ModelOp op;
   std::string base = layer.empty() ? suffix : layer + "." + suffix;
   int& seen = name_count_[base];

@@ -12,7 +12,7 @@ ModelGraph make_lstm_lm(ZooKeys& keys) {
   const int64_t vocab = keys.integer("vocab", 10000, "vocabulary size");
   const int64_t embed = keys.integer("embed", 650, "embedding width");
   const int64_t hidden = keys.integer("hidden", 650, "LSTM units per layer");
-  const int64_t layers = keys.integer("layers", 2, "stacked LSTM layers");
+  const int64_t layers = keys.integer("layers", 2, "stacked LSTM layers", 1, ZooKeys::kMaxRepeats);
   const bool tie = keys.boolean("tie_weights", false,
                                 "decoder reuses the embedding matrix (needs embed == hidden)");
   if (tie && embed != hidden) keys.fail("tie_weights", "needs embed == hidden");

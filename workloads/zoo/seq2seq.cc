@@ -18,8 +18,9 @@ ModelGraph make_gnmt(ZooKeys& keys) {
       keys.integer("vocab", 32320, "shared BPE vocabulary (MLPerf: 32317 padded)");
   const int64_t h = keys.integer("hidden", 1024, "LSTM units and embedding width");
   const int64_t enc_layers =
-      keys.integer("encoder_layers", 4, "encoder LSTM layers (the first is bidirectional)", 2);
-  const int64_t dec_layers = keys.integer("decoder_layers", 4, "decoder LSTM layers", 1);
+      keys.integer("encoder_layers", 4, "encoder LSTM layers (the first is bidirectional)", 2,
+                   ZooKeys::kMaxRepeats);
+  const int64_t dec_layers = keys.integer("decoder_layers", 4, "decoder LSTM layers", 1, ZooKeys::kMaxRepeats);
   const bool share =
       keys.boolean("share_embedding", true, "encoder and decoder use one embedding table");
   keys.done();

@@ -64,7 +64,7 @@ ModelGraph make_bert(ZooKeys& keys) {
   Dims d{b.batch(), 0, 0, 0};
   d.seq = keys.integer("seq_len", 128, "tokens per sample", 2);
   d.hidden = keys.integer("hidden", 768, "hidden size");
-  const int64_t layers = keys.integer("layers", 12, "encoder layers");
+  const int64_t layers = keys.integer("layers", 12, "encoder layers", 1, ZooKeys::kMaxRepeats);
   d.heads = keys.integer("heads", 12, "attention heads");
   const int64_t inter = keys.integer("intermediate", 3072, "feed-forward width");
   const int64_t vocab = keys.integer("vocab", 30522, "WordPiece vocabulary");
@@ -113,7 +113,7 @@ ModelGraph make_gpt2(ZooKeys& keys) {
   Dims d{b.batch(), 0, 0, 0};
   d.seq = keys.integer("seq_len", 1024, "tokens per sample");
   d.hidden = keys.integer("hidden", 768, "embedding width (n_embd)");
-  const int64_t layers = keys.integer("layers", 12, "decoder blocks (n_layer)");
+  const int64_t layers = keys.integer("layers", 12, "decoder blocks (n_layer)", 1, ZooKeys::kMaxRepeats);
   d.heads = keys.integer("heads", 12, "attention heads (n_head)");
   const int64_t vocab = keys.integer("vocab", 50257, "BPE vocabulary");
   const int64_t positions =

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common/suggest.h"
+#include "engine/input_limits.h"
 
 namespace orrery::zoo {
 
@@ -39,13 +40,16 @@ void ZooKeys::record(const std::string& key, const std::string& fallback,
 }
 
 int64_t ZooKeys::integer(const std::string& key, int64_t fallback, const std::string& meaning,
-                         int64_t min) {
+                         int64_t min, int64_t max) {
   int64_t v = fallback;
   if (keys_.has(key)) {
     std::string s = keys_.str(key, "");
     if (!parse_int64(s, &v)) keys_.fail(key, "expected an integer, got \"" + s + "\"");
   }
   if (v < min) keys_.fail(key, "must be >= " + std::to_string(min) + ", got " + std::to_string(v));
+  if (v > max)
+    keys_.fail(key, "must be <= " + std::to_string(max) + ", got " + std::to_string(v) +
+                        " (larger values overflow the tensor sizes)");
   record(key, std::to_string(fallback), meaning, std::to_string(v));
   return v;
 }
@@ -103,7 +107,8 @@ std::vector<int64_t> ZooKeys::int_list(const std::string& key, const std::vector
 
 LayerBuilder ZooKeys::builder(const std::string& model, int64_t default_batch,
                               const std::string& default_optimizer) {
-  int64_t batch = integer("batch", default_batch, "samples per replica per step");
+  int64_t batch = integer("batch", default_batch, "samples per replica per step", 1,
+                          static_cast<int64_t>(limits::kBatch.hi));
   std::string dt = choice("dtype", "fp32", {"fp32", "fp16", "bf16"},
                           "element type of activations, weights and gradients");
   std::string opt = choice("optimizer", default_optimizer, {"sgd", "momentum", "adam"},

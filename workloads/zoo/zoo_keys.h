@@ -17,9 +17,14 @@ class ZooKeys {
  public:
   explicit ZooKeys(const YamlMap& keys) : keys_(keys) {}
 
-  // An integer >= `min`.
+  // An integer in [min, max]. The default max keeps products of a few dimensions (and the
+  // FLOP counts of ops) far from int64 and double overflow.
   int64_t integer(const std::string& key, int64_t fallback, const std::string& meaning,
-                  int64_t min = 1);
+                  int64_t min = 1, int64_t max = kMaxDimension);
+  static constexpr int64_t kMaxDimension = 1000000000;
+  // Keys that multiply the ops of a replica (layers, tables): the deepest published models
+  // have a few hundred layers, DLRM-class models a few thousand tables.
+  static constexpr int64_t kMaxRepeats = 10000;
   bool boolean(const std::string& key, bool fallback, const std::string& meaning);
   std::string choice(const std::string& key, const std::string& fallback,
                      const std::vector<std::string>& options, const std::string& meaning);

@@ -2,6 +2,7 @@
 
 #include "common/suggest.h"
 #include "engine/errors.h"
+#include "workloads/model_graph_check.h"
 #include "workloads/zoo/zoo.h"
 #include "workloads/zoo/zoo_models.h"
 
@@ -84,6 +85,8 @@ ModelGraph make_zoo_model(const std::string& name, const YamlMap& keys) {
   ModelGraph g = e.make(k);
   k.done();
   for (const auto& [key, value] : k.values()) g.hyper[key] = value;
+  // The keys' ranges bound each dimension, not their products: check the sizes they make.
+  check_model_graph(g, "model " + name);
   return g;
 }
 
