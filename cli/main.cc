@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include "cli/commands.h"
 #include "engine/errors.h"
@@ -36,6 +37,13 @@ int main(int argc, char** argv) {
       if (c.app->parsed()) return c.handler();
   } catch (const orrery::InputError& e) {
     std::fprintf(stderr, "orrery: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // Only reachable past the size guards (engine/size_estimate.h), i.e. with them lifted.
+    std::fprintf(stderr,
+                 "orrery: error: out of memory: the scenario needs more than this machine has "
+                 "(the size limits, if lifted with --no-size-limit or --max-*, would have "
+                 "refused it)\n");
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "orrery: internal error: %s\n", e.what());

@@ -204,8 +204,15 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
   sc.name = root.str("name", fs::path(origin).stem().string());
   sc.description = root.str("description", "");
   std::vector<GpuPlacement> gpus;
-  read_platform(root, base_dir, &sc, &gpus);
-  read_workload(root, base_dir, gpus, &sc);
+  try {
+    read_platform(root, base_dir, &sc, &gpus);
+    read_workload(root, base_dir, gpus, &sc);
+  } catch (const InputError& e) {
+    // Builders below the scenario (size guards, strategies) name the item but not the file.
+    const std::string what = e.what();
+    if (what.find(origin) != std::string::npos) throw;
+    throw InputError(origin + ": " + what);
+  }
   YamlMap out = root.map("output");
   sc.output_file = out.str("file", "");
   sc.record_timeline = out.boolean("timeline", true);

@@ -1,10 +1,12 @@
 #include "strategies/strategy.h"
 
 #include <numeric>
+#include <set>
 
 #include "engine/errors.h"
 #include "models/host_overhead.h"
 #include "models/op_counts.h"
+#include "strategies/size_estimate.h"
 #include "strategies/strategy_parts.h"
 
 namespace orrery {
@@ -26,6 +28,44 @@ void add_host_overheads(ExecutionGraph& g, const PricedReplica& r) {
       kernels.push_back(static_cast<int>(i));
   }
   add_launch_ops(g, kernels, r.device->host);
+}
+
+// Refuses, before building, a graph over the process's size limits (engine/size_estimate.h).
+void check_strategy_size(const PricedReplica& r, const ClusterLayout& layout,
+                         const StrategyOptions& opt, int want) {
+  const ModelGraph& m = *r.model;
+  StrategySizeInputs in;
+  switch (opt.type) {
+    case StrategyType::k1w1g:
+      in.replicas = 1;
+      break;
+    case StrategyType::kPsWorker:
+      in.replicas = opt.gpus > 0 ? want : static_cast<double>(layout.gpus.size());
+      in.parameter_server = true;
+      break;
+    case StrategyType::k1wng:
+      in.replicas = want;
+      in.parameter_server = true;
+      break;
+    default:
+      in.replicas = want;
+  }
+  std::set<int> servers;
+  for (size_t i = 0; i < layout.gpus.size() && i < static_cast<size_t>(in.replicas); ++i)
+    servers.insert(layout.gpus[i].server);
+  in.nodes = std::max<double>(1, servers.size());
+  in.ops_per_replica = static_cast<double>(m.ops.size());
+  for (const auto& op : m.ops)
+    if (op.grads > 0) ++in.gradient_ops;
+  in.gradient_bytes = m.total_grad_bytes();
+  in.bucket_bytes = opt.bucket_bytes;
+  in.iterations = opt.iterations;
+  in.host_overheads = opt.host_overheads;
+  in.algo = opt.collectives.algo;
+  in.chunks = opt.collectives.chunks;
+  in.analytical = opt.collectives.analytical;
+  check_size(estimate_strategy_size(in), "strategy " + std::string(strategy_name(opt.type)),
+             "this workload");
 }
 
 }  // namespace
@@ -85,6 +125,7 @@ ExecutionGraph build_strategy(const PricedReplica& r, const ClusterLayout& layou
       throw InputError("strategy.gpus: " + std::to_string(want) + " GPUs asked, but " + where +
                        " has " + std::to_string(have));
   };
+  check_strategy_size(r, layout, opt, want);
   GraphBuilder b(r);
   switch (opt.type) {
     case StrategyType::k1w1g:

@@ -1,7 +1,10 @@
 #include "workloads/synthetic_dp.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
+
+#include "engine/size_estimate.h"
 
 namespace orrery {
 namespace {
@@ -24,8 +27,29 @@ Op compute(const std::string& name, int dev, double dur, const std::string& phas
 
 }  // namespace
 
+SizeEstimate estimate_data_parallel_size(const DataParallelPattern& p, double gpus) {
+  const double n = gpus;
+  const double layers = std::max(0, p.layers);
+  SizeEstimate e;
+  const double collectives = n > 1 ? layers : 0;
+  e.ops = n * (2 * layers + 1) + (p.input_bytes > 0 ? n : 0) + collectives;
+  const double flows =
+      collectives * collective_flows(CollectiveType::kAllReduce, CollectiveAlgo::kRing, n, 1, 1);
+  e.activities = e.ops - collectives + flows;
+  // Each update op waits for every layer's all-reduce; each all-reduce for every GPU.
+  const double deps = e.ops + 2 * n * layers;
+  e.memory_bytes = e.ops * kBytesPerOp + deps * kBytesPerDep;
+  char basis[128];
+  std::snprintf(basis, sizeof basis, "%.0f GPUs x %.0f layers, %.3g all-reduce flows", n, layers,
+                flows);
+  e.basis = basis;
+  return e;
+}
+
 ExecutionGraph make_data_parallel(const DataParallelPattern& p,
                                   const std::vector<GpuPlacement>& gpus) {
+  check_size(estimate_data_parallel_size(p, static_cast<double>(gpus.size())), "workload",
+             "the synthetic data-parallel workload");
   ExecutionGraph g;
   const int n = static_cast<int>(gpus.size());
   for (const auto& gp : gpus) g.devices.push_back({gp.host, gp.host, gp.launch_host});

@@ -25,7 +25,12 @@ struct GpuPlacement {
   std::string launch_host;  // its CPU host (source of the input batch)
 };
 
+struct SizeEstimate;
+// The ops, flows and memory make_data_parallel and its replay need (engine/size_estimate.h).
+SizeEstimate estimate_data_parallel_size(const DataParallelPattern& p, double gpus);
+
 // Device names equal host names; CPU hosts become devices too when input_bytes > 0.
+// Throws InputError, before building, when the graph would pass the process's size limits.
 ExecutionGraph make_data_parallel(const DataParallelPattern& p,
                                   const std::vector<GpuPlacement>& gpus);
 

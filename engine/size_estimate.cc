@@ -1,0 +1,135 @@
+#include "engine/size_estimate.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "engine/errors.h"
+#include "engine/input_limits.h"
+
+namespace orrery {
+namespace {
+
+std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 1e6 ? "%.0f" : "%.3g", v);
+  return buf;
+}
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+}  // namespace
+
+SizeEstimate& SizeEstimate::operator+=(const SizeEstimate& o) {
+  ops += o.ops;
+  activities += o.activities;
+  memory_bytes += o.memory_bytes;
+  if (!o.basis.empty()) basis += (basis.empty() ? "" : "; ") + o.basis;
+  return *this;
+}
+
+double collective_flows(CollectiveType type, CollectiveAlgo algo, double n, double nodes,
+                        double chunks) {
+  if (n <= 1) return 0;
+  const double c = std::max(1.0, chunks);
+  const bool rooted = type == CollectiveType::kBroadcast || type == CollectiveType::kReduce;
+  if (type == CollectiveType::kAllToAll) return n * (n - 1);
+  if (algo == CollectiveAlgo::kTree && (rooted || type == CollectiveType::kAllReduce))
+    return (type == CollectiveType::kAllReduce ? 2 : 1) * (n - 1) * c;
+  if (rooted) return (n - 1) * c;  // a pipelined chain
+  if (type == CollectiveType::kAllReduce && algo == CollectiveAlgo::kHierarchical && nodes > 1 &&
+      n > nodes) {
+    // Reduce-scatter and all-gather rings inside each node, one ring per local rank across them.
+    const double l = n / nodes;
+    return 2 * c * (nodes * l * (l - 1) + l * nodes * (nodes - 1));
+  }
+  const double steps = type == CollectiveType::kAllReduce ? 2 * (n - 1) : n - 1;
+  return steps * n * c;
+}
+
+SizeEstimate estimate_graph_size(const ExecutionGraph& g) {
+  SizeEstimate e;
+  const double ops = static_cast<double>(g.ops.size());
+  double deps = 0;
+  for (const Op& op : g.ops) deps += static_cast<double>(op.deps.size());
+  e.ops = ops;
+  e.memory_bytes = ops * kBytesPerOp + deps * kBytesPerDep;
+
+  // Node ids as the replay forms them (engine/replay.cc): the device's node, else its host.
+  std::vector<int> node(g.devices.size());
+  {
+    std::vector<std::string> names;
+    for (size_t d = 0; d < g.devices.size(); ++d) {
+      const Device& dev = g.devices[d];
+      const std::string& n =
+          !dev.node.empty() ? dev.node : (!dev.host.empty() ? dev.host : dev.name);
+      names.push_back(n);
+    }
+    std::vector<std::string> sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    for (size_t d = 0; d < names.size(); ++d)
+      node[d] = static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), names[d]) -
+                                 sorted.begin());
+  }
+  std::vector<int> per_node(g.devices.size(), 0);
+  double flows = 0;
+  double collective_ops = 0;
+  for (const Op& op : g.ops) {
+    if (op.kind != OpKind::kCollective) continue;
+    ++collective_ops;
+    const Collective& c = g.collectives[op.collective];
+    if (c.analytical) {
+      flows += 1;  // one delay
+      continue;
+    }
+    // Nodes spanned and whether they hold equal shares (hierarchical needs it).
+    double nodes = 0;
+    for (int r : c.ranks)
+      if (per_node[node[r]]++ == 0) ++nodes;
+    bool uniform = true;
+    const int first = c.ranks.empty() ? 0 : per_node[node[c.ranks[0]]];
+    for (int r : c.ranks) uniform = uniform && per_node[node[r]] == first;
+    for (int r : c.ranks) per_node[node[r]] = 0;
+    const double n = static_cast<double>(c.ranks.size());
+    CollectiveAlgo algo = c.algo;
+    if (c.type == CollectiveType::kAllReduce &&
+        (algo == CollectiveAlgo::kAuto || algo == CollectiveAlgo::kHierarchical))
+      algo = uniform && nodes > 1 && n > nodes ? CollectiveAlgo::kHierarchical
+                                               : CollectiveAlgo::kRing;
+    flows += std::max(1.0, collective_flows(c.type, algo, n, nodes, c.chunks));
+  }
+  e.activities = ops - collective_ops + flows;
+  e.basis = sci(ops) + " ops, " + sci(flows) + " collective flows";
+  return e;
+}
+
+void check_size(const SizeEstimate& e, const std::string& origin, const std::string& what) {
+  const RunLimits& lim = run_limits();
+  auto refuse = [&](const std::string& amount, const std::string& limit, const char* flag) {
+    throw InputError(origin + ": " + what + " would need about " + amount + " (" + e.basis +
+                     "), over the limit of " + limit + "; lift it with " + flag +
+                     " or --no-size-limit");
+  };
+  if (!lim.size_limits) {
+    // Op indices are 32-bit: this limit holds even with --no-size-limit.
+    constexpr double kMaxIndexedOps = 2147483647.0;
+    if (!(e.ops <= kMaxIndexedOps))
+      throw InputError(origin + ": " + what + " would need about " + sci(e.ops) + " ops (" +
+                       e.basis + "), more than the 2^31 - 1 ops a graph can index");
+    return;
+  }
+  if (!(e.ops <= lim.max_ops))
+    refuse(sci(e.ops) + " ops", sci(lim.max_ops) + " ops", "--max-ops N");
+  if (!(e.activities <= lim.max_activities))
+    refuse(sci(e.activities) + " simulated activities (ops and flows)",
+           sci(lim.max_activities) + " activities", "--max-flows N");
+  if (!(e.memory_bytes <= lim.max_memory_bytes))
+    refuse(gib(e.memory_bytes) + " of memory", gib(lim.max_memory_bytes), "--max-memory SIZE");
+}
+
+}  // namespace orrery
