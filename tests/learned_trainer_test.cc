@@ -240,7 +240,9 @@ TEST(LearnedTrainer, TrainAndEvalCommands) {
 
   // Merge: another op trained by a separate run joins the first file's.
   ProfileDb other;
-  for (ProfileRow r : synthetic_matmul(200, {"fp32"}).rows()) {
+  // Named: a range-for over rows() of a temporary would read a destroyed database.
+  const ProfileDb matmul_rows = synthetic_matmul(200, {"fp32"});
+  for (ProfileRow r : matmul_rows.rows()) {
     r.op = "bmm";
     other.add(r);
   }
