@@ -71,7 +71,9 @@ int analyze_command(const AnalyzeArgs& a) {
   if (!a.arch.empty())
     for (auto& w : work) w.architecture = arch;
 
-  std::printf("PAI analytical model (002_c394ac7b056c8ecc.txt, section II-B)\n");
+  std::printf(
+      "PAI analytical model (\"Characterizing Deep Learning Training Workloads on Alibaba-PAI\" "
+      "(Wang et al.), section II-B)\n");
   std::printf("  T = Td + Tc + Tw, Tc = FLOPs/peak + memory/bandwidth; overlap: max{Td, Tc, Tw}\n");
   bool changed = !a.flops.empty() || !a.mem_bw.empty();
   std::printf(
@@ -98,7 +100,8 @@ int analyze_command(const AnalyzeArgs& a) {
       "(NVLink), eq. (3): %.1fx\n",
       ratio);
   std::printf(
-      "Features: Table V of 002_c394ac7b056c8ecc.txt (per cNode and step); 1w1g "
+      "Features: Table V of \"Characterizing Deep Learning Training Workloads on Alibaba-PAI\" "
+      "(Wang et al.) (per cNode and step); 1w1g "
       "workloads move no weights.\n");
   return 0;
 }
@@ -145,10 +148,10 @@ int devices_command(const DevicesArgs& a) {
 
 void register_analyze_commands(CLI::App& app, CommandList& out) {
   static AnalyzeArgs args;
-  auto* an =
-      app.add_subcommand("analyze",
-                         "PAI analytical model (Td + Tc + Tw) of the built-in Table V workloads of "
-                         "002_c394ac7b056c8ecc.txt");
+  auto* an = app.add_subcommand(
+      "analyze",
+      "PAI analytical model (Td + Tc + Tw) of the built-in Table V workloads of "
+      "\"Characterizing Deep Learning Training Workloads on Alibaba-PAI\" (Wang et al.)");
   an->add_option("workloads", args.names,
                  "Workloads (Multi-Interests, ResNet50, NMT, BERT, Speech, GCN); none: all");
   an->add_flag("--all", args.all, "All six Table V workloads");

@@ -1,5 +1,5 @@
 // `orrery estimator train` (profile rows -> learned-estimator model file) and `orrery estimator
-// eval` (accuracy of a model file on profile rows, the Table 3 of 001_9440c8d6a95e5177.txt).
+// eval` (accuracy of a model file on profile rows, the Table 3 of Tianshu).
 // Method: models/learned/trainer.h; file format: models/learned/model_file.h.
 #include <chrono>
 #include <cstdio>

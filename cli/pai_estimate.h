@@ -1,4 +1,4 @@
-// The PAI analytical model (models/pai_model.h, 002_c394ac7b056c8ecc.txt section II-B) applied
+// The PAI analytical model (models/pai_model.h, PAI section II-B) applied
 // to a scenario's model workload, so that every run and sweep point can show the simulation
 // next to the no-overlap estimate it improves on: the features come from the model graph, the
 // capacities from the platform's server and the pricing device, the medium of the weight

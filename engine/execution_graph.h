@@ -70,7 +70,7 @@ struct Collective {
   int chunks = 1;              // pipelining: each block moves as this many consecutive chunks
   bool analytical = false;     // alpha-beta time instead of flows
   // Fraction of each participating GPU's compute capacity the collective holds while it runs
-  // (AllReduce SM contention, 001_9440c8d6a95e5177.txt section 3.3: 16 of 80 SMs on a V100).
+  // (AllReduce SM contention, Tianshu section 3.3: 16 of 80 SMs on a V100).
   double sm_share = 0.0;
 };
 

@@ -2,12 +2,12 @@
 // Sources are tried in the order of shared/design/ARCHITECTURE.md ("Cost models"):
 //   1. the profile database: an exact measured row ("db"), else interpolation between
 //      measured rows along one dimension ("interpolated");
-//   2. a learned estimator, when one is plugged in ("learned"; 001_9440c8d6a95e5177.txt
+//   2. a learned estimator, when one is plugged in ("learned"; Tianshu
 //      section 3.2; not part of this module, see LearnedEstimator);
 //   3. the analytic model ("analytic"): the embedding-lookup heuristic with L2 hit rate
-//      (003_591ec105bd254cba.txt section III-B1) for embedding ops, and otherwise the roofline
+//      (the DLRM performance model section III-B1) for embedding ops, and otherwise the roofline
 //      max(FLOPs / peak, bytes / bandwidth) with a per-op-class efficiency (default 70%,
-//      002_c394ac7b056c8ecc.txt section II-B) and the Tensor Core rule of models/tensor_cores.h.
+//      PAI section II-B) and the Tensor Core rule of models/tensor_cores.h.
 #pragma once
 
 #include <array>
@@ -48,10 +48,11 @@ struct CostModelOptions {
   // Run FP32 GEMMs and convolutions as TF32 on devices with TF32 Tensor Cores (the default of
   // cuDNN convolutions in PyTorch on Ampere and later).
   bool allow_tf32 = false;
-  // Embedding ops: the 003 L2 hit-rate model; false uses its plain DRAM-only model.
+  // Embedding ops: the L2 hit-rate model of the DLRM performance model; false uses its plain
+  // DRAM-only model.
   bool embedding_l2 = true;
-  // Warps resident per SM in the embedding kernel (rows_per_block of 003): 32, the value its
-  // code derives for FBGEMM's kernel when shared memory allows.
+  // Warps resident per SM in the embedding kernel (rows_per_block of the DLRM performance model):
+  // 32, the value its code derives for FBGEMM's kernel when shared memory allows.
   int embedding_rows_per_block = 32;
   std::shared_ptr<const ProfileDb> db;              // optional
   std::shared_ptr<const LearnedEstimator> learned;  // optional

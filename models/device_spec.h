@@ -3,7 +3,7 @@
 // cites where its numbers come from. A scenario names one and may override any field:
 //   device: V100-SXM2
 //   device: {model: V100-SXM2, fp32: 20TFLOP/s, mem_bw: 1.2TB/s}
-// which is how a sweep "upgrades the GPU" (002_c394ac7b056c8ecc.txt, Table III).
+// which is how a sweep "upgrades the GPU" (PAI, Table III).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -16,7 +16,7 @@
 namespace orrery {
 
 // Per-op host (CPU) overheads of launching GPU work, in seconds: the five types of
-// 003_591ec105bd254cba.txt section III-C (Fig. 6) and the GPU-side gap of its Algorithm 1.
+// the DLRM performance model section III-C (Fig. 6) and the GPU-side gap of its Algorithm 1.
 // Defaults are the paper's: T1 about 8 us (Fig. 7, V100 platform) and T4 = 10 us (the single
 // value it uses for every CUDA runtime call, section IV-B); T2, T3 and T5 appear only as
 // per-op plots (Fig. 8) and default to 0 here; the GPU gap is Algorithm 1's "+1" (us).
@@ -85,7 +85,7 @@ struct DeviceSpec {
 };
 
 // L2/DRAM bandwidth ratio used when a spec gives no L2 bandwidth: 2.5, between the ratios of
-// the L2 bandwidths measured by the code of 003_591ec105bd254cba.txt (P100 2.2, TITAN Xp 2.6,
+// the L2 bandwidths measured by the code of the DLRM performance model (P100 2.2, TITAN Xp 2.6,
 // V100 3.2; owensgroup/ml_perf_model analysis/utils.py HW_PARAMS).
 inline constexpr double kL2BandwidthRatio = 2.5;
 

@@ -1,4 +1,4 @@
-// The heuristic embedding-lookup kernel model of 003_591ec105bd254cba.txt, section III-B1: a
+// The heuristic embedding-lookup kernel model of the DLRM performance model, section III-B1: a
 // batched lookup of T tables (E rows of D elements each), B outputs per table pooled over L
 // rows, is bound by memory traffic. One warp computes one output vector; its traffic is
 //   table_offsets 32 B, offsets 64 B, indices ceil(4L/32)x32 B,

@@ -1,5 +1,5 @@
 // Host overheads: a GPU kernel cannot start before the CPU thread that drives its GPU has
-// launched it (003_591ec105bd254cba.txt, section III-C and Algorithm 1). Two forms:
+// launched it (the DLRM performance model, section III-C and Algorithm 1). Two forms:
 //  - host_critical_path(): Algorithm 1 itself, on a sequence of ops with their kernel times;
 //  - add_launch_ops(): the same timing expressed in an ExecutionGraph, so the replay engine
 //    realises it alongside everything else (communication, other GPUs): each kernel gets a
@@ -30,8 +30,8 @@ struct CriticalPath {
   std::vector<double> kernel_start;  // every kernel's start, in launch order
 };
 
-// Algorithm 1 of 003 on ops in launch order; kernels[i] lists op i's kernel times (empty: an
-// op without kernels, which costs T1 + T5 on the host).
+// Algorithm 1 of the DLRM performance model on ops in launch order; kernels[i] lists op i's kernel
+// times (empty: an op without kernels, which costs T1 + T5 on the host).
 CriticalPath host_critical_path(const std::vector<std::vector<double>>& kernels,
                                 const HostOverheads& ov);
 

@@ -1,6 +1,6 @@
 // Mixed precision as a ModelGraph -> ModelGraph pass: choose each op's dtype under a precision
 // policy, then insert cast ops (type "cast") wherever a tensor changes precision, so the casts
-// are priced like any op. From 004_8227c6fc248dfabe.txt (Campo):
+// are priced like any op. From Campo (docs/references.md):
 //  - fp32: nothing changes.
 //  - amp: the list rules of the framework's mixed-precision graph optimizer. An op runs in low
 //    precision if (1) it is on the allowlist; (2) it is on the clearlist and its immediate

@@ -1,6 +1,6 @@
 // Op classes: the groups of op types that share a kernel family and so an efficiency factor in
 // the analytic cost model (the fraction of peak FLOP/s and bandwidth a kernel reaches).
-// 002_c394ac7b056c8ecc.txt (section II-B) assumes 70% for every class; measurements may set
+// PAI (section II-B) assumes 70% for every class; measurements may set
 // each class apart (e.g. GEMMs reach more of peak than scatter/gather kernels).
 #pragma once
 

@@ -22,7 +22,7 @@
 //
 // Per-element FLOP constants of the element-wise family follow common practice (one FLOP per
 // add/mul/compare; transcendental ops counted as 4); these ops are memory-bound on every GPU we
-// model, so their time comes from bytes (roofline, 003_591ec105bd254cba.txt section III-B1).
+// model, so their time comes from bytes (roofline, the DLRM performance model section III-B1).
 // Bytes count ideal traffic: every input read once and every output written once, except where
 // a comment says a kernel makes more passes.
 #pragma once

@@ -95,11 +95,13 @@ double pai_throughput(const PaiWorkload& w, int cnodes, double step_seconds) {
 }
 
 const std::vector<PaiWorkload>& pai_table_v() {
-  // 002_c394ac7b056c8ecc.txt Table V (batch size, FLOP count, memory access, memory copy over
+  // PAI Table V (batch size, FLOP count, memory access, memory copy over
   // PCIe, network traffic) with Table IV (domain, dense and embedding weights, architecture).
   // G, T, GB, MB and KB are read as powers of 1000.
   static const std::vector<PaiWorkload> table = [] {
-    const char* src = "002_c394ac7b056c8ecc.txt Tables IV and V";
+    const char* src =
+        "\"Characterizing Deep Learning Training Workloads on Alibaba-PAI\" (Wang et al.) Tables "
+        "IV and V";
     using A = PaiArchitecture;
     return std::vector<PaiWorkload>{
         {"Multi-Interests", "Recommender", A::kPsWorker, 2048, 105.8e9, 100.4e9, 261e6, 122e6,

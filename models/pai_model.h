@@ -1,4 +1,4 @@
-// The PAI analytical model (002_c394ac7b056c8ecc.txt, section II-B): a fast, simulation-free
+// The PAI analytical model (PAI, section II-B): a fast, simulation-free
 // estimate of one training step from four workload features,
 //   T_d = S_d / B_d                                   input data over PCIe
 //   T_c = #FLOPs / peak_FLOPs + S_mem / B_mem         compute-bound + memory-bound ops, eq. (1)

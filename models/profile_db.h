@@ -1,5 +1,5 @@
 // The profile database: measured op times keyed by op type, shapes and attributes, dtype and
-// device (the ahead-of-time measurements of 001_9440c8d6a95e5177.txt, section 2.2: measure once,
+// device (the ahead-of-time measurements of Tianshu, section 2.2: measure once,
 // share, reuse). Rows come from scripts/profile_ops.py (N/M method) or anyone's contribution in
 // the CSV format of docs/cost-models.md; `orrery profile import` compiles them into HDF5.
 //
@@ -51,7 +51,7 @@ bool parse_shape_text(const std::string& text, Shape* out);
 bool parse_shapes_text(const std::string& text, std::vector<Shape>* out);
 bool parse_attrs_text(const std::string& text, std::map<std::string, int64_t>* out);
 
-// The N/M estimate of one op's time (001_9440c8d6a95e5177.txt eq. 1): (T_M - T_N) / (M - N).
+// The N/M estimate of one op's time (Tianshu eq. 1): (T_M - T_N) / (M - N).
 // Throws std::invalid_argument unless M > N.
 double nm_op_time(double t_n, double t_m, int64_t n, int64_t m);
 

@@ -1,7 +1,7 @@
 // The roofline time of a kernel: it is limited either by arithmetic or by memory traffic,
 //   t = max(FLOPs / (peak x e), bytes / (bandwidth x e)),
-// as 003_591ec105bd254cba.txt (section III-B1, element-wise and memory kernels) writes it, with
-// the efficiency e of 002_c394ac7b056c8ecc.txt (section II-B: 70% of peak FLOP/s and of
+// as the DLRM performance model (section III-B1, element-wise and memory kernels) writes it, with
+// the efficiency e of PAI (section II-B: 70% of peak FLOP/s and of
 // bandwidth). Which term wins is the op's bound.
 #pragma once
 

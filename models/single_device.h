@@ -1,7 +1,7 @@
 // The one-GPU execution graph of a model graph: every op of the replica runs on the device's
 // compute stream in dependency order (the model's deps), optionally behind host launch ops
-// (models/host_overhead.h). This is the 1w1g case of 002_c394ac7b056c8ecc.txt and the setting
-// of 003_591ec105bd254cba.txt's Algorithm 1; multi-GPU strategies build their own graphs from
+// (models/host_overhead.h). This is the 1w1g case of PAI and the setting
+// of the DLRM performance model's Algorithm 1; multi-GPU strategies build their own graphs from
 // the same pieces (price_ops, add_launch_ops).
 #pragma once
 

@@ -1,4 +1,4 @@
-// When a GEMM or convolution runs on Tensor Cores. Campo (004_8227c6fc248dfabe.txt, "Tensor
+// When a GEMM or convolution runs on Tensor Cores. Campo (docs/references.md, "Tensor
 // Core Acceleration") names two conditions: the op is a matrix multiplication or convolution in
 // a Tensor Core dtype, and its input tensors meet the shape requirement. The requirement used
 // here is NVIDIA's: every GEMM dimension (M, N, K), and a convolution's input and output

@@ -1,6 +1,6 @@
 // Point-to-point microbenchmarks run in the simulator (`orrery platform bench`): for chosen GPU
 // pairs, GPU -> GPU bandwidth one way and both ways at once, host -> GPU and GPU -> host, laid
-// out like Table 1 of 000_52ff5f50b7fa8522.txt (one column per pair, MB/s).
+// out like Table 1 of the offline-profiling paper (one column per pair, MB/s).
 #pragma once
 
 #include <string>

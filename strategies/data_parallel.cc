@@ -1,6 +1,6 @@
 // Data parallel strategies: every GPU runs a whole replica on its own batch; gradients are
 // all-reduced in buckets as backward produces them (overlapping the rest of backward), and
-// each parameter's update waits for its bucket. PEARL (002_c394ac7b056c8ecc.txt section IV-C,
+// each parameter's update waits for its bucket. PEARL (PAI section IV-C,
 // Fig. 14) additionally partitions sparse embeddings over the GPUs: the looked-up rows are
 // gathered with AllGatherv in forward and their gradients reduce-scattered in backward, while
 // dense weights are all-reduced as usual.

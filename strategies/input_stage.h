@@ -1,6 +1,6 @@
 // Input I/O of a data-parallel step: each GPU's batch is copied host -> GPU over PCIe (T_d of
-// 002_c394ac7b056c8ecc.txt), optionally after a CPU input-pipeline stage that prepares batches
-// `prefetch` ahead and stalls the GPU when it is the slower (Cachew, 004_8227c6fc248dfabe.txt).
+// PAI), optionally after a CPU input-pipeline stage that prepares batches
+// `prefetch` ahead and stalls the GPU when it is the slower (Cachew, docs/references.md).
 #pragma once
 
 #include <map>

@@ -1,4 +1,4 @@
-// Parameters held by CPUs. PS/Worker (002_c394ac7b056c8ecc.txt section II-A): variables are
+// Parameters held by CPUs. PS/Worker (PAI section II-A): variables are
 // sharded over parameter-server hosts, largest first onto the least-loaded PS (TensorFlow's
 // greedy load balancing by size); each worker pulls a variable before the forward op that reads
 // it and pushes its gradient as soon as backward produces it; the PS aggregates every worker's

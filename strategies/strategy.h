@@ -1,4 +1,4 @@
-// Distribution strategies (002_c394ac7b056c8ecc.txt, section II-A and Table II): turning one
+// Distribution strategies (PAI, section II-A and Table II): turning one
 // replica's priced ModelGraph into an ExecutionGraph over the platform's devices, with the
 // communication each architecture needs (PCIe weight/gradient copies, PS pulls and pushes,
 // all-reduce buckets, PEARL's partitioned embeddings) left to the simulation.
@@ -33,16 +33,16 @@ struct StrategyOptions {
   double bucket_bytes = 25.0 * 1024 * 1024;
   bool overlap = true;  // false: every bucket waits for the end of backward
   CollectiveOptions collectives;
-  // AllReduce SM contention (001_9440c8d6a95e5177.txt section 3.3): a collective holds
+  // AllReduce SM contention (Tianshu section 3.3): a collective holds
   // sms_used of each GPU's SMs while it runs (16 of 80 on a V100 by default).
   bool sm_contention = true;
   int sms_used = 16;
 
   int ps_servers = 1;  // ps_worker: servers acting as parameter servers (their CPUs)
 
-  // Input I/O (T_d of 002): the batch copied host -> GPU each iteration; < 0 derives it from
+  // Input I/O (T_d of PAI): the batch copied host -> GPU each iteration; < 0 derives it from
   // the model's first input. An optional CPU input-pipeline stage per batch (Cachew,
-  // 004_8227c6fc248dfabe.txt) runs ahead of the GPUs, `prefetch` batches deep.
+  // docs/references.md) runs ahead of the GPUs, `prefetch` batches deep.
   double input_bytes = -1;
   double input_pipeline_time = 0;
   int prefetch = 1;

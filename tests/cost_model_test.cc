@@ -1,5 +1,5 @@
 // The analytic models (roofline with per-class efficiency, Tensor Core rule, the embedding
-// lookup heuristic of 003_591ec105bd254cba.txt) and the order in which CostModel consults its
+// lookup heuristic of the DLRM performance model) and the order in which CostModel consults its
 // sources. Expected values are worked out by hand in the comments.
 #include "models/cost_model.h"
 

@@ -38,7 +38,7 @@ TEST(DeviceSpec, V100Numbers) {
   EXPECT_DOUBLE_EQ(d.l2_bytes, 6.0 * 1048576);
   EXPECT_DOUBLE_EQ(d.mem_bytes, 16.0 * 1073741824);
   EXPECT_TRUE(d.tensor_cores);
-  // Host overhead defaults of 003_591ec105bd254cba.txt: T1 8 us, T4 10 us.
+  // Host overhead defaults of the DLRM performance model: T1 8 us, T4 10 us.
   EXPECT_DOUBLE_EQ(d.host.t1, 8e-6);
   EXPECT_DOUBLE_EQ(d.host.t4, 10e-6);
 }

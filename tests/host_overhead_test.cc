@@ -1,4 +1,4 @@
-// Host overheads (003_591ec105bd254cba.txt Algorithm 1) on a hand-worked example, first as the
+// Host overheads (the DLRM performance model Algorithm 1) on a hand-worked example, first as the
 // algorithm, then as launch ops in an ExecutionGraph replayed on SimGrid: both must start every
 // kernel at max(GPU free, CPU launch).
 //

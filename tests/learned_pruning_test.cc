@@ -1,5 +1,5 @@
 // The parameter classification and candidate enumeration of Tianshu's principal-component
-// search (001_9440c8d6a95e5177.txt section 3.2.2), and how ops become parameter lists.
+// search (Tianshu section 3.2.2), and how ops become parameter lists.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Mixed precision (004_8227c6fc248dfabe.txt): AMP list rules on a small graph, cast insertion
+// Mixed precision (Campo): AMP list rules on a small graph, cast insertion
 // where precision changes, and the cost-aware policy.
 #include "models/mixed_precision.h"
 

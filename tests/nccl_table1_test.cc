@@ -1,4 +1,4 @@
-// The NCCL-AllReduce rows of Table 1 of 000_52ff5f50b7fa8522.txt (MB/s) on the
+// The NCCL-AllReduce rows of Table 1 of the offline-profiling paper (MB/s) on the
 // v100-pcie-testbed platform, ring all-reduce of 256 MB expanded into flows. nccl-tests reports
 // bus bandwidth: algorithm bandwidth (bytes / time) x 2(n-1)/n, equal for 2 GPUs.
 // Cross-socket (QPI) is not asserted: NCCL stages that pair through host memory (its SHM

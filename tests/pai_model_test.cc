@@ -1,4 +1,4 @@
-// The PAI analytical model against the numbers of 002_c394ac7b056c8ecc.txt.
+// The PAI analytical model against the numbers of PAI.
 #include "models/pai_model.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Simulated microbenchmarks: Table 1 of 000_52ff5f50b7fa8522.txt within 5%, the bandwidth of
+// Simulated microbenchmarks: Table 1 of the offline-profiling paper within 5%, the bandwidth of
 // each link class, full-duplex behaviour, and the fat-tree's bisection bandwidth.
 #include "platforms/platform_bench.h"
 
@@ -32,7 +32,7 @@ std::map<std::string, BenchColumn> bench(const PlatformSource& p) {
   return out;
 }
 
-// Table 1 of 000_52ff5f50b7fa8522.txt, MB/s (10^6 bytes/s), without the NCCL rows.
+// Table 1 of the offline-profiling paper, MB/s (10^6 bytes/s), without the NCCL rows.
 struct PaperColumn {
   const char* label;
   double uni, bi, host_to_gpu, gpu_to_host;

@@ -282,7 +282,7 @@ TEST(ShippedCpuDb, LoadsAndAnswersLookups) {
     EXPECT_GT(r.time_s, 0);
     EXPECT_EQ(r.n, 2);
     EXPECT_GT(r.m, r.n);
-    // Every row satisfies eq. 1 of 001_9440c8d6a95e5177.txt with its own T_N and T_M.
+    // Every row satisfies eq. 1 of Tianshu with its own T_N and T_M.
     EXPECT_NEAR(r.time_s, nm_op_time(r.t_n_s, r.t_m_s, r.n, r.m), 1e-6 * r.time_s + 1e-11);
   }
 

@@ -170,7 +170,7 @@ namespace orrery {
 namespace {
 
 TEST(Scenario, PlatformGpuRatesPriceModelWorkloads) {
-  // Doubling platform.server.gpu.flops (Table III's GPU axis of 002_c394ac7b056c8ecc.txt)
+  // Doubling platform.server.gpu.flops (Table III's GPU axis of PAI)
   // halves compute-bound kernels and leaves memory-bound ones: the step gets faster, by less
   // than 2x. Doubling memory bandwidth speeds up the memory-bound part instead.
   auto dir = testing::make_temp_dir("scn");

@@ -157,7 +157,7 @@ TEST(Strategies, BucketsFuseGradientsUpToTheThreshold) {
 }
 
 TEST(Strategies, PearlMovesFewerBytesThanPsForASparseEmbeddingModel) {
-  // GCN (002_c394ac7b056c8ecc.txt Table IV): 25 GiB of sparse embeddings and a dense tower. PS
+  // GCN (PAI Table IV): 25 GiB of sparse embeddings and a dense tower. PS
   // funnels every worker's dense weights and rows through the PS host's link; PEARL all-reduces
   // dense weights and gathers only looked-up rows.
   YAML::Node keys = YAML::Load("{batch: 64}");
@@ -212,7 +212,7 @@ TEST(Strategies, PlatformsThatCannotHostAStrategyAreInputErrors) {
 }
 
 TEST(Strategies, InputPipelineStallsTheGpuWhenSlower) {
-  // Cachew (004_8227c6fc248dfabe.txt): a 50 ms CPU input stage feeding 4 x 1 ms of compute per
+  // Cachew (docs/references.md): a 50 ms CPU input stage feeding 4 x 1 ms of compute per
   // step stalls the GPU; over 3 steps with one batch of prefetch the stage paces the run.
   ModelGraph m = tiny_model(2, 1e3);
   Topology t = ps_platform(1, 1, 10e9);

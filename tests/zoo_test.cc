@@ -16,8 +16,8 @@
 #include "engine/errors.h"
 #include "engine/replay.h"
 #include "tests/test_util.h"
-#include "workloads/model_graph_check.h"
 #include "workloads/fixed_rate_graph.h"
+#include "workloads/model_graph_check.h"
 
 namespace orrery {
 namespace {
@@ -119,7 +119,7 @@ TEST(Zoo, ForwardMultiplyAddsPerSampleMatchTorchvision) {
 }
 
 TEST(Zoo, ResNet50StepFlopsMatchPaiTableV) {
-  // 002_c394ac7b056c8ecc.txt Table V: ResNet50 at batch 64 is 1.56 T FLOPs per step (forward and
+  // PAI Table V: ResNet50 at batch 64 is 1.56 T FLOPs per step (forward and
   // backward; FLOP = 2 x multiply-add, as 4.1 G MACs x 2 x 3 x 64 = 1.57 T shows). Tolerance 3%:
   // the paper's count includes element-wise ops it does not itemize.
   ModelGraph g = build("resnet50", "{batch: 64}");
@@ -207,7 +207,7 @@ TEST(Zoo, OneOptimizerUpdatePerParameterTensorAfterItsGradient) {
 }
 
 TEST(Zoo, DlrmConfigurationsFollowTableIII) {
-  // 003_591ec105bd254cba.txt Table III. MLP weights are [out, in]; the top MLP's input is the
+  // the DLRM performance model Table III. MLP weights are [out, in]; the top MLP's input is the
   // bottom output plus F(F-1)/2 feature pairs, F = tables + 1 (dlrm_s_pytorch.py).
   struct Expect {
     const char* name;
@@ -266,7 +266,7 @@ TEST(Zoo, DlrmConfigurationsFollowTableIII) {
 }
 
 TEST(Zoo, LargeEmbeddingPresetsMatchPaiTablesIVandV) {
-  // 002_c394ac7b056c8ecc.txt Table IV sizes include one momentum slot per weight (weights x 2,
+  // PAI Table IV sizes include one momentum slot per weight (weights x 2,
   // fp32); Table V gives the step FLOPs at its batch size.
   struct Expect {
     const char* name;
@@ -382,7 +382,7 @@ TEST(Zoo, WorkloadShowCommand) {
   int status = -1;
   std::string out = run_cli("workload show resnet50 --set batch=64", &status);
   EXPECT_EQ(status, 0) << out;
-  // 25,557,032 parameters; 1.57 T FLOPs per step (Table V of 002_c394ac7b056c8ecc.txt: 1.56 T).
+  // 25,557,032 parameters; 1.57 T FLOPs per step (Table V of PAI: 1.56 T).
   EXPECT_NE(out.find("Parameters 25.56 M"), std::string::npos) << out;
   EXPECT_NE(out.find("Ops        565: 175 forward, 229 backward, 161 optimizer"), std::string::npos)
       << out;

@@ -1,4 +1,4 @@
-// Accuracy of a learned model on profile rows (001_9440c8d6a95e5177.txt Table 3): per op, the
+// Accuracy of a learned model on profile rows (Tianshu Table 3): per op, the
 // mean relative error |predicted - measured| / measured of the estimator network and of the
 // no-PC comparison network, over the rows the model held out (default) or over every row of
 // the op and device (e.g. a database measured after training).

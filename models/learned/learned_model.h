@@ -1,4 +1,4 @@
-// A trained learned estimator (001_9440c8d6a95e5177.txt section 3.2): per op type and device,
+// A trained learned estimator (Tianshu section 3.2): per op type and device,
 // the parameters and their kinds, the principal component, and one network per combination of
 // mode-selection values. Pure data plus the arithmetic to apply it; trainer.h makes one,
 // model_file.h stores it, estimator.h plugs it into the CostModel.

@@ -1,5 +1,5 @@
 // A small multilayer perceptron and its training: `layers` hidden layers of `neurons` ReLU
-// units and one linear output (Tianshu's LxNy, 001_9440c8d6a95e5177.txt section 3.2.3), trained
+// units and one linear output (Tianshu's LxNy, section 3.2.3), trained
 // with Adam on mean squared error. Single-threaded and free of library randomness: the same
 // data, options and seed give bit-identical weights.
 #pragma once

@@ -419,7 +419,8 @@ std::string learned_model_to_json(const LearnedModel& model) {
             {"format_version", kLearnedModelFormatVersion},
             {"method",
              "Tianshu MLP with a principal-component feature "
-             "(shared/seeds/001_9440c8d6a95e5177.txt section 3.2)"},
+             "(\"Tianshu: Towards Accurate Measuring, Modeling and Simulation of Deep Neural "
+             "Networks\" (Huang, Xu, Guan) section 3.2)"},
             {"training",
              {{"command", model.command},
               {"seed", model.seed},

@@ -1,4 +1,4 @@
-// Learned-estimator model files: JSON, shareable like the profile database (001 section 3.2.3:
+// Learned-estimator model files: JSON, shareable like the profile database (Tianshu section 3.2.3:
 // "users can share trained models like the database"). A file holds, per op type and device,
 // the parameters and their kinds, the principal component and its search, one network per
 // mode group with its input/target scaling and training hyper-parameters, the no-PC comparison

@@ -1,4 +1,4 @@
-// The parameters of an op, as Tianshu's estimator sees them (001_9440c8d6a95e5177.txt section
+// The parameters of an op, as Tianshu's estimator sees them (Tianshu section
 // 3.2: "a series of input parameters of an operation, including the input tensors' shapes and
 // other parameters"): every dimension of every input tensor, the op's integer attributes and
 // its data type. matmul therefore has five (a.M, a.K, b.K, b.N, dtype), as in the paper.

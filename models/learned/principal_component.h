@@ -1,4 +1,4 @@
-// The principal component (001_9440c8d6a95e5177.txt section 3.2.2): an op's theoretical time
+// The principal component (Tianshu section 3.2.2): an op's theoretical time
 // complexity, found automatically. Each parameter is linear, inversely proportional, null or a
 // mode selection; a candidate complexity is the product of the linear parameters divided by
 // the product of the inverse ones. Pruning rules decide which kinds each parameter may take;

@@ -1,5 +1,5 @@
 // Training of the learned estimator from profile-database rows, as section 3.2 of
-// 001_9440c8d6a95e5177.txt describes it:
+// Tianshu describes it:
 //   1. classify each parameter with the pruning rules (principal_component.h);
 //   2. split each mode group's rows into training, validation and held-out test rows (fixed
 //      seed); the held-out rows are never used for any choice, only for the reported error;
@@ -11,7 +11,7 @@
 //      batch sizes and initial weights; the lowest validation error wins;
 //   5. a comparison network with the winner's architecture and training but without the
 //      principal component (the paper's "No-PC" column).
-// Inputs and target are logarithms (003_591ec105bd254cba.txt section III-B2 does the same),
+// Inputs and target are logarithms (the DLRM performance model section III-B2 does the same),
 // so the squared-error loss weighs relative errors alike over decades of op times.
 //
 // Budgets count work (multiply-adds of training) converted to nominal seconds at a fixed

@@ -2,7 +2,7 @@
 // features, one sum-pooled EmbeddingBag per sparse feature (sparse gradients), dot-product
 // feature interaction (bmm of the stacked features with their transpose, lower triangle without
 // the diagonal, concatenated with the bottom MLP output), a top MLP ending in a sigmoid, binary
-// cross-entropy. The three configurations are Table III of 003_591ec105bd254cba.txt:
+// cross-entropy. The three configurations are Table III of the DLRM performance model:
 //   dlrm_default  bot 512-512-64,     8 tables x 1,000,000 rows, dim 64,  top 1024-1024-1024-1
 //   dlrm_mlperf   bot 13-512-256-128, 26 tables (Criteo Kaggle, up to 10.1 M rows), dim 128,
 //                 top 1024-1024-512-256-1
@@ -45,7 +45,8 @@ ModelGraph make_dlrm(ZooKeys& keys, const std::string& name) {
   const std::vector<int64_t> top =
       keys.int_list("top_mlp", c.top, "top MLP widths (its input width is prepended)");
   const int64_t dim = keys.integer("dim", c.dim, "embedding dimension (sparse feature size)");
-  const int64_t tables = keys.integer("tables", c.tables, "embedding tables", 1, ZooKeys::kMaxRepeats);
+  const int64_t tables =
+      keys.integer("tables", c.tables, "embedding tables", 1, ZooKeys::kMaxRepeats);
   std::vector<int64_t> rows =
       keys.int_list("rows", c.rows, "rows per table, or one value for every table");
   const int64_t lookups = keys.integer("lookups", c.lookups, "ids per sample per table (pooling)");

@@ -1,6 +1,6 @@
 // Large-embedding recommendation models: tens to hundreds of GB of sparse embedding rows feeding
 // a small dense network, the shape of GCN and Multi-Interests in Table IV of
-// 002_c394ac7b056c8ecc.txt (Alibaba PAI). Their architectures are unpublished, so this generator
+// the PAI characterization. Their architectures are unpublished, so this generator
 // is generic: `tables` tables of rows x dim, `lookups` ids per sample per table, either
 // sum-pooled (pooling: sum, one feature vector per table) or kept as a sequence (pooling: none,
 // each looked-up vector passes through the tower, then a mean over the sequence), a ReLU MLP
@@ -35,7 +35,8 @@ Preset preset(const std::string& name) {
 ModelGraph make_large_embedding(ZooKeys& keys, const std::string& name) {
   const Preset p = preset(name);
   LayerBuilder b = keys.builder(name, p.batch, "momentum");
-  const int64_t tables = keys.integer("tables", p.tables, "embedding tables", 1, ZooKeys::kMaxRepeats);
+  const int64_t tables =
+      keys.integer("tables", p.tables, "embedding tables", 1, ZooKeys::kMaxRepeats);
   const int64_t rows = keys.integer("rows", p.rows, "rows per table");
   const int64_t dim = keys.integer("dim", p.dim, "embedding dimension");
   const int64_t lookups = keys.integer("lookups", p.lookups, "ids per sample per table");

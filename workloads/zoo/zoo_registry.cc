@@ -22,15 +22,21 @@ const std::vector<Entry>& registry() {
   static const std::vector<Entry> entries = {
       {"bert_base", "BERT-base encoder with a task head (Devlin et al. 2019; Hugging Face layout)",
        zoo::make_bert},
-      {"dlrm_ddp", "DLRM_DDP of Table III, 003_591ec105bd254cba.txt (Meta dlrm_s_pytorch.py)",
+      {"dlrm_ddp",
+       "DLRM_DDP of Table III, \"Building a Performance Model for Deep Learning Recommendation "
+       "Model Training on GPUs\" (Lin et al.) (Meta dlrm_s_pytorch.py)",
        [](ZooKeys& k) { return zoo::make_dlrm(k, "ddp"); }},
       {"dlrm_default",
-       "DLRM_default of Table III, 003_591ec105bd254cba.txt (Meta dlrm_s_pytorch.py)",
+       "DLRM_default of Table III, \"Building a Performance Model for Deep Learning Recommendation "
+       "Model Training on GPUs\" (Lin et al.) (Meta dlrm_s_pytorch.py)",
        [](ZooKeys& k) { return zoo::make_dlrm(k, "default"); }},
       {"dlrm_mlperf",
-       "DLRM_MLPerf of Table III, 003_591ec105bd254cba.txt, Criteo Kaggle table sizes",
+       "DLRM_MLPerf of Table III, \"Building a Performance Model for Deep Learning Recommendation "
+       "Model Training on GPUs\" (Lin et al.), Criteo Kaggle table sizes",
        [](ZooKeys& k) { return zoo::make_dlrm(k, "mlperf"); }},
-      {"gcn", "large-embedding recommender sized as GCN in Tables IV-V of 002_c394ac7b056c8ecc.txt",
+      {"gcn",
+       "large-embedding recommender sized as GCN in Tables IV-V of \"Characterizing Deep Learning "
+       "Training Workloads on Alibaba-PAI\" (Wang et al.)",
        [](ZooKeys& k) { return zoo::make_large_embedding(k, "gcn"); }},
       {"gnmt", "GNMT-like LSTM encoder-decoder with attention (MLPerf GNMT reference layout)",
        zoo::make_gnmt},
@@ -42,7 +48,7 @@ const std::vector<Entry>& registry() {
        zoo::make_lstm_lm},
       {"multi_interests",
        "large-embedding recommender sized as Multi-Interests in Tables IV-V of "
-       "002_c394ac7b056c8ecc.txt",
+       "\"Characterizing Deep Learning Training Workloads on Alibaba-PAI\" (Wang et al.)",
        [](ZooKeys& k) { return zoo::make_large_embedding(k, "multi_interests"); }},
       {"resnet152", "ResNet-152 (He et al. 2016; torchvision layout)",
        [](ZooKeys& k) { return zoo::make_resnet(k, 152); }},
