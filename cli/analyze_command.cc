@@ -1,13 +1,13 @@
 // `orrery analyze`: the PAI analytical model (models/pai_model.h) on the built-in Table V
-// workloads, and `orrery devices`: the built-in device specs (models/devices/*.yaml).
+// workloads, and `orrery devices`: the built-in device specs (platforms/devices/*.yaml).
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "common/units.h"
-#include "engine/errors.h"
-#include "models/device_spec.h"
+#include "common/errors.h"
+#include "platforms/device_spec.h"
 #include "models/pai_model.h"
 
 namespace orrery {

@@ -10,10 +10,10 @@
 
 #include "cli/commands.h"
 #include "common/input_file.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/learned/evaluation.h"
 #include "models/learned/model_file.h"
-#include "models/learned/sha256.h"
+#include "common/sha256.h"
 #include "models/learned/trainer.h"
 #include "models/profile_io.h"
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "common/units.h"
-#include "engine/input_limits.h"
+#include "common/input_limits.h"
 
 namespace orrery {
 namespace {

@@ -6,7 +6,7 @@
 #include <new>
 
 #include "cli/commands.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "orrery_version.h"
 
 int main(int argc, char** argv) {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "results/result_identity.h"
 
 namespace fs = std::filesystem;

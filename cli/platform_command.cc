@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/scenario.h"
+#include "scenario/scenario.h"
 #include "common/units.h"
 #include "common/yaml_reader.h"
-#include "engine/errors.h"
-#include "platforms/platform_bench.h"
+#include "common/errors.h"
+#include "engine/platform_bench.h"
 #include "platforms/platform_describe.h"
 #include "platforms/platform_dot.h"
 #include "platforms/platform_spec.h"

@@ -7,8 +7,8 @@
 
 #include "cli/commands.h"
 #include "common/units.h"
-#include "engine/errors.h"
-#include "models/device_spec.h"
+#include "common/errors.h"
+#include "platforms/device_spec.h"
 #include "models/profile_io.h"
 
 namespace orrery {

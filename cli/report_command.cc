@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "engine/errors.h"
-#include "results/atomic_file.h"
+#include "common/errors.h"
+#include "common/atomic_file.h"
 #include "sweeps/report_table.h"
 
 namespace orrery {
@@ -24,7 +24,7 @@ int report_command(const ReportArgs& args) {
   if (args.csv == "-") {
     write_report_csv(std::cout, results);
   } else if (!args.csv.empty()) {
-    // Whole or not at all; a full disk is an error naming the file (results/atomic_file.h).
+    // Whole or not at all; a full disk is an error naming the file (common/atomic_file.h).
     write_atomically(args.csv, [&](const std::string& tmp) {
       std::ofstream out(tmp);
       if (!out) throw std::runtime_error("cannot create " + tmp);

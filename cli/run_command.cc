@@ -12,10 +12,11 @@
 #include "cli/limit_options.h"
 #include "cli/output_paths.h"
 #include "cli/run_args.h"
-#include "cli/scenario.h"
+#include "scenario/scenario.h"
 #include "common/units.h"
-#include "engine/child_process.h"
-#include "engine/errors.h"
+#include "common/child_process.h"
+#include "common/data_dir.h"
+#include "common/errors.h"
 #include "engine/replay.h"
 #include "platforms/simgrid_platform.h"
 #include "orrery_version.h"
@@ -40,15 +41,12 @@ void check_writable_dir(const std::string& file, const char* what) {
 
 double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
-// The device line of the header: what prices the ops, and whether that differs from the GPU
-// the platform lists (a scenario's `device:` key may name another).
+// The device line of the header: the run's one GPU (Scenario::device), and whether it priced
+// the ops or the workload gave their times.
 std::string device_line(const Scenario& sc) {
-  if (sc.device.empty()) return "op times as given by the workload (no device prices them)";
-  std::string line = sc.device + " (prices every op)";
-  if (!sc.platform_gpu.model.empty() && sc.platform_gpu.model != sc.device &&
-      sc.platform_server)
-    line += "; the platform lists " + sc.platform_gpu.model + ", its links and counts apply";
-  return line;
+  const std::string label = device_label(sc.device);
+  if (sc.ops_priced) return label + " (prices every op)";
+  return label + "; op times as given by the workload (no device prices them)";
 }
 
 void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
@@ -206,9 +204,8 @@ int run_command(const RunArgs& args) {
   }
   if (!sc.output_file.empty()) {
     if (!sc.record_timeline) r.timeline.clear();
-    std::string platform = sc.platform_summary;
-    if (!sc.device.empty()) platform += "; ops priced on " + sc.device;
-    ResultFileMeta meta{sc.text, ORRERY_VERSION, platform, current_command_line()};
+    ResultFileMeta meta{sc.text, ORRERY_VERSION, sc.platform_summary, current_command_line(),
+                        device_label(sc.device)};
     write_results_h5(sc.output_file, meta, {RunRecord{sc.name, {}, r}}, {&sc.graph});
     if (!args.quiet) std::printf("Results    %s\n", sc.output_file.c_str());
   }
@@ -220,7 +217,10 @@ void register_run_commands(CLI::App& app, CommandList& out) {
   // Shared by both subcommands; only one of them runs per process.
   static RunArgs args;
   auto scenario_options = [](CLI::App* cmd) {
-    cmd->add_option("scenario", args.scenario, "Scenario YAML file")->required();
+    cmd->add_option("scenario", args.scenario,
+                    "Scenario YAML file, or the name of a shipped scenario (quickstart)")
+        ->required()
+        ->transform([](std::string s) { return find_scenario_file(s); });
     cmd->add_option("--set", args.overrides,
                     "Override a scenario key, e.g. --set platform.server.gpus=8 (repeatable)");
     add_limit_options(cmd);

@@ -1,5 +1,6 @@
 // `orrery sweep`: every point of a scenario's sweep section, each in its own process, resumable,
 // shared among MPI ranks under mpirun (sweeps/sweep_session.h, docs/sweeps.md).
+#include "common/data_dir.h"
 #include "cli/commands.h"
 #include "cli/limit_options.h"
 #include "cli/sweep_args.h"
@@ -14,8 +15,9 @@ void add_sweep_options(CLI::App* cmd, SweepSessionArgs& args, bool plan) {
   cmd->add_option("scenario", args.scenario,
                   plan ? "Plan file: a scenario with a plan section (target, prices) and a "
                          "sweep section spanning the candidate platforms"
-                       : "Scenario YAML file with a sweep section")
-      ->required();
+                       : "Scenario YAML file with a sweep section (or a shipped one's name)")
+      ->required()
+      ->transform([](std::string s) { return find_scenario_file(s); });
   cmd->add_option("--set", args.overrides,
                   std::string("Override a scenario key for every ") + point +
                       ", e.g. --set workload.layers=8 (repeatable)");

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/scenario.h"
-#include "engine/errors.h"
+#include "scenario/scenario.h"
+#include "common/errors.h"
 #include "workloads/chakra/chakra_import.h"
 #include "workloads/chakra/chakra_show.h"
 #include "workloads/graph_json.h"

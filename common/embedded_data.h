@@ -8,7 +8,7 @@
 namespace orrery {
 
 // File stem -> contents of every file in the named set: "platform_presets"
-// (platforms/presets/*.yaml), "device_specs" (models/devices/*.yaml). Empty for unknown sets.
+// (platforms/presets/*.yaml), "device_specs" (platforms/devices/*.yaml). Empty for unknown sets.
 const std::map<std::string, std::string>& embedded_files(const std::string& set);
 
 }  // namespace orrery

@@ -1,6 +1,6 @@
 // Opening the files a user names: only regular files are read, so a FIFO, a device or a
 // directory given as an input is refused at once instead of blocking forever or reading garbage.
-// Every failure is an InputError (engine/errors.h) that names the path and what was expected.
+// Every failure is an InputError (common/errors.h) that names the path and what was expected.
 #pragma once
 
 #include <cstddef>

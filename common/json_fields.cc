@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "common/suggest.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 
 namespace orrery {
 

@@ -11,7 +11,7 @@
 #include "common/input_file.h"
 #include "common/suggest.h"
 #include "common/units.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 
 namespace orrery {
 namespace {

@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "engine/errors.h"
-#include "engine/input_limits.h"
+#include "common/errors.h"
+#include "common/input_limits.h"
 #include "engine/size_estimate.h"
 
 namespace orrery {

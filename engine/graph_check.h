@@ -18,7 +18,7 @@ namespace orrery {
 //  - op.device, transfer src/dst and every dep index are in range; a transfer's src != dst;
 //  - stream index >= 0;
 //  - duration, flops, bytes, transfer_bytes, collective bytes and counts lie in their accepted
-//    ranges (engine/input_limits.h: a day, 1e21 flop, 1 PB), except that duration may be
+//    ranges (common/input_limits.h: a day, 1e21 flop, 1 PB), except that duration may be
 //    exactly -1 ("unset": priced from flops/bytes by a cost model); chunks 1 to 65536;
 //  - at most a million devices, and the replay's estimated ops, flows and memory within the
 //    process's size limits (engine/size_estimate.h; --no-size-limit lifts them);

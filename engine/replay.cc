@@ -17,10 +17,10 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "engine/child_process.h"
+#include "common/child_process.h"
 #include "engine/collective_algos.h"
 #include "engine/collective_cost.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/owner_free.h"
 #include "engine/run_result_io.h"
 

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "engine/execution_graph.h"
-#include "engine/input_limits.h"
+#include "common/input_limits.h"
 #include "engine/run_result.h"
 #include "platforms/simgrid_platform.h"
 

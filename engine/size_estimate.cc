@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
-
-#include "engine/errors.h"
-#include "engine/input_limits.h"
 
 namespace orrery {
 namespace {
@@ -16,21 +14,7 @@ std::string sci(double v) {
   return buf;
 }
 
-std::string gib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g GiB", bytes / (1024.0 * 1024 * 1024));
-  return buf;
-}
-
 }  // namespace
-
-SizeEstimate& SizeEstimate::operator+=(const SizeEstimate& o) {
-  ops += o.ops;
-  activities += o.activities;
-  memory_bytes += o.memory_bytes;
-  if (!o.basis.empty()) basis += (basis.empty() ? "" : "; ") + o.basis;
-  return *this;
-}
 
 double collective_flows(CollectiveType type, CollectiveAlgo algo, double n, double nodes,
                         double chunks) {
@@ -106,30 +90,6 @@ SizeEstimate estimate_graph_size(const ExecutionGraph& g) {
   e.activities = ops - collective_ops + flows;
   e.basis = sci(ops) + " ops, " + sci(flows) + " collective flows";
   return e;
-}
-
-void check_size(const SizeEstimate& e, const std::string& origin, const std::string& what) {
-  const RunLimits& lim = run_limits();
-  auto refuse = [&](const std::string& amount, const std::string& limit, const char* flag) {
-    throw InputError(origin + ": " + what + " would need about " + amount + " (" + e.basis +
-                     "), over the limit of " + limit + "; lift it with " + flag +
-                     " or --no-size-limit");
-  };
-  if (!lim.size_limits) {
-    // Op indices are 32-bit: this limit holds even with --no-size-limit.
-    constexpr double kMaxIndexedOps = 2147483647.0;
-    if (!(e.ops <= kMaxIndexedOps))
-      throw InputError(origin + ": " + what + " would need about " + sci(e.ops) + " ops (" +
-                       e.basis + "), more than the 2^31 - 1 ops a graph can index");
-    return;
-  }
-  if (!(e.ops <= lim.max_ops))
-    refuse(sci(e.ops) + " ops", sci(lim.max_ops) + " ops", "--max-ops N");
-  if (!(e.activities <= lim.max_activities))
-    refuse(sci(e.activities) + " simulated activities (ops and flows)",
-           sci(lim.max_activities) + " activities", "--max-flows N");
-  if (!(e.memory_bytes <= lim.max_memory_bytes))
-    refuse(gib(e.memory_bytes) + " of memory", gib(lim.max_memory_bytes), "--max-memory SIZE");
 }
 
 }  // namespace orrery

@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/embedding_model.h"
 #include "models/learned/estimator.h"
-#include "models/op_counts.h"
+#include "workloads/op_counts.h"
 #include "models/profile_io.h"
 #include "models/roofline.h"
 #include "models/tensor_cores.h"

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "common/yaml_reader.h"
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 #include "models/op_class.h"
 #include "models/profile_db.h"
 #include "workloads/model_graph.h"

@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 #include "workloads/model_graph.h"
 
 namespace orrery {
@@ -48,7 +48,7 @@ double cached_rows_per_table(const EmbeddingLookup& e, const DeviceSpec& dev, in
 EmbeddingTime embedding_lookup_time(const EmbeddingLookup& e, const DeviceSpec& dev,
                                     int rows_per_block, bool use_l2, double efficiency);
 
-// Reads an embedding_fwd / embedding_bwd op (conventions in models/op_counts.h). False when
+// Reads an embedding_fwd / embedding_bwd op (conventions in workloads/op_counts.h). False when
 // the op is not one or its shapes do not say B, L and D.
 bool embedding_lookup_from_op(const ModelOp& op, EmbeddingLookup* out);
 

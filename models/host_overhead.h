@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "engine/execution_graph.h"
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 #include "workloads/model_graph.h"
 
 namespace orrery {

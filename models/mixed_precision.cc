@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "common/suggest.h"
-#include "engine/errors.h"
-#include "models/op_counts.h"
+#include "common/errors.h"
+#include "workloads/op_counts.h"
 
 namespace orrery {
 namespace {

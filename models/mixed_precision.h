@@ -20,7 +20,7 @@
 
 #include "common/yaml_reader.h"
 #include "models/cost_model.h"
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 #include "workloads/model_graph.h"
 
 namespace orrery {
@@ -31,7 +31,7 @@ bool parse_precision_policy(const std::string& s, PrecisionPolicy* out);
 
 struct AmpLists {
   std::set<std::string> allow, deny, infer, clear;
-  // Op types of models/op_counts.h sorted into TensorFlow's AMP lists (GEMMs and convolutions
+  // Op types of workloads/op_counts.h sorted into TensorFlow's AMP lists (GEMMs and convolutions
   // allowed; softmax, cross-entropy, reductions and layer norm denied, as TF and PyTorch
   // autocast keep them in FP32; element-wise arithmetic, activations and batch norm inferred;
   // data movement, ReLU, max-pool and dropout clear). Embeddings, optimizer updates and casts

@@ -4,7 +4,7 @@
 #include <cctype>
 
 #include "common/suggest.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/op_class.h"
 
 namespace orrery {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 #include "workloads/model_graph.h"
 
 namespace orrery {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "models/cost_model.h"
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 #include "workloads/model_graph.h"
 
 namespace orrery {

@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "common/input_file.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/profile_io.h"
-#include "results/atomic_file.h"
+#include "common/atomic_file.h"
 
 namespace orrery {
 namespace {

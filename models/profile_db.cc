@@ -6,8 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "engine/errors.h"
-#include "models/op_counts.h"
+#include "common/errors.h"
+#include "workloads/op_counts.h"
 
 namespace orrery {
 namespace {
@@ -140,7 +140,7 @@ double nm_op_time(double t_n, double t_m, int64_t n, int64_t m) {
 bool ProfileDb::add(ProfileRow r) {
   if (r.op.empty()) bad_row(r, "op is empty");
   if (!is_known_op_type(r.op))
-    bad_row(r, "unknown op type \"" + r.op + "\" (models/op_counts.h lists the known ones)");
+    bad_row(r, "unknown op type \"" + r.op + "\" (workloads/op_counts.h lists the known ones)");
   DType dt;
   if (!parse_dtype(r.dtype, &dt)) bad_row(r, "unknown dtype \"" + r.dtype + "\"");
   if (r.device.empty()) bad_row(r, "device is empty");

@@ -20,7 +20,7 @@
 namespace orrery {
 
 struct ProfileRow {
-  std::string op;       // op type (models/op_counts.h)
+  std::string op;       // op type (workloads/op_counts.h)
   std::string dtype;    // "fp32", "fp16", ...
   std::string device;   // device spec name ("V100-SXM2") or a CPU description
   std::string inputs;   // input shapes, "64x256;256x256" (';' between tensors, 'x' between dims)

@@ -2,11 +2,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/profile_io.h"
-#include "results/atomic_file.h"
-#include "results/h5_guard.h"
-#include "results/h5_util.h"
+#include "common/atomic_file.h"
+#include "common/h5_guard.h"
+#include "common/h5_util.h"
 
 namespace orrery {
 namespace {

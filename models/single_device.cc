@@ -1,6 +1,6 @@
 #include "models/single_device.h"
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/host_overhead.h"
 
 namespace orrery {

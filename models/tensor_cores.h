@@ -6,7 +6,7 @@
 // (NVIDIA Deep Learning Performance Guide, "Tensor Core Requirements").
 #pragma once
 
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 #include "workloads/model_graph.h"
 
 namespace orrery {

@@ -1,7 +1,7 @@
 // check_platform_spec: the constraints that involve several keys at once.
 #include <string>
 
-#include "engine/input_limits.h"
+#include "common/input_limits.h"
 #include "platforms/platform_spec.h"
 
 namespace orrery {
@@ -23,7 +23,7 @@ void check_indices(const std::vector<int>& list, int switches, const std::string
   }
 }
 
-// Every number of the spec within its accepted range (engine/input_limits.h), before any of
+// Every number of the spec within its accepted range (common/input_limits.h), before any of
 // them is multiplied: `bandwidth: 1e-300Bps` or `gpus: 1000000000` stop here, named.
 void check_ranges(const PlatformSpec& spec, const SpecComplaint& complain) {
   const ServerSpec& s = spec.server;
@@ -38,7 +38,7 @@ void check_ranges(const PlatformSpec& spec, const SpecComplaint& complain) {
     complain("servers", std::to_string(spec.servers) + " servers of " + str(s.gpus) +
                             " GPUs make " + format_quantity(gpus, Quantity::kCount) +
                             " GPUs, over the accepted range, " + limits::kGpus.text());
-  in("server.gpu.flops", s.gpu.flops, limits::kFlopRate);
+  in("server.gpu.fp32", s.gpu.fp32, limits::kFlopRate);
   in("server.gpu.mem_bw", s.gpu.mem_bw, limits::kBandwidth);
   in("server.gpu.sms", s.gpu.sms, limits::kSms);
   in("server.cpu.sockets", s.cpu.sockets, limits::kPerServerParts);

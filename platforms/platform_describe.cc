@@ -39,7 +39,7 @@ std::string describe_spec(const PlatformSpec& s) {
   const ServerSpec& v = s.server;
   o << "platform " << s.name;
   if (!s.description.empty()) o << ": " << s.description;
-  o << "\n  " << s.servers << " server(s) x " << v.gpus << " " << v.gpu.model << ", "
+  o << "\n  " << s.servers << " server(s) x " << v.gpus << " " << v.gpu.name << ", "
     << v.cpu.sockets << " x " << v.cpu.model << ", PCIe " << format_bandwidth(v.pcie.bandwidth);
   if (v.nvlink.topology != "none")
     o << ", NVLink " << v.nvlink.topology << " (" << v.nvlink.links_per_gpu << " x "

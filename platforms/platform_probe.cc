@@ -8,8 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "engine/child_process.h"
-#include "engine/errors.h"
+#include "common/child_process.h"
+#include "common/errors.h"
 
 namespace sg4 = simgrid::s4u;
 

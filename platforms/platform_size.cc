@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "engine/size_estimate.h"
+#include "common/size_guard.h"
 #include "platforms/platform_spec.h"
 
 namespace orrery {

@@ -3,7 +3,7 @@
 #include "common/embedded_data.h"
 #include "common/suggest.h"
 #include "common/yaml_reader.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 
 namespace orrery {
 namespace {
@@ -73,17 +73,6 @@ std::vector<int> index_list(const YamlMap& m, const std::string& key) {
     out.push_back(v);
   }
   return out;
-}
-
-GpuSpec parse_gpu(const YamlMap& m) {
-  GpuSpec g;
-  g.model = m.str("model", g.model);
-  g.flops = m.flops("flops", g.flops);
-  require(g.flops > 0, m, "flops", "must be positive");
-  g.mem_bw = positive_bw(m, "mem_bw", g.mem_bw);
-  g.sms = count_at_least(m, "sms", g.sms, 1);
-  m.reject_unknown_keys();
-  return g;
 }
 
 CpuSpec parse_cpu(const YamlMap& m) {
@@ -206,7 +195,9 @@ PlatformSpec parse_platform_spec(const YAML::Node& node, const std::string& orig
   YamlMap server = m.map("server");
   YamlMap fabric = m.map("fabric");
   spec.server.gpus = count_at_least(server, "gpus", spec.server.gpus, 1);
-  spec.server.gpu = parse_gpu(server.map("gpu"));
+  if (server.has("gpu"))
+    spec.server.gpu =
+        parse_device_spec(server.raw("gpu"), origin, server.key_path("gpu"), spec.server.gpu);
   spec.server.cpu = parse_cpu(server.map("cpu"));
   spec.server.pcie = parse_pcie(server.map("pcie"));
   spec.server.nvlink = parse_nvlink(server.map("nvlink"));

@@ -10,16 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "platforms/device_spec.h"
 #include "platforms/topology.h"
 
 namespace orrery {
-
-struct GpuSpec {
-  std::string model = "V100";
-  double flops = 15.7e12;  // peak flop/s used as the SimGrid host speed
-  double mem_bw = 900e9;   // bytes/s, for the roofline
-  int sms = 80;
-};
 
 struct PcieSpec {
   double bandwidth = 15.75e9;  // bytes/s per direction of one link (raw signalling rate)
@@ -70,7 +64,10 @@ struct NicSpec {
 
 struct ServerSpec {
   int gpus = 8;
-  GpuSpec gpu;
+  // The GPU of every server: the one device description that the platform (SimGrid host speed =
+  // gpu.fp32), the cost models and every header and result file use (platforms/device_spec.h).
+  // Without a `gpu` key: V100-SXM2.
+  DeviceSpec gpu = default_gpu();
   CpuSpec cpu;
   PcieSpec pcie;
   NvlinkSpec nvlink;
@@ -113,7 +110,7 @@ using SpecComplaint = std::function<void(const std::string& key, const std::stri
 void check_platform_spec(const PlatformSpec& spec, const SpecComplaint& complain);
 
 // The memory the platform will take once built (hosts, links, explicit routes, their SimGrid
-// side), from the spec's counts alone. See engine/size_estimate.h.
+// side), from the spec's counts alone. See common/size_guard.h.
 struct SizeEstimate;
 SizeEstimate estimate_platform_size(const PlatformSpec& spec);
 

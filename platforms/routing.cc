@@ -4,7 +4,7 @@
 #include <queue>
 #include <set>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "platforms/simgrid_links.h"
 
 namespace orrery {

@@ -153,15 +153,15 @@ class ServerBuilder {
   std::string parent(int sw, int socket) { return sw >= 0 ? name("sw", sw) : root_port(socket); }
 
   void add_gpus() {
-    const GpuSpec& g = s_.gpu;
+    const DeviceSpec& g = s_.gpu;
     for (int i = 0; i < s_.gpus; ++i) {
       const std::string gpu = name("gpu", i);
       w_.host({gpu,
-               g.flops,
+               g.fp32,
                1,
                "gpu",
                {{"mem_bw", format_exact(g.mem_bw)},
-                {"model", g.model},
+                {"model", g.name},
                 {"sms", std::to_string(g.sms)},
                 {"server", std::to_string(out_.index)},
                 {"socket", std::to_string(pl_.gpu_socket[i])},

@@ -3,8 +3,8 @@
 #include <simgrid/s4u.hpp>
 #include <unordered_map>
 
-#include "engine/errors.h"
-#include "engine/input_limits.h"
+#include "common/errors.h"
+#include "common/input_limits.h"
 #include "platforms/simgrid_links.h"
 #include "platforms/simgrid_xml_load.h"
 
@@ -104,7 +104,7 @@ void build_simgrid_platform(const Topology& topo) {
 namespace {
 
 // A SimGrid XML file never went through Orrery's readers: its rates get the same ranges as a
-// platform spec's (engine/input_limits.h), or a link of 1e-300 B/s would stall the replay.
+// platform spec's (common/input_limits.h), or a link of 1e-300 B/s would stall the replay.
 void check_xml_magnitudes(const std::string& file) {
   auto* engine = sg4::Engine::get_instance();
   for (const sg4::Link* l : engine->get_all_links()) {

@@ -35,7 +35,7 @@ void build_simgrid_platform(const Topology& topo);
 void load_platform(const PlatformSource& source);
 
 // Creates this process's SimGrid Engine (quiet logs), applies the network settings and loads
-// `source`. SimGrid allows one Engine per process: call it once (engine/child_process.h runs
+// `source`. SimGrid allows one Engine per process: call it once (common/child_process.h runs
 // further simulations in children).
 std::unique_ptr<simgrid::s4u::Engine> start_engine(const PlatformSource& source);
 

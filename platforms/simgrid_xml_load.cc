@@ -9,8 +9,8 @@
 #include <simgrid/Exception.hpp>
 
 #include "common/input_file.h"
-#include "engine/child_process.h"
-#include "engine/errors.h"
+#include "common/child_process.h"
+#include "common/errors.h"
 
 namespace orrery {
 namespace {

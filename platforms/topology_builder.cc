@@ -4,8 +4,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/errors.h"
-#include "engine/size_estimate.h"
+#include "common/errors.h"
+#include "common/size_guard.h"
 #include "platforms/platform_spec.h"
 #include "platforms/topology_writer.h"
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "common/units.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "platforms/simgrid_platform.h"
 
 namespace orrery {

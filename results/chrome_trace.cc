@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "results/atomic_file.h"
+#include "common/atomic_file.h"
 
 namespace orrery {
 namespace {

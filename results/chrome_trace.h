@@ -19,7 +19,7 @@ namespace orrery {
 // Streams the trace to "<path>.tmp.<pid>" and renames it to `path` when complete, so memory
 // stays flat for million-op graphs and no half-written trace is ever left under `path`.
 // Throws std::invalid_argument when result.timeline is not parallel to graph.ops, InputError
-// naming `path` when it cannot be created or written (results/atomic_file.h).
+// naming `path` when it cannot be created or written (common/atomic_file.h).
 void write_chrome_trace(const std::string& path, const ExecutionGraph& graph,
                         const RunResult& result);
 

@@ -1,11 +1,11 @@
 // Reader half of h5_store.h (the writer is h5_store.cc).
 #include <stdexcept>
 
-#include "engine/errors.h"
-#include "results/h5_guard.h"
+#include "common/errors.h"
+#include "common/h5_guard.h"
 #include "results/h5_rows.h"
 #include "results/h5_store.h"
-#include "results/h5_util.h"
+#include "common/h5_util.h"
 
 namespace orrery {
 namespace {
@@ -86,6 +86,8 @@ LoadedResults read_file(const std::string& path) {
   out.meta.scenario_text = h5::read_string_attr(file.get(), "scenario");
   out.meta.platform_description = h5::read_string_attr(file.get(), "platform");
   out.meta.created_by = h5::read_string_attr(file.get(), "created_by");
+  if (h5::has_attr(file.get(), "device"))
+    out.meta.device = h5::read_string_attr(file.get(), "device");
 
   h5::Handle str = h5::string_type();
   h5::Compound run_type = h5::run_row_type(str.get(), out.format_version >= 2);

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "results/h5_util.h"
+#include "common/h5_util.h"
 
 namespace orrery::h5 {
 

@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <utility>
 
-#include "results/atomic_file.h"
+#include "common/atomic_file.h"
 #include "results/h5_rows.h"
-#include "results/h5_util.h"
+#include "common/h5_util.h"
 #include "results/param_values.h"
 
 namespace orrery {
@@ -86,6 +86,7 @@ void write_meta(hid_t file, const ResultFileMeta& meta) {
   h5::write_string_attr(file, "scenario", meta.scenario_text);
   h5::write_string_attr(file, "platform", meta.platform_description);
   h5::write_string_attr(file, "created_by", meta.created_by);
+  h5::write_string_attr(file, "device", meta.device);
   h5::write_int_attr(file, "format_version", kResultsFormatVersion);
 }
 

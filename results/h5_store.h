@@ -31,6 +31,9 @@ struct ResultFileMeta {
   std::string orrery_version;
   std::string platform_description;
   std::string created_by;  // e.g. the command line
+  // The run's GPU as the run header names it (platforms/device_spec.h device_label); "" in
+  // files written before the attribute existed.
+  std::string device;
 };
 
 // The headline numbers of one run: one row of /runs. Means are over the devices that ran at

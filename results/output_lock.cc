@@ -9,7 +9,7 @@
 #include <cstring>
 #include <ctime>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 
 namespace orrery {
 namespace {

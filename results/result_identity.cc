@@ -6,8 +6,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "results/h5_guard.h"
-#include "results/h5_util.h"
+#include "common/h5_guard.h"
+#include "common/h5_util.h"
 
 namespace orrery {
 namespace {

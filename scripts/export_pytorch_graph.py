@@ -2,7 +2,7 @@
 """Trace one training step of a PyTorch model on CPU and write it as an Orrery model graph.
 
 The output is an "orrery-model" JSON file (docs/workloads.md): one replica's forward, backward
-and optimizer ops with Orrery op types (models/op_counts.h), input/output shapes, dtype, the
+and optimizer ops with Orrery op types (workloads/op_counts.h), input/output shapes, dtype, the
 parameters each forward op owns, the weight gradient each backward op produces, and the data
 dependencies between ops. `orrery workload show FILE` summarizes it.
 

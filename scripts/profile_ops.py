@@ -8,12 +8,12 @@ Python call, device synchronisation) cancels in the difference, so
 
     T_op = (T_M - T_N) / (M - N).
 
-This script does that for each op type Orrery knows (models/op_counts.h) over a grid of shapes,
+This script does that for each op type Orrery knows (workloads/op_counts.h) over a grid of shapes,
 on the CPU or on a CUDA GPU (the same code; pass --device cuda where one exists), and writes one
 CSV row per (op, shape) in the contribution format of docs/cost-models.md. `orrery profile
 import rows.csv -o db.h5` compiles such files into the HDF5 store the cost model reads.
 
-Shapes in a row follow models/op_counts.h's conventions, so a row matches the ModelOp a model
+Shapes in a row follow workloads/op_counts.h's conventions, so a row matches the ModelOp a model
 generator would emit for the same op.
 
 Run it with Debian's interpreter (/usr/bin/python3) and python3-torch:
@@ -72,7 +72,7 @@ def rand(shape, dev, dtype=torch.float32):
     return torch.randn(*shape, device=dev, dtype=dtype)
 
 
-# --- op builders: each returns a Case whose inputs/output follow models/op_counts.h -----------
+# --- op builders: each returns a Case whose inputs/output follow workloads/op_counts.h -----------
 
 def matmul(dev, dt, m, k, n):
     a, b = rand((m, k), dev, dt), rand((k, n), dev, dt)

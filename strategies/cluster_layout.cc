@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <map>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 
 namespace orrery {
 namespace {

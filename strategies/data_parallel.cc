@@ -6,7 +6,7 @@
 // dense weights are all-reduced as usual.
 #include <map>
 
-#include "models/op_counts.h"
+#include "workloads/op_counts.h"
 #include "strategies/input_stage.h"
 #include "strategies/model_index.h"
 #include "strategies/strategy_parts.h"

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "models/op_counts.h"
+#include "workloads/op_counts.h"
 
 namespace orrery {
 namespace {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "strategies/input_stage.h"
 #include "strategies/model_index.h"
 #include "strategies/strategy_parts.h"

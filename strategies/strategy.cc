@@ -3,9 +3,9 @@
 #include <numeric>
 #include <set>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/host_overhead.h"
-#include "models/op_counts.h"
+#include "workloads/op_counts.h"
 #include "strategies/size_estimate.h"
 #include "strategies/strategy_parts.h"
 

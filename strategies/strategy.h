@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/execution_graph.h"
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 #include "strategies/cluster_layout.h"
 #include "workloads/model_graph.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/units.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 
 namespace orrery {
 namespace {

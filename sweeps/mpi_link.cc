@@ -7,7 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 
 #ifdef ORRERY_HAVE_MPI
 // Only the C API is linked (MPI::MPI_C): keep OpenMPI's deprecated C++ bindings out.

@@ -7,8 +7,9 @@
 
 #include "common/units.h"
 #include "common/yaml_reader.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/run_result_io.h"
+#include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
 #include "sweeps/expression.h"
 #include "sweeps/yaml_path.h"
@@ -71,6 +72,15 @@ double price_of(const PriceList& list, const std::string& name, const SweepPoint
   return it->second;
 }
 
+// A GPU's price, under its spec name or any alias the price list uses.
+double gpu_price(const PriceList& list, const DeviceSpec& gpu, const SweepPoint& p,
+                 const std::string& origin) {
+  if (list.flat) return list.price;
+  for (const auto& [name, price] : list.by_name)
+    if (device_spec(name).name == gpu.name) return price;
+  missing(list, "\"" + gpu.name + "\"", p, origin);
+}
+
 double price_of(const PriceList& list, double bandwidth, const SweepPoint& p,
                 const std::string& origin) {
   if (list.flat) return list.price;
@@ -117,6 +127,14 @@ PlanSpec parse_plan_spec(const YAML::Node& plan, const std::string& origin) {
   spec.server = prices.number("server", 0);
   if (spec.server < 0) prices.fail("server", "a price must not be negative");
   spec.gpu = read_prices(prices, "gpu", false, true);
+  // Keys name devices as a platform does ("A100" is A100-SXM4-40GB), so each must name one.
+  for (const auto& [name, price] : spec.gpu.by_name) {
+    try {
+      device_spec(name);
+    } catch (const InputError& e) {
+      prices.map("gpu").fail(name, e.what());
+    }
+  }
   spec.nic = read_prices(prices, "nic", true, true);
   spec.switch_port = read_prices(prices, "switch_port", true, false);
   spec.has_nvlink_prices = prices.has("nvlink");
@@ -148,13 +166,13 @@ PointPlan plan_point(const PlanSpec& plan, const SweepInput& in, const SweepPoin
   }
   const std::string& origin = in.path;
   const ServerSpec& s = spec.server;
-  double per_server = plan.server + s.gpus * price_of(plan.gpu, s.gpu.model, point, origin) +
+  double per_server = plan.server + s.gpus * gpu_price(plan.gpu, s.gpu, point, origin) +
                       s.nic.count * (price_of(plan.nic, s.nic.bandwidth, point, origin) +
                                      price_of(plan.switch_port, s.nic.bandwidth, point, origin));
   if (plan.has_nvlink_prices) per_server += price_of(plan.nvlink, s.nvlink.topology, point, origin);
   PointPlan out;
   out.cost = spec.servers * per_server;
-  out.hardware = std::to_string(spec.servers) + " x " + std::to_string(s.gpus) + " " + s.gpu.model +
+  out.hardware = std::to_string(spec.servers) + " x " + std::to_string(s.gpus) + " " + s.gpu.name +
                  ", " + std::to_string(s.nic.count) + " x " + gbit(s.nic.bandwidth) + " NIC";
   if (s.nvlink.topology != "none") out.hardware += ", NVLink " + s.nvlink.topology;
   if (plan.metric == "samples_per_s") {

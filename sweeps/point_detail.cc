@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "common/units.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/replay.h"
 #include "orrery_version.h"
 #include "results/chrome_trace.h"
@@ -29,7 +29,8 @@ int run_point_detail(const SweepInput& in, const PointDetailArgs& args) {
   record.params["sweep.index"] = std::to_string(p.index);
   record.params["sweep.hash"] = hash_hex(p.hash);
   // The point's own scenario, so the file explains itself without the sweep.
-  ResultFileMeta meta{p.canonical, ORRERY_VERSION, sc.platform_summary, args.created_by};
+  ResultFileMeta meta{p.canonical, ORRERY_VERSION, sc.platform_summary, args.created_by,
+                      device_label(sc.device)};
   write_results_h5(args.output, meta, {record}, {&sc.graph});
   if (!args.trace.empty()) write_chrome_trace(args.trace, sc.graph, r);
   if (!args.quiet) {

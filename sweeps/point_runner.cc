@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <exception>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/replay.h"
 #include "engine/run_result_io.h"
 

@@ -1,9 +1,9 @@
 #include "sweeps/sweep_h5.h"
 
-#include "engine/errors.h"
-#include "results/atomic_file.h"
-#include "results/h5_guard.h"
-#include "results/h5_util.h"
+#include "common/errors.h"
+#include "common/atomic_file.h"
+#include "common/h5_guard.h"
+#include "common/h5_util.h"
 
 namespace orrery {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "common/yaml_reader.h"
 #include "common/input_file.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "sweeps/yaml_path.h"
 
 namespace orrery {

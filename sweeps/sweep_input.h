@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/scenario.h"
+#include "scenario/scenario.h"
 #include "sweeps/sweep_spec.h"
 
 namespace orrery {

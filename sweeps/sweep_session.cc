@@ -7,7 +7,7 @@
 #include <exception>
 #include <string>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "orrery_version.h"
 #include "sweeps/child_pool.h"
 #include "sweeps/interrupt.h"

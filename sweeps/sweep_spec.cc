@@ -4,7 +4,7 @@
 #include <set>
 
 #include "common/yaml_reader.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "platforms/platform_spec.h"
 #include "sweeps/expression.h"
 #include "sweeps/yaml_path.h"

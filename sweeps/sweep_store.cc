@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <set>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/run_result_io.h"
 #include "sweeps/yaml_path.h"
 

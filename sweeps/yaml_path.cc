@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 
 namespace orrery {
 

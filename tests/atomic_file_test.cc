@@ -1,4 +1,4 @@
-#include "results/atomic_file.h"
+#include "common/atomic_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "tests/test_util.h"
 
 namespace orrery {

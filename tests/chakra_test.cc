@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/replay.h"
 #include "tests/test_util.h"
 #include "workloads/chakra/chakra_import.h"

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "tests/test_util.h"
 
 namespace orrery {

@@ -7,9 +7,9 @@
 
 #include <cmath>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/embedding_model.h"
-#include "models/op_counts.h"
+#include "workloads/op_counts.h"
 #include "models/pricing.h"
 #include "models/roofline.h"
 #include "models/tensor_cores.h"

@@ -1,10 +1,10 @@
 // Device specs: the built-in data files, name lookup, and scenario overrides.
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 
 #include <gtest/gtest.h>
 
 #include "common/yaml_reader.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 
 namespace orrery {
 namespace {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/execution_graph.h"
-#include "engine/input_limits.h"
+#include "common/input_limits.h"
 
 namespace orrery {
 namespace {

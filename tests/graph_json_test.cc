@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/execution_graph.h"
 #include "tests/test_util.h"
 

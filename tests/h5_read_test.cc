@@ -1,6 +1,6 @@
 // Reading result files that are not what Orrery wrote: truncated, bit-flipped, foreign, with
 // attributes or columns missing or mistyped. Every case must end in an InputError naming the
-// file (exit status 2), never in a crash inside libhdf5 (results/h5_guard.h).
+// file (exit status 2), never in a crash inside libhdf5 (common/h5_guard.h).
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "results/h5_store.h"
 #include "sweeps/sweep_h5.h"
 #include "tests/test_util.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "results/param_values.h"
 #include "tests/test_util.h"
 

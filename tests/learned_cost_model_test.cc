@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "common/yaml_reader.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/cost_model.h"
 #include "models/learned/estimator.h"
 #include "models/learned/model_file.h"

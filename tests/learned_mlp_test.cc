@@ -7,7 +7,7 @@
 
 #include "models/learned/mlp.h"
 #include "models/learned/rng.h"
-#include "models/learned/sha256.h"
+#include "common/sha256.h"
 
 namespace orrery {
 namespace {

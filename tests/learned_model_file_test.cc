@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/learned/model_file.h"
 #include "models/learned/rng.h"
 #include "models/learned/trainer.h"

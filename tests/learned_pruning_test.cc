@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/learned/op_params.h"
 #include "models/learned/principal_component.h"
 

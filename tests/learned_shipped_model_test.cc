@@ -12,7 +12,7 @@
 
 #include "models/learned/evaluation.h"
 #include "models/learned/model_file.h"
-#include "models/learned/sha256.h"
+#include "common/sha256.h"
 #include "models/profile_io.h"
 #include "tests/test_util.h"
 

@@ -9,7 +9,7 @@
 #include <limits>
 #include <set>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/learned/evaluation.h"
 #include "models/learned/model_file.h"
 #include "models/learned/rng.h"

@@ -1,12 +1,12 @@
 // The orrery-model JSON format (workloads/model_graph_json.h, docs/workloads.md): round trips,
-// defaults, FLOP filling from models/op_counts.h, and strict errors.
+// defaults, FLOP filling from workloads/op_counts.h, and strict errors.
 #include "workloads/model_graph_json.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "tests/test_util.h"
 #include "workloads/model_graph_check.h"
 #include "workloads/workload_summary.h"
@@ -65,7 +65,7 @@ TEST(ModelGraphJson, ZooModelRoundTripsExactly) {
 
 TEST(ModelGraphJson, DefaultsAndCountsFilledFromShapes) {
   // matmul [4,8] x [8,16]: 2 x 4 x 16 x 8 = 1024 FLOPs; fp32 bytes (32 + 128 + 64) x 4 = 896
-  // (models/op_counts.cc: every input read once, the output written once).
+  // (workloads/op_counts.cc: every input read once, the output written once).
   ModelGraph g = parse_model_graph_json(
       with_ops(R"({"name": "fc", "type": "matmul", "inputs": [[4, 8], [8, 16]], "output": [4, 16],
                    "params": 128},

@@ -1,12 +1,12 @@
 // FLOP and byte counts of every op family against values worked out by hand from the
-// conventions of models/op_counts.h (fp32 = 4 bytes, fp16 = 2, indices int64 = 8).
-#include "models/op_counts.h"
+// conventions of workloads/op_counts.h (fp32 = 4 bytes, fp16 = 2, indices int64 = 8).
+#include "workloads/op_counts.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 
 namespace orrery {
 namespace {

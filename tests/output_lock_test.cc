@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "tests/test_util.h"
 
 namespace orrery {

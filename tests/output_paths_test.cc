@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "test_util.h"
 
 namespace orrery {

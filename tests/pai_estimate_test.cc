@@ -1,9 +1,9 @@
-// The PAI analytical estimate of a scenario's workload (cli/pai_estimate.h), by hand.
-#include "cli/pai_estimate.h"
+// The PAI analytical estimate of a scenario's workload (scenario/pai_estimate.h), by hand.
+#include "scenario/pai_estimate.h"
 
 #include <gtest/gtest.h>
 
-#include "cli/scenario.h"
+#include "scenario/scenario.h"
 #include "tests/test_util.h"
 #include "tests/tiny_model_graph.h"
 

@@ -6,8 +6,8 @@
 
 #include <cstdlib>
 
-#include "engine/errors.h"
-#include "models/op_counts.h"
+#include "common/errors.h"
+#include "workloads/op_counts.h"
 #include "tests/test_util.h"
 #include "tests/tiny_model_graph.h"
 

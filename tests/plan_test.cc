@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/run_result_io.h"
 #include "results/h5_store.h"
 #include "sweeps/sweep_h5.h"
@@ -84,7 +84,7 @@ TEST(Plan, MissingPriceNamesTheKeyAndThePoint) {
   std::string text = kPlan;
   text.replace(text.find("A100: 12000"), 11, "H100: 30000");
   std::string msg = plan_error(text);
-  EXPECT_NE(msg.find("plan.prices.gpu: no price for \"A100\""), std::string::npos) << msg;
+  EXPECT_NE(msg.find("plan.prices.gpu: no price for \"A100-SXM4-40GB\""), std::string::npos) << msg;
   EXPECT_NE(msg.find("point 1"), std::string::npos) << msg;
   EXPECT_NE(msg.find("priced: H100, V100"), std::string::npos) << msg;
   std::string nic = kPlan;

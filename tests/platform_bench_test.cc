@@ -1,6 +1,6 @@
 // Simulated microbenchmarks: Table 1 of the offline-profiling paper within 5%, the bandwidth of
 // each link class, full-duplex behaviour, and the fat-tree's bisection bandwidth.
-#include "platforms/platform_bench.h"
+#include "engine/platform_bench.h"
 
 #include <gtest/gtest.h>
 

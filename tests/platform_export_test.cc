@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "common/yaml_reader.h"
-#include "platforms/platform_bench.h"
+#include "engine/platform_bench.h"
 #include "platforms/platform_dot.h"
 #include "platforms/platform_probe.h"
 #include "platforms/platform_spec.h"

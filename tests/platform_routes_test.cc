@@ -7,7 +7,7 @@
 #include <set>
 
 #include "common/yaml_reader.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "platforms/platform_probe.h"
 #include "platforms/platform_spec.h"
 #include "platforms/routing.h"

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "common/yaml_reader.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/replay.h"
 #include "platforms/simgrid_platform.h"
 

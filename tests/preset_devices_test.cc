@@ -2,7 +2,7 @@
 // when a scenario names no device.
 #include <gtest/gtest.h>
 
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
 
 namespace orrery {
@@ -11,10 +11,10 @@ namespace {
 TEST(PresetDevices, EveryPresetGpuHasADeviceSpec) {
   for (const auto& name : platform_preset_names()) {
     PlatformSpec spec = parse_platform_spec(YAML::Load("{preset: " + name + "}"), "test");
-    EXPECT_NO_THROW(device_spec(spec.server.gpu.model)) << name << ": " << spec.server.gpu.model;
+    EXPECT_NO_THROW(device_spec(spec.server.gpu.name)) << name << ": " << spec.server.gpu.name;
     // The platform's GPU speed and the spec's FP32 peak describe the same chip.
-    DeviceSpec dev = device_spec(spec.server.gpu.model);
-    EXPECT_NEAR(spec.server.gpu.flops, dev.fp32, 0.25 * dev.fp32) << name;
+    DeviceSpec dev = device_spec(spec.server.gpu.name);
+    EXPECT_NEAR(spec.server.gpu.fp32, dev.fp32, 0.25 * dev.fp32) << name;
   }
 }
 

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/cost_model.h"
 #include "models/profile_io.h"
 #include "tests/test_util.h"

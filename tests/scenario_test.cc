@@ -1,13 +1,13 @@
 // Scenario loading: presets and overrides, errors naming file/line/key, and the end-to-end
 // round trip through the `orrery` binary into HDF5 and back.
-#include "cli/scenario.h"
+#include "scenario/scenario.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/replay.h"
 #include "results/h5_store.h"
 #include "tests/test_util.h"

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "engine/child_process.h"
-#include "engine/errors.h"
+#include "common/child_process.h"
+#include "common/errors.h"
 #include "tests/test_util.h"
 
 namespace orrery {

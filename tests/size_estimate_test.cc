@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "engine/collective_algos.h"
-#include "engine/errors.h"
-#include "engine/input_limits.h"
+#include "common/errors.h"
+#include "common/input_limits.h"
 #include "platforms/platform_spec.h"
 #include "strategies/size_estimate.h"
 #include "strategies/strategy.h"

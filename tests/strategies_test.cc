@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "common/yaml_reader.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/graph_check.h"
 #include "engine/replay.h"
 #include "models/cost_model.h"

@@ -13,7 +13,7 @@
 #include <fstream>
 #include <set>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "sweeps/child_pool.h"
 #include "sweeps/journal.h"
 #include "tests/test_util.h"

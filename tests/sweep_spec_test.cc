@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "sweeps/expression.h"
 #include "sweeps/sweep_input.h"
 #include "sweeps/yaml_path.h"

@@ -3,7 +3,7 @@
 // elements). Counts filled (fill_op_counts).
 #pragma once
 
-#include "models/op_counts.h"
+#include "workloads/op_counts.h"
 #include "workloads/model_graph.h"
 
 namespace orrery::testing {

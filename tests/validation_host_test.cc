@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include "cli/scenario.h"
-#include "engine/errors.h"
+#include "scenario/scenario.h"
+#include "common/errors.h"
 #include "engine/replay.h"
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 #include "models/host_overhead.h"
 #include "platforms/platform_spec.h"
 #include "tests/test_util.h"
@@ -81,7 +81,7 @@ TEST(ValidationHost, TheValidationCoreIsASynchronousDeviceWithItsProfilerName) {
 TEST(ValidationHost, CpuHostPresetLinksTheTwoCoresByOneSharedLoopback) {
   PlatformSpec spec = parse_platform_spec(YAML::Load("{preset: cpu-host}"), "test");
   EXPECT_EQ(spec.server.gpus, 2);
-  EXPECT_EQ(spec.server.gpu.model, "Xeon-vCPU-1T");
+  EXPECT_EQ(spec.server.gpu.name, "Xeon-vCPU-1T");
   EXPECT_EQ(spec.server.nic.count, 0);
   Topology t = build_topology(spec);
   EXPECT_EQ(gpu_hosts(t).size(), 2u);

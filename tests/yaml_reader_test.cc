@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "test_util.h"
 
 namespace orrery {

@@ -13,7 +13,7 @@
 #include <map>
 #include <set>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/replay.h"
 #include "tests/test_util.h"
 #include "workloads/fixed_rate_graph.h"
@@ -202,7 +202,7 @@ TEST(Zoo, OneOptimizerUpdatePerParameterTensorAfterItsGradient) {
     EXPECT_GT(g.ops[op.deps.back()].grads, 0) << op.name;
   }
   EXPECT_EQ(updates, 161);
-  // Adam: 12 FLOPs per parameter (models/op_counts.cc update(12, 7)).
+  // Adam: 12 FLOPs per parameter (workloads/op_counts.cc update(12, 7)).
   EXPECT_NEAR(g.total_flops(Phase::kOptimizer), 12 * 25557032.0, 1);
 }
 

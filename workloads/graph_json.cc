@@ -18,9 +18,9 @@
 
 #include "common/input_file.h"
 #include "common/json_fields.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/graph_check.h"
-#include "results/atomic_file.h"
+#include "common/atomic_file.h"
 
 namespace orrery {
 

@@ -8,31 +8,20 @@
 #include <string>
 #include <vector>
 
+#include "common/dtype.h"
+
 namespace orrery {
 
 enum class Phase : uint8_t { kForward = 0, kBackward = 1, kOptimizer = 2 };
 const char* phase_name(Phase p);  // "forward", "backward", "optimizer"
 bool parse_phase(const std::string& s, Phase* out);
 
-enum class DType : uint8_t {
-  kFP32 = 0,
-  kFP16 = 1,
-  kBF16 = 2,
-  kTF32 = 3,
-  kINT32 = 4,
-  kINT64 = 5,
-  kINT8 = 6
-};
-const char* dtype_name(DType t);  // "fp32", "fp16", "bf16", "tf32", "int32", "int64", "int8"
-bool parse_dtype(const std::string& s, DType* out);
-int dtype_bytes(DType t);  // storage size of one element (tf32 is stored as 4 bytes)
-
 using Shape = std::vector<int64_t>;
 int64_t numel(const Shape& s);
 
 struct ModelOp {
   std::string name;  // unique within the graph
-  std::string type;  // op type, one of models/op_counts.h's known_op_types()
+  std::string type;  // op type, one of workloads/op_counts.h's known_op_types()
   Phase phase = Phase::kForward;
   std::string layer;  // the layer it belongs to: gradient buckets and per-layer listings
   DType dtype = DType::kFP32;

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "common/suggest.h"
-#include "engine/errors.h"
-#include "engine/input_limits.h"
-#include "models/op_counts.h"
+#include "common/errors.h"
+#include "common/input_limits.h"
+#include "workloads/op_counts.h"
 
 namespace orrery {
 

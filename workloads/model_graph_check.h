@@ -9,8 +9,8 @@
 namespace orrery {
 
 // Throws InputError on the first problem, starting with `origin` and naming the op:
-//  - batch >= 1; op names non-empty and unique; op types known to models/op_counts.h;
-//  - batch and every number within its accepted range (engine/input_limits.h): batch 1 to
+//  - batch >= 1; op names non-empty and unique; op types known to workloads/op_counts.h;
+//  - batch and every number within its accepted range (common/input_limits.h): batch 1 to
 //    1e7, flops up to 1e21, bytes up to 1 PB, params and grads up to 1e15 elements; shape
 //    dimensions >= 0 and element counts that fit 64 bits;
 //  - every dep index in range, no self-dependency, no cycle ("a -> b -> a": b depends on a).

@@ -15,9 +15,9 @@
 #include "common/input_file.h"
 #include "common/json_fields.h"
 #include "common/suggest.h"
-#include "engine/errors.h"
-#include "models/op_counts.h"
-#include "results/atomic_file.h"
+#include "common/errors.h"
+#include "workloads/op_counts.h"
+#include "common/atomic_file.h"
 #include "workloads/model_graph_check.h"
 
 namespace orrery {

@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "engine/errors.h"
-#include "models/device_spec.h"
+#include "common/errors.h"
+#include "platforms/device_spec.h"
 #include "models/learned/op_params.h"
 
 namespace orrery {

@@ -12,8 +12,8 @@
 
 #include "common/input_file.h"
 #include "common/units.h"
-#include "engine/errors.h"
-#include "results/atomic_file.h"
+#include "common/errors.h"
+#include "common/atomic_file.h"
 
 namespace orrery {
 namespace {

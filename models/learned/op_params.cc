@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 
 namespace orrery {
 namespace {
 
-// Names of the dimensions of each input, following models/op_counts.h's conventions, so a
+// Names of the dimensions of each input, following workloads/op_counts.h's conventions, so a
 // principal component reads like the formulas of the paper ("a.M*a.K*b.N").
 struct TensorNames {
   std::string tensor;

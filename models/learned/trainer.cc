@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/learned/rng.h"
 
 namespace orrery {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "workloads/chakra/chakra_import.h"
 #include "workloads/chakra/chakra_show.h"
 #include "workloads/chakra/chakra_trace.h"

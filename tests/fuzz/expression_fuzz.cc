@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "sweeps/expression.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

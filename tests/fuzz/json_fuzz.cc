@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "models/learned/model_file.h"
 #include "workloads/graph_json.h"
 #include "workloads/model_graph_json.h"

@@ -1,4 +1,4 @@
-// fuzz-sources: common/yaml_reader.cc common/units.cc cli/scenario.cc
+// fuzz-sources: common/yaml_reader.cc common/units.cc scenario/scenario.cc
 // fuzz-seeds: scenarios/*.yaml scenarios/strategies/*.yaml tests/fuzz/seeds/*.yaml
 //
 // libFuzzer target for scenario YAML: the bytes as a scenario file, read strictly and built into
@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/scenario.h"
+#include "scenario/scenario.h"
 #include "common/yaml_reader.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "common/input_file.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "workloads/chakra/chakra_import.h"
 
 namespace fs = std::filesystem;

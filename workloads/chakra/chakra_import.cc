@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "common/units.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/graph_check.h"
 #include "workloads/chakra/chakra_collectives.h"
 

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "common/input_file.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "workloads/chakra/protobuf_wire.h"
 
 namespace orrery::chakra {
@@ -302,7 +302,7 @@ bool read_metadata(std::string_view payload, size_t base, Trace* t) {
 }
 
 constexpr size_t kMaxTraceBytes = size_t{2} << 30;
-// Well above the ops a whole replay accepts by default (engine/input_limits.h); each node
+// Well above the ops a whole replay accepts by default (common/input_limits.h); each node
 // costs a few hundred bytes of memory.
 constexpr size_t kMaxNodesPerFile = 20000000;
 constexpr size_t kMaxGzipRatio = 200;

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "engine/errors.h"
-#include "engine/input_limits.h"
-#include "models/op_counts.h"
+#include "common/errors.h"
+#include "common/input_limits.h"
+#include "workloads/op_counts.h"
 
 namespace orrery::zoo {
 

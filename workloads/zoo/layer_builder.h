@@ -3,7 +3,7 @@
 // records how to differentiate itself. finish() then replays that record in reverse to append
 // the backward ops (data gradients and weight gradients, with the dependencies autograd would
 // have), then one optimizer update per parameter tensor, and fills FLOPs and bytes from
-// models/op_counts.h.
+// workloads/op_counts.h.
 //
 // Dependency rules of the result (what strategies rely on):
 //  - a forward op depends on the ops that produced its inputs;

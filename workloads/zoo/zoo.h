@@ -18,7 +18,7 @@ bool is_zoo_model(const std::string& name);
 // Builds `name` with hyper-parameters from `keys` (missing keys take their defaults). Keys are
 // strict: an unknown key, a wrong type or an out-of-range value is an InputError naming the key
 // (and, through YamlMap, the file and line); an unknown model is an InputError listing the known
-// ones. FLOPs and bytes are filled (models/op_counts.h).
+// ones. FLOPs and bytes are filled (workloads/op_counts.h).
 ModelGraph make_zoo_model(const std::string& name, const YamlMap& keys);
 
 struct ZooKeyDoc {

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "common/suggest.h"
-#include "engine/input_limits.h"
+#include "common/input_limits.h"
 
 namespace orrery::zoo {
 

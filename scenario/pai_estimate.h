@@ -5,7 +5,7 @@
 // traffic from the strategy (Table II).
 #pragma once
 
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 #include "models/pai_model.h"
 #include "platforms/platform_spec.h"
 #include "strategies/strategy.h"

@@ -1,8 +1,11 @@
-// Device specs: what the cost models need to know about a GPU, as data. The built-in specs are
-// models/devices/*.yaml (compiled into the binary as the embedded set "device_specs"); each
-// cites where its numbers come from. A scenario names one and may override any field:
+// Device specs: the one description of a GPU (or a CPU core standing in for one) that the
+// platform, the cost models and every header and result file use. The built-in specs are
+// platforms/devices/*.yaml (compiled into the binary as the embedded set "device_specs"); each
+// cites where its numbers come from. A platform's `server.gpu` and a scenario's `device` name
+// one and may override any field:
 //   device: V100-SXM2
 //   device: {model: V100-SXM2, fp32: 20TFLOP/s, mem_bw: 1.2TB/s}
+//   gpu:    {model: A100, flops: 25TFLOP/s}     (flops: every compute peak scales with fp32)
 // which is how a sweep "upgrades the GPU" (PAI, Table III).
 #pragma once
 
@@ -11,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads/model_graph.h"
+#include "common/dtype.h"
 
 namespace orrery {
 
@@ -96,19 +99,32 @@ std::vector<std::string> device_spec_names();
 // InputError listing the known names when there is none.
 DeviceSpec device_spec(const std::string& name);
 
-// Reads a scenario's device: a scalar names a built-in spec; a mapping {model: NAME, FIELD:
-// value...} starts from the named spec and replaces each given field. Keys are strict: unknown
-// keys and bad values are InputErrors naming `origin`, the line and `key_path`.
+// Reads a device: a scalar names a built-in spec; a mapping {model: NAME, FIELD: value...}
+// starts from the named spec (or from `base` when it has no `model` key and `base` is a spec)
+// and replaces each given field; `flops` scales every compute peak to a new fp32 rate.
+// `overridden` lists the fields that differ from the named spec as shipped. Keys are strict:
+// unknown keys and bad values are InputErrors naming `origin`, the line and `key_path`.
 DeviceSpec parse_device_spec(const YAML::Node& node, const std::string& origin,
-                             const std::string& key_path = "device");
+                             const std::string& key_path = "device",
+                             const DeviceSpec& base = DeviceSpec());
 
-// `spec` with the rates a platform gives its GPU (platforms/platform_spec.h GpuSpec): every
-// compute peak scaled by fp32 / spec.fp32 (a faster GPU is faster at every precision), memory
-// bandwidth and SM count replaced. Changed fields are recorded in `overridden`, so a sweep over
-// platform.server.gpu.flops prices ops on the GPU it names.
+// The GPU of a platform that names none: V100-SXM2 (the GPU of the PAI and Tianshu studies).
+const DeviceSpec& default_gpu();
+
+// The device as headers and result files name it: "A100-SXM4-80GB", or
+// "V100-SXM2 with fp32, mem_bw changed" when a scenario overrode fields of the shipped spec.
+std::string device_label(const DeviceSpec& d);
+
+// Keys of the fields of `d` that differ from `shipped` ("fp32", "mem_bw", "host_overheads"...).
+std::vector<std::string> changed_fields(const DeviceSpec& shipped, const DeviceSpec& d);
+
+// `spec` with every compute peak scaled by fp32 / spec.fp32 (a faster GPU is faster at every
+// precision), memory bandwidth and SM count replaced where positive. Changed fields are
+// recorded in `overridden`, so a sweep over platform.server.gpu.flops prices ops on the GPU it
+// names.
 DeviceSpec with_platform_rates(DeviceSpec spec, double fp32, double mem_bw, int sms);
 
-// Parses a complete spec file (what models/devices/*.yaml hold); `name` becomes its name.
+// Parses a complete spec file (what platforms/devices/*.yaml hold); `name` becomes its name.
 DeviceSpec parse_device_spec_file(const std::string& yaml_text, const std::string& name,
                                   const std::string& origin);
 

@@ -1,16 +1,16 @@
-#include "cli/model_workload.h"
+#include "scenario/model_workload.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
 #include <sstream>
 
-#include "cli/pai_estimate.h"
+#include "scenario/pai_estimate.h"
 #include "common/units.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/graph_check.h"
 #include "models/cost_model.h"
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 #include "models/host_overhead.h"
 #include "models/mixed_precision.h"
 #include "models/pricing.h"
@@ -78,7 +78,7 @@ StrategyOptions read_strategy(const YamlMap& s) {
 }  // namespace
 
 ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
-                                   const ClusterLayout& layout, const GpuSpec& platform_gpu,
+                                   const ClusterLayout& layout, const DeviceSpec& device,
                                    const ServerSpec* server, const std::string& base_dir) {
   const std::string type = w.str("type", "");
   ModelGraph model;
@@ -99,10 +99,6 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
     w.reject_unknown_keys();
   }
 
-  DeviceSpec device = root.has("device")
-                          ? parse_device_spec(root.raw("device"), root.origin())
-                          : with_platform_rates(device_spec(platform_gpu.model), platform_gpu.flops,
-                                                platform_gpu.mem_bw, platform_gpu.sms);
   CostModel cost(parse_cost_model_options(root.map("cost_model"), base_dir));
   if (root.has("precision")) {
     MixedPrecisionOptions mp = parse_precision_options(root.raw("precision"), root.origin());
@@ -136,7 +132,6 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
       s << " " << estimate_source_name(static_cast<EstimateSource>(k)) << " " << prices.count[k];
   if (sync_host) s << "; host overheads in the op times (synchronous device)";
   out.summary = s.str();
-  out.device = device.name;
   return out;
 }
 

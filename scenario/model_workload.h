@@ -4,8 +4,9 @@
 //
 //   workload: {type: model, model: resnet50, batch: 64, ...model keys}
 //             {type: model_file, file: graph.model.json}
-//   device:     V100-SXM2 | {model: V100-SXM2, fp32: 20TFLOP/s, ...}   (default: the platform's
-//   GPU) cost_model: {...}                                                (models/cost_model.h)
+//   device:     V100-SXM2 | {model: V100-SXM2, fp32: 20TFLOP/s, ...}  (read by the scenario: it
+//               replaces the platform's GPU, scenario/scenario.h)
+//   cost_model: {...}                                                (models/cost_model.h)
 //   precision:  fp32 | amp | cost-aware | {...}                       (models/mixed_precision.h)
 //   strategy:   {type: allreduce, gpus: 8, bucket: 25MiB, ...}        (docs/strategies.md)
 #pragma once
@@ -14,6 +15,7 @@
 
 #include "common/yaml_reader.h"
 #include "engine/execution_graph.h"
+#include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
 #include "strategies/cluster_layout.h"
 
@@ -22,18 +24,16 @@ namespace orrery {
 struct ModelWorkload {
   ExecutionGraph graph;
   std::string summary;  // one line: model, strategy, device, pricing sources
-  std::string device;   // the device spec the ops are priced on (models/device_spec.h)
-  // The PAI analytical estimate of one step (cli/pai_estimate.h); 0 without a server spec.
+  // The PAI analytical estimate of one step (scenario/pai_estimate.h); 0 without a server spec.
   double analytical_seconds = 0.0;
 };
 
-// `root` is the scenario, `workload` its workload mapping (type already read); `platform_gpu`
-// the platform's GPU: without a `device:` key, ops are priced on the spec it names, at the
-// platform's rates (models/device_spec.h with_platform_rates); `server` the generated
+// `root` is the scenario, `workload` its workload mapping (type already read); `device` the
+// scenario's one GPU (Scenario::device), on which every op is priced; `server` the generated
 // platform's server (null for SimGrid XML platforms: no analytical estimate). Relative files
 // resolve in `base_dir`.
 ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& workload,
-                                   const ClusterLayout& layout, const GpuSpec& platform_gpu,
+                                   const ClusterLayout& layout, const DeviceSpec& device,
                                    const ServerSpec* server, const std::string& base_dir);
 
 }  // namespace orrery

@@ -1,4 +1,4 @@
-#include "results/h5_guard.h"
+#include "common/h5_guard.h"
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "common/input_file.h"
-#include "engine/child_process.h"
+#include "common/child_process.h"
 
 namespace orrery {
 namespace {

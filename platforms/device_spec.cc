@@ -1,4 +1,4 @@
-#include "models/device_spec.h"
+#include "platforms/device_spec.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,8 +8,8 @@
 #include "common/embedded_data.h"
 #include "common/suggest.h"
 #include "common/yaml_reader.h"
-#include "engine/errors.h"
-#include "engine/input_limits.h"
+#include "common/errors.h"
+#include "common/input_limits.h"
 
 namespace orrery {
 namespace {
@@ -28,7 +28,7 @@ void nonneg(const YamlMap& m, const std::string& key, double v) {
   if (v < 0) m.fail(key, "must not be negative");
 }
 
-// Within the accepted range (engine/input_limits.h); 0 keeps its meaning ("same as fp32",
+// Within the accepted range (common/input_limits.h); 0 keeps its meaning ("same as fp32",
 // "estimate it") where `zero_ok`. A 1e-300 flop/s device would make every op last forever.
 void in_range(const YamlMap& m, const std::string& key, double v, const Range& r,
               bool zero_ok = true) {
@@ -134,7 +134,7 @@ const Registry& registry() {
   static const Registry reg = [] {
     Registry r;
     for (const auto& [stem, text] : embedded_files("device_specs")) {
-      DeviceSpec d = parse_device_spec_file(text, stem, "models/devices/" + stem + ".yaml");
+      DeviceSpec d = parse_device_spec_file(text, stem, "platforms/devices/" + stem + ".yaml");
       for (const std::string& key : [&] {
              std::vector<std::string> keys{lower(stem)};
              for (const auto& a : d.aliases) keys.push_back(lower(a));
@@ -142,8 +142,8 @@ const Registry& registry() {
            }()) {
         auto [it, fresh] = r.lookup.emplace(key, stem);
         if (!fresh && it->second != stem)
-          throw InputError("models/devices/" + stem + ".yaml: name or alias \"" + key +
-                           "\" is also used by models/devices/" + it->second + ".yaml");
+          throw InputError("platforms/devices/" + stem + ".yaml: name or alias \"" + key +
+                           "\" is also used by platforms/devices/" + it->second + ".yaml");
       }
       r.specs.emplace(stem, std::move(d));
     }
@@ -232,7 +232,7 @@ DeviceSpec parse_device_spec_file(const std::string& yaml_text, const std::strin
 }
 
 DeviceSpec parse_device_spec(const YAML::Node& node, const std::string& origin,
-                             const std::string& key_path) {
+                             const std::string& key_path, const DeviceSpec& base) {
   if (node && node.IsScalar()) {
     try {
       return device_spec(node.Scalar());
@@ -242,17 +242,70 @@ DeviceSpec parse_device_spec(const YAML::Node& node, const std::string& origin,
     }
   }
   YamlMap m(node, origin, key_path);
-  if (!m.has("model")) m.fail("model", "is required (one of: " + known_list() + ")");
-  DeviceSpec d;
-  try {
-    d = device_spec(m.required_str("model"));
-  } catch (const InputError& e) {
-    m.fail("model", e.what());
+  DeviceSpec named = base;
+  if (m.has("model")) {
+    try {
+      named = device_spec(m.required_str("model"));
+    } catch (const InputError& e) {
+      m.fail("model", e.what());
+    }
+  } else if (base.name.empty()) {
+    m.fail("model", "is required (one of: " + known_list() + ")");
   }
-  read_fields(m, &d, false, &d.overridden);
+  DeviceSpec d = named;
+  std::vector<std::string> seen;
+  read_fields(m, &d, false, &seen);
+  if (m.has("flops")) {
+    // A platform's "faster GPU": every compute peak scales with fp32 (PAI, Table III).
+    const double flops = m.flops("flops", d.fp32);
+    in_range(m, "flops", flops, limits::kFlopRate);
+    if (!(flops > 0)) m.fail("flops", "must be positive");
+    if (m.has("fp32")) m.fail("flops", "and fp32 both set the fp32 rate: give one");
+    d = with_platform_rates(d, flops, 0, 0);
+  }
   check_complete(m, d);
   m.reject_unknown_keys();
+  d.overridden = changed_fields(device_spec(d.name), d);
   return d;
+}
+
+const DeviceSpec& default_gpu() {
+  static const DeviceSpec v100 = device_spec("V100-SXM2");
+  return v100;
+}
+
+std::string device_label(const DeviceSpec& d) {
+  std::string s = d.name;
+  for (size_t i = 0; i < d.overridden.size(); ++i)
+    s += (i == 0 ? " with " : ", ") + d.overridden[i];
+  if (!d.overridden.empty()) s += " changed";
+  return s;
+}
+
+std::vector<std::string> changed_fields(const DeviceSpec& shipped, const DeviceSpec& d) {
+  auto differs = [](double a, double b) { return std::fabs(a - b) > 1e-9 * std::max(a, b); };
+  std::vector<std::string> out;
+  const struct {
+    const char* key;
+    double a, b;
+  } fields[] = {{"fp32", shipped.fp32, d.fp32},          {"fp16", shipped.fp16, d.fp16},
+                {"bf16", shipped.bf16, d.bf16},          {"tf32_tc", shipped.tf32_tc, d.tf32_tc},
+                {"fp16_tc", shipped.fp16_tc, d.fp16_tc}, {"bf16_tc", shipped.bf16_tc, d.bf16_tc},
+                {"int8_tc", shipped.int8_tc, d.int8_tc}, {"mem_bw", shipped.mem_bw, d.mem_bw},
+                {"l2_bw", shipped.l2_bw, d.l2_bw},       {"sms", 1.0 * shipped.sms, 1.0 * d.sms},
+                {"l2_size", shipped.l2_bytes, d.l2_bytes},
+                {"mem_size", shipped.mem_bytes, d.mem_bytes}};
+  for (const auto& f : fields)
+    if (differs(f.a, f.b)) out.push_back(f.key);
+  if (shipped.tensor_cores != d.tensor_cores) out.push_back("tensor_cores");
+  const HostOverheads &h0 = shipped.host, &h1 = d.host;
+  if (differs(h0.t1, h1.t1) || differs(h0.t2, h1.t2) || differs(h0.t3, h1.t3) ||
+      differs(h0.t4, h1.t4) || differs(h0.t5, h1.t5) || differs(h0.gap, h1.gap) ||
+      h0.synchronous != h1.synchronous || differs(h0.forward, h1.forward) ||
+      differs(h0.backward, h1.backward) || differs(h0.optimizer, h1.optimizer) ||
+      differs(h0.step, h1.step))
+    out.push_back("host_overheads");
+  return out;
 }
 
 DeviceSpec with_platform_rates(DeviceSpec spec, double fp32, double mem_bw, int sms) {

@@ -1,17 +1,17 @@
-#include "cli/scenario.h"
+#include "scenario/scenario.h"
 
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
-#include "cli/model_workload.h"
+#include "scenario/model_workload.h"
 #include "common/input_file.h"
 #include "common/units.h"
 #include "common/yaml_reader.h"
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/graph_check.h"
-#include "engine/input_limits.h"
+#include "common/input_limits.h"
 #include "strategies/cluster_layout.h"
 #include "workloads/chakra/chakra_import.h"
 #include "workloads/graph_json.h"
@@ -32,7 +32,7 @@ std::string summarize(const PlatformSpec& s) {
   const ServerSpec& v = s.server;
   std::ostringstream o;
   o << s.name << ": " << s.servers << (s.servers == 1 ? " server" : " servers") << " x " << v.gpus
-    << " " << v.gpu.model << ", PCIe " << format_bandwidth(v.pcie.bandwidth) << " per link";
+    << " " << v.gpu.name << ", PCIe " << format_bandwidth(v.pcie.bandwidth) << " per link";
   if (v.nvlink.topology != "none")
     o << ", NVLink " << v.nvlink.topology << " " << v.nvlink.links_per_gpu << " x "
       << format_bandwidth(v.nvlink.bandwidth) << " per GPU ("
@@ -54,6 +54,8 @@ void read_platform(const YamlMap& root, const std::string& base_dir, Scenario* s
   if (!root.has("platform")) root.fail("platform", "is required (a preset or an xml file)");
   YamlMap pm = root.map("platform");
   if (pm.has("xml")) {
+    sc->device = root.has("device") ? parse_device_spec(root.raw("device"), root.origin())
+                                    : default_gpu();
     sc->platform.xml_file = resolve(base_dir, pm.required_str("xml"));
     if (!fs::exists(sc->platform.xml_file))
       pm.fail("xml", "file \"" + sc->platform.xml_file + "\" does not exist");
@@ -63,9 +65,11 @@ void read_platform(const YamlMap& root, const std::string& base_dir, Scenario* s
     return;
   }
   PlatformSpec spec = parse_platform_spec(root.raw("platform"), root.origin(), "platform");
+  if (root.has("device"))
+    spec.server.gpu = parse_device_spec(root.raw("device"), root.origin(), "device", spec.server.gpu);
   sc->platform.topology = build_topology(spec);
   sc->platform_summary = summarize(spec);
-  sc->platform_gpu = spec.server.gpu;
+  sc->device = spec.server.gpu;
   sc->platform_server = spec.server;
   for (const auto& h : gpu_hosts(sc->platform.topology))
     gpus->push_back({h, launch_host_of(sc->platform.topology, h)});
@@ -106,11 +110,11 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
                                  }())
                                : cluster_layout(sc->platform.topology);
     ModelWorkload mw =
-        build_model_workload(root, w, layout, sc->platform_gpu,
+        build_model_workload(root, w, layout, sc->device,
                              sc->platform_server ? &*sc->platform_server : nullptr, base_dir);
     sc->graph = std::move(mw.graph);
     sc->workload_summary = mw.summary;
-    sc->device = mw.device;
+    sc->ops_priced = true;
     sc->analytical_seconds = mw.analytical_seconds;
     return;
   }
@@ -126,7 +130,7 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
   p.update_time = w.time("update_time", p.update_time);
   p.input_bytes = w.size("input_bytes", p.input_bytes);
   // Checked here, against the keys the user wrote, rather than later against the ops they
-  // become (engine/input_limits.h holds the ranges). Backward takes `backward_factor` forward
+  // become (common/input_limits.h holds the ranges). Backward takes `backward_factor` forward
   // times: a thousand is already no real model.
   constexpr Range kBackwardFactor{0, 1e3, Quantity::kNumber};
   const struct {

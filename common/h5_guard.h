@@ -9,8 +9,8 @@
 #include <functional>
 #include <string>
 
-#include "engine/errors.h"
-#include "results/h5_util.h"
+#include "common/errors.h"
+#include "common/h5_util.h"
 
 namespace orrery {
 

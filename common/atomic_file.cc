@@ -1,4 +1,4 @@
-#include "results/atomic_file.h"
+#include "common/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 
 namespace orrery {
 namespace {

@@ -1,4 +1,4 @@
-#include "cli/pai_estimate.h"
+#include "scenario/pai_estimate.h"
 
 namespace orrery {
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/execution_graph.h"
+#include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
 #include "platforms/simgrid_platform.h"
 
@@ -22,10 +23,14 @@ struct Scenario {
   std::string description;
   PlatformSource platform;
   std::string platform_summary;  // one line, for tables and the results file
-  GpuSpec platform_gpu;          // the default device of model workloads (XML platforms: V100-SXM2)
+  // The GPU of this run: the platform's `server.gpu`, or the scenario's `device`, which
+  // replaces it in every server before the platform is built (XML platforms: `device`, else
+  // V100-SXM2). SimGrid host speeds (generated platforms), op prices, the run header and the
+  // result file all take it from here.
+  DeviceSpec device;
+  bool ops_priced = false;  // model workloads: every op was priced on `device`
   ExecutionGraph graph;
   std::string workload_summary;               // one line (model workloads)
-  std::string device;  // model workloads: the device the ops are priced on; "" otherwise
   std::optional<ServerSpec> platform_server;  // generated platforms: their server
   double analytical_seconds = 0.0;  // model workloads: the PAI analytical estimate (pai_estimate.h)
   std::string output_file;          // HDF5 results; empty: none

@@ -1,4 +1,4 @@
-#include "engine/input_limits.h"
+#include "common/input_limits.h"
 
 #include <cstdio>
 #include <utility>

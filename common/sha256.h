@@ -1,5 +1,6 @@
-// SHA-256 of a file's bytes: the learned model records the profile files it was trained on by
-// hash, so `sha256sum db.csv` tells whether a database is the one a model came from.
+// SHA-256 of a file's bytes, through OpenSSL's libcrypto: the learned model records the profile
+// files it was trained on by hash, so `sha256sum db.csv` tells whether a database is the one a
+// model came from.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-#include "results/h5_util.h"
+#include "common/h5_util.h"
 
 #include <algorithm>
 #include <climits>

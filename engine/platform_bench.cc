@@ -1,4 +1,4 @@
-#include "platforms/platform_bench.h"
+#include "engine/platform_bench.h"
 
 #include <algorithm>
 #include <array>
@@ -8,7 +8,7 @@
 #include <map>
 #include <sstream>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 #include "engine/replay.h"
 #include "platforms/platform_spec.h"
 #include "platforms/routing.h"

@@ -1,4 +1,4 @@
-#include "engine/child_process.h"
+#include "common/child_process.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 
 namespace orrery {
 namespace {

@@ -1,10 +1,10 @@
-#include "models/op_counts.h"
+#include "workloads/op_counts.h"
 
 #include <algorithm>
 #include <functional>
 #include <map>
 
-#include "engine/errors.h"
+#include "common/errors.h"
 
 namespace orrery {
 namespace {
@@ -257,7 +257,7 @@ bool is_known_op_type(const std::string& type) { return counters().count(type) >
 OpCounts count_op(const ModelOp& op) {
   auto it = counters().find(op.type);
   if (it == counters().end())
-    bad(op, "unknown op type (see models/op_counts.h for the known ones)");
+    bad(op, "unknown op type (see workloads/op_counts.h for the known ones)");
   return it->second(op);
 }
 

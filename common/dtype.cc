@@ -1,0 +1,53 @@
+#include "common/dtype.h"
+
+namespace orrery {
+
+namespace {
+constexpr DType kAllTypes[] = {DType::kFP32,  DType::kFP16,  DType::kBF16, DType::kTF32,
+                               DType::kINT32, DType::kINT64, DType::kINT8};
+}
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::kFP32:
+      return "fp32";
+    case DType::kFP16:
+      return "fp16";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kTF32:
+      return "tf32";
+    case DType::kINT32:
+      return "int32";
+    case DType::kINT64:
+      return "int64";
+    case DType::kINT8:
+      return "int8";
+  }
+  return "?";
+}
+
+bool parse_dtype(const std::string& s, DType* out) {
+  for (DType t : kAllTypes)
+    if (s == dtype_name(t)) {
+      *out = t;
+      return true;
+    }
+  return false;
+}
+
+int dtype_bytes(DType t) {
+  switch (t) {
+    case DType::kFP16:
+    case DType::kBF16:
+      return 2;
+    case DType::kINT64:
+      return 8;
+    case DType::kINT8:
+      return 1;
+    default:
+      return 4;
+  }
+}
+
+}  // namespace orrery

@@ -1,0 +1,24 @@
+// Element types of tensors and of the arithmetic that runs on them: shared by the op graphs
+// (workloads/model_graph.h), the device specs that give a peak rate per type
+// (platforms/device_spec.h) and the cost models.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace orrery {
+
+enum class DType : uint8_t {
+  kFP32 = 0,
+  kFP16 = 1,
+  kBF16 = 2,
+  kTF32 = 3,
+  kINT32 = 4,
+  kINT64 = 5,
+  kINT8 = 6
+};
+const char* dtype_name(DType t);  // "fp32", "fp16", "bf16", "tf32", "int32", "int64", "int8"
+bool parse_dtype(const std::string& s, DType* out);
+int dtype_bytes(DType t);  // storage size of one element (tf32 is stored as 4 bytes)
+
+}  // namespace orrery
