@@ -200,7 +200,8 @@ void register_workload_commands(CLI::App& app, CommandList& out) {
   auto target = [](CLI::App* cmd) {
     cmd->add_option("workload", args.workload,
                     "Zoo model name, orrery-model or orrery-graph JSON file, or Chakra traces "
-                    "(file, directory or NAME prefix of NAME.<rank>.et)")
+                    "(file, directory or NAME prefix of NAME.<rank>.et); export --chakra also "
+                    "takes a scenario YAML")
         ->required();
     cmd->add_option("--set", args.overrides,
                     "Zoo model hyper-parameter, e.g. --set batch=64; with export --chakra and a "
