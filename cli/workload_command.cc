@@ -2,6 +2,8 @@
 // a zoo model name (hyper-parameters with --set), an orrery-model JSON file (one replica, e.g.
 // from scripts/export_pytorch_graph.py), an orrery-graph JSON file (per-device ops), or Chakra
 // execution traces (one file, a directory, or an ASTRA-sim prefix of NAME.<rank>.et files).
+// `export --chakra` writes per-device ops (a scenario's, a graph file's, or traces') as Chakra
+// traces (workloads/chakra/chakra_export.h).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/chakra/chakra_export.h"
 #include "cli/commands.h"
 #include "scenario/scenario.h"
 #include "common/errors.h"
@@ -32,6 +35,7 @@ struct WorkloadArgs {
   std::string comm_groups;
   bool prefer_num_ops = false;
   std::string output;
+  std::string chakra;  // export: PREFIX of the Chakra traces to write
 };
 
 // Beyond this a DOT picture is unreadable and slow to lay out.
@@ -139,7 +143,40 @@ int list_command() {
   return 0;
 }
 
+bool is_scenario_file(const std::string& path) {
+  const std::string ext = fs::path(path).extension().string();
+  return (ext == ".yaml" || ext == ".yml") && fs::is_regular_file(path);
+}
+
+// export --chakra: the per-device ops of a scenario, an orrery-graph file or Chakra traces.
+int export_chakra_command(const WorkloadArgs& a) {
+  if (!a.output.empty())
+    throw InputError("--chakra and -o write different formats; give one of them");
+  ExecutionGraph g;
+  std::string name;
+  if (is_scenario_file(a.workload)) {
+    Scenario sc = load_scenario(a.workload, a.overrides);
+    g = std::move(sc.graph);
+    name = sc.name;
+  } else {
+    const Kind kind = classify(a);
+    if (kind == Kind::kZoo || kind == Kind::kModelJson)
+      throw InputError(a.workload +
+                       ": --chakra writes one trace per device, and a model is one replica "
+                       "with no devices yet; give a scenario that places it on a platform "
+                       "(e.g. scenarios/quickstart.yaml)");
+    g = kind == Kind::kGraphJson ? load_graph_json(a.workload) : chakra_graph(a);
+    name = fs::path(a.workload).stem().string();
+  }
+  ChakraExport out = export_chakra_traces(g, a.chakra, name);
+  std::printf("%s.{0..%zu}.et: %zu rank traces, %zu nodes\n", out.prefix.c_str(),
+              out.files.size() - 1, out.files.size(), out.nodes);
+  for (const auto& note : out.notes) std::printf("note: %s\n", note.c_str());
+  return 0;
+}
+
 int export_command(const WorkloadArgs& a) {
+  if (!a.chakra.empty()) return export_chakra_command(a);
   const Kind kind = classify(a);
   if (kind != Kind::kZoo && kind != Kind::kModelJson)
     throw InputError(a.workload + ": export writes one replica (orrery-model); give a zoo model");
@@ -163,10 +200,12 @@ void register_workload_commands(CLI::App& app, CommandList& out) {
   auto target = [](CLI::App* cmd) {
     cmd->add_option("workload", args.workload,
                     "Zoo model name, orrery-model or orrery-graph JSON file, or Chakra traces "
-                    "(file, directory or NAME prefix of NAME.<rank>.et)")
+                    "(file, directory or NAME prefix of NAME.<rank>.et); export --chakra also "
+                    "takes a scenario YAML")
         ->required();
     cmd->add_option("--set", args.overrides,
-                    "Zoo model hyper-parameter, e.g. --set batch=64 (repeatable)");
+                    "Zoo model hyper-parameter, e.g. --set batch=64; with export --chakra and a "
+                    "scenario, a scenario key, e.g. --set workload.layers=2 (repeatable)");
   };
   auto* show = workload->add_subcommand(
       "show", "Op counts by type and phase, FLOPs, bytes, parameters, largest layers");
@@ -179,9 +218,16 @@ void register_workload_commands(CLI::App& app, CommandList& out) {
                  "Chakra: price compute nodes from num_ops even when they carry a duration");
   auto* list = workload->add_subcommand("list", "Zoo models with their keys and defaults");
   auto* exp = workload->add_subcommand(
-      "export", "Write a zoo model's training step as an orrery-model JSON file");
+      "export",
+      "Write a zoo model's training step as an orrery-model JSON file, or (--chakra) a "
+      "scenario's per-device ops as Chakra execution traces");
   target(exp);
   exp->add_option("-o,--output", args.output, "Output file (default: standard output)");
+  exp->add_option("--chakra", args.chakra,
+                  "Write Chakra traces PREFIX.<rank>.et, one per device, of a scenario YAML "
+                  "(--set then overrides its keys), an orrery-graph file or Chakra traces; "
+                  "PREFIX may be a directory (NAME = the scenario's name)")
+      ->type_name("PREFIX");
   out.push_back({show, [] { return show_command(args); }});
   out.push_back({list, [] { return list_command(); }});
   out.push_back({exp, [] { return export_command(args); }});

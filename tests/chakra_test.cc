@@ -1,11 +1,13 @@
-// Chakra execution-trace import: the real ASTRA-sim microbenchmark traces in
-// tests/fixtures/chakra (written by Chakra's own tools) and small traces encoded here, field by
+// Chakra execution-trace import: the real ASTRA-sim microbenchmark traces in the shared
+// fixtures/chakra folder beside the repository (written by Chakra's own tools, read in place) and small traces encoded here, field by
 // field, from et_def.proto. Replay expectations are worked out by hand from link bandwidth and
 // latency (network factors are 1: a flow over k links takes k x latency + bytes / bandwidth).
 #include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -145,7 +147,7 @@ std::vector<std::string> hosts(int n) {
 }
 
 std::string fixture(const std::string& coll_name, int npus) {
-  return testing::source_path("tests/fixtures/chakra/microbenchmarks/" + coll_name + "/" +
+  return testing::shared_path("fixtures/chakra/microbenchmarks/" + coll_name + "/" +
                               std::to_string(npus) + "npus_1MB");
 }
 
@@ -203,6 +205,94 @@ TEST(Chakra, FixturesReplayInTheRingTime) {
       EXPECT_NEAR(r.makespan, expected, expected * 1e-9);
     }
   }
+}
+
+// --- Golden decode of the shared microbenchmark traces: every node as decoded, and a digest
+// of the graph each set imports to (importer flows and engine collectives). Recorded with the
+// hand-written wire decoder before the switch to libprotobuf; the decoders must agree exactly.
+// Rewrite with ORRERY_UPDATE_GOLDEN=1 only when the format support changes on purpose.
+std::string attr_text(const chakra::Attr& a) {
+  std::ostringstream s;
+  s << a.name << "=" << a.value_name() << ":";
+  char buf[32];
+  for (int64_t v : a.ints) s << " " << v;
+  for (uint64_t v : a.uints) s << " " << v;
+  for (double v : a.floats) {
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    s << " " << buf;
+  }
+  for (const auto& v : a.strings) s << " \"" << v << "\"";
+  return s.str();
+}
+
+std::string ids_text(const std::vector<uint64_t>& ids) {
+  std::string s;
+  for (uint64_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
+  return "[" + s + "]";
+}
+
+// FNV-1a over everything the replay reads from a graph.
+std::string graph_digest(const ExecutionGraph& g) {
+  std::ostringstream s;
+  s.precision(17);
+  for (const auto& d : g.devices) s << d.name << "|" << d.host << ";";
+  for (const auto& op : g.ops) {
+    s << op.name << "|" << op.device << "|" << stream_name(op.stream) << "|"
+      << static_cast<int>(op.kind) << "|" << op.duration << "|" << op.flops << "|" << op.bytes
+      << "|" << op.src << "|" << op.dst << "|" << op.transfer_bytes << "|" << op.collective << "|"
+      << op.phase << "|";
+    for (int d : op.deps) s << d << ",";
+    s << ";";
+  }
+  for (const auto& c : g.collectives) {
+    s << static_cast<int>(c.type) << "|" << c.bytes << "|";
+    for (int r : c.ranks) s << r << ",";
+    s << ";";
+  }
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : s.str()) h = (h ^ ch) * 1099511628211ull;
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string golden_text() {
+  std::ostringstream out;
+  for (const char* c : {"all_gather", "all_reduce", "all_to_all", "reduce_scatter"}) {
+    for (int n : {4, 8, 16}) {
+      const std::string set = std::string(c) + "/" + std::to_string(n) + "npus_1MB";
+      out << "set " << set << "\n";
+      for (int r = 0; r < n; ++r) {
+        chakra::Trace t =
+            chakra::read_trace(fixture(c, n) + "/" + c + "." + std::to_string(r) + ".et");
+        out << " rank " << r << " version " << t.version << " metadata " << t.metadata.size()
+            << " nodes " << t.nodes.size() << "\n";
+        for (const auto& a : t.metadata) out << "  meta " << attr_text(a) << "\n";
+        for (const auto& nd : t.nodes) {
+          out << "  node " << nd.id << " \"" << nd.name << "\" " << chakra::node_type_name(nd.type)
+              << " data " << ids_text(nd.data_deps) << " ctrl " << ids_text(nd.ctrl_deps)
+              << " start " << nd.start_time_micros << " dur " << nd.duration_micros << "\n";
+          for (const auto& a : nd.attrs) out << "   attr " << attr_text(a) << "\n";
+        }
+      }
+      ExecutionGraph flows = load_chakra_traces({fixture(c, n)}, hosts(n));
+      ChakraImportOptions o;
+      o.device_hosts = hosts(n);
+      o.engine_collectives = true;
+      ExecutionGraph engine = load_chakra_traces({fixture(c, n)}, o);
+      out << " graph flows ops " << flows.ops.size() << " digest " << graph_digest(flows)
+          << "; engine ops " << engine.ops.size() << " collectives " << engine.collectives.size()
+          << " digest " << graph_digest(engine) << "\n";
+    }
+  }
+  return out.str();
+}
+
+TEST(Chakra, SharedFixturesDecodeAsTheGoldenFile) {
+  const std::string path = testing::source_path("tests/golden/chakra_microbenchmarks.txt");
+  const std::string text = golden_text();
+  if (std::getenv("ORRERY_UPDATE_GOLDEN")) testing::write_file(path, text);
+  EXPECT_EQ(text, testing::read_file(path));
 }
 
 TEST(Chakra, EngineCollectivesOptionEmitsOneCollectiveOp) {
@@ -417,8 +507,7 @@ TEST(Chakra, MissingRankFilesAreErrorsNamingThem) {
 }
 
 TEST(Chakra, DamagedFixtureBytesGiveInputErrorsOnly) {
-  const std::string bytes = testing::read_file(
-      "tests/fixtures/chakra/microbenchmarks/all_to_all/4npus_1MB/all_to_all.0.et");
+  const std::string bytes = testing::read_file(fixture("all_to_all", 4) + "/all_to_all.0.et");
   ASSERT_GT(bytes.size(), 20u);
   auto parse = [&](const std::string& b) {
     try {

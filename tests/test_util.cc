@@ -67,4 +67,8 @@ std::string source_path(const std::string& relative) {
   return std::string(ORRERY_SOURCE_DIR) + "/" + relative;
 }
 
+std::string shared_path(const std::string& relative) {
+  return (std::filesystem::path(ORRERY_SOURCE_DIR).parent_path() / "shared" / relative).string();
+}
+
 }  // namespace orrery::testing

@@ -13,5 +13,9 @@ void write_file(const std::string& path, const std::string& text);
 std::string read_file(const std::string& path);
 // Absolute path of a file under the source tree.
 std::string source_path(const std::string& relative);
+// Absolute path of a file under the shared data folder that sits beside the repository
+// (../shared from the source tree; CI checks it out there): inputs written by other tools, such
+// as the Chakra traces under fixtures/chakra, read in place rather than copied in.
+std::string shared_path(const std::string& relative);
 
 }  // namespace orrery::testing

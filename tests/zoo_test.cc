@@ -394,8 +394,7 @@ TEST(Zoo, WorkloadShowCommand) {
   EXPECT_EQ(status, 0);
   EXPECT_EQ(out.rfind("digraph \"vgg16\" {", 0), 0u) << out.substr(0, 200);
   out = run_cli(
-      "workload show " + testing::source_path("tests/fixtures/chakra/microbenchmarks/all_reduce/"
-                                              "8npus_1MB/all_reduce"),
+      "workload show " + testing::source_path("scenarios/traces/allreduce-8/all_reduce"),
       &status);
   EXPECT_EQ(status, 0) << out;
   EXPECT_NE(out.find("Devices    8"), std::string::npos) << out;

@@ -1,9 +1,10 @@
-// fuzz-sources: workloads/chakra/chakra_trace.cc workloads/chakra/protobuf_wire.cc workloads/chakra/chakra_import.cc workloads/chakra/chakra_collectives.cc workloads/chakra/chakra_show.cc
-// fuzz-seeds: tests/fixtures/chakra/microbenchmarks/*/4npus_1MB/*.0.et
+// fuzz-sources: workloads/chakra/chakra_trace.cc workloads/chakra/chakra_import.cc workloads/chakra/chakra_collectives.cc workloads/chakra/chakra_show.cc
+// fuzz-seeds: scenarios/traces/*/*.0.et ../shared/fixtures/chakra/microbenchmarks/*/4npus_1MB/*.0.et
 //
 // libFuzzer target for the Chakra reader: decodes the input as two rank traces (split at the
 // first 0xff 0xfe, or the same bytes twice), converts them with the importer's own collectives
-// and with engine collectives, and lists the first. Only InputError may come out.
+// and with engine collectives, and lists the first. Only InputError may come out. The protobuf
+// decoding itself is libprotobuf's (the generated et_def.pb.cc comes from build/).
 // Build and run with scripts/fuzz_readers.
 #include <cstdint>
 #include <sstream>

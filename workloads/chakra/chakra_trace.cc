@@ -1,19 +1,20 @@
 #include "workloads/chakra/chakra_trace.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/stubs/logging.h>
+#include <google/protobuf/unknown_field_set.h>
 #include <zlib.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <climits>
 #include <limits>
-#include <sstream>
 
 #include "common/input_file.h"
 #include "common/errors.h"
-#include "workloads/chakra/protobuf_wire.h"
+#include "et_def.pb.h"
 
 namespace orrery::chakra {
+
+namespace pb = google::protobuf;
 
 const char* node_type_name(int type) {
   static const char* names[] = {"INVALID_NODE",   "METADATA_NODE",  "MEM_LOAD_NODE",
@@ -32,273 +33,167 @@ const char* collective_name(int type) {
 
 namespace {
 
-// Element types of the AttributeProto oneof, indexed by (scalar field number - 3) / 2.
-enum class Elem {
-  kDouble,
-  kFloat,
-  kInt32,
-  kInt64,
-  kUint32,
-  kUint64,
-  kSint32,
-  kSint64,
-  kFixed32,
-  kFixed64,
-  kSfixed32,
-  kSfixed64,
-  kBool,
-  kString,
-  kBytes
-};
-constexpr const char* kElemNames[] = {"double",   "float",    "int32",  "int64",   "uint32",
-                                      "uint64",   "sint32",   "sint64", "fixed32", "fixed64",
-                                      "sfixed32", "sfixed64", "bool",   "string",  "bytes"};
+// The enums of chakra_trace.h are the schema's, number for number.
+static_assert(int{kCheckpointNode} == int{ChakraProtoMsg::CHECKPOINT_NODE} &&
+              int{kCommCollNode} == int{ChakraProtoMsg::COMM_COLL_NODE} &&
+              int{kBarrier} == int{ChakraProtoMsg::BARRIER} &&
+              int{kReduceScatterBlock} == int{ChakraProtoMsg::REDUCE_SCATTER_BLOCK});
 
-int elem_wire_type(Elem e) {
-  switch (e) {
-    case Elem::kDouble:
-    case Elem::kFixed64:
-    case Elem::kSfixed64:
-      return kFixed64;
-    case Elem::kFloat:
-    case Elem::kFixed32:
-    case Elem::kSfixed32:
-      return kFixed32;
-    case Elem::kString:
-    case Elem::kBytes:
-      return kLengthDelimited;
-    default:
-      return kVarint;
+// A message libprotobuf parsed but could not fully place. libprotobuf keeps a field whose wire
+// type differs from the schema's (e.g. a Node id sent length-delimited) as an unknown field
+// instead of failing, and accepts groups (wire types 3 and 4), which no Chakra writer emits.
+// Both are malformed traces here, as they were for the hand decoder this replaced: a wrong wire
+// type would otherwise read as an absent field (id 0, no type) and hide the damage.
+// Returns "" when the message and everything in it is well-formed.
+std::string misplaced_field(const pb::Message& m) {
+  const pb::Reflection* refl = m.GetReflection();
+  const pb::Descriptor* desc = m.GetDescriptor();
+  const pb::UnknownFieldSet& unknown = refl->GetUnknownFields(m);
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const pb::UnknownField& f = unknown.field(i);
+    if (f.type() == pb::UnknownField::TYPE_GROUP) {
+      return "unsupported wire type 3 (a group, field " + std::to_string(f.number()) + ") in " +
+             desc->name();
+    }
+    if (desc->FindFieldByNumber(f.number()) != nullptr) {
+      static const int kWire[] = {0, 5, 1, 2, 3};  // UnknownField::Type -> wire type
+      return desc->name() + " field " + std::to_string(f.number()) + " (" +
+             desc->FindFieldByNumber(f.number())->name() + ") has wire type " +
+             std::to_string(kWire[f.type()]);
+    }
   }
+  std::vector<const pb::FieldDescriptor*> fields;
+  refl->ListFields(m, &fields);
+  for (const pb::FieldDescriptor* fd : fields) {
+    if (fd->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    if (fd->is_repeated()) {
+      for (int i = 0; i < refl->FieldSize(m, fd); ++i) {
+        std::string why = misplaced_field(refl->GetRepeatedMessage(m, fd, i));
+        if (!why.empty()) return why;
+      }
+    } else {
+      std::string why = misplaced_field(refl->GetMessage(m, fd));
+      if (!why.empty()) return why;
+    }
+  }
+  return "";
 }
 
-Attr::Kind elem_kind(Elem e) {
-  switch (e) {
-    case Elem::kDouble:
-    case Elem::kFloat:
-      return Attr::Kind::kFloat;
-    case Elem::kUint32:
-    case Elem::kUint64:
-    case Elem::kFixed32:
-    case Elem::kFixed64:
-      return Attr::Kind::kUnsigned;
-    case Elem::kBool:
-      return Attr::Kind::kBool;
-    case Elem::kString:
-      return Attr::Kind::kString;
-    case Elem::kBytes:
-      return Attr::Kind::kBytes;
-    default:
-      return Attr::Kind::kSigned;
-  }
+// libprotobuf says why a parse failed only through its log (e.g. a string field holding
+// invalid UTF-8); the handler keeps the last message for the InputError instead of printing it.
+thread_local std::string last_protobuf_log;
+void keep_protobuf_log(pb::LogLevel, const char*, int, const std::string& message) {
+  last_protobuf_log = message;
 }
 
-template <typename To, typename From>
-To bit_cast(From v) {
-  static_assert(sizeof(To) == sizeof(From));
-  To out;
-  std::memcpy(&out, &v, sizeof out);
+// Parses one message's bytes; false when libprotobuf rejects them (truncated field, bad varint,
+// field number 0, wire type 6 or 7, invalid UTF-8 in a string...). `why` then says what
+// libprotobuf logged, if anything.
+bool parse_message(const char* data, size_t size, pb::Message* m, std::string* why) {
+  last_protobuf_log.clear();
+  pb::LogHandler* previous = pb::SetLogHandler(&keep_protobuf_log);
+  const bool ok = m->ParseFromArray(data, static_cast<int>(size));
+  pb::SetLogHandler(previous);
+  *why = last_protobuf_log;
+  return ok;
+}
+
+// AttributeProto -> Attr, through reflection: the oneof member set is the field it names.
+Attr to_attr(const ChakraProtoMsg::AttributeProto& a) {
+  Attr out;
+  out.name = a.name();
+  const int number = static_cast<int>(a.value_case());
+  if (number == 0) return out;  // VALUE_NOT_SET
+  out.field = number;
+  const pb::FieldDescriptor* fd = a.GetDescriptor()->FindFieldByNumber(number);
+  const pb::Reflection* refl = a.GetReflection();
+  // A list member is a message whose field 1 holds the values.
+  const pb::Message* holder = &a;
+  const pb::FieldDescriptor* values = fd;
+  out.is_list = fd->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE;
+  if (out.is_list) {
+    holder = &refl->GetMessage(a, fd);
+    values = holder->GetDescriptor()->FindFieldByNumber(1);
+  }
+  const pb::Reflection* hr = holder->GetReflection();
+  const int n = out.is_list ? hr->FieldSize(*holder, values) : 1;
+  for (int i = 0; i < n; ++i) {
+    switch (values->cpp_type()) {
+      case pb::FieldDescriptor::CPPTYPE_INT32:
+        out.kind = Attr::Kind::kSigned;
+        out.ints.push_back(out.is_list ? hr->GetRepeatedInt32(*holder, values, i)
+                                       : hr->GetInt32(*holder, values));
+        break;
+      case pb::FieldDescriptor::CPPTYPE_INT64:
+        out.kind = Attr::Kind::kSigned;
+        out.ints.push_back(out.is_list ? hr->GetRepeatedInt64(*holder, values, i)
+                                       : hr->GetInt64(*holder, values));
+        break;
+      case pb::FieldDescriptor::CPPTYPE_UINT32:
+        out.kind = Attr::Kind::kUnsigned;
+        out.uints.push_back(out.is_list ? hr->GetRepeatedUInt32(*holder, values, i)
+                                        : hr->GetUInt32(*holder, values));
+        break;
+      case pb::FieldDescriptor::CPPTYPE_UINT64:
+        out.kind = Attr::Kind::kUnsigned;
+        out.uints.push_back(out.is_list ? hr->GetRepeatedUInt64(*holder, values, i)
+                                        : hr->GetUInt64(*holder, values));
+        break;
+      case pb::FieldDescriptor::CPPTYPE_DOUBLE:
+        out.kind = Attr::Kind::kFloat;
+        out.floats.push_back(out.is_list ? hr->GetRepeatedDouble(*holder, values, i)
+                                         : hr->GetDouble(*holder, values));
+        break;
+      case pb::FieldDescriptor::CPPTYPE_FLOAT:
+        out.kind = Attr::Kind::kFloat;
+        out.floats.push_back(out.is_list ? hr->GetRepeatedFloat(*holder, values, i)
+                                         : hr->GetFloat(*holder, values));
+        break;
+      case pb::FieldDescriptor::CPPTYPE_BOOL:
+        out.kind = Attr::Kind::kBool;
+        out.ints.push_back((out.is_list ? hr->GetRepeatedBool(*holder, values, i)
+                                        : hr->GetBool(*holder, values))
+                               ? 1
+                               : 0);
+        break;
+      case pb::FieldDescriptor::CPPTYPE_STRING:
+        out.kind = values->type() == pb::FieldDescriptor::TYPE_BYTES ? Attr::Kind::kBytes
+                                                                     : Attr::Kind::kString;
+        out.strings.push_back(out.is_list ? hr->GetRepeatedString(*holder, values, i)
+                                          : hr->GetString(*holder, values));
+        break;
+      default:
+        break;
+    }
+  }
+  // An empty list still says what it is a list of.
+  if (n == 0) {
+    static const Attr::Kind kinds[] = {Attr::Kind::kFloat,    Attr::Kind::kFloat,
+                                       Attr::Kind::kSigned,   Attr::Kind::kSigned,
+                                       Attr::Kind::kUnsigned, Attr::Kind::kUnsigned,
+                                       Attr::Kind::kSigned,   Attr::Kind::kSigned,
+                                       Attr::Kind::kUnsigned, Attr::Kind::kUnsigned,
+                                       Attr::Kind::kSigned,   Attr::Kind::kSigned,
+                                       Attr::Kind::kBool,     Attr::Kind::kString,
+                                       Attr::Kind::kBytes};
+    out.kind = kinds[(number - 3) / 2];
+  }
   return out;
 }
 
-void read_elem(WireReader& r, Elem e, Attr* a) {
-  switch (e) {
-    case Elem::kDouble:
-      a->floats.push_back(bit_cast<double>(r.fixed64()));
-      break;
-    case Elem::kFloat:
-      a->floats.push_back(bit_cast<float>(r.fixed32()));
-      break;
-    case Elem::kInt32:
-      a->ints.push_back(static_cast<int32_t>(r.varint()));
-      break;
-    case Elem::kInt64:
-      a->ints.push_back(static_cast<int64_t>(r.varint()));
-      break;
-    case Elem::kUint32:
-      a->uints.push_back(static_cast<uint32_t>(r.varint()));
-      break;
-    case Elem::kUint64:
-      a->uints.push_back(r.varint());
-      break;
-    case Elem::kSint32:
-      a->ints.push_back(static_cast<int32_t>(zigzag_decode(r.varint())));
-      break;
-    case Elem::kSint64:
-      a->ints.push_back(zigzag_decode(r.varint()));
-      break;
-    case Elem::kFixed32:
-      a->uints.push_back(r.fixed32());
-      break;
-    case Elem::kFixed64:
-      a->uints.push_back(r.fixed64());
-      break;
-    case Elem::kSfixed32:
-      a->ints.push_back(static_cast<int32_t>(r.fixed32()));
-      break;
-    case Elem::kSfixed64:
-      a->ints.push_back(static_cast<int64_t>(r.fixed64()));
-      break;
-    case Elem::kBool:
-      a->ints.push_back(r.varint() != 0 ? 1 : 0);
-      break;
-    case Elem::kString:
-    case Elem::kBytes:
-      a->strings.emplace_back(r.bytes());
-      break;
-  }
-}
-
-[[noreturn]] void wrong_wire_type(const char* what, int field, int got, size_t offset) {
-  throw WireError(std::string(what) + " field " + std::to_string(field) + " has wire type " +
-                      std::to_string(got),
-                  offset);
-}
-
-// The DoubleList ... BytesList messages: field 1, repeated, packed or not.
-void read_list(std::string_view payload, size_t base, Elem e, Attr* a) {
-  WireReader r(payload, base);
-  uint32_t field;
-  int wt;
-  while (r.next(&field, &wt)) {
-    if (field != 1) {
-      r.skip(wt);
-      continue;
-    }
-    if (wt == elem_wire_type(e)) {
-      read_elem(r, e, a);
-    } else if (wt == kLengthDelimited) {  // packed numbers
-      size_t at = 0;
-      std::string_view packed = r.bytes(&at);
-      WireReader p(packed, at);
-      while (!p.at_end()) read_elem(p, e, a);
-    } else {
-      wrong_wire_type("list", 1, wt, r.offset());
-    }
-  }
-}
-
-Attr read_attr(std::string_view payload, size_t base) {
-  Attr a;
-  WireReader r(payload, base);
-  uint32_t field;
-  int wt;
-  while (r.next(&field, &wt)) {
-    const size_t at = r.offset();
-    if (field == 1 || field == 2) {
-      if (wt != kLengthDelimited) wrong_wire_type("AttributeProto", field, wt, at);
-      std::string_view s = r.bytes();
-      if (field == 1) a.name = std::string(s);
-      continue;
-    }
-    if (field < 3 || field > 32) {
-      r.skip(wt);
-      continue;
-    }
-    // A oneof keeps the last member set.
-    const bool list = field % 2 == 0;
-    const Elem e = static_cast<Elem>((field - 3) / 2);
-    a.ints.clear();
-    a.uints.clear();
-    a.floats.clear();
-    a.strings.clear();
-    a.field = static_cast<int>(field);
-    a.is_list = list;
-    a.kind = elem_kind(e);
-    if (list) {
-      if (wt != kLengthDelimited) wrong_wire_type("AttributeProto", field, wt, at);
-      size_t pos = 0;
-      std::string_view inner = r.bytes(&pos);
-      read_list(inner, pos, e, &a);
-    } else {
-      if (wt != elem_wire_type(e)) wrong_wire_type("AttributeProto", field, wt, at);
-      read_elem(r, e, &a);
-    }
-  }
-  return a;
-}
-
-void read_ids(WireReader& r, int wt, std::vector<uint64_t>* out) {
-  if (wt == kVarint) {
-    out->push_back(r.varint());
-  } else {  // packed (proto3's default for repeated scalars)
-    size_t at = 0;
-    std::string_view packed = r.bytes(&at);
-    WireReader p(packed, at);
-    while (!p.at_end()) out->push_back(p.varint());
-  }
-}
-
-Node read_node(std::string_view payload, size_t base) {
+Node to_node(const ChakraProtoMsg::Node& m, size_t offset) {
   Node n;
-  n.offset = base;
-  WireReader r(payload, base);
-  uint32_t field;
-  int wt;
-  while (r.next(&field, &wt)) {
-    const size_t at = r.offset();
-    auto expect = [&](int want) {
-      if (wt != want) wrong_wire_type("Node", static_cast<int>(field), wt, at);
-    };
-    switch (field) {
-      case 1:
-        expect(kVarint);
-        n.id = r.varint();
-        break;
-      case 2:
-        expect(kLengthDelimited);
-        n.name = std::string(r.bytes());
-        break;
-      case 3:
-        expect(kVarint);
-        n.type = static_cast<int32_t>(r.varint());
-        break;
-      case 4:
-      case 5:
-        if (wt != kVarint && wt != kLengthDelimited)
-          wrong_wire_type("Node", static_cast<int>(field), wt, at);
-        read_ids(r, wt, field == 4 ? &n.ctrl_deps : &n.data_deps);
-        break;
-      case 6:
-        expect(kVarint);
-        n.start_time_micros = r.varint();
-        break;
-      case 7:
-        expect(kVarint);
-        n.duration_micros = r.varint();
-        break;
-      case 10: {
-        expect(kLengthDelimited);
-        size_t pos = 0;
-        std::string_view a = r.bytes(&pos);
-        n.attrs.push_back(read_attr(a, pos));
-        break;
-      }
-      default:  // inputs, outputs, storage and fields of newer schemas
-        r.skip(wt);
-    }
-  }
+  n.offset = offset;
+  n.id = m.id();
+  n.name = m.name();
+  n.type = m.type();
+  n.ctrl_deps.assign(m.ctrl_deps().begin(), m.ctrl_deps().end());
+  n.data_deps.assign(m.data_deps().begin(), m.data_deps().end());
+  n.start_time_micros = m.start_time_micros();
+  n.duration_micros = m.duration_micros();
+  n.attrs.reserve(m.attr_size());
+  for (const auto& a : m.attr()) n.attrs.push_back(to_attr(a));
   return n;
-}
-
-// Returns false when the message is not shaped like a GlobalMetadata.
-bool read_metadata(std::string_view payload, size_t base, Trace* t) {
-  WireReader r(payload, base);
-  uint32_t field;
-  int wt;
-  while (r.next(&field, &wt)) {
-    if ((field == 1 || field == 2) && wt != kLengthDelimited) return false;
-    if (field == 1) {
-      t->version = std::string(r.bytes());
-    } else if (field == 2) {
-      size_t pos = 0;
-      std::string_view a = r.bytes(&pos);
-      t->metadata.push_back(read_attr(a, pos));
-    } else {
-      r.skip(wt);
-    }
-  }
-  return true;
 }
 
 constexpr size_t kMaxTraceBytes = size_t{2} << 30;
@@ -350,9 +245,24 @@ std::string gunzip(const std::string& in, const std::string& path) {
   return out;
 }
 
+// Reads the varint length prefix at `pos`; false when it is truncated or longer than 10 bytes.
+bool read_length(const std::string& bytes, size_t* pos, uint64_t* len) {
+  // A reader over at most the 10 bytes a varint may take: CodedInputStream counts in int, and a
+  // trace may be larger than INT_MAX bytes.
+  const size_t window = std::min<size_t>(10, bytes.size() - *pos);
+  pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data() + *pos),
+                              static_cast<int>(window));
+  if (!in.ReadVarint64(len)) return false;
+  *pos += static_cast<size_t>(in.CurrentPosition());
+  return true;
+}
+
 }  // namespace
 
 const char* Attr::value_name() const {
+  static const char* kElemNames[] = {"double",   "float",    "int32",  "int64",   "uint32",
+                                     "uint64",   "sint32",   "sint64", "fixed32", "fixed64",
+                                     "sfixed32", "sfixed64", "bool",   "string",  "bytes"};
   static thread_local std::string name;
   if (field < 3 || field > 32) return "(unset)";
   name = std::string(kElemNames[(field - 3) / 2]) + (is_list ? "_list" : "_val");
@@ -409,48 +319,62 @@ Trace parse_trace(const std::string& bytes, const std::string& origin) {
   t.origin = origin;
   if (bytes.empty())
     throw InputError(origin + ": empty file (a Chakra trace starts with a GlobalMetadata)");
-  WireReader framing{std::string_view(bytes)};
+  ChakraProtoMsg::GlobalMetadata metadata;
+  ChakraProtoMsg::Node node;  // reused: parsing clears it
+  size_t pos = 0;
   size_t index = 0;  // message number: 0 is the GlobalMetadata
-  while (!framing.at_end()) {
-    const size_t start = framing.offset();
+  while (pos < bytes.size()) {
+    const size_t start = pos;
     const std::string what =
-        index == 0 ? std::string("GlobalMetadata") : "node #" + std::to_string(index - 1);
-    try {
-      const uint64_t len = framing.varint();
-      const size_t body = framing.offset();
-      if (len > bytes.size() - body) {
-        throw InputError(origin + ": " + what + " at byte " + std::to_string(start) +
-                         ": message declares " + std::to_string(len) + " bytes but only " +
-                         std::to_string(bytes.size() - body) + " remain (truncated file?)");
-      }
-      std::string_view payload(bytes.data() + body, len);
-      if (index == 0) {
-        if (!read_metadata(payload, body, &t))
-          throw InputError(origin +
-                           ": the first message is not a GlobalMetadata (Chakra ET "
-                           "files since schema 0.0.4 start with one)");
-      } else {
-        // A run of zero bytes reads as a stream of empty messages: nodes without a type. Stop
-        // at the first rather than collect millions of them.
-        if (len == 0)
-          throw InputError(origin + ": " + what + " at byte " + std::to_string(start) +
-                           ": an empty message (no id, no type: INVALID_NODE)");
-        if (t.nodes.size() >= kMaxNodesPerFile)
-          throw InputError(origin + ": more than " + std::to_string(kMaxNodesPerFile) +
-                           " nodes in one rank file, more than Orrery replays");
-        t.nodes.push_back(read_node(payload, body));
-      }
-      framing.skip_raw(len);
-    } catch (const WireError& e) {
-      std::string node;
-      if (index > 0 && !t.nodes.empty() && t.nodes.size() == index) {
-        node = " (id " + std::to_string(t.nodes.back().id) + ")";
-      }
-      throw InputError(origin + ": " + what + node + ": malformed protobuf: " + e.what());
+        (index == 0 ? std::string("GlobalMetadata") : "node #" + std::to_string(index - 1)) +
+        " at byte " + std::to_string(start);
+    uint64_t len = 0;
+    if (!read_length(bytes, &pos, &len))
+      throw InputError(origin + ": " + what +
+                       ": malformed protobuf: the length prefix is a truncated or overlong "
+                       "varint");
+    const size_t body = pos;
+    if (len > bytes.size() - body) {
+      throw InputError(origin + ": " + what + ": message declares " + std::to_string(len) +
+                       " bytes but only " + std::to_string(bytes.size() - body) +
+                       " remain (truncated file?)");
     }
+    if (len > static_cast<uint64_t>(INT_MAX))
+      throw InputError(origin + ": " + what + ": a message of " + std::to_string(len) +
+                       " bytes, more than protobuf messages may hold (2 GiB)");
+    std::string why;
+    if (index == 0) {
+      if (!parse_message(bytes.data() + body, len, &metadata, &why) ||
+          !misplaced_field(metadata).empty())
+        throw InputError(origin +
+                         ": the first message is not a GlobalMetadata (Chakra ET "
+                         "files since schema 0.0.4 start with one)" +
+                         (why.empty() ? "" : ": " + why));
+      t.version = metadata.version();
+      for (const auto& a : metadata.attr()) t.metadata.push_back(to_attr(a));
+    } else {
+      // A run of zero bytes reads as a stream of empty messages: nodes without a type. Stop
+      // at the first rather than collect millions of them.
+      if (len == 0)
+        throw InputError(origin + ": " + what + ": an empty message (no id, no type: INVALID_NODE)");
+      if (t.nodes.size() >= kMaxNodesPerFile)
+        throw InputError(origin + ": more than " + std::to_string(kMaxNodesPerFile) +
+                         " nodes in one rank file, more than Orrery replays");
+      if (!parse_message(bytes.data() + body, len, &node, &why))
+        throw InputError(origin + ": " + what + " (" + std::to_string(len) +
+                         " bytes): malformed protobuf: not a Node message" +
+                         (why.empty() ? " (truncated field, bad varint, invalid field number or "
+                                        "wire type, or invalid UTF-8 in a string)"
+                                      : ": " + why));
+      const std::string misplaced = misplaced_field(node);
+      if (!misplaced.empty())
+        throw InputError(origin + ": " + what + " (id " + std::to_string(node.id()) +
+                         "): malformed protobuf: " + misplaced);
+      t.nodes.push_back(to_node(node, body));
+    }
+    pos = body + len;
     ++index;
   }
-  if (index == 0) throw InputError(origin + ": no GlobalMetadata");
   return t;
 }
 
@@ -465,13 +389,9 @@ Trace read_trace(const std::string& path) {
 }
 
 std::string encode_varint(uint64_t v) {
-  std::string out;
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-  return out;
+  uint8_t buf[10];  // the longest varint
+  uint8_t* end = pb::io::CodedOutputStream::WriteVarint64ToArray(v, buf);
+  return std::string(reinterpret_cast<const char*>(buf), end - buf);
 }
 
 std::string length_prefixed(const std::string& message) {
