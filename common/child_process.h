@@ -1,5 +1,5 @@
 // Running work in a forked child process and getting its answer back. SimGrid allows one Engine
-// per process and abort()s on internal errors (shared/design/ARCHITECTURE.md, fact 3), so every
+// per process and abort()s on internal errors (docs/design.md, SimGrid fact 3), so every
 // simulation that is not the process's only one runs this way.
 #pragma once
 

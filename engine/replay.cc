@@ -390,7 +390,7 @@ class Replayer {
   void on_complete(sg4::Activity const& a) {
     ++completions_;
     // Activities whose callbacks ran earlier are finished with; dropping their last reference
-    // from inside their own callback would crash SimGrid 3.32 (ARCHITECTURE.md, fact 2).
+    // from inside their own callback would crash SimGrid 3.32 (docs/design.md, SimGrid fact 2).
     // Cancelling contention execs re-enters this callback: clear only at the outer level.
     if (depth_ == 0) graveyard_.clear();
     ++depth_;

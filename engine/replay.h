@@ -2,7 +2,7 @@
 //
 // No actors: the dependency graph lives in our own arrays, each SimGrid activity is created
 // and started only when its dependencies are done and its stream is free, and one global
-// completion callback drives the rest (shared/design/ARCHITECTURE.md, facts 1 and 2).
+// completion callback drives the rest (docs/design.md, SimGrid facts 1 and 2).
 #pragma once
 
 #include "engine/execution_graph.h"

@@ -1,5 +1,5 @@
 // CostModel: the duration of one op on a target device, and where that number came from.
-// Sources are tried in the order of shared/design/ARCHITECTURE.md ("Cost models"):
+// Sources are tried in this order (docs/cost-models.md, section 1):
 //   1. the profile database: an exact measured row ("db"), else interpolation between
 //      measured rows along one dimension ("interpolated");
 //   2. a learned estimator, when one is plugged in ("learned"; Tianshu

@@ -7,6 +7,7 @@
 
 #include "common/embedded_data.h"
 #include "common/suggest.h"
+#include "common/units.h"
 #include "common/yaml_reader.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
@@ -280,6 +281,23 @@ std::string device_label(const DeviceSpec& d) {
     s += (i == 0 ? " with " : ", ") + d.overridden[i];
   if (!d.overridden.empty()) s += " changed";
   return s;
+}
+
+std::string device_field_text(const DeviceSpec& d, const std::string& key) {
+  const struct {
+    const char* key;
+    double value;
+    const char* unit;
+  } fields[] = {{"flops", d.fp32, "flops"},      {"fp32", d.fp32, "flops"},
+                {"fp16", d.fp16, "flops"},       {"bf16", d.bf16, "flops"},
+                {"tf32_tc", d.tf32_tc, "flops"}, {"fp16_tc", d.fp16_tc, "flops"},
+                {"bf16_tc", d.bf16_tc, "flops"}, {"int8_tc", d.int8_tc, "flops"},
+                {"mem_bw", d.mem_bw, "Bps"},     {"l2_bw", d.l2_bw, "Bps"},
+                {"l2_size", d.l2_bytes, "B"},    {"mem_size", d.mem_bytes, "B"},
+                {"sms", 1.0 * d.sms, ""}};
+  for (const auto& f : fields)
+    if (key == f.key) return format_exact(f.value) + f.unit;
+  return "";
 }
 
 std::vector<std::string> changed_fields(const DeviceSpec& shipped, const DeviceSpec& d) {

@@ -115,6 +115,11 @@ const DeviceSpec& default_gpu();
 // "V100-SXM2 with fp32, mem_bw changed" when a scenario overrode fields of the shipped spec.
 std::string device_label(const DeviceSpec& d);
 
+// The value of field `key` of `d` as a scenario would write it ("15700000000000flops",
+// "900000000000Bps", "80", and `flops` for the fp32 rate), so a sweep's expressions can use a
+// device's numbers; "" for a key that is no numeric field of a spec.
+std::string device_field_text(const DeviceSpec& d, const std::string& key);
+
 // Keys of the fields of `d` that differ from `shipped` ("fp32", "mem_bw", "host_overheads"...).
 std::vector<std::string> changed_fields(const DeviceSpec& shipped, const DeviceSpec& d);
 

@@ -14,7 +14,7 @@ namespace orrery {
 
 void apply_network_config() {
   // CM02 is the plain max-min model; LV08's hidden 13.01x latency and 0.97x bandwidth factors
-  // would blur the link classes we calibrate explicitly (ARCHITECTURE.md, fact 4).
+  // would blur the link classes we calibrate explicitly (docs/design.md, SimGrid fact 4).
   sg4::Engine::set_config("network/model:CM02");
   sg4::Engine::set_config("network/TCP-gamma:0");
   sg4::Engine::set_config("network/crosstraffic:0");

@@ -21,7 +21,7 @@ struct PlatformSource {
   std::string xml_file;  // a SimGrid platform file, loaded as is
 };
 
-// Network settings every Orrery run uses (shared/design/ARCHITECTURE.md, fact 4): CM02 without
+// Network settings every Orrery run uses (docs/design.md, SimGrid fact 4): CM02 without
 // TCP window cap or cross-traffic, latency and bandwidth factors 1, so a link delivers exactly
 // its configured bandwidth and latency. Must be called after the Engine exists, before loading.
 void apply_network_config();

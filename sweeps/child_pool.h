@@ -1,6 +1,6 @@
 // Runs tasks in forked child processes, a bounded number at once, and collects what each
 // writes back. One child per task because SimGrid allows one Engine per process and aborts on
-// internal errors (shared/design/ARCHITECTURE.md, fact 3): a crash costs one task, never the
+// internal errors (docs/design.md, SimGrid fact 3): a crash costs one task, never the
 // caller.
 #pragma once
 

@@ -5,6 +5,7 @@
 
 #include "common/yaml_reader.h"
 #include "common/errors.h"
+#include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
 #include "sweeps/expression.h"
 #include "sweeps/yaml_path.h"
@@ -232,7 +233,20 @@ YAML::Node preset_value(const YAML::Node& base, const std::vector<Assignment>& s
     }
     it = presets.emplace(name.Scalar(), tree).first;
   }
-  return get_at_path(it->second, path.substr(prefix.size()));
+  YAML::Node v = get_at_path(it->second, path.substr(prefix.size()));
+  static const std::string gpu = "platform.server.gpu.";
+  if (v.IsDefined() || path.compare(0, gpu.size(), gpu) != 0) return v;
+  // A GPU rate the preset leaves to its device spec (platforms/devices/).
+  YAML::Node model = written_value(base, sets, gpu + "model");
+  if (!model.IsDefined()) model = get_at_path(it->second, "server.gpu.model");
+  if (!model.IsDefined() || !model.IsScalar()) return v;
+  try {
+    const std::string text = device_field_text(device_spec(model.Scalar()), path.substr(gpu.size()));
+    if (!text.empty()) return YAML::Node(text);
+  } catch (const InputError&) {
+    // An unknown device is reported when the point's scenario is built.
+  }
+  return v;
 }
 
 // The value `path` has in the point: the last assignment at or above it, else the scenario,

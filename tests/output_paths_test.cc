@@ -102,10 +102,11 @@ strategy: {type: allreduce, gpus: 2}
 )");
   RunOutput r = run_orrery(dir, "validate m.yaml");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("device    A100-SXM4-80GB (prices every op); the platform lists "
-                       "A100-SXM4-40GB"),
-            std::string::npos)
-      << r.out;
+  // One GPU description: the scenario's device replaces the preset's A100-SXM4-40GB, so the
+  // platform line and the device line name the same GPU.
+  EXPECT_NE(r.out.find("device    A100-SXM4-80GB (prices every op)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 server x 8 A100-SXM4-80GB"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("A100-SXM4-40GB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("per link"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("per GPU in all"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("each ("), std::string::npos) << r.out;  // several NICs: each, and the sum

@@ -1,5 +1,6 @@
 #include "tests/test_util.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -69,6 +70,15 @@ std::string source_path(const std::string& relative) {
 
 std::string shared_path(const std::string& relative) {
   return (std::filesystem::path(ORRERY_SOURCE_DIR).parent_path() / "shared" / relative).string();
+}
+
+ShellResult run_shell(const std::string& command) {
+  ShellResult r;
+  const std::string log = make_temp_dir("shell") + "/output.txt";
+  const int s = std::system(("( " + command + " ) >" + log + " 2>&1").c_str());
+  r.status = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+  r.output = read_file(log);
+  return r;
 }
 
 }  // namespace orrery::testing

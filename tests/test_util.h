@@ -18,4 +18,12 @@ std::string source_path(const std::string& relative);
 // as the Chakra traces under fixtures/chakra, read in place rather than copied in.
 std::string shared_path(const std::string& relative);
 
+// What a shell command printed (stdout and stderr together) and its exit status (-1 when a
+// signal ended it).
+struct ShellResult {
+  int status = -1;
+  std::string output;
+};
+ShellResult run_shell(const std::string& command);
+
 }  // namespace orrery::testing
