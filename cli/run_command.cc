@@ -1,11 +1,9 @@
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <map>
 #include <string>
 
 #include "cli/commands.h"
@@ -22,6 +20,7 @@
 #include "orrery_version.h"
 #include "results/chrome_trace.h"
 #include "results/h5_store.h"
+#include "results/run_report.h"
 
 namespace fs = std::filesystem;
 
@@ -39,18 +38,12 @@ void check_writable_dir(const std::string& file, const char* what) {
                      dir.string());
 }
 
-double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
-
-// The device line of the header: the run's one GPU (Scenario::device), and whether it priced
-// the ops or the workload gave their times.
-std::string device_line(const Scenario& sc) {
-  const std::string label = device_label(sc.device);
-  if (sc.ops_priced) return label + " (prices every op)";
-  return label + "; op times as given by the workload (no device prices them)";
-}
+// The device line of the header (results/run_report.h) for a scenario.
+std::string device_line(const Scenario& sc) { return orrery::device_line(sc.device, sc.ops_priced); }
 
 void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
-  RunSummary s = summarize_run(r);
+  const RunReport report = make_run_report(r);
+  const RunSummary& s = report.summary;
   std::printf("Scenario   %s\n", sc.name.c_str());
   std::printf("Platform   %s\n", sc.platform_summary.c_str());
   std::printf("Device     %s\n", device_line(sc).c_str());
@@ -71,57 +64,41 @@ void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
   // The compute stream's rows add up to the iteration time; the other streams run beside it,
   // so their shares are of the same whole but overlap the compute rows instead of adding to them.
   std::printf("Where the time goes (mean per device, %% of the iteration time):\n");
-  std::printf("  compute stream (these rows add up to 100%%)\n");
-  const std::pair<const char*, double> compute_rows[] = {
-      {"    compute", s.compute_s},
-      {"      of which memory-bound", s.memory_bound_s},
-      {"    idle (waiting for data, launches, peers)", s.idle_s}};
-  for (const auto& [label, v] : compute_rows)
-    std::printf("%-46s %12s  %5.1f%%\n", label, format_time(v).c_str(),
-                pct(v, s.iteration_time_s));
-  std::printf("  other streams (run beside compute, overlapping it)\n");
-  const std::pair<const char*, double> side_rows[] = {
-      {"    communication", s.comm_s},
-      {"      of which exposed (compute waits for it)", s.exposed_comm_s},
-      {"    input/output copies", s.io_s},
-      {"    host launch thread", s.host_s}};
-  for (const auto& [label, v] : side_rows)
-    std::printf("%-46s %12s  %5.1f%%\n", label, format_time(v).c_str(),
-                pct(v, s.iteration_time_s));
+  for (size_t i = 0; i < report.time_shares.size(); ++i) {
+    const TimeShare& t = report.time_shares[i];
+    if (i == 0 || t.compute_stream != report.time_shares[i - 1].compute_stream)
+      std::printf(t.compute_stream ? "  compute stream (these rows add up to 100%%)\n"
+                                   : "  other streams (run beside compute, overlapping it)\n");
+    const std::string label = (t.part_of_previous ? "      " : "    ") + t.label;
+    std::printf("%-46s %12s  %5.1f%%\n", label.c_str(), format_time(t.seconds).c_str(), t.percent);
+  }
 
-  std::map<std::string, double> by_class;
-  for (const auto& l : r.links)
-    by_class[l.link_class.empty() ? "(unclassified)" : l.link_class] += l.bytes;
-  if (!by_class.empty()) {
+  if (!report.traffic_by_link_class.empty()) {
     std::printf("\nTraffic by link class (bytes summed over the links each transfer crosses):\n");
-    for (const auto& [cls, bytes] : by_class)
+    for (const auto& [cls, bytes] : report.traffic_by_link_class)
       std::printf("  %-28s %12s\n", cls.c_str(), format_size(bytes).c_str());
   }
 
   std::printf("\n%-24s %12s %12s %12s %12s %12s\n", "device", "compute", "comm", "exposed",
               "copies", "idle");
   size_t shown = 0;
-  for (const auto& d : r.devices) {
+  for (const auto& d : report.devices) {
     if (++shown > 16) {
-      std::printf("  ... %zu more devices in the results file\n", r.devices.size() - 16);
+      std::printf("  ... %zu more devices in the results file\n", report.devices.size() - 16);
       break;
     }
-    std::printf("%-24s %12s %12s %12s %12s %12s\n", d.name.c_str(), format_time(d.busy[0]).c_str(),
-                format_time(d.busy[1]).c_str(), format_time(d.exposed_comm).c_str(),
-                format_time(d.busy[2] + d.busy[3]).c_str(), format_time(d.idle).c_str());
+    std::printf("%-24s %12s %12s %12s %12s %12s\n", d.name.c_str(),
+                format_time(d.compute_s).c_str(), format_time(d.comm_s).c_str(),
+                format_time(d.exposed_comm_s).c_str(), format_time(d.copies_s).c_str(),
+                format_time(d.idle_s).c_str());
   }
-  if (!r.links.empty()) {
-    std::vector<const LinkStats*> links;
-    for (const auto& l : r.links) links.push_back(&l);
-    std::sort(links.begin(), links.end(), [](const LinkStats* a, const LinkStats* b) {
-      return a->bytes / a->bandwidth > b->bytes / b->bandwidth;
-    });
+  if (!report.links.empty()) {
     std::printf("\n%-28s %12s %14s %10s\n", "busiest links", "bytes", "per link", "busy");
-    for (size_t i = 0; i < links.size() && i < 8; ++i) {
-      const auto* l = links[i];
-      double busy = l->bytes / l->bandwidth;
-      std::printf("%-28s %12s %14s %9.1f%%\n", l->name.c_str(), format_size(l->bytes).c_str(),
-                  format_bandwidth(l->bandwidth).c_str(), pct(busy, r.makespan));
+    for (size_t i = 0; i < report.links.size() && i < 8; ++i) {
+      const LinkLoad& l = report.links[i];
+      std::printf("%-28s %12s %14s %9.1f%%\n", l.link->name.c_str(),
+                  format_size(l.link->bytes).c_str(), format_bandwidth(l.link->bandwidth).c_str(),
+                  l.busy_percent);
     }
   }
   std::printf("\nSimulated %lld activities in %.3f s\n", static_cast<long long>(r.activities),

@@ -11,8 +11,8 @@ one-liners; and the ```python examples of README.md and docs/*.md, which users c
 Imports are read with the ast module, so the word "import" in a docstring or comment
 does not count; imports inside functions and try blocks do (they run on some path).
 
-Standard-library modules and the scripts' own modules (scripts/NAME.py, scripts/validate) are
-left out. Output, one line per module, sorted:
+Standard-library modules, the scripts' own modules (scripts/NAME.py, scripts/validate) and
+Orrery's own Python package (python/orrery, built with the project) are left out. Output, one line per module, sorted:
 
     MODULE<TAB>FILE[,FILE...]
 
@@ -71,6 +71,8 @@ def scan(root):
     """Maps each third-party module to the files (relative to root) that import it."""
     scripts_dir = os.path.join(root, "scripts")
     local = {os.path.splitext(os.path.basename(p))[0] for p in python_files(scripts_dir)}
+    local.update(os.path.basename(os.path.dirname(p))
+                 for p in glob.glob(os.path.join(root, "python", "*", "__init__.py")))
     found = {}
 
     def note(names, path):

@@ -25,9 +25,10 @@ std::string iteration_line(const std::string& out) {
   return at == std::string::npos ? "" : out.substr(at, out.find('\n', at) - at);
 }
 
+// The build folder: where ctest's ORRERY_BIN lives.
 std::string build_dir() {
-  const char* b = std::getenv("ORRERY_BUILD_DIR");
-  return b ? b : "";
+  const char* bin = std::getenv("ORRERY_BIN");
+  return bin ? fs::path(bin).parent_path().string() : "";
 }
 
 // Runs `bin` in a fresh directory outside the source tree.
@@ -37,7 +38,7 @@ ShellResult run_outside(const std::string& bin, const std::string& args) {
 }
 
 TEST(Install, PrefixHoldsBinaryDataAndScripts) {
-  if (build_dir().empty()) GTEST_SKIP() << "ORRERY_BUILD_DIR not set (run through ctest)";
+  if (build_dir().empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
   const std::string prefix = make_temp_dir("install") + "/prefix";
   ShellResult inst = run_shell("cmake --install " + build_dir() + " --prefix " + prefix);
   ASSERT_EQ(inst.status, 0) << inst.output;
@@ -75,7 +76,7 @@ TEST(Install, PrefixHoldsBinaryDataAndScripts) {
 }
 
 TEST(Install, DebianPackageUnpacksToAWorkingOrrery) {
-  if (build_dir().empty()) GTEST_SKIP() << "ORRERY_BUILD_DIR not set (run through ctest)";
+  if (build_dir().empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
   if (run_shell("command -v dpkg-deb && command -v dpkg-shlibdeps").status != 0)
     GTEST_SKIP() << "dpkg-dev is not installed (scripts/setup installs it)";
   const std::string dir = make_temp_dir("deb");

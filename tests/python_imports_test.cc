@@ -59,8 +59,9 @@ std::map<std::string, std::string> setup_packages() {
   return packages;
 }
 
-// The scanner reads imports as Python does: docstrings, stdlib and the scripts' own modules do
-// not count; test raw strings, `python3 -c` one-liners and ```python blocks of the docs do.
+// The scanner reads imports as Python does: docstrings, stdlib, the scripts' own modules and the
+// packages in python/ do not count; test raw strings, `python3 -c` one-liners and ```python blocks
+// of the docs do.
 TEST(PythonImports, ScannerCountsRealImportsOnly) {
   const std::string root = make_temp_dir("python_imports_tree");
   write_file(root + "/scripts/helper.py", "import os\n");
@@ -76,7 +77,8 @@ TEST(PythonImports, ScannerCountsRealImportsOnly) {
              " -c 'import epsilon, zeta' > /dev/null\");\n"
              "const char* yaml = R\"(model: resnet50\n)\";\n");
   write_file(root + "/docs/guide.md",
-             "Read it:\n\n```python\nimport eta\n```\n\n```sh\nimport nope\n```\n");
+             "Read it:\n\n```python\nimport eta\nimport ownpkg\n```\n\n```sh\nimport nope\n```\n");
+  write_file(root + "/python/ownpkg/__init__.py", "");  // the project's own package (python/)
   const auto found = scan(root);
   std::set<std::string> names;
   for (const auto& [name, files] : found) names.insert(name);

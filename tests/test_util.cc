@@ -81,4 +81,23 @@ ShellResult run_shell(const std::string& command) {
   return r;
 }
 
+std::string python_package_dir() {
+  const char* dir = std::getenv("ORRERY_PYTHONPATH");
+  return dir ? dir : "";
+}
+
+PythonRun run_python(const std::string& script) {
+  const std::string dir = make_temp_dir("python");
+  write_file(dir + "/script.py", script);
+  const std::string cmd = "cd '" + source_path(".") + "' && PYTHONPATH='" + python_package_dir() +
+                          "' /usr/bin/python3 " + dir + "/script.py > " + dir + "/out.txt 2> " +
+                          dir + "/err.txt";
+  const int raw = std::system(cmd.c_str());
+  PythonRun r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = read_file(dir + "/out.txt");
+  r.err = read_file(dir + "/err.txt");
+  return r;
+}
+
 }  // namespace orrery::testing

@@ -26,4 +26,16 @@ struct ShellResult {
 };
 ShellResult run_shell(const std::string& command);
 
+// What a Python script printed, and how it ended.
+struct PythonRun {
+  int status = -1;  // exit status; -1 if it did not exit normally
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+// The folder holding the built orrery Python package (ORRERY_PYTHONPATH, which ctest sets from
+// CMake); "" when unset, e.g. when a suite runs outside ctest.
+std::string python_package_dir();
+// Runs `script` with /usr/bin/python3 in the source tree, python_package_dir() on PYTHONPATH.
+PythonRun run_python(const std::string& script);
+
 }  // namespace orrery::testing
