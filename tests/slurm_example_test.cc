@@ -10,7 +10,6 @@
 // ORRERY_MPIEXEC. Where a sweep must be interrupted, ORRERY_SWEEP_TEST_HOLD_FROM=N keeps every
 // point from N on sleeping (sweeps/point_runner.h), so the signal lands after exactly N points
 // whatever the load of the machine: the test waits for N records in the journal, not for time.
-#include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -25,13 +24,14 @@
 
 #include "engine/run_result_io.h"
 #include "results/h5_store.h"
-#include "sweeps/journal.h"
 #include "sweeps/sweep_h5.h"
 #include "tests/test_util.h"
 
 namespace orrery {
 namespace {
 
+using testing::child_pids;
+using testing::journal_points;
 using testing::make_temp_dir;
 using testing::read_file;
 using testing::source_path;
@@ -116,38 +116,39 @@ int wait_status(pid_t pid) {
   return status_of(s);
 }
 
-// A script started in the background; stopped (SIGTERM, as scancel would) if a failed
-// assertion leaves it running, so that no held point sleeps on after the test.
+// Waits at most `seconds` for a process; -1 if it is still running then.
+int wait_status_for(pid_t pid, int seconds) {
+  for (int i = 0; i < seconds * 10; ++i) {
+    int s = 0;
+    if (waitpid(pid, &s, WNOHANG) == pid) return status_of(s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return -1;
+}
+
+// A script started in the background. A stopped sweep ends within seconds (mpirun waits
+// odls_base_sigkill_timeout twice): one that does not is a failure, not a hung test. One that
+// a failed assertion leaves running gets SIGTERM, as from scancel, so that no held point sleeps
+// on after the test.
 struct Job {
   pid_t pid;
   ~Job() {
-    if (pid > 0 && ::kill(pid, SIGTERM) == 0) wait_status(pid);
+    if (pid <= 0 || ::kill(pid, SIGTERM) != 0) return;
+    if (wait_status_for(pid, 120) < 0) {
+      ::kill(pid, SIGKILL);
+      wait_status(pid);
+    }
   }
   int wait() {
-    int status = wait_status(pid);
+    int status = wait_status_for(pid, 180);
+    if (status < 0) {
+      ADD_FAILURE() << "the script did not stop within 3 minutes of the signal";
+      return -1;
+    }
     pid = -1;
     return status;
   }
 };
-
-// The indices of the points in a journal, read by the sweep's own reader from a copy (opening
-// a journal cuts a torn tail, and the sweep may be appending to this one).
-std::set<int64_t> journal_points(const std::string& path) {
-  std::set<int64_t> points;
-  std::string copy = path + ".copy";
-  std::error_code ec;
-  if (!std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing,
-                                  ec))
-    return points;
-  std::vector<PointOutcome> loaded;
-  try {
-    Journal journal(copy, &loaded);
-  } catch (const std::exception&) {
-    return points;  // caught mid-header
-  }
-  for (const auto& o : loaded) points.insert(o.index);
-  return points;
-}
 
 // Polls the journal until it holds `n` points; false after two minutes (mpirun starting four
 // ranks on a busy machine takes seconds, not minutes).
@@ -161,26 +162,8 @@ bool wait_for_points(const std::string& journal, size_t n) {
 
 // The one child of a process (the launcher the script started in the background), or -1.
 pid_t only_child(pid_t parent) {
-  pid_t found = -1;
-  int count = 0;
-  DIR* proc = ::opendir("/proc");
-  if (!proc) return -1;
-  while (dirent* e = ::readdir(proc)) {
-    pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
-    if (pid <= 0) continue;
-    std::string stat = read_file("/proc/" + std::string(e->d_name) + "/stat");
-    // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
-    auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    char state = 0;
-    int ppid = 0;
-    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent) {
-      found = pid;
-      ++count;
-    }
-  }
-  ::closedir(proc);
-  return count == 1 ? found : -1;
+  std::vector<int> pids = child_pids(parent);
+  return pids.size() == 1 ? pids[0] : -1;
 }
 
 // A run stopped by a signal: the script exits with the launcher's status, which is neither a
