@@ -162,6 +162,7 @@ ChildExit ChildPool::reap(Child& c) {
   }
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
+    e.signal = sig;
     e.failure = "crashed: killed by " + signal_name(sig) + " (" + strsignal(sig) + ")";
   } else {
     e.failure = "exited with status " + std::to_string(WEXITSTATUS(status)) + " and no result";

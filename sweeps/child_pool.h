@@ -18,6 +18,7 @@ struct ChildExit {
   bool completed = false;  // the child returned from its work and exited normally
   std::string payload;     // what the work returned (when completed)
   std::string failure;     // otherwise: how it died, with the tail of its output
+  int signal = 0;          // the signal that killed it; 0 when it exited
 };
 
 // CPUs for the children of a pool, one per slot: the CPUs this process may run on, rotated

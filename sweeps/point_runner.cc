@@ -1,5 +1,7 @@
 #include "sweeps/point_runner.h"
 
+#include <poll.h>
+
 #include <cstdlib>
 #include <exception>
 
@@ -16,6 +18,9 @@ std::string run_point_in_child(SweepInput& in, const SweepPoint& point) {
   try {
     if (const char* hook = std::getenv("ORRERY_SWEEP_TEST_ABORT"))
       if (std::to_string(point.index) == hook) std::abort();
+    if (const char* hold = std::getenv("ORRERY_SWEEP_TEST_HOLD_FROM"))
+      if (point.index >= std::atoll(hold))
+        for (int i = 0; i < 6000; ++i) ::poll(nullptr, 0, 100);
     Scenario sc = build_point_scenario(in, point, in.base);
     ReplayOptions options;
     options.record_timeline = false;

@@ -16,6 +16,9 @@ namespace orrery {
 //
 // Testing hook: when the environment variable ORRERY_SWEEP_TEST_ABORT holds this point's
 // index, the child calls abort() before simulating, as a SimGrid internal error would.
+// When ORRERY_SWEEP_TEST_HOLD_FROM holds a number N, the child of every point whose index is
+// N or more sleeps (up to 10 minutes) before simulating: a sweep then finishes exactly the
+// points below N and keeps the rest running, so a test can interrupt it at a known place.
 std::string run_point_in_child(SweepInput& in, const SweepPoint& point);
 
 // Parent side: the outcome a finished child handed back, or a failed outcome saying how the

@@ -1,6 +1,7 @@
 #include "sweeps/sweep_driver.h"
 
 #include <poll.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -50,6 +51,13 @@ int wait_ms(const MpiLink& mpi, const ChildPool& pool) {
   if (mpi.size() == 1) return 200;
   return pool.running() > 0 ? 5 : 1;
 }
+
+// A child killed by SIGTERM was stopped from outside, not failed: mpirun stops a job by
+// signalling each rank's process group, children included, and Slurm signals every process of
+// the job, one by one. The child's death may reach this process before its own SIGTERM does,
+// so the point goes back to the queue instead of being recorded: once this process sees its
+// signal it runs nothing more, and the point runs again on resume. (Children ignore SIGINT.)
+bool stopped_from_outside(const ChildExit& e) { return !e.completed && e.signal == SIGTERM; }
 
 }  // namespace
 
@@ -111,8 +119,12 @@ SweepRunStats coordinate_sweep(SweepInput& in, SweepStore& store, const SweepRun
 
     progress.update(store.points_done(), store.points_failed(),
                     pool.running() + remote_outstanding());
-    for (const ChildExit& e : pool.wait(wait_ms(mpi, pool)))
-      record(outcome_of(e, in.points[e.task]), 0);
+    for (const ChildExit& e : pool.wait(wait_ms(mpi, pool))) {
+      if (stopped_from_outside(e))
+        pending.push_front(e.task);
+      else
+        record(outcome_of(e, in.points[e.task]), 0);
+    }
     if (seconds_since(last_sync) > 0.5) {
       store.sync_journal();
       last_sync = Clock::now();
@@ -178,8 +190,12 @@ bool serve_sweep(SweepInput& in, const SweepRunOptions& opt, MpiLink& mpi) {
     if (stop && pool.running() == 0 && assigned.empty()) return true;
     // A running child ends the wait the moment it exits, and the message that matters then (the
     // next point) is already queued: with children running, MPI can wait; idle, poll it often.
-    for (const ChildExit& e : pool.wait(pool.running() > 0 ? 100 : 1))
-      mpi.send(0, kResult, serialize_outcome(outcome_of(e, in.points[e.task])));
+    for (const ChildExit& e : pool.wait(pool.running() > 0 ? 100 : 1)) {
+      if (stopped_from_outside(e))
+        assigned.push_front(e.task);
+      else
+        mpi.send(0, kResult, serialize_outcome(outcome_of(e, in.points[e.task])));
+    }
   }
   pool.kill_all();
   // mpirun stops a job by signalling every rank; leaving at once would make it kill rank 0

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -196,13 +197,13 @@ TEST(SweepRun, ResultsDoNotDependOnJobs) {
 }
 
 // Starts `orrery sweep` in the background; returns its pid.
-pid_t start(const std::string& dir, const std::string& args) {
+pid_t start(const std::string& dir, const std::string& args, const std::string& env = "") {
   pid_t pid = fork();
   if (pid == 0) {
     int fd = ::open((dir + "/bg.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(fd, 1);
     ::dup2(fd, 2);
-    std::string cmd = bin() + " " + args;
+    std::string cmd = (env.empty() ? "" : "env " + env + " ") + bin() + " " + args;
     execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
     _exit(127);
   }
@@ -267,6 +268,43 @@ TEST(SweepRun, CtrlCLeavesAValidFileAndTheRunResumes) {
   EXPECT_TRUE(read_sweep_status(dir + "/out.h5").complete);
   ASSERT_EQ(run(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/ref.h5 -j1").status, 0);
   expect_same_results(dir + "/ref.h5", dir + "/out.h5");
+}
+
+// mpirun and Slurm stop a job by signalling the children too, and a child's death may be seen
+// before the parent's own SIGTERM: a child killed by SIGTERM is stopped, not failed. Its point
+// runs again, and is not in the file when the sweep is then interrupted.
+TEST(SweepRun, ChildKilledBySigtermIsNotAFailedPoint) {
+  NEED_BINARY();
+  auto dir = make_temp_dir("sweep_run");
+  write_file(dir + "/s.yaml", kSmall);
+  // Points 0-4 finish; from 5 on the children sleep (sweeps/point_runner.h).
+  pid_t pid = start(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/out.h5 -j2",
+                    "ORRERY_SWEEP_TEST_HOLD_FROM=5");
+  // Points 0-4 in the journal, then both children held.
+  for (int i = 0; i < 3000 && testing::journal_points(dir + "/out.h5.journal").size() < 5; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(testing::journal_points(dir + "/out.h5.journal").size(), 5u)
+      << read_file(dir + "/bg.txt");
+  std::vector<int> held;
+  for (int i = 0; i < 3000 && held.size() < 2; ++i) {
+    held = testing::child_pids(pid);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_EQ(held.size(), 2u) << read_file(dir + "/bg.txt");
+  kill(held[0], SIGTERM);
+  // The point starts again in a new child.
+  bool restarted = false;
+  for (int i = 0; i < 3000 && !restarted; ++i) {
+    std::vector<int> now = testing::child_pids(pid);
+    restarted = now.size() == 2 && std::find(now.begin(), now.end(), held[0]) == now.end();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_TRUE(restarted);
+  kill(pid, SIGINT);
+  EXPECT_EQ(wait_status(pid), 130) << read_file(dir + "/bg.txt");
+  SweepFileStatus st = read_sweep_status(dir + "/out.h5");
+  EXPECT_EQ(st.points_done, 5);
+  EXPECT_EQ(st.points_failed, 0);
 }
 
 TEST(SweepRun, OutputOfAnotherSweepIsNotOverwritten) {

@@ -1,15 +1,19 @@
 #include "tests/test_util.h"
 
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
 #include <vector>
+
+#include "sweeps/journal.h"
 
 namespace orrery::testing {
 namespace {
@@ -62,6 +66,43 @@ std::string read_file(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::vector<int> child_pids(int parent) {
+  std::vector<int> pids;
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return pids;
+  while (dirent* e = ::readdir(proc)) {
+    int pid = std::atoi(e->d_name);
+    if (pid <= 0) continue;
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
+    std::string stat = read_file("/proc/" + std::string(e->d_name) + "/stat");
+    auto close = stat.rfind(')');
+    char state = 0;
+    int ppid = 0;
+    if (close != std::string::npos &&
+        std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent)
+      pids.push_back(pid);
+  }
+  ::closedir(proc);
+  return pids;
+}
+
+std::set<int64_t> journal_points(const std::string& path) {
+  std::set<int64_t> points;
+  std::string copy = path + ".copy";
+  std::error_code ec;
+  if (!std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing,
+                                  ec))
+    return points;
+  std::vector<PointOutcome> loaded;
+  try {
+    Journal journal(copy, &loaded);
+  } catch (const std::exception&) {
+    return points;  // caught mid-header
+  }
+  for (const auto& o : loaded) points.insert(o.index);
+  return points;
 }
 
 std::string source_path(const std::string& relative) {
