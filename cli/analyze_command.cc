@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "common/units.h"
 #include "common/errors.h"
-#include "platforms/device_spec.h"
+#include "common/units.h"
 #include "models/pai_model.h"
+#include "platforms/device_spec.h"
 
 namespace orrery {
 namespace {

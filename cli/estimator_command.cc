@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "common/input_file.h"
 #include "common/errors.h"
+#include "common/input_file.h"
+#include "common/sha256.h"
 #include "models/learned/evaluation.h"
 #include "models/learned/model_file.h"
-#include "common/sha256.h"
 #include "models/learned/trainer.h"
 #include "models/profile_io.h"
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include "common/units.h"
 #include "common/input_limits.h"
+#include "common/units.h"
 
 namespace orrery {
 namespace {

@@ -8,16 +8,16 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "scenario/scenario.h"
+#include "common/errors.h"
 #include "common/units.h"
 #include "common/yaml_reader.h"
-#include "common/errors.h"
 #include "engine/platform_bench.h"
 #include "platforms/platform_describe.h"
 #include "platforms/platform_dot.h"
 #include "platforms/platform_spec.h"
 #include "platforms/routing.h"
 #include "platforms/simgrid_platform.h"
+#include "scenario/scenario.h"
 
 namespace fs = std::filesystem;
 

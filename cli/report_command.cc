@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "common/errors.h"
 #include "common/atomic_file.h"
+#include "common/errors.h"
 #include "sweeps/report_table.h"
 
 namespace orrery {

@@ -10,17 +10,17 @@
 #include "cli/limit_options.h"
 #include "cli/output_paths.h"
 #include "cli/run_args.h"
-#include "scenario/scenario.h"
-#include "common/units.h"
 #include "common/child_process.h"
 #include "common/data_dir.h"
 #include "common/errors.h"
+#include "common/units.h"
 #include "engine/replay.h"
-#include "platforms/simgrid_platform.h"
 #include "orrery_version.h"
+#include "platforms/simgrid_platform.h"
 #include "results/chrome_trace.h"
 #include "results/h5_store.h"
 #include "results/run_report.h"
+#include "scenario/scenario.h"
 
 namespace fs = std::filesystem;
 

@@ -1,9 +1,9 @@
 // `orrery sweep`: every point of a scenario's sweep section, each in its own process, resumable,
 // shared among MPI ranks under mpirun (sweeps/sweep_session.h, docs/sweeps.md).
-#include "common/data_dir.h"
 #include "cli/commands.h"
 #include "cli/limit_options.h"
 #include "cli/sweep_args.h"
+#include "common/data_dir.h"
 #include "sweeps/sweep_session.h"
 
 namespace orrery {

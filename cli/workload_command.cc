@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "workloads/chakra/chakra_export.h"
 #include "cli/commands.h"
-#include "scenario/scenario.h"
 #include "common/errors.h"
+#include "scenario/scenario.h"
+#include "workloads/chakra/chakra_export.h"
 #include "workloads/chakra/chakra_import.h"
 #include "workloads/chakra/chakra_show.h"
 #include "workloads/graph_json.h"

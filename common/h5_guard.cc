@@ -9,8 +9,8 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "common/input_file.h"
 #include "common/child_process.h"
+#include "common/input_file.h"
 
 namespace orrery {
 namespace {

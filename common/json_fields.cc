@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/suggest.h"
 #include "common/errors.h"
+#include "common/suggest.h"
 
 namespace orrery {
 

@@ -8,10 +8,10 @@
 
 #include <yaml-cpp/depthguard.h>
 
+#include "common/errors.h"
 #include "common/input_file.h"
 #include "common/suggest.h"
 #include "common/units.h"
-#include "common/errors.h"
 
 namespace orrery {
 namespace {

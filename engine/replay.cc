@@ -18,9 +18,9 @@
 #include <unordered_map>
 
 #include "common/child_process.h"
+#include "common/errors.h"
 #include "engine/collective_algos.h"
 #include "engine/collective_cost.h"
-#include "common/errors.h"
 #include "engine/owner_free.h"
 #include "engine/run_result_io.h"
 

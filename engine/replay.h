@@ -5,8 +5,8 @@
 // completion callback drives the rest (docs/design.md, SimGrid facts 1 and 2).
 #pragma once
 
-#include "engine/execution_graph.h"
 #include "common/input_limits.h"
+#include "engine/execution_graph.h"
 #include "engine/run_result.h"
 #include "platforms/simgrid_platform.h"
 

@@ -6,10 +6,10 @@
 #include "common/errors.h"
 #include "models/embedding_model.h"
 #include "models/learned/estimator.h"
-#include "workloads/op_counts.h"
 #include "models/profile_io.h"
 #include "models/roofline.h"
 #include "models/tensor_cores.h"
+#include "workloads/op_counts.h"
 
 namespace orrery {
 namespace {

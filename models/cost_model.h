@@ -16,9 +16,9 @@
 #include <string>
 
 #include "common/yaml_reader.h"
-#include "platforms/device_spec.h"
 #include "models/op_class.h"
 #include "models/profile_db.h"
+#include "platforms/device_spec.h"
 #include "workloads/model_graph.h"
 
 namespace orrery {

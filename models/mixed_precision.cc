@@ -3,8 +3,8 @@
 #include <map>
 #include <utility>
 
-#include "common/suggest.h"
 #include "common/errors.h"
+#include "common/suggest.h"
 #include "workloads/op_counts.h"
 
 namespace orrery {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "common/suggest.h"
 #include "common/errors.h"
+#include "common/suggest.h"
 #include "models/op_class.h"
 
 namespace orrery {

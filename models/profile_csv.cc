@@ -8,10 +8,10 @@
 #include <map>
 #include <sstream>
 
-#include "common/input_file.h"
-#include "common/errors.h"
-#include "models/profile_io.h"
 #include "common/atomic_file.h"
+#include "common/errors.h"
+#include "common/input_file.h"
+#include "models/profile_io.h"
 
 namespace orrery {
 namespace {

@@ -2,11 +2,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/errors.h"
-#include "models/profile_io.h"
 #include "common/atomic_file.h"
+#include "common/errors.h"
 #include "common/h5_guard.h"
 #include "common/h5_util.h"
+#include "models/profile_io.h"
 
 namespace orrery {
 namespace {

@@ -6,11 +6,11 @@
 #include <map>
 
 #include "common/embedded_data.h"
+#include "common/errors.h"
+#include "common/input_limits.h"
 #include "common/suggest.h"
 #include "common/units.h"
 #include "common/yaml_reader.h"
-#include "common/errors.h"
-#include "common/input_limits.h"
 
 namespace orrery {
 namespace {

@@ -1,9 +1,9 @@
 #include "platforms/platform_spec.h"
 
 #include "common/embedded_data.h"
+#include "common/errors.h"
 #include "common/suggest.h"
 #include "common/yaml_reader.h"
-#include "common/errors.h"
 
 namespace orrery {
 namespace {

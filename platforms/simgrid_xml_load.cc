@@ -8,9 +8,9 @@
 #include <exception>
 #include <simgrid/Exception.hpp>
 
-#include "common/input_file.h"
 #include "common/child_process.h"
 #include "common/errors.h"
+#include "common/input_file.h"
 
 namespace orrery {
 namespace {

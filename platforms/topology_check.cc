@@ -3,8 +3,8 @@
 #include <set>
 #include <string>
 
-#include "common/units.h"
 #include "common/errors.h"
+#include "common/units.h"
 #include "platforms/simgrid_platform.h"
 
 namespace orrery {

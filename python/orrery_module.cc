@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "common/data_dir.h"
-#include "common/yaml_reader.h"
 #include "common/errors.h"
+#include "common/yaml_reader.h"
 #include "engine/replay.h"
 #include "results/run_report.h"
 #include "scenario/scenario.h"

@@ -3,9 +3,9 @@
 
 #include "common/errors.h"
 #include "common/h5_guard.h"
+#include "common/h5_util.h"
 #include "results/h5_rows.h"
 #include "results/h5_store.h"
-#include "common/h5_util.h"
 
 namespace orrery {
 namespace {

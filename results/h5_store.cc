@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "common/atomic_file.h"
-#include "results/h5_rows.h"
 #include "common/h5_util.h"
+#include "results/h5_rows.h"
 #include "results/param_values.h"
 
 namespace orrery {

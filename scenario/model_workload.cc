@@ -5,15 +5,15 @@
 #include <set>
 #include <sstream>
 
-#include "scenario/pai_estimate.h"
-#include "common/units.h"
 #include "common/errors.h"
+#include "common/units.h"
 #include "engine/graph_check.h"
 #include "models/cost_model.h"
-#include "platforms/device_spec.h"
 #include "models/host_overhead.h"
 #include "models/mixed_precision.h"
 #include "models/pricing.h"
+#include "platforms/device_spec.h"
+#include "scenario/pai_estimate.h"
 #include "strategies/strategy.h"
 #include "workloads/model_graph_json.h"
 #include "workloads/zoo/zoo.h"

@@ -5,8 +5,8 @@
 // traffic from the strategy (Table II).
 #pragma once
 
-#include "platforms/device_spec.h"
 #include "models/pai_model.h"
+#include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
 #include "strategies/strategy.h"
 #include "workloads/model_graph.h"

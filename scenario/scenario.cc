@@ -5,13 +5,13 @@
 #include <set>
 #include <sstream>
 
-#include "scenario/model_workload.h"
+#include "common/errors.h"
 #include "common/input_file.h"
+#include "common/input_limits.h"
 #include "common/units.h"
 #include "common/yaml_reader.h"
-#include "common/errors.h"
 #include "engine/graph_check.h"
-#include "common/input_limits.h"
+#include "scenario/model_workload.h"
 #include "strategies/cluster_layout.h"
 #include "workloads/chakra/chakra_import.h"
 #include "workloads/graph_json.h"

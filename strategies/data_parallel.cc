@@ -6,10 +6,10 @@
 // dense weights are all-reduced as usual.
 #include <map>
 
-#include "workloads/op_counts.h"
 #include "strategies/input_stage.h"
 #include "strategies/model_index.h"
 #include "strategies/strategy_parts.h"
+#include "workloads/op_counts.h"
 
 namespace orrery {
 namespace {

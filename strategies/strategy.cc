@@ -5,9 +5,9 @@
 
 #include "common/errors.h"
 #include "models/host_overhead.h"
-#include "workloads/op_counts.h"
 #include "strategies/size_estimate.h"
 #include "strategies/strategy_parts.h"
+#include "workloads/op_counts.h"
 
 namespace orrery {
 namespace {

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "common/units.h"
 #include "common/errors.h"
+#include "common/units.h"
 
 namespace orrery {
 namespace {

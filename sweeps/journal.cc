@@ -8,8 +8,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "common/errors.h"
 #include "common/atomic_file.h"
+#include "common/errors.h"
 #include "sweeps/yaml_path.h"
 
 namespace orrery {

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <set>
 
+#include "common/errors.h"
 #include "common/units.h"
 #include "common/yaml_reader.h"
-#include "common/errors.h"
 #include "engine/run_result_io.h"
 #include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "common/units.h"
 #include "common/errors.h"
+#include "common/units.h"
 #include "engine/replay.h"
 #include "orrery_version.h"
 #include "results/chrome_trace.h"

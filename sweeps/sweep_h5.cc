@@ -1,7 +1,7 @@
 #include "sweeps/sweep_h5.h"
 
-#include "common/errors.h"
 #include "common/atomic_file.h"
+#include "common/errors.h"
 #include "common/h5_guard.h"
 #include "common/h5_util.h"
 

@@ -6,9 +6,9 @@
 #include <map>
 #include <sstream>
 
-#include "common/yaml_reader.h"
-#include "common/input_file.h"
 #include "common/errors.h"
+#include "common/input_file.h"
+#include "common/yaml_reader.h"
 #include "sweeps/yaml_path.h"
 
 namespace orrery {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "common/yaml_reader.h"
 #include "common/errors.h"
+#include "common/yaml_reader.h"
 #include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
 #include "sweeps/expression.h"

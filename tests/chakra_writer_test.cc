@@ -1,19 +1,20 @@
 // Chakra writer (workloads/chakra/chakra_writer.h) and `orrery workload export --chakra`: a graph
 // written as traces and read back by the importer is the same graph, and a scenario exported
 // and replayed from its traces takes the same simulated time.
+#include "workloads/chakra/chakra_writer.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <set>
 
-#include "workloads/chakra/chakra_export.h"
-#include "scenario/scenario.h"
 #include "common/errors.h"
 #include "engine/replay.h"
+#include "scenario/scenario.h"
 #include "tests/test_util.h"
+#include "workloads/chakra/chakra_export.h"
 #include "workloads/chakra/chakra_import.h"
 #include "workloads/chakra/chakra_trace.h"
-#include "workloads/chakra/chakra_writer.h"
 
 namespace orrery {
 namespace {
@@ -43,7 +44,7 @@ ExecutionGraph two_device_graph() {
   Collective c;
   c.ranks = {0, 1};
   c.bytes = 4e6;
-  append_collective(g, "ar", c, "comm", {0, 3});                           // 4
+  append_collective(g, "ar", c, "comm", {0, 3});                            // 4
   g.ops.push_back(compute("load", 0, 0.5e-3, {4}, StreamClass::kCopyH2D));  // 5
   g.ops.push_back(compute("cpu", 1, 0.1e-3, {4}, StreamClass::kHost));      // 6
   return g;
@@ -91,10 +92,9 @@ TEST(ChakraWriter, HandBuiltGraphReadsBackTheSame) {
 
   // The importer names ops r<rank>.<node id>:<name>; node ids are op indices.
   const ExecutionGraph back = read_back(set, {"g0", "g1"});
-  const std::vector<std::string> names = {"r0.0:fwd0", "r1.1:fwd1",
-                                          "r0.2:send->r1", "r1.3:gemm",
-                                          "coll.world.0:ALL_REDUCE", "r0.5:load",
-                                          "r1.6:cpu"};
+  const std::vector<std::string> names = {
+      "r0.0:fwd0", "r1.1:fwd1", "r0.2:send->r1", "r1.3:gemm", "coll.world.0:ALL_REDUCE",
+      "r0.5:load", "r1.6:cpu"};
   ASSERT_EQ(back.ops.size(), g.ops.size());
   for (size_t i = 0; i < g.ops.size(); ++i) {
     SCOPED_TRACE(g.ops[i].name);
@@ -162,8 +162,7 @@ TEST(ChakraWriter, SubgroupCollectivesGetAProcessGroup) {
     append_collective(g, "ag" + std::to_string(g.ops.size()), c, "comm", {});
   }
   const ChakraTraceSet set = encode_chakra_traces(g);
-  const std::map<std::string, std::vector<int>> groups = {{"group0", {0, 2}},
-                                                          {"group1", {1, 3}}};
+  const std::map<std::string, std::vector<int>> groups = {{"group0", {0, 2}}, {"group1", {1, 3}}};
   EXPECT_EQ(set.comm_groups, groups);
   const ExecutionGraph back = read_back(set, {"g0", "g1", "g2", "g3"}, groups);
   ASSERT_EQ(back.collectives.size(), 4u);
@@ -180,8 +179,8 @@ TEST(ChakraWriter, QuickstartScenarioReplaysInTheSameTime) {
   // the importer queues a transfer on its source's comm stream). Durations are whole
   // microseconds and the all-reduces ring either way, so the time is the same (to rounding:
   // 1000 x 1e-6 s is not 1e-3 s to the last bit).
-  Scenario sc = load_scenario(testing::source_path("scenarios/quickstart.yaml"),
-                              {"workload.input_bytes=0"});
+  Scenario sc =
+      load_scenario(testing::source_path("scenarios/quickstart.yaml"), {"workload.input_bytes=0"});
   const std::string dir = testing::make_temp_dir("chakra_export");
   ChakraExport out = export_chakra_traces(sc.graph, dir, sc.name);
   EXPECT_EQ(out.prefix, dir + "/quickstart");

@@ -9,10 +9,10 @@
 
 #include "common/errors.h"
 #include "models/embedding_model.h"
-#include "workloads/op_counts.h"
 #include "models/pricing.h"
 #include "models/roofline.h"
 #include "models/tensor_cores.h"
+#include "workloads/op_counts.h"
 
 namespace orrery {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "common/yaml_reader.h"
 #include "common/errors.h"
+#include "common/yaml_reader.h"
 
 namespace orrery {
 namespace {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "common/errors.h"
-#include "engine/execution_graph.h"
 #include "common/input_limits.h"
+#include "engine/execution_graph.h"
 
 namespace orrery {
 namespace {

@@ -54,9 +54,9 @@ TEST(Install, PrefixHoldsBinaryDataAndScripts) {
   // build tree's binary on the source file.
   ShellResult installed = run_outside(prefix + "/bin/orrery", "run quickstart -o q.h5");
   ASSERT_EQ(installed.status, 0) << installed.output;
-  ShellResult built = run_outside(std::getenv("ORRERY_BIN"),
-                                  "run " + testing::source_path("scenarios/quickstart.yaml") +
-                                      " -o q.h5");
+  ShellResult built =
+      run_outside(std::getenv("ORRERY_BIN"),
+                  "run " + testing::source_path("scenarios/quickstart.yaml") + " -o q.h5");
   ASSERT_EQ(built.status, 0) << built.output;
   EXPECT_NE(iteration_line(installed.output), "");
   EXPECT_EQ(iteration_line(installed.output), iteration_line(built.output));
@@ -80,8 +80,8 @@ TEST(Install, DebianPackageUnpacksToAWorkingOrrery) {
   if (run_shell("command -v dpkg-deb && command -v dpkg-shlibdeps").status != 0)
     GTEST_SKIP() << "dpkg-dev is not installed (scripts/setup installs it)";
   const std::string dir = make_temp_dir("deb");
-  ShellResult pack = run_shell("cpack --config " + build_dir() + "/CPackConfig.cmake -G DEB -B " +
-                               dir + "/pkg");
+  ShellResult pack =
+      run_shell("cpack --config " + build_dir() + "/CPackConfig.cmake -G DEB -B " + dir + "/pkg");
   ASSERT_EQ(pack.status, 0) << pack.output;
   ShellResult name = run_shell("ls " + dir + "/pkg/orrery_*.deb");
   ASSERT_EQ(name.status, 0) << name.output;
@@ -106,8 +106,8 @@ TEST(Install, DataDirRules) {
   ASSERT_EQ(setenv("ORRERY_DATA_DIR", dir.c_str(), 1), 0);
   EXPECT_EQ(shipped_data_dir(), dir);
   EXPECT_EQ(find_scenario_file("mine"), dir + "/scenarios/sub/mine.yaml");
-  EXPECT_EQ(find_scenario_file("other"), "other");           // nothing matches: as typed
-  EXPECT_EQ(find_scenario_file("./mine"), "./mine");         // a path is never looked up
+  EXPECT_EQ(find_scenario_file("other"), "other");    // nothing matches: as typed
+  EXPECT_EQ(find_scenario_file("./mine"), "./mine");  // a path is never looked up
   unsetenv("ORRERY_DATA_DIR");
 }
 

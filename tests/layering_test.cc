@@ -56,9 +56,8 @@ std::vector<std::string> upward_includes(const fs::path& root,
         auto target = layers.find(m[1]);
         if (target == layers.end() || target->second <= level) continue;
         out.push_back(fs::relative(entry.path(), root).string() + ":" + std::to_string(n) + ": " +
-                      dir + "/ (layer " + std::to_string(level) + ") includes " +
-                      m[1].str() + "/" + m[2].str() + " (layer " +
-                      std::to_string(target->second) + ")");
+                      dir + "/ (layer " + std::to_string(level) + ") includes " + m[1].str() + "/" +
+                      m[2].str() + " (layer " + std::to_string(target->second) + ")");
       }
     }
   }

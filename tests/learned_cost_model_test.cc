@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "common/yaml_reader.h"
 #include "common/errors.h"
+#include "common/yaml_reader.h"
 #include "models/cost_model.h"
 #include "models/learned/estimator.h"
 #include "models/learned/model_file.h"

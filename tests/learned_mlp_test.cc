@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/sha256.h"
 #include "models/learned/mlp.h"
 #include "models/learned/rng.h"
-#include "common/sha256.h"
 
 namespace orrery {
 namespace {

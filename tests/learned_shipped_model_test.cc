@@ -10,9 +10,9 @@
 #include <map>
 #include <sstream>
 
+#include "common/sha256.h"
 #include "models/learned/evaluation.h"
 #include "models/learned/model_file.h"
-#include "common/sha256.h"
 #include "models/profile_io.h"
 #include "tests/test_util.h"
 

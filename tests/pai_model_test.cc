@@ -7,9 +7,9 @@
 #include <cstdlib>
 
 #include "common/errors.h"
-#include "workloads/op_counts.h"
 #include "tests/test_util.h"
 #include "tests/tiny_model_graph.h"
+#include "workloads/op_counts.h"
 
 namespace orrery {
 namespace {

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <set>
 
-#include "common/yaml_reader.h"
 #include "common/errors.h"
+#include "common/yaml_reader.h"
 #include "platforms/platform_probe.h"
 #include "platforms/platform_spec.h"
 #include "platforms/routing.h"

@@ -5,8 +5,8 @@
 
 #include <fstream>
 
-#include "common/yaml_reader.h"
 #include "common/errors.h"
+#include "common/yaml_reader.h"
 #include "engine/replay.h"
 #include "platforms/simgrid_platform.h"
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/collective_algos.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "engine/collective_algos.h"
 #include "platforms/platform_spec.h"
 #include "strategies/size_estimate.h"
 #include "strategies/strategy.h"

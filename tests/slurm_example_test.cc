@@ -74,8 +74,8 @@ std::string mpi_launcher() {
 // rank 0 has time to write the file on a loaded machine (docs/sweeps.md, "Stopping an MPI
 // sweep"). mpirun waits that long whether or not the ranks are gone.
 std::string base_env(const std::string& launcher) {
-  return "env -u SLURM_JOB_ID -u SLURM_CPUS_PER_TASK -u SLURM_RESTART_COUNT ORRERY_BIN='" +
-         bin() + "' ORRERY_LAUNCHER='" + launcher +
+  return "env -u SLURM_JOB_ID -u SLURM_CPUS_PER_TASK -u SLURM_RESTART_COUNT ORRERY_BIN='" + bin() +
+         "' ORRERY_LAUNCHER='" + launcher +
          "' ORRERY_SWEEP_JOBS=1 OMPI_MCA_odls_base_sigkill_timeout=10 ";
 }
 
@@ -200,8 +200,8 @@ void expect_same_results(const std::string& a_path, const std::string& b_path) {
 // The single-process file every run of the script must end up equal to.
 void write_reference(const std::string& dir) {
   write_file(dir + "/s.yaml", kSmall);
-  std::string cmd = bin() + " sweep " + dir + "/s.yaml -q -o " + dir + "/ref.h5 -j2 >" + dir +
-                    "/ref.txt 2>&1";
+  std::string cmd =
+      bin() + " sweep " + dir + "/s.yaml -q -o " + dir + "/ref.h5 -j2 >" + dir + "/ref.txt 2>&1";
   ASSERT_EQ(status_of(std::system(cmd.c_str())), 0) << read_file(dir + "/ref.txt");
 }
 
@@ -315,8 +315,8 @@ TEST(SlurmExampleMpi, TimeLimitWarningRequeuesAndScancelDoesNot) {
   write_reference(dir);
   write_file(dir + "/bin/scontrol", "#!/bin/sh\necho \"$@\" >>" + dir + "/scontrol.txt\n");
   ASSERT_EQ(::chmod((dir + "/bin/scontrol").c_str(), 0755), 0);
-  const std::string slurm_env = base_env(mpi_launcher()) + "PATH=" + dir + "/bin:" +
-                                std::getenv("PATH") + " SLURM_JOB_ID=4242 ";
+  const std::string slurm_env = base_env(mpi_launcher()) + "PATH=" + dir +
+                                "/bin:" + std::getenv("PATH") + " SLURM_JOB_ID=4242 ";
   const std::string args = dir + "/s.yaml " + dir + "/out.h5";
 
   Job warned{start_script(dir, slurm_env + "ORRERY_SWEEP_TEST_HOLD_FROM=3", args)};

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "common/yaml_reader.h"
 #include "common/errors.h"
+#include "common/yaml_reader.h"
 #include "engine/graph_check.h"
 #include "engine/replay.h"
 #include "models/cost_model.h"

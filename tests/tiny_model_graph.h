@@ -3,8 +3,8 @@
 // elements). Counts filled (fill_op_counts).
 #pragma once
 
-#include "workloads/op_counts.h"
 #include "workloads/model_graph.h"
+#include "workloads/op_counts.h"
 
 namespace orrery::testing {
 

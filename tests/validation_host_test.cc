@@ -5,12 +5,12 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include "scenario/scenario.h"
 #include "common/errors.h"
 #include "engine/replay.h"
-#include "platforms/device_spec.h"
 #include "models/host_overhead.h"
+#include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
+#include "scenario/scenario.h"
 #include "tests/test_util.h"
 
 namespace orrery {

@@ -16,11 +16,11 @@
 #include <utility>
 #include <vector>
 
+#include "common/atomic_file.h"
+#include "common/errors.h"
 #include "common/input_file.h"
 #include "common/json_fields.h"
-#include "common/errors.h"
 #include "engine/graph_check.h"
-#include "common/atomic_file.h"
 
 namespace orrery {
 

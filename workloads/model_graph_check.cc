@@ -5,9 +5,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "common/suggest.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/suggest.h"
 #include "workloads/op_counts.h"
 
 namespace orrery {

@@ -12,13 +12,13 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "common/atomic_file.h"
+#include "common/errors.h"
 #include "common/input_file.h"
 #include "common/json_fields.h"
 #include "common/suggest.h"
-#include "common/errors.h"
-#include "workloads/op_counts.h"
-#include "common/atomic_file.h"
 #include "workloads/model_graph_check.h"
+#include "workloads/op_counts.h"
 
 namespace orrery {
 

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "common/errors.h"
-#include "platforms/device_spec.h"
 #include "models/learned/op_params.h"
+#include "platforms/device_spec.h"
 
 namespace orrery {
 namespace {

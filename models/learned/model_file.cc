@@ -10,10 +10,10 @@
 #include <sstream>
 #include <type_traits>
 
+#include "common/atomic_file.h"
+#include "common/errors.h"
 #include "common/input_file.h"
 #include "common/units.h"
-#include "common/errors.h"
-#include "common/atomic_file.h"
 
 namespace orrery {
 namespace {

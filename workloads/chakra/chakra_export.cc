@@ -4,9 +4,9 @@
 #include <fstream>
 #include <regex>
 
+#include "common/atomic_file.h"
 #include "common/errors.h"
 #include "engine/graph_check.h"
-#include "common/atomic_file.h"
 #include "workloads/chakra/chakra_writer.h"
 
 namespace fs = std::filesystem;
@@ -51,8 +51,8 @@ ChakraExport export_chakra_traces(const ExecutionGraph& graph, const std::string
   check_graph(graph, "Chakra export");
   ChakraExport out;
   out.prefix = prefix_or_dir;
-  const bool dir_given = (!prefix_or_dir.empty() && prefix_or_dir.back() == '/') ||
-                         fs::is_directory(prefix_or_dir);
+  const bool dir_given =
+      (!prefix_or_dir.empty() && prefix_or_dir.back() == '/') || fs::is_directory(prefix_or_dir);
   if (dir_given) out.prefix = (fs::path(prefix_or_dir) / (name.empty() ? "trace" : name)).string();
   const fs::path parent = fs::path(out.prefix).parent_path();
   if (!parent.empty() && !fs::is_directory(parent))
@@ -77,8 +77,8 @@ ChakraExport export_chakra_traces(const ExecutionGraph& graph, const std::string
     json += "\n}\n";
     write_bytes(out.comm_groups_file, json);
     out.notes.push_back("collectives over " + std::to_string(set.comm_groups.size()) +
-                        " process group(s) other than all devices: give " +
-                        out.comm_groups_file + " as the scenario's comm_groups");
+                        " process group(s) other than all devices: give " + out.comm_groups_file +
+                        " as the scenario's comm_groups");
   }
   if (set.rounded_durations > 0)
     out.notes.push_back(std::to_string(set.rounded_durations) +

@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "common/input_file.h"
 #include "common/errors.h"
+#include "common/input_file.h"
 #include "workloads/chakra/chakra_import.h"
 
 namespace fs = std::filesystem;

@@ -6,8 +6,8 @@
 #include <map>
 #include <unordered_map>
 
-#include "common/units.h"
 #include "common/errors.h"
+#include "common/units.h"
 #include "engine/graph_check.h"
 #include "workloads/chakra/chakra_collectives.h"
 

@@ -8,8 +8,8 @@
 #include <climits>
 #include <limits>
 
-#include "common/input_file.h"
 #include "common/errors.h"
+#include "common/input_file.h"
 #include "et_def.pb.h"
 
 namespace orrery::chakra {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "common/suggest.h"
 #include "common/input_limits.h"
+#include "common/suggest.h"
 
 namespace orrery::zoo {
 

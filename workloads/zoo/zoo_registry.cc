@@ -1,7 +1,7 @@
 #include <functional>
 
-#include "common/suggest.h"
 #include "common/errors.h"
+#include "common/suggest.h"
 #include "workloads/model_graph_check.h"
 #include "workloads/zoo/zoo.h"
 #include "workloads/zoo/zoo_models.h"
