@@ -10,11 +10,10 @@
 
 #include "cli/commands.h"
 #include "common/errors.h"
-#include "common/input_file.h"
-#include "common/sha256.h"
 #include "models/learned/evaluation.h"
 #include "models/learned/model_file.h"
 #include "models/learned/trainer.h"
+#include "models/learned/training_sources.h"
 #include "models/profile_io.h"
 
 namespace orrery {
@@ -50,38 +49,11 @@ std::vector<std::string> split_commas(const std::string& s) {
   return out;
 }
 
-bool is_hdf5(const std::string& bytes) { return bytes.rfind("\x89HDF\r\n\x1a\n", 0) == 0; }
-
-// The provenance a profile file carries: its '#' lines (CSV) or its provenance attribute.
-TrainingSource describe_source(const std::string& path, size_t rows) {
-  std::string bytes = read_input_file(path, "profile file");
-  TrainingSource s{path, sha256_hex(bytes), rows, {}};
-  if (is_hdf5(bytes)) {
-    s.header.push_back(read_profile_h5_provenance(path));
-  } else {
-    std::istringstream lines(bytes);
-    std::string line;
-    while (std::getline(lines, line))
-      if (line.rfind("#", 0) == 0) s.header.push_back(line);
-  }
-  return s;
-}
-
-ProfileDb load_all(const std::vector<std::string>& files, std::vector<TrainingSource>* sources) {
-  ProfileDb db;
-  for (const auto& f : files) {
-    ProfileDb part = load_profile_db(f);
-    if (sources) sources->push_back(describe_source(f, part.size()));
-    db.merge(part);
-  }
-  return db;
-}
-
 int train_command(const TrainArgs& a) {
   if (!(a.budget_s >= 0)) throw InputError("--budget: must be a non-negative number of seconds");
   LearnedModel model;
   std::vector<TrainingSource> sources;
-  ProfileDb db = load_all(a.inputs, &sources);
+  ProfileDb db = load_training_profiles(a.inputs, &sources);
   TrainerOptions o;
   o.seed = a.seed;
   o.budget_s = a.budget_s;
@@ -115,7 +87,7 @@ int train_command(const TrainArgs& a) {
 
 int eval_command(const EvalArgs& a) {
   LearnedModel model = read_learned_model(a.model);
-  ProfileDb db = load_all(a.inputs, nullptr);
+  ProfileDb db = load_training_profiles(a.inputs, nullptr);
   auto acc = evaluate_learned_model(model, db, !a.all_rows);
   if (a.table) {
     std::printf("%s\n%s", accuracy_table(acc).c_str(), input_form_table(model).c_str());

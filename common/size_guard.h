@@ -28,6 +28,10 @@ inline constexpr double kBytesPerHost = 4096;  // topology entry and SimGrid hos
 inline constexpr double kBytesPerLink = 2048;  // topology entry and SimGrid link
 inline constexpr double kBytesPerRoute = 512;  // an explicit route of a few hops, both sides
 
+// A count for these messages: all digits below a million, three significant ones above
+// ("4096", "3.2e+09").
+std::string approximate_count(double v);
+
 // Throws InputError when `e` passes a limit of run_limits() (none with --no-size-limit):
 //   "<origin>: <what> would need about 3.2e+09 ops (<basis>), over the limit of 2e+07 ops;
 //    lift it with --max-ops N or --no-size-limit"

@@ -1,21 +1,10 @@
 #include "engine/size_estimate.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 namespace orrery {
-namespace {
-
-std::string sci(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, v < 1e6 ? "%.0f" : "%.3g", v);
-  return buf;
-}
-
-}  // namespace
-
 double collective_flows(CollectiveType type, CollectiveAlgo algo, double n, double nodes,
                         double chunks) {
   if (n <= 1) return 0;
@@ -88,7 +77,7 @@ SizeEstimate estimate_graph_size(const ExecutionGraph& g) {
     flows += std::max(1.0, collective_flows(c.type, algo, n, nodes, c.chunks));
   }
   e.activities = ops - collective_ops + flows;
-  e.basis = sci(ops) + " ops, " + sci(flows) + " collective flows";
+  e.basis = approximate_count(ops) + " ops, " + approximate_count(flows) + " collective flows";
   return e;
 }
 

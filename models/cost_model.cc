@@ -105,6 +105,22 @@ OpEstimate CostModel::estimate(const ModelOp& op, const DeviceSpec& dev) const {
   return analytic(op, dev);
 }
 
+RooflineParts CostModel::roofline_parts(const ModelOp& op, const DeviceSpec& dev) const {
+  RooflineParts p;
+  p.efficiency = options_.efficiency_of(op_class(op.type));
+  p.flops = op.flops;
+  p.bytes = op.bytes;
+  if (p.flops == 0 && p.bytes == 0 && is_known_op_type(op.type)) {
+    OpCounts c = count_op(op);
+    p.flops = c.flops;
+    p.bytes = c.bytes;
+  }
+  p.mode = math_mode(op, dev, options_.allow_tf32);
+  p.peak_flops = dev.peak_flops(p.mode.dtype, p.mode.tensor_cores);
+  p.time = roofline(p.flops, p.bytes, p.peak_flops, dev.mem_bw, p.efficiency);
+  return p;
+}
+
 OpEstimate CostModel::analytic(const ModelOp& op, const DeviceSpec& dev) const {
   OpClass cls = op_class(op.type);
   double eff = options_.efficiency_of(cls);
@@ -117,18 +133,10 @@ OpEstimate CostModel::analytic(const ModelOp& op, const DeviceSpec& dev) const {
             "embedding model, L2 hit rate " + fixed("%.3g", t.hit_rate)};
   }
 
-  double flops = op.flops, bytes = op.bytes;
-  if (flops == 0 && bytes == 0 && is_known_op_type(op.type)) {
-    OpCounts c = count_op(op);
-    flops = c.flops;
-    bytes = c.bytes;
-  }
-  MathMode mode = math_mode(op, dev, options_.allow_tf32);
-  RooflineTime r =
-      roofline(flops, bytes, dev.peak_flops(mode.dtype, mode.tensor_cores), dev.mem_bw, eff);
-  std::string detail = r.memory_bound ? "memory-bound" : "compute-bound";
-  if (mode.tensor_cores) detail += std::string(", ") + dtype_name(mode.dtype) + " tensor cores";
-  return {r.seconds, EstimateSource::kAnalytic, detail};
+  const RooflineParts p = roofline_parts(op, dev);
+  std::string detail = p.time.memory_bound ? "memory-bound" : "compute-bound";
+  if (p.mode.tensor_cores) detail += std::string(", ") + dtype_name(p.mode.dtype) + " tensor cores";
+  return {p.time.seconds, EstimateSource::kAnalytic, detail};
 }
 
 }  // namespace orrery

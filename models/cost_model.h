@@ -18,6 +18,8 @@
 #include "common/yaml_reader.h"
 #include "models/op_class.h"
 #include "models/profile_db.h"
+#include "models/roofline.h"
+#include "models/tensor_cores.h"
 #include "platforms/device_spec.h"
 #include "workloads/model_graph.h"
 
@@ -79,6 +81,16 @@ struct CostModelOptions {
 // Unknown keys and bad values are InputErrors naming the file, line and key.
 CostModelOptions parse_cost_model_options(const YamlMap& m, const std::string& base_dir = "");
 
+// The pieces of the roofline estimate of one op (`orrery cost` shows them).
+struct RooflineParts {
+  double flops = 0.0;
+  double bytes = 0.0;
+  MathMode mode;            // the dtype the math runs in and whether on Tensor Cores
+  double peak_flops = 0.0;  // the device's peak for that mode, flop/s
+  double efficiency = 0.0;  // of the op's class (CostModelOptions::efficiency)
+  RooflineTime time;        // compute and memory terms, and the larger
+};
+
 class CostModel {
  public:
   CostModel() = default;
@@ -87,6 +99,8 @@ class CostModel {
   OpEstimate estimate(const ModelOp& op, const DeviceSpec& dev) const;
   // The analytic model alone (step 3), whatever the database holds.
   OpEstimate analytic(const ModelOp& op, const DeviceSpec& dev) const;
+  // How the roofline prices `op` on `dev` (embedding lookups aside, which have their own model).
+  RooflineParts roofline_parts(const ModelOp& op, const DeviceSpec& dev) const;
 
   const CostModelOptions& options() const { return options_; }
 

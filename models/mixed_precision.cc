@@ -229,7 +229,7 @@ AmpLists make_defaults() {
   AmpLists l;
   l.allow = {"matmul", "bmm", "conv2d", "conv2d_bwd_data", "conv2d_bwd_filter"};
   l.deny = {"softmax", "softmax_bwd", "cross_entropy", "cross_entropy_bwd",
-            "reduce",  "layernorm",   "layernorm_bwd"};
+            "reduce",  "layernorm",   "layernorm_bwd", "pow"};
   l.infer = {"add",       "sub",           "mul",     "div",        "bias_add", "elementwise",
              "sigmoid",   "sigmoid_bwd",   "tanh",    "tanh_bwd",   "gelu",     "gelu_bwd",
              "batchnorm", "batchnorm_bwd", "avgpool", "avgpool_bwd"};

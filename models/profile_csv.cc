@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/atomic_file.h"
+#include "common/csv.h"
 #include "common/errors.h"
 #include "common/input_file.h"
 #include "models/profile_io.h"
@@ -20,49 +21,11 @@ const char* const kColumns[] = {"op", "dtype", "device", "inputs", "output",  "a
                                 "n",  "m",     "t_n_s",  "t_m_s",  "samples", "stdev_s", "source"};
 const char* const kRequired[] = {"op", "dtype", "device", "inputs", "output", "attrs", "time_s"};
 
-// Splits one CSV line; fields may be double-quoted ("" inside quotes is a quote).
-bool split_csv(const std::string& line, std::vector<std::string>* out) {
-  out->clear();
-  std::string cur;
-  bool quoted = false, was_quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"' && cur.empty() && !was_quoted) {
-      quoted = was_quoted = true;
-    } else if (c == ',') {
-      out->push_back(cur);
-      cur.clear();
-      was_quoted = false;
-    } else {
-      cur += c;
-    }
-  }
-  if (quoted) return false;
-  out->push_back(cur);
-  return true;
-}
-
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
   size_t i = 0;
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
   return s.substr(i);
-}
-
-std::string quote(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
 }
 
 std::string num(double v) {
@@ -85,7 +48,7 @@ ProfileDb parse_profile_csv(const std::string& text, const std::string& origin) 
     line = trim(line);
     if (line.empty() || line[0] == '#') continue;
     std::string where = origin + ":" + std::to_string(lineno);
-    if (!split_csv(line, &cells)) throw InputError(where + ": unterminated quoted field");
+    if (!split_csv_line(line, &cells)) throw InputError(where + ": unterminated quoted field");
     for (auto& c : cells) c = trim(c);
     if (header.empty()) {
       header = cells;
@@ -166,10 +129,10 @@ void write_profile_csv(const std::string& path, const ProfileDb& db,
     for (const char* k : kColumns) head += (head.empty() ? "" : ",") + std::string(k);
     out << head << "\n";
     for (const auto& r : db.rows()) {
-      out << quote(r.op) << ',' << quote(r.dtype) << ',' << quote(r.device) << ','
-          << quote(r.inputs) << ',' << quote(r.output) << ',' << quote(r.attrs) << ','
+      out << csv_quote(r.op) << ',' << csv_quote(r.dtype) << ',' << csv_quote(r.device) << ','
+          << csv_quote(r.inputs) << ',' << csv_quote(r.output) << ',' << csv_quote(r.attrs) << ','
           << num(r.time_s) << ',' << r.n << ',' << r.m << ',' << num(r.t_n_s) << ',' << num(r.t_m_s)
-          << ',' << r.samples << ',' << num(r.stdev_s) << ',' << quote(r.source) << "\n";
+          << ',' << r.samples << ',' << num(r.stdev_s) << ',' << csv_quote(r.source) << "\n";
     }
     out.close();
     if (!out) throw std::runtime_error("write " + tmp + " failed");

@@ -19,23 +19,8 @@ using nlohmann::json;
 using testing::make_temp_dir;
 using testing::read_file;
 using testing::run_python;
+using testing::run_python_json;
 using testing::source_path;
-
-// Skips the test outside ctest, which names the built package and the orrery binary.
-#define REQUIRE_BUILT_PACKAGE()                                            \
-  if (testing::python_package_dir().empty() || !std::getenv("ORRERY_BIN")) \
-  GTEST_SKIP() << "ORRERY_PYTHONPATH or ORRERY_BIN not set (run through ctest)"
-
-json run_json(const std::string& script) {
-  const testing::PythonRun r = run_python(script);
-  EXPECT_EQ(r.status, 0) << r.err << r.out;
-  try {
-    return json::parse(r.out);
-  } catch (const json::exception& e) {
-    ADD_FAILURE() << "script printed no JSON: " << e.what() << "\n" << r.out << r.err;
-    return json::object();
-  }
-}
 
 struct Cli {
   int status;
@@ -55,13 +40,13 @@ Cli run_cli(const std::string& args) {
 // The quickstart through orrery.run and through `orrery run -o`: the iteration time, every
 // breakdown mean and the header lines agree exactly (the same library code computes both).
 TEST(PythonModule, QuickstartMatchesTheCli) {
-  REQUIRE_BUILT_PACKAGE();
+  REQUIRE_BUILT_PYTHON_PACKAGE();
   const std::string h5 = make_temp_dir("python_module") + "/q.h5";
   const Cli cli = run_cli("run " + source_path("scenarios/quickstart.yaml") + " -o " + h5);
   ASSERT_EQ(cli.status, 0) << cli.err;
   const RunSummary want = read_results_h5(h5).summaries.at(0);
 
-  const json got = run_json(R"(
+  const json got = run_python_json(R"(
 import dataclasses, json, orrery
 r = orrery.run("scenarios/quickstart.yaml")
 print(json.dumps(dict(dataclasses.asdict(r), iterations_per_s=r.iterations_per_s)))
@@ -105,8 +90,8 @@ print(json.dumps(dict(dataclasses.asdict(r), iterations_per_s=r.iterations_per_s
 // The quickstart written as a dict (no output section: run writes no files) is the same
 // scenario, so it gives the same iteration time.
 TEST(PythonModule, DictScenarioMatchesTheFile) {
-  REQUIRE_BUILT_PACKAGE();
-  const json got = run_json(R"(
+  REQUIRE_BUILT_PYTHON_PACKAGE();
+  const json got = run_python_json(R"(
 import json, orrery
 scenario = {
     "name": "quickstart",
@@ -132,8 +117,8 @@ print(json.dumps({"dict": from_dict.iteration_time_s, "file": from_file.iteratio
 // 10 GB/s the step takes 60 ms and at 20 GB/s 30 ms, plus microseconds of compute and link
 // latency (< 0.1%). The list form and the dict form of the same override give the same answer.
 TEST(PythonModule, DoublingTheBandwidthHalvesACommBoundStep) {
-  REQUIRE_BUILT_PACKAGE();
-  const json got = run_json(R"(
+  REQUIRE_BUILT_PYTHON_PACKAGE();
+  const json got = run_python_json(R"(
 import json, orrery
 base = {"workload.layers": 1, "workload.forward_time": "1us", "workload.update_time": "1us",
         "workload.gradient_bytes": "400MB", "workload.input_bytes": 0}
@@ -155,11 +140,11 @@ print(json.dumps({"slow": slow.iteration_time_s, "fast": fast.iteration_time_s,
 // A misspelt key: orrery.InputError, a ValueError, whose message is what `orrery run` prints
 // after "orrery: error: ", naming the key.
 TEST(PythonModule, UnknownKeyRaisesInputErrorWithTheCliMessage) {
-  REQUIRE_BUILT_PACKAGE();
+  REQUIRE_BUILT_PYTHON_PACKAGE();
   const Cli cli =
       run_cli("run " + source_path("scenarios/quickstart.yaml") + " --set workload.layerz=3 -q");
   ASSERT_EQ(cli.status, 2);
-  const json got = run_json(R"(
+  const json got = run_python_json(R"(
 import json, orrery
 out = {}
 try:
@@ -188,8 +173,8 @@ print(json.dumps(out))
 // Relative files in a dict scenario resolve against base_dir: a graph file next to nothing in
 // the current directory is found there, and not found without it.
 TEST(PythonModule, DictPathsResolveAgainstBaseDir) {
-  REQUIRE_BUILT_PACKAGE();
-  const json got = run_json(R"(
+  REQUIRE_BUILT_PYTHON_PACKAGE();
+  const json got = run_python_json(R"(
 import json, orrery
 scenario = {"platform": {"preset": "pcie-server"},
             "workload": {"type": "graph", "file": "no-such-graph.json"}}

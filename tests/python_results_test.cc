@@ -17,23 +17,9 @@ namespace {
 using nlohmann::json;
 using testing::make_temp_dir;
 using testing::run_python;
+using testing::run_python_json;
 using testing::source_path;
 using testing::write_file;
-
-#define REQUIRE_BUILT_PACKAGE()                                            \
-  if (testing::python_package_dir().empty() || !std::getenv("ORRERY_BIN")) \
-  GTEST_SKIP() << "ORRERY_PYTHONPATH or ORRERY_BIN not set (run through ctest)"
-
-json run_json(const std::string& script) {
-  const testing::PythonRun r = run_python(script);
-  EXPECT_EQ(r.status, 0) << r.err << r.out;
-  try {
-    return json::parse(r.out);
-  } catch (const json::exception& e) {
-    ADD_FAILURE() << "script printed no JSON: " << e.what() << "\n" << r.out << r.err;
-    return json::object();
-  }
-}
 
 void orrery_cli(const std::string& args) {
   const std::string cmd = std::string(std::getenv("ORRERY_BIN")) + " " + args + " -q";
@@ -51,12 +37,12 @@ print(json.dumps({"columns": list(df.columns), "rows": df.to_dict("records"),
 )";
 
 json dump(const std::string& function, const std::string& file) {
-  return run_json("import sys\nsys.argv = ['', '" + function + "', '" + file + "']\n" + kDump);
+  return run_python_json("import sys\nsys.argv = ['', '" + function + "', '" + file + "']\n" + kDump);
 }
 
 // `orrery run -o`: one row, the /runs columns, numbers equal to what the C++ reader sees.
 TEST(PythonResults, LoadRunsOfARunFile) {
-  REQUIRE_BUILT_PACKAGE();
+  REQUIRE_BUILT_PYTHON_PACKAGE();
   const std::string h5 = make_temp_dir("python_results") + "/q.h5";
   orrery_cli("run " + source_path("scenarios/quickstart.yaml") + " -o " + h5);
   const LoadedResults want = read_results_h5(h5);
@@ -76,7 +62,7 @@ TEST(PythonResults, LoadRunsOfARunFile) {
 
 // The per-device breakdown: one row per device, seconds named with _s, equal to the file's.
 TEST(PythonResults, LoadDevicesOfARunFile) {
-  REQUIRE_BUILT_PACKAGE();
+  REQUIRE_BUILT_PYTHON_PACKAGE();
   const std::string h5 = make_temp_dir("python_results") + "/q.h5";
   orrery_cli("run " + source_path("scenarios/quickstart.yaml") + " -o " + h5);
   const LoadedResults want = read_results_h5(h5);
@@ -102,7 +88,7 @@ TEST(PythonResults, LoadDevicesOfARunFile) {
 // A 2 x 2 sweep: four rows in point order, each parameter a number in SI units with its unit,
 // the sweep's text parameters as text, and a groupby over one axis.
 TEST(PythonResults, LoadRunsOfASweepFile) {
-  REQUIRE_BUILT_PACKAGE();
+  REQUIRE_BUILT_PYTHON_PACKAGE();
   const std::string dir = make_temp_dir("python_results");
   write_file(dir + "/sweep.yaml", R"(name: small
 platform: {preset: pcie-server, server: {gpus: 2}}
@@ -133,7 +119,7 @@ sweep:
   }
 
   // The docs' groupby: the mean iteration time per layer count; 4 layers take longer.
-  const json by_layers = run_json("import json, orrery\nruns = orrery.load_runs('" + dir +
+  const json by_layers = run_python_json("import json, orrery\nruns = orrery.load_runs('" + dir +
                                   "/sweep.h5')\nm = runs.groupby('workload.layers')"
                                   "['iteration_time_s'].mean()\nprint(json.dumps({str(int(k)): v "
                                   "for k, v in m.items()}))\n");
@@ -143,9 +129,9 @@ sweep:
 
 // Anything but an Orrery results file is refused with InputError naming the file.
 TEST(PythonResults, NotAResultsFileRaisesInputError) {
-  REQUIRE_BUILT_PACKAGE();
+  REQUIRE_BUILT_PYTHON_PACKAGE();
   const std::string dir = make_temp_dir("python_results");
-  const json got = run_json(
+  const json got = run_python_json(
       "import h5py, json, orrery\n"
       "with h5py.File('" +
       dir +

@@ -37,28 +37,7 @@ using testing::read_file;
 using testing::source_path;
 using testing::write_file;
 
-// 2 x 3 x 2 = 12 points with 12 different hashes, each a few milliseconds.
-const char* kSmall = R"(name: small
-platform:
-  preset: pcie-server
-  server: {gpus: 4}
-workload:
-  type: synthetic-dp
-  layers: 4
-  forward_time: 1ms
-  gradient_bytes: 2MB
-sweep:
-  grid:
-    platform.server.pcie.bandwidth: [10GB/s, 50GB/s]
-    workload.gradient_bytes: [1MB, 4MB, 16MB]
-  named:
-    depth: {shallow: {workload.layers: 2}, deep: {workload.layers: 6}}
-)";
-
-std::string bin() {
-  const char* b = std::getenv("ORRERY_BIN");
-  return b ? b : "";
-}
+std::string bin() { return testing::orrery_bin(); }
 
 std::string script() { return source_path("scripts/slurm/orrery-sweep.sbatch"); }
 
@@ -199,7 +178,7 @@ void expect_same_results(const std::string& a_path, const std::string& b_path) {
 
 // The single-process file every run of the script must end up equal to.
 void write_reference(const std::string& dir) {
-  write_file(dir + "/s.yaml", kSmall);
+  write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
   std::string cmd =
       bin() + " sweep " + dir + "/s.yaml -q -o " + dir + "/ref.h5 -j2 >" + dir + "/ref.txt 2>&1";
   ASSERT_EQ(status_of(std::system(cmd.c_str())), 0) << read_file(dir + "/ref.txt");
@@ -216,7 +195,7 @@ void write_reference(const std::string& dir) {
 TEST(SlurmExample, UsageErrorsAreClearAndExitWithTheirStatus) {
   NEED_BINARY();
   auto dir = make_temp_dir("slurm");
-  write_file(dir + "/s.yaml", kSmall);
+  write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
   Ran none = run_script(dir, base_env(""), "");
   EXPECT_EQ(none.status, 2) << none.out;
   EXPECT_NE(none.out.find("usage: orrery-sweep.sbatch SCENARIO OUT.h5"), std::string::npos)

@@ -27,24 +27,6 @@ using testing::make_temp_dir;
 using testing::read_file;
 using testing::write_file;
 
-// 2 x 3 x 2 = 12 points, each a few milliseconds.
-const char* kSmall = R"(name: small
-platform:
-  preset: pcie-server
-  server: {gpus: 4}
-workload:
-  type: synthetic-dp
-  layers: 4
-  forward_time: 1ms
-  gradient_bytes: 2MB
-sweep:
-  grid:
-    platform.server.pcie.bandwidth: [10GB/s, 50GB/s]
-    workload.gradient_bytes: [1MB, 4MB, 16MB]
-  named:
-    depth: {shallow: {workload.layers: 2}, deep: {workload.layers: 6}}
-)";
-
 // 60 points of 8 GPUs and 40 to 80 layers: long enough to interrupt half-way.
 const char* kLong = R"(name: long
 platform:
@@ -60,10 +42,7 @@ sweep:
     platform.server.pcie.bandwidth: [8GB/s, 16GB/s, 32GB/s, 64GB/s]
 )";
 
-std::string bin() {
-  const char* b = std::getenv("ORRERY_BIN");
-  return b ? b : "";
-}
+std::string bin() { return testing::orrery_bin(); }
 
 struct Ran {
   int status = -1;  // exit status, or 128 + signal
@@ -108,7 +87,7 @@ void expect_same_results(const std::string& a_path, const std::string& b_path) {
 TEST(SweepRun, RunsEveryPointAndWritesOneFile) {
   NEED_BINARY();
   auto dir = make_temp_dir("sweep_run");
-  write_file(dir + "/s.yaml", kSmall);
+  write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
   Ran r = run(dir, "sweep " + dir + "/s.yaml -o " + dir + "/out.h5 -j2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("12 ok, 0 failed"), std::string::npos) << r.out;
@@ -134,7 +113,7 @@ TEST(SweepRun, RunsEveryPointAndWritesOneFile) {
 TEST(SweepRun, DryRunListsThePoints) {
   NEED_BINARY();
   auto dir = make_temp_dir("sweep_run");
-  write_file(dir + "/s.yaml", kSmall);
+  write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
   Ran r = run(dir, "sweep " + dir + "/s.yaml --dry-run");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("small: 12 point(s)"), std::string::npos) << r.out;
@@ -145,7 +124,7 @@ TEST(SweepRun, DryRunListsThePoints) {
 TEST(SweepRun, AbortingPointIsRecordedAsFailedAndTheSweepGoesOn) {
   NEED_BINARY();
   auto dir = make_temp_dir("sweep_run");
-  write_file(dir + "/s.yaml", kSmall);
+  write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
   Ran r =
       run(dir, "sweep " + dir + "/s.yaml -o " + dir + "/out.h5 -j2", "ORRERY_SWEEP_TEST_ABORT=3");
   EXPECT_EQ(r.status, 3) << r.out;  // some points failed
@@ -190,7 +169,7 @@ sweep:
 TEST(SweepRun, ResultsDoNotDependOnJobs) {
   NEED_BINARY();
   auto dir = make_temp_dir("sweep_run");
-  write_file(dir + "/s.yaml", kSmall);
+  write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
   ASSERT_EQ(run(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/j1.h5 -j1").status, 0);
   ASSERT_EQ(run(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/j3.h5 -j3").status, 0);
   expect_same_results(dir + "/j1.h5", dir + "/j3.h5");
@@ -276,7 +255,7 @@ TEST(SweepRun, CtrlCLeavesAValidFileAndTheRunResumes) {
 TEST(SweepRun, ChildKilledBySigtermIsNotAFailedPoint) {
   NEED_BINARY();
   auto dir = make_temp_dir("sweep_run");
-  write_file(dir + "/s.yaml", kSmall);
+  write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
   // Points 0-4 finish; from 5 on the children sleep (sweeps/point_runner.h).
   pid_t pid = start(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/out.h5 -j2",
                     "ORRERY_SWEEP_TEST_HOLD_FROM=5");
@@ -310,7 +289,7 @@ TEST(SweepRun, ChildKilledBySigtermIsNotAFailedPoint) {
 TEST(SweepRun, OutputOfAnotherSweepIsNotOverwritten) {
   NEED_BINARY();
   auto dir = make_temp_dir("sweep_run");
-  write_file(dir + "/s.yaml", kSmall);
+  write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
   ASSERT_EQ(run(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/out.h5").status, 0);
   Ran r =
       run(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/out.h5 --set workload.forward_time=2ms");
@@ -332,7 +311,7 @@ TEST(SweepRun, OutputOfAnotherSweepIsNotOverwritten) {
 TEST(SweepRun, OnePointWithItsTimelineMatchesTheSweep) {
   NEED_BINARY();
   auto dir = make_temp_dir("sweep_run");
-  write_file(dir + "/s.yaml", kSmall);
+  write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
   ASSERT_EQ(run(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/all.h5").status, 0);
   Ran r = run(
       dir, "sweep " + dir + "/s.yaml --point 7 -o " + dir + "/p7.h5 --trace " + dir + "/p7.json");
@@ -363,7 +342,7 @@ TEST(SweepRun, FileIsReadableByH5py) {
   if (std::system("/usr/bin/python3 -c 'import h5py' >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "/usr/bin/python3 with h5py (python3-h5py) is not installed";
   auto dir = make_temp_dir("sweep_run");
-  write_file(dir + "/s.yaml", kSmall);
+  write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
   ASSERT_EQ(run(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/out.h5 -j2").status, 0);
   write_file(dir + "/read.py", R"(import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:

@@ -1,5 +1,7 @@
 #include "tests/test_util.h"
 
+#include <gtest/gtest.h>
+
 #include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -139,6 +141,39 @@ PythonRun run_python(const std::string& script) {
   r.out = read_file(dir + "/out.txt");
   r.err = read_file(dir + "/err.txt");
   return r;
+}
+
+std::string orrery_bin() {
+  const char* b = std::getenv("ORRERY_BIN");
+  return b ? b : "";
+}
+
+const char* const kSmallSweepScenario = R"(name: small
+platform:
+  preset: pcie-server
+  server: {gpus: 4}
+workload:
+  type: synthetic-dp
+  layers: 4
+  forward_time: 1ms
+  gradient_bytes: 2MB
+sweep:
+  grid:
+    platform.server.pcie.bandwidth: [10GB/s, 50GB/s]
+    workload.gradient_bytes: [1MB, 4MB, 16MB]
+  named:
+    depth: {shallow: {workload.layers: 2}, deep: {workload.layers: 6}}
+)";
+
+nlohmann::json run_python_json(const std::string& script) {
+  const PythonRun r = run_python(script);
+  EXPECT_EQ(r.status, 0) << r.err << r.out;
+  try {
+    return nlohmann::json::parse(r.out);
+  } catch (const nlohmann::json::exception& e) {
+    ADD_FAILURE() << "script printed no JSON: " << e.what() << "\n" << r.out << r.err;
+    return nlohmann::json::object();
+  }
 }
 
 }  // namespace orrery::testing

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <set>
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -47,4 +49,20 @@ std::string python_package_dir();
 // Runs `script` with /usr/bin/python3 in the source tree, python_package_dir() on PYTHONPATH.
 PythonRun run_python(const std::string& script);
 
+// The `orrery` binary ctest names in ORRERY_BIN; "" outside ctest.
+std::string orrery_bin();
+
+// A sweep of 2 x 3 x 2 = 12 synthetic points with 12 different hashes, each a few milliseconds
+// (tests/sweep_run_test.cc, tests/slurm_example_test.cc).
+extern const char* const kSmallSweepScenario;
+
+// Runs `script` with run_python and parses what it printed as JSON; a non-zero exit or output
+// that is no JSON is a test failure (and an empty object).
+nlohmann::json run_python_json(const std::string& script);
+
 }  // namespace orrery::testing
+
+// Skips a test outside ctest, which names the built Python package and the orrery binary.
+#define REQUIRE_BUILT_PYTHON_PACKAGE()                                                     \
+  if (orrery::testing::python_package_dir().empty() || orrery::testing::orrery_bin().empty()) \
+  GTEST_SKIP() << "ORRERY_PYTHONPATH or ORRERY_BIN not set (run through ctest)"

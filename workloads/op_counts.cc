@@ -217,6 +217,7 @@ const std::map<std::string, Counter>& counters() {
       {"tanh", elementwise(4)},
       {"tanh_bwd", elementwise(2)},
       {"gelu", elementwise(8)},
+      {"pow", elementwise(4)},
       {"gelu_bwd", elementwise(12)},
       {"elementwise", elementwise(1)},
       // A fused softmax reads its input once and writes once (max, exp-sum and normalize in

@@ -1,0 +1,164 @@
+// `orrery cost`: the price of one op, or of every row of a CSV, on a device, without a scenario
+// (workloads/op_query.h names the ops and their fields, models/cost_table.h prices a CSV).
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "common/atomic_file.h"
+#include "common/errors.h"
+#include "common/input_file.h"
+#include "common/input_limits.h"
+#include "common/suggest.h"
+#include "common/units.h"
+#include "models/cost_model.h"
+#include "models/cost_table.h"
+#include "platforms/device_spec.h"
+#include "workloads/op_query.h"
+
+namespace orrery {
+namespace {
+
+struct CostArgs {
+  std::string op;
+  std::vector<std::string> fields;  // KEY=VALUE
+  std::string device = "V100-SXM2";
+  std::string dtype = "fp32";
+  std::string csv;
+  std::string output;
+  bool device_given = false;
+};
+
+DType parse_dtype_flag(const std::string& text) {
+  DType t;
+  if (!parse_dtype(text, &t))
+    throw InputError("--dtype: expected fp32, tf32, fp16, bf16, int8, int32 or int64, got \"" +
+                     text + "\"");
+  return t;
+}
+
+// "13.42 GFLOP": the op's work with an SI prefix.
+std::string flop_text(double flops) {
+  const char* prefixes[] = {"", "K", "M", "G", "T", "P", "E"};
+  int i = 0;
+  while (flops >= 1000 && i < 6) {
+    flops /= 1000;
+    ++i;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g %sFLOP", flops, prefixes[i]);
+  return buf;
+}
+
+std::string percent(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * v);
+  return buf;
+}
+
+int one_op(const CostArgs& a, const CostModel& cost) {
+  std::map<std::string, std::string> fields;
+  std::string shape;
+  for (const auto& f : a.fields) {
+    auto eq = f.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("cost " + a.op + ": \"" + f + "\": expected KEY=VALUE (" + a.op +
+                       " takes " + join_names(query_fields(a.op)) + ")");
+    fields[f.substr(0, eq)] = f.substr(eq + 1);
+    shape += " " + f;
+  }
+  const std::vector<std::string> known = query_fields(a.op);
+  for (const auto& [k, v] : fields)
+    if (std::find(known.begin(), known.end(), k) == known.end() && known.front() != "in")
+      throw InputError("cost " + a.op + ": unknown field \"" + k + "\"" + did_you_mean(k, known) +
+                       " (" + a.op + " takes " + join_names(known) + ")");
+  const DeviceSpec dev = device_spec(a.device);
+  const ModelOp op = query_op(a.op, fields, parse_dtype_flag(a.dtype), "cost " + a.op);
+  const OpEstimate e = cost.estimate(op, dev);
+  std::printf("%s%s on %s, %s\n", a.op.c_str(), shape.c_str(), dev.name.c_str(), a.dtype.c_str());
+  std::printf("  time       %s  (%s%s%s)\n", format_time(e.seconds).c_str(),
+              estimate_source_name(e.source), e.detail.empty() ? "" : ": ", e.detail.c_str());
+  const RooflineParts p = cost.roofline_parts(op, dev);
+  std::printf("  work       %s, %s moved\n", flop_text(p.flops).c_str(),
+              format_size(p.bytes).c_str());
+  std::printf("  precision  %s on %s, peak %s\n", dtype_name(p.mode.dtype),
+              p.mode.tensor_cores ? "Tensor Cores" : "CUDA cores",
+              format_quantity(p.peak_flops, Quantity::kFlopRate).c_str());
+  std::printf("  compute    %s at %s of peak\n", format_time(p.time.compute_s).c_str(),
+              percent(p.efficiency).c_str());
+  std::printf("  memory     %s at %s of %s\n", format_time(p.time.memory_s).c_str(),
+              percent(p.efficiency).c_str(), format_bandwidth(dev.mem_bw).c_str());
+  std::printf("  bound      %s\n", p.time.memory_bound ? "memory" : "compute");
+  return 0;
+}
+
+int table(const CostArgs& a, const CostModel& cost) {
+  CostTableOptions opt;
+  if (a.device_given) opt.device = a.device;
+  opt.dtype = parse_dtype_flag(a.dtype);
+  const CostTable t =
+      price_cost_table(read_input_file(a.csv, "ops CSV"), a.csv, opt, cost);
+  if (a.output.empty() || a.output == "-") {
+    std::cout << t.csv;
+  } else {
+    write_atomically(a.output, [&](const std::string& tmp) {
+      std::ofstream out(tmp);
+      if (!out) throw std::runtime_error("cannot create " + tmp);
+      out << t.csv;
+      out.close();
+      if (!out) throw std::runtime_error("write failed");
+    });
+    std::fprintf(stderr, "orrery: %zu rows priced into %s\n", t.rows, a.output.c_str());
+  }
+  if (!t.relative_errors.empty()) {
+    std::vector<double> e = t.relative_errors;
+    std::sort(e.begin(), e.end());
+    auto at = [&](double q) { return e[static_cast<size_t>(q * (e.size() - 1))]; };
+    std::fprintf(stderr,
+                 "orrery: against latency_ms of %zu rows: median error %.1f%%, 90th percentile "
+                 "%.1f%%\n",
+                 e.size(), 100 * at(0.5), 100 * at(0.9));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_cost_commands(CLI::App& app, CommandList& out) {
+  static CostArgs args;
+  auto* cmd = app.add_subcommand(
+      "cost",
+      "Price one op, or every row of a CSV, on a device without a scenario: "
+      "orrery cost linear B=1 M=1024 N=2560 K=2560 --device H100");
+  cmd->add_option("op", args.op,
+                  "Op: bmm, linear, conv, softmax, ln, add, addu, mul, mulu, div, divu, pow, "
+                  "powu, relu, gelu, tanh, or an op-graph type");
+  cmd->add_option("fields", args.fields,
+                  "Shape fields KEY=VALUE (linear: B M N K; conv: B in_channels out_channels "
+                  "kernel_size input_size stride padding; softmax, ln, elementwise: B H; "
+                  "op-graph types: in=64x1024;1024x512 out=64x512)");
+  cmd->add_option("--device", args.device, "Device spec name or alias (orrery devices)")
+      ->each([](const std::string&) { args.device_given = true; });
+  cmd->add_option("--dtype", args.dtype, "Element type of the op's tensors")
+      ->capture_default_str();
+  cmd->add_option("--csv", args.csv,
+                  "Price every row of this CSV (columns op and the op's shape fields, as in the "
+                  "measured kernel data; other columns pass through; `device` per row unless "
+                  "--device)");
+  cmd->add_option("-o,--output", args.output, "With --csv: write here (default: stdout)");
+  out.push_back({cmd, [] {
+                   if (args.csv.empty() == args.op.empty())
+                     throw InputError(
+                         "cost: give an op and its fields, or --csv FILE (not both)");
+                   if (!args.output.empty() && args.csv.empty())
+                     throw InputError("cost: -o applies to --csv");
+                   const CostModel cost;
+                   return args.csv.empty() ? one_op(args, cost) : table(args, cost);
+                 }});
+}
+
+}  // namespace orrery
