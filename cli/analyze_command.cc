@@ -106,6 +106,18 @@ int analyze_command(const AnalyzeArgs& a) {
   return 0;
 }
 
+// "1410 MHz", "400 W": clocks and board powers as datasheets print them.
+std::string mhz(double hz) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f MHz", hz / 1e6);
+  return buf;
+}
+std::string watts(double w) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f W", w);
+  return buf;
+}
+
 int devices_command(const DevicesArgs& a) {
   std::vector<std::string> names =
       a.name.empty() ? device_spec_names() : std::vector<std::string>{a.name};
@@ -122,6 +134,10 @@ int devices_command(const DevicesArgs& a) {
                 format_bandwidth(d.mem_bw).c_str(), format_size(d.l2_bytes).c_str(),
                 format_bandwidth(d.l2_bandwidth()).c_str(), d.l2_bw > 0 ? "" : " (estimated)",
                 d.sms);
+    const std::string cores = d.fp32_cores_per_sm > 0 ? std::to_string(d.fp32_cores_per_sm) : "-";
+    std::printf("  boost clock %s, %s FP32 cores per SM, board power %s\n",
+                d.clock > 0 ? mhz(d.clock).c_str() : "-", cores.c_str(),
+                d.tdp_w > 0 ? watts(d.tdp_w).c_str() : "-");
     std::printf("  host overheads: T1 %s, T2 %s, T3 %s, T4 %s, T5 %s, GPU gap %s\n",
                 format_time(d.host.t1).c_str(), format_time(d.host.t2).c_str(),
                 format_time(d.host.t3).c_str(), format_time(d.host.t4).c_str(),
@@ -130,16 +146,18 @@ int devices_command(const DevicesArgs& a) {
     for (const auto& s : d.sources) std::printf("    - %s\n", s.c_str());
     return 0;
   }
-  std::printf("%-16s %13s %13s %14s %12s %5s %10s %s\n", "device", "fp32", "fp16 TC", "memory bw",
-              "memory", "SMs", "L2", "aliases");
+  std::printf("%-16s %13s %13s %14s %12s %5s %10s %9s %6s %s\n", "device", "fp32", "fp16 TC",
+              "memory bw", "memory", "SMs", "L2", "clock", "power", "aliases");
   for (const auto& n : names) {
     DeviceSpec d = device_spec(n);
     std::string aliases;
     for (const auto& al : d.aliases) aliases += (aliases.empty() ? "" : ",") + al;
-    std::printf("%-16s %13s %13s %14s %12s %5d %10s %s\n", d.name.c_str(), rate(d.fp32).c_str(),
-                d.fp16_tc > 0 ? rate(d.fp16_tc).c_str() : "-", format_bandwidth(d.mem_bw).c_str(),
-                format_size(d.mem_bytes).c_str(), d.sms, format_size(d.l2_bytes).c_str(),
-                aliases.c_str());
+    const std::string clock = d.clock > 0 ? mhz(d.clock) : "-";
+    const std::string power = d.tdp_w > 0 ? watts(d.tdp_w) : "-";
+    std::printf("%-16s %13s %13s %14s %12s %5d %10s %9s %6s %s\n", d.name.c_str(),
+                rate(d.fp32).c_str(), d.fp16_tc > 0 ? rate(d.fp16_tc).c_str() : "-",
+                format_bandwidth(d.mem_bw).c_str(), format_size(d.mem_bytes).c_str(), d.sms,
+                format_size(d.l2_bytes).c_str(), clock.c_str(), power.c_str(), aliases.c_str());
   }
   return 0;
 }

@@ -84,6 +84,12 @@ bool parse_flops(const std::string& text, double* out) {
   return scaled(text, t, out);
 }
 
+bool parse_frequency(const std::string& text, double* out) {
+  static const std::vector<std::pair<const char*, double>> t = {
+      {"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
+  return scaled(text, t, out);
+}
+
 std::string format_bandwidth(double v) {
   return format_scaled(v,
                        {{"TB/s", 1e12}, {"GB/s", 1e9}, {"MB/s", 1e6}, {"KB/s", 1e3}, {"B/s", 1}});

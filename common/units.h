@@ -17,6 +17,8 @@ bool parse_time(const std::string& text, double* seconds);
 bool parse_size(const std::string& text, double* bytes);
 // Rate of compute: flops Kflops Mflops Gflops Tflops Pflops, also "TFLOP/s", "TF".
 bool parse_flops(const std::string& text, double* flop_per_s);
+// Frequency: Hz kHz MHz GHz (a GPU's clock, "1410MHz").
+bool parse_frequency(const std::string& text, double* hertz);
 
 // Human-readable forms for tables: "25 Gb/s"-style is avoided; we print bytes-based units.
 std::string format_bandwidth(double bytes_per_s);  // "3.125 GB/s"

@@ -182,6 +182,7 @@ const QuantityKind kBandwidth{parse_bandwidth, "a bandwidth such as 25Gbps or 10
 const QuantityKind kTime{parse_time, "a time such as 5us or 1.5ms", {"us", "ms", "s"}};
 const QuantityKind kSize{parse_size, "a size such as 25MiB or 4GB", {"MB", "GB", "MiB"}};
 const QuantityKind kFlops{parse_flops, "a compute rate such as 15.7TFLOP/s", {"TFLOP/s"}};
+const QuantityKind kFrequency{parse_frequency, "a frequency such as 1410MHz", {"MHz", "GHz"}};
 
 bool is_bare_number(const std::string& s) {
   char* end = nullptr;
@@ -219,6 +220,9 @@ double YamlMap::size(const std::string& key, double fallback) const {
 }
 double YamlMap::flops(const std::string& key, double fallback) const {
   return quantity(key, fallback, kFlops);
+}
+double YamlMap::frequency(const std::string& key, double fallback) const {
+  return quantity(key, fallback, kFrequency);
 }
 
 std::vector<std::string> YamlMap::str_list(const std::string& key) const {

@@ -47,6 +47,7 @@ class YamlMap {
   double time(const std::string& key, double fallback) const;
   double size(const std::string& key, double fallback) const;
   double flops(const std::string& key, double fallback) const;
+  double frequency(const std::string& key, double fallback) const;  // Hz
   std::vector<std::string> str_list(const std::string& key) const;
   YamlMap map(const std::string& key) const;  // empty map if absent
   YAML::Node raw(const std::string& key) const;

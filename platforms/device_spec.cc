@@ -15,15 +15,24 @@
 namespace orrery {
 namespace {
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+// The lookup form of a device name: lower case, with spaces and underscores read as '-'
+// ("NVIDIA A100-PCIE-40GB", "nvidia_a100-pcie-40gb" -> "nvidia-a100-pcie-40gb").
+std::string lookup_key(std::string s) {
+  for (char& c : s) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c == ' ' || c == '_') c = '-';
+  }
   return s;
 }
 
 // Keys that change how fast kernels run (as opposed to labels or host overheads).
-const char* const kSpeedKeys[] = {"fp32",    "fp16",    "bf16",    "tf32_tc",
-                                  "fp16_tc", "bf16_tc", "int8_tc", "mem_bw",
-                                  "l2_bw",   "sms",     "l2_size", "tensor_cores"};
+const char* const kSpeedKeys[] = {
+    "fp32",   "fp16",  "bf16", "tf32_tc", "fp16_tc",      "bf16_tc", "int8_tc",
+    "mem_bw", "l2_bw", "sms",  "l2_size", "tensor_cores", "clock",   "fp32_cores_per_sm"};
+
+// A GPU clock between 1 MHz and 100 GHz, a board power between 1 W and 100 kW.
+constexpr Range kClock{1e6, 1e11, Quantity::kNumber};
+constexpr Range kPower{1, 1e5, Quantity::kNumber};
 
 void nonneg(const YamlMap& m, const std::string& key, double v) {
   if (v < 0) m.fail(key, "must not be negative");
@@ -114,6 +123,20 @@ void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<st
     d->tensor_cores = m.boolean("tensor_cores", d->tensor_cores);
     seen->push_back("tensor_cores");
   }
+  if (m.has("clock")) {
+    d->clock = m.frequency("clock", d->clock);
+    if (!kClock.contains(d->clock)) m.fail("clock", "must be between 1MHz and 100GHz");
+    seen->push_back("clock");
+  }
+  if (m.has("fp32_cores_per_sm")) {
+    d->fp32_cores_per_sm = m.integer("fp32_cores_per_sm", d->fp32_cores_per_sm, 1, 4096);
+    seen->push_back("fp32_cores_per_sm");
+  }
+  if (m.has("tdp_w")) {
+    d->tdp_w = m.number("tdp_w", d->tdp_w);
+    if (!kPower.contains(d->tdp_w)) m.fail("tdp_w", "must be between 1 and 100000 (watts)");
+    seen->push_back("tdp_w");
+  }
   if (m.has("host_overheads")) read_host(m.map("host_overheads"), &d->host, seen);
 }
 
@@ -128,7 +151,7 @@ void check_complete(const YamlMap& m, const DeviceSpec& d) {
 
 struct Registry {
   std::map<std::string, DeviceSpec> specs;    // by name
-  std::map<std::string, std::string> lookup;  // lower-case name or alias -> name
+  std::map<std::string, std::string> lookup;  // lookup_key of a name or alias -> name
 };
 
 const Registry& registry() {
@@ -137,8 +160,8 @@ const Registry& registry() {
     for (const auto& [stem, text] : embedded_files("device_specs")) {
       DeviceSpec d = parse_device_spec_file(text, stem, "platforms/devices/" + stem + ".yaml");
       for (const std::string& key : [&] {
-             std::vector<std::string> keys{lower(stem)};
-             for (const auto& a : d.aliases) keys.push_back(lower(a));
+             std::vector<std::string> keys{lookup_key(stem)};
+             for (const auto& a : d.aliases) keys.push_back(lookup_key(a));
              return keys;
            }()) {
         auto [it, fresh] = r.lookup.emplace(key, stem);
@@ -211,7 +234,7 @@ std::vector<std::string> device_spec_names() {
 
 DeviceSpec device_spec(const std::string& name) {
   const Registry& r = registry();
-  auto it = r.lookup.find(lower(name));
+  auto it = r.lookup.find(lookup_key(name));
   if (it == r.lookup.end())
     throw InputError("unknown device \"" + name + "\"" + did_you_mean(name, device_spec_names()) +
                      " (known: " + known_list() + ")");
@@ -288,13 +311,22 @@ std::string device_field_text(const DeviceSpec& d, const std::string& key) {
     const char* key;
     double value;
     const char* unit;
-  } fields[] = {{"flops", d.fp32, "flops"},      {"fp32", d.fp32, "flops"},
-                {"fp16", d.fp16, "flops"},       {"bf16", d.bf16, "flops"},
-                {"tf32_tc", d.tf32_tc, "flops"}, {"fp16_tc", d.fp16_tc, "flops"},
-                {"bf16_tc", d.bf16_tc, "flops"}, {"int8_tc", d.int8_tc, "flops"},
-                {"mem_bw", d.mem_bw, "Bps"},     {"l2_bw", d.l2_bw, "Bps"},
-                {"l2_size", d.l2_bytes, "B"},    {"mem_size", d.mem_bytes, "B"},
-                {"sms", 1.0 * d.sms, ""}};
+  } fields[] = {{"flops", d.fp32, "flops"},
+                {"fp32", d.fp32, "flops"},
+                {"fp16", d.fp16, "flops"},
+                {"bf16", d.bf16, "flops"},
+                {"tf32_tc", d.tf32_tc, "flops"},
+                {"fp16_tc", d.fp16_tc, "flops"},
+                {"bf16_tc", d.bf16_tc, "flops"},
+                {"int8_tc", d.int8_tc, "flops"},
+                {"mem_bw", d.mem_bw, "Bps"},
+                {"l2_bw", d.l2_bw, "Bps"},
+                {"l2_size", d.l2_bytes, "B"},
+                {"mem_size", d.mem_bytes, "B"},
+                {"sms", 1.0 * d.sms, ""},
+                {"clock", d.clock, "Hz"},
+                {"fp32_cores_per_sm", 1.0 * d.fp32_cores_per_sm, ""},
+                {"tdp_w", d.tdp_w, ""}};
   for (const auto& f : fields)
     if (key == f.key) return format_exact(f.value) + f.unit;
   return "";
@@ -306,13 +338,21 @@ std::vector<std::string> changed_fields(const DeviceSpec& shipped, const DeviceS
   const struct {
     const char* key;
     double a, b;
-  } fields[] = {{"fp32", shipped.fp32, d.fp32},          {"fp16", shipped.fp16, d.fp16},
-                {"bf16", shipped.bf16, d.bf16},          {"tf32_tc", shipped.tf32_tc, d.tf32_tc},
-                {"fp16_tc", shipped.fp16_tc, d.fp16_tc}, {"bf16_tc", shipped.bf16_tc, d.bf16_tc},
-                {"int8_tc", shipped.int8_tc, d.int8_tc}, {"mem_bw", shipped.mem_bw, d.mem_bw},
-                {"l2_bw", shipped.l2_bw, d.l2_bw},       {"sms", 1.0 * shipped.sms, 1.0 * d.sms},
+  } fields[] = {{"fp32", shipped.fp32, d.fp32},
+                {"fp16", shipped.fp16, d.fp16},
+                {"bf16", shipped.bf16, d.bf16},
+                {"tf32_tc", shipped.tf32_tc, d.tf32_tc},
+                {"fp16_tc", shipped.fp16_tc, d.fp16_tc},
+                {"bf16_tc", shipped.bf16_tc, d.bf16_tc},
+                {"int8_tc", shipped.int8_tc, d.int8_tc},
+                {"mem_bw", shipped.mem_bw, d.mem_bw},
+                {"l2_bw", shipped.l2_bw, d.l2_bw},
+                {"sms", 1.0 * shipped.sms, 1.0 * d.sms},
                 {"l2_size", shipped.l2_bytes, d.l2_bytes},
-                {"mem_size", shipped.mem_bytes, d.mem_bytes}};
+                {"mem_size", shipped.mem_bytes, d.mem_bytes},
+                {"clock", shipped.clock, d.clock},
+                {"fp32_cores_per_sm", 1.0 * shipped.fp32_cores_per_sm, 1.0 * d.fp32_cores_per_sm},
+                {"tdp_w", shipped.tdp_w, d.tdp_w}};
   for (const auto& f : fields)
     if (differs(f.a, f.b)) out.push_back(f.key);
   if (shipped.tensor_cores != d.tensor_cores) out.push_back("tensor_cores");

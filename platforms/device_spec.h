@@ -70,6 +70,16 @@ struct DeviceSpec {
   double mem_bytes = 0.0;  // device memory size
   bool tensor_cores = false;
 
+  // What kernel models that count cycles need, and the board's power; 0 where no source gives
+  // it (optional in spec files; `flops` and with_platform_rates leave them as shipped).
+  // clock: boost clock of the CUDA cores in Hz, the one the vendor's FP32 peak is computed at:
+  // fp32 = 2 x clock x sms x fp32_cores_per_sm (one FMA per core per cycle). Hopper's Tensor
+  // Core peaks use a lower clock (1830 MHz on the H100 SXM5), so the Tensor Core rates above
+  // stay the ones to use for Tensor Core work.
+  double clock = 0.0;         // YAML `clock: 1410MHz`
+  int fp32_cores_per_sm = 0;  // FP32 CUDA cores per SM (64 up to Ampere GA100, 128 after)
+  double tdp_w = 0.0;         // board power (TDP / max power), watts; YAML `tdp_w: 400`
+
   HostOverheads host;
 
   // Keys a scenario overrode (empty for a built-in spec as shipped). Measured op times of the
@@ -83,7 +93,8 @@ struct DeviceSpec {
   // Whether Tensor Cores exist for dtype `t` on this device.
   bool has_tensor_core_path(DType t) const;
   double l2_bandwidth() const;
-  // True when a scenario changed a field that sets kernel speed (rates, bandwidths, SMs, L2).
+  // True when a scenario changed a field that sets kernel speed (rates, bandwidths, SMs, L2,
+  // clock, cores per SM); tdp_w and host overheads do not.
   bool kernel_speed_overridden() const;
 };
 
@@ -95,8 +106,10 @@ inline constexpr double kL2BandwidthRatio = 2.5;
 // Names of the built-in specs (file stems), sorted.
 std::vector<std::string> device_spec_names();
 
-// The built-in spec called `name` (a file stem or an alias; case-insensitive). Throws
-// InputError listing the known names when there is none.
+// The built-in spec called `name` (a file stem or an alias). Case, spaces and underscores do
+// not matter: "Tesla P4", "tesla_p4" and "Tesla-P4" are one name, so the device names that
+// nvidia-smi and torch.cuda.get_device_name print ("NVIDIA A100-PCIE-40GB") resolve when a spec
+// lists them as aliases. Throws InputError listing the known names when there is none.
 DeviceSpec device_spec(const std::string& name);
 
 // Reads a device: a scalar names a built-in spec; a mapping {model: NAME, FIELD: value...}

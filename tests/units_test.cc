@@ -32,6 +32,11 @@ TEST(Units, TimeSizeFlops) {
   ASSERT_TRUE(parse_flops("15.7TFLOP/s", &v));
   EXPECT_DOUBLE_EQ(v, 15.7e12);
   EXPECT_FALSE(parse_time("5 parsecs", &v));
+  ASSERT_TRUE(parse_frequency("1410MHz", &v));
+  EXPECT_DOUBLE_EQ(v, 1410e6);
+  ASSERT_TRUE(parse_frequency("1.98 GHz", &v));
+  EXPECT_DOUBLE_EQ(v, 1.98e9);
+  EXPECT_FALSE(parse_frequency("1410rpm", &v));
 }
 
 TEST(Units, Formatting) {
