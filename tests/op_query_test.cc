@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -166,6 +167,24 @@ TEST(CostCommand, OneOpPrintsTimePathAndSource) {
   ASSERT_EQ(csv.status, 0) << csv.output;
   EXPECT_EQ(testing::read_file(dir + "/out.csv").rfind("op,B,M,N,K,predicted_ms\nlinear,1,", 0),
             0u);
+}
+
+// scripts/eval_op_costs.py on the softmax rows of the shared kernel data: every row of every GPU
+// is priced and counted, and the table has one cell per GPU.
+TEST(CostCommand, EvaluationScriptTabulatesTheSharedKernelData) {
+  const std::string bin = testing::orrery_bin();
+  if (bin.empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
+  testing::ShellResult r = testing::run_shell("/usr/bin/python3 " +
+                                              testing::source_path("scripts/eval_op_costs.py") +
+                                              " --orrery " + bin + " --ops softmax");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("| op class | rows | P100 | P4 | T4 | V100 | A100 |"), std::string::npos)
+      << r.output;
+  // softmax.csv.gz holds 8,750 rows: 1,750 per GPU.
+  const auto row = r.output.find("| softmax | 8750 | ");
+  ASSERT_NE(row, std::string::npos) << r.output;
+  const std::string line = r.output.substr(row, r.output.find('\n', row) - row);
+  EXPECT_EQ(std::count(line.begin(), line.end(), '%'), 10) << line;
 }
 
 }  // namespace
