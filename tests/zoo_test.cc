@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -102,6 +103,18 @@ TEST(Zoo, ParameterCountsMatchPublishedModels) {
   // GPT-2 small: 124,439,808 with the LM head tied to the token embedding (Hugging Face
   // "gpt2"; the paper's "117M" predates a recount).
   EXPECT_NEAR(build("gpt2").total_params(), 124439808, 1);
+  // torchvision resnet101: 44,549,160.
+  EXPECT_NEAR(build("resnet101").total_params(), 44549160, 44549160 * 1e-4);
+  // BERT-large: the BertModel of Hugging Face "bert-large-uncased" and the classifier head.
+  EXPECT_NEAR(build("bert_large").total_params(), 335141888 + 1024 * 2 + 2, 1);
+  // Hugging Face "gpt2-large": 774,030,080.
+  EXPECT_NEAR(build("gpt2_large").total_params(), 774030080, 1);
+  // Hugging Face "facebook/opt-1.3b": 1,315,758,080, of which 2 x 2048 are the two position rows
+  // OPT offsets its positions by (no token ever uses them).
+  EXPECT_NEAR(build("opt_1.3b").total_params(), 1315758080 - 2 * 2048, 1);
+  // GPT-3 XL and 2.7B (Brown et al. 2020, Table 2.1: "1.3B", "2.7B"): within 2%.
+  EXPECT_NEAR(build("gpt3_xl").total_params(), 1.3e9, 0.02 * 1.3e9);
+  EXPECT_NEAR(build("gpt3_2.7b").total_params(), 2.7e9, 0.02 * 2.7e9);
 }
 
 TEST(Zoo, ForwardMultiplyAddsPerSampleMatchTorchvision) {
@@ -346,7 +359,9 @@ TEST(Zoo, ModelInfoListsKeysWithDefaults) {
   EXPECT_EQ(defaults.at("bot_mlp"), "512-512-64");
   EXPECT_EQ(defaults.at("top_mlp"), "1024-1024-1024-1");
   EXPECT_EQ(defaults.at("batch"), "2048");
-  EXPECT_EQ(zoo_model_names().size(), 14u);
+  const std::vector<std::string> names = zoo_model_names();
+  EXPECT_EQ(names.size(), 20u);
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
 }
 
 TEST(Zoo, ReplaysOnOneDeviceInTheSumOfItsOpTimes) {

@@ -1,5 +1,5 @@
-// ResNet-50 and ResNet-152 (He et al., 2016, Table 1), laid out as torchvision.models.resnet50 /
-// resnet152 ("v1.5": the stride-2 convolution of a down-sampling bottleneck is its 3x3).
+// ResNet-50, -101 and -152 (He et al., 2016, Table 1), laid out as torchvision.models.resnet50 /
+// resnet101 / resnet152 ("v1.5": the stride-2 convolution of a down-sampling bottleneck is its 3x3).
 // Convolutions have no bias; each is followed by batch norm.
 #include "workloads/zoo/zoo_models.h"
 
@@ -32,8 +32,10 @@ ModelGraph make_resnet(ZooKeys& keys, int depth) {
   const int64_t classes = keys.integer("classes", 1000, "output classes");
   keys.done();
 
-  const std::vector<int> blocks =
-      depth == 50 ? std::vector<int>{3, 4, 6, 3} : std::vector<int>{3, 8, 36, 3};
+  // Bottleneck blocks per stage (He et al. 2016, Table 1).
+  const std::vector<int> blocks = depth == 50    ? std::vector<int>{3, 4, 6, 3}
+                                  : depth == 101 ? std::vector<int>{3, 4, 23, 3}
+                                                 : std::vector<int>{3, 8, 36, 3};
   Tensor x = b.input({b.batch(), 3, image, image});
   x = b.relu("relu", b.batchnorm("bn1", b.conv2d("conv1", x, 64, 7, 7, 2, 3, 3, false)));
   x = b.maxpool("maxpool", x, 3, 2, 1);

@@ -10,12 +10,29 @@
 namespace orrery::zoo {
 
 ModelGraph make_vgg(ZooKeys& keys, int depth);                   // cnn_vgg.cc: 16 or 19
-ModelGraph make_resnet(ZooKeys& keys, int depth);                // cnn_resnet.cc: 50 or 152
+ModelGraph make_resnet(ZooKeys& keys, int depth);                // cnn_resnet.cc: 50, 101, 152
 ModelGraph make_inception_v3(ZooKeys& keys);                     // cnn_inception.cc
 ModelGraph make_lstm_lm(ZooKeys& keys);                          // rnn_lstm.cc
 ModelGraph make_gnmt(ZooKeys& keys);                             // seq2seq.cc
-ModelGraph make_bert(ZooKeys& keys);                             // transformer.cc
-ModelGraph make_gpt2(ZooKeys& keys);                             // transformer.cc
+
+// A BERT encoder's default size (every value stays a key the scenario may set).
+struct BertSize {
+  const char* name;
+  int64_t hidden, layers, heads, seq;  // feed-forward width: 4 x hidden
+};
+ModelGraph make_bert(ZooKeys& keys, const BertSize& size);  // transformer.cc
+
+// A GPT-style pre-LN decoder's default size: GPT-2, GPT-3 and OPT share the block (tied input
+// and output embeddings, learned positions, a 4 x hidden MLP); OPT's MLP uses ReLU, the others
+// GELU.
+struct GptSize {
+  const char* name;
+  int64_t batch;  // default samples per replica
+  int64_t seq, hidden, layers, heads, vocab;
+  bool relu;
+};
+ModelGraph make_gpt(ZooKeys& keys, const GptSize& size);  // transformer.cc
+
 ModelGraph make_dlrm(ZooKeys& keys, const std::string& config);  // dlrm.cc: default, mlperf, ddp
 ModelGraph make_large_embedding(ZooKeys& keys, const std::string& preset);  // large_embedding.cc
 

@@ -21,7 +21,11 @@ struct Entry {
 const std::vector<Entry>& registry() {
   static const std::vector<Entry> entries = {
       {"bert_base", "BERT-base encoder with a task head (Devlin et al. 2019; Hugging Face layout)",
-       zoo::make_bert},
+       [](ZooKeys& k) { return zoo::make_bert(k, {"bert_base", 768, 12, 12, 128}); }},
+      {"bert_large",
+       "BERT-large encoder with a task head, sequence 512 (Devlin et al. 2019; Hugging Face "
+       "layout)",
+       [](ZooKeys& k) { return zoo::make_bert(k, {"bert_large", 1024, 24, 16, 512}); }},
       {"dlrm_ddp",
        "DLRM_DDP of Table III, \"Building a Performance Model for Deep Learning Recommendation "
        "Model Training on GPUs\" (Lin et al.) (Meta dlrm_s_pytorch.py)",
@@ -41,7 +45,24 @@ const std::vector<Entry>& registry() {
       {"gnmt", "GNMT-like LSTM encoder-decoder with attention (MLPerf GNMT reference layout)",
        zoo::make_gnmt},
       {"gpt2", "GPT-2 decoder, 124 M 'small' by default (Radford et al. 2019; Hugging Face)",
-       zoo::make_gpt2},
+       [](ZooKeys& k) {
+         return zoo::make_gpt(k, {"gpt2", 8, 1024, 768, 12, 12, 50257, false});
+       }},
+      {"gpt2_large", "GPT-2 large decoder, 774 M (Radford et al. 2019; Hugging Face gpt2-large)",
+       [](ZooKeys& k) {
+         return zoo::make_gpt(k, {"gpt2_large", 8, 1024, 1280, 36, 20, 50257, false});
+       }},
+      {"gpt3_2.7b",
+       "GPT-3 2.7B decoder, sequence 2048, dense attention (Brown et al. 2020, Table 2.1)",
+       [](ZooKeys& k) {
+         return zoo::make_gpt(k, {"gpt3_2.7b", 4, 2048, 2560, 32, 32, 50257, false});
+       }},
+      {"gpt3_xl",
+       "GPT-3 XL decoder, 1.3 B, sequence 2048, dense attention (Brown et al. 2020, Table 2.1; "
+       "16 heads of 128, as the table's d_head gives)",
+       [](ZooKeys& k) {
+         return zoo::make_gpt(k, {"gpt3_xl", 4, 2048, 2048, 24, 16, 50257, false});
+       }},
       {"inception_v3", "Inception-v3 (Szegedy et al. 2016; torchvision layout)",
        zoo::make_inception_v3},
       {"lstm_lm", "LSTM language model, Zaremba et al. 2014 'medium' by default",
@@ -50,6 +71,14 @@ const std::vector<Entry>& registry() {
        "large-embedding recommender sized as Multi-Interests in Tables IV-V of "
        "\"Characterizing Deep Learning Training Workloads on Alibaba-PAI\" (Wang et al.)",
        [](ZooKeys& k) { return zoo::make_large_embedding(k, "multi_interests"); }},
+      {"opt_1.3b",
+       "OPT-1.3B decoder, sequence 2048, ReLU MLP (Zhang et al. 2022, Table 1; Hugging Face "
+       "facebook/opt-1.3b)",
+       [](ZooKeys& k) {
+         return zoo::make_gpt(k, {"opt_1.3b", 4, 2048, 2048, 24, 32, 50272, true});
+       }},
+      {"resnet101", "ResNet-101 (He et al. 2016; torchvision layout)",
+       [](ZooKeys& k) { return zoo::make_resnet(k, 101); }},
       {"resnet152", "ResNet-152 (He et al. 2016; torchvision layout)",
        [](ZooKeys& k) { return zoo::make_resnet(k, 152); }},
       {"resnet50", "ResNet-50 (He et al. 2016; torchvision layout)",
