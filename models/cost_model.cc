@@ -59,6 +59,7 @@ CostModelOptions parse_cost_model_options(const YamlMap& m, const std::string& b
     }
   }
   o.allow_tf32 = m.boolean("allow_tf32", o.allow_tf32);
+  o.cudnn_allow_tf32 = m.boolean("cudnn_allow_tf32", o.cudnn_allow_tf32);
   o.embedding_l2 = m.boolean("embedding_l2", o.embedding_l2);
   o.embedding_rows_per_block = m.integer("embedding_rows_per_block", o.embedding_rows_per_block);
   if (o.embedding_rows_per_block < 1) m.fail("embedding_rows_per_block", "must be at least 1");
@@ -115,7 +116,7 @@ RooflineParts CostModel::roofline_parts(const ModelOp& op, const DeviceSpec& dev
     p.flops = c.flops;
     p.bytes = c.bytes;
   }
-  p.mode = math_mode(op, dev, options_.allow_tf32);
+  p.mode = math_mode(op, dev, options_.allow_tf32, options_.cudnn_allow_tf32);
   p.peak_flops = dev.peak_flops(p.mode.dtype, p.mode.tensor_cores);
   p.time = roofline(p.flops, p.bytes, p.peak_flops, dev.mem_bw, p.efficiency);
   return p;

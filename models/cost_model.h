@@ -47,9 +47,12 @@ class LearnedEstimator {
 struct CostModelOptions {
   // Fraction of peak FLOP/s and of bandwidth the kernels of each op class reach.
   std::array<double, kNumOpClasses> efficiency = filled(0.7);
-  // Run FP32 GEMMs and convolutions as TF32 on devices with TF32 Tensor Cores (the default of
-  // cuDNN convolutions in PyTorch on Ampere and later).
+  // Run FP32 GEMMs as TF32 on devices with TF32 Tensor Cores: PyTorch's
+  // torch.backends.cuda.matmul.allow_tf32, off by default since PyTorch 1.12.
   bool allow_tf32 = false;
+  // The same for FP32 convolutions: torch.backends.cudnn.allow_tf32, on by default, so FP32
+  // training on Ampere and later runs its convolutions on TF32 Tensor Cores.
+  bool cudnn_allow_tf32 = true;
   // Embedding ops: the L2 hit-rate model of the DLRM performance model; false uses its plain
   // DRAM-only model.
   bool embedding_l2 = true;
@@ -72,7 +75,8 @@ struct CostModelOptions {
 
 // Reads a scenario's `cost_model` mapping:
 //   efficiency: 0.7                  (every class) or {default: 0.7, gemm: 0.8, embedding: 0.6}
-//   allow_tf32: false
+//   allow_tf32: false                (FP32 GEMMs as TF32)
+//   cudnn_allow_tf32: true           (FP32 convolutions as TF32)
 //   embedding_l2: true
 //   embedding_rows_per_block: 32
 //   profile_db: path/to/db.h5        (or a CSV; a list of files is merged; relative paths are

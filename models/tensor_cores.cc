@@ -58,11 +58,11 @@ bool tensor_core_shapes_ok(const ModelOp& op, DType t) {
   return false;
 }
 
-MathMode math_mode(const ModelOp& op, const DeviceSpec& dev, bool allow_tf32) {
+MathMode math_mode(const ModelOp& op, const DeviceSpec& dev, bool gemm_tf32, bool conv_tf32) {
   MathMode m;
   m.dtype = op.dtype;
-  if (op.dtype == DType::kFP32 && allow_tf32 && dev.has_tensor_core_path(DType::kTF32) &&
-      (is_gemm(op.type) || is_conv(op.type)))
+  const bool tf32 = (gemm_tf32 && is_gemm(op.type)) || (conv_tf32 && is_conv(op.type));
+  if (op.dtype == DType::kFP32 && tf32 && dev.has_tensor_core_path(DType::kTF32))
     m.dtype = DType::kTF32;
   m.tensor_cores = dev.has_tensor_core_path(m.dtype) && tensor_core_shapes_ok(op, m.dtype);
   if (m.dtype == DType::kTF32 && !m.tensor_cores) m.dtype = DType::kFP32;

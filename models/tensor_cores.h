@@ -18,12 +18,14 @@ int tensor_core_alignment(DType t);
 // dtype; tf32 when FP32 math is allowed to run as TF32).
 bool tensor_core_shapes_ok(const ModelOp& op, DType t);
 
-// The dtype an op's math runs in and whether it runs on Tensor Cores on `dev`. FP32 GEMMs and
-// convolutions run as TF32 when `allow_tf32` and the device has TF32 Tensor Cores.
+// The dtype an op's math runs in and whether it runs on Tensor Cores on `dev`. FP32 GEMMs run as
+// TF32 when `gemm_tf32` (PyTorch's torch.backends.cuda.matmul.allow_tf32, off by default since
+// 1.12) and FP32 convolutions when `conv_tf32` (torch.backends.cudnn.allow_tf32, on by default),
+// on devices with TF32 Tensor Cores.
 struct MathMode {
   DType dtype = DType::kFP32;
   bool tensor_cores = false;
 };
-MathMode math_mode(const ModelOp& op, const DeviceSpec& dev, bool allow_tf32);
+MathMode math_mode(const ModelOp& op, const DeviceSpec& dev, bool gemm_tf32, bool conv_tf32);
 
 }  // namespace orrery

@@ -132,6 +132,27 @@ TEST(CostModel, Tf32OnlyWhenAllowedAndAvailable) {
   EXPECT_NEAR(CostModel(o).estimate(op, v100).seconds, flops / (15.7e12 * 0.7), 1e-12);
 }
 
+// PyTorch's defaults: matmul TF32 off, cuDNN convolution TF32 on (Ampere and later only).
+TEST(CostModel, Tf32DefaultsFollowPyTorch) {
+  // A 256 -> 256 channel 3x3 convolution over 64 x 56 x 56, compute-bound on an A100.
+  ModelOp conv;
+  conv.type = "conv2d";
+  conv.inputs = {{64, 256, 56, 56}, {256, 256, 3, 3}};
+  conv.output = {64, 256, 56, 56};
+  conv.attrs = {{"pad_h", 1}, {"pad_w", 1}};
+  const double flops = 2.0 * 64 * 256 * 56 * 56 * 256 * 9;
+  DeviceSpec a100 = device_spec("A100-SXM4-40GB");
+  EXPECT_NEAR(CostModel().estimate(conv, a100).seconds, flops / (156e12 * 0.7), 1e-12);
+  CostModelOptions off;
+  off.cudnn_allow_tf32 = false;
+  EXPECT_NEAR(CostModel(off).estimate(conv, a100).seconds, flops / (19.5e12 * 0.7), 1e-12);
+  // The GEMM of the same size stays FP32 by default (Tf32OnlyWhenAllowedAndAvailable).
+  EXPECT_EQ(math_mode(square_matmul(4096), a100, false, true).dtype, DType::kFP32);
+  // No TF32 on a V100: the convolution runs in FP32.
+  EXPECT_NEAR(CostModel().estimate(conv, device_spec("V100-SXM2")).seconds,
+              flops / (15.7e12 * 0.7), 1e-12);
+}
+
 TEST(EmbeddingModel, HitRateIsAllLRowsCached) {
   // C(10,2)/C(20,2) = (10*9)/(20*19).
   EXPECT_NEAR(l2_hit_rate(10, 20, 2), 90.0 / 380.0, 1e-15);
@@ -270,6 +291,7 @@ TEST(CostModel, ParsesScenarioOptions) {
   EXPECT_DOUBLE_EQ(o.efficiency_of(OpClass::kGemm), 0.8);
   EXPECT_DOUBLE_EQ(o.efficiency_of(OpClass::kEmbedding), 0.6);
   EXPECT_TRUE(o.allow_tf32);
+  EXPECT_TRUE(o.cudnn_allow_tf32);  // PyTorch's default
   YAML::Node bad = load_yaml_text("cost_model: {efficiency: 1.5}\n", "s.yaml");
   EXPECT_THROW(parse_cost_model_options(YamlMap(bad["cost_model"], "s.yaml", "cost_model")),
                InputError);
