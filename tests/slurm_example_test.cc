@@ -157,25 +157,6 @@ void expect_stopped(int status, const std::string& out) {
 }
 
 // Everything but wall_s and created_by.
-void expect_same_results(const std::string& a_path, const std::string& b_path) {
-  LoadedResults a = read_results_h5(a_path), b = read_results_h5(b_path);
-  EXPECT_EQ(a.meta.scenario_text, b.meta.scenario_text);
-  EXPECT_EQ(a.meta.platform_description, b.meta.platform_description);
-  ASSERT_EQ(a.runs.size(), b.runs.size());
-  for (size_t i = 0; i < a.runs.size(); ++i) {
-    EXPECT_EQ(a.runs[i].name, b.runs[i].name);
-    EXPECT_EQ(a.runs[i].params, b.runs[i].params) << "run " << i;
-    RunResult ra = a.runs[i].result, rb = b.runs[i].result;
-    ra.wall_seconds = rb.wall_seconds = 0;
-    EXPECT_EQ(serialize_run_result(ra), serialize_run_result(rb)) << "run " << i;
-  }
-  SweepFileStatus sa = read_sweep_status(a_path), sb = read_sweep_status(b_path);
-  EXPECT_EQ(sa.points_total, sb.points_total);
-  EXPECT_EQ(sa.points_done, sb.points_done);
-  EXPECT_EQ(sa.points_failed, sb.points_failed);
-  EXPECT_EQ(sa.complete, sb.complete);
-}
-
 // The single-process file every run of the script must end up equal to.
 void write_reference(const std::string& dir) {
   write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
@@ -230,7 +211,7 @@ TEST(SlurmExample, WithoutALauncherOrreryRunsAloneAndItsStatusComesThrough) {
   Ran r = run_script(dir, base_env(""), dir + "/s.yaml " + dir + "/out/s.h5");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("orrery-sweep: done: " + dir + "/out/s.h5"), std::string::npos) << r.out;
-  expect_same_results(dir + "/ref.h5", dir + "/out/s.h5");
+  testing::expect_same_sweep_results(dir + "/ref.h5", dir + "/out/s.h5");
   Ran failing = run_script(dir, base_env("") + "ORRERY_SWEEP_TEST_ABORT=3",
                            dir + "/s.yaml " + dir + "/f.h5 -j 2");
   EXPECT_EQ(failing.status, 3) << failing.out;
@@ -245,13 +226,13 @@ TEST(SlurmExampleMpi, FourRanksMatchOneProcessAndARerunRunsNothing) {
   Ran r = run_script(dir, base_env(mpi_launcher()), dir + "/s.yaml " + dir + "/out.h5");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("12 run now (4 ranks x 1 job(s)"), std::string::npos) << r.out;
-  expect_same_results(dir + "/ref.h5", dir + "/out.h5");
+  testing::expect_same_sweep_results(dir + "/ref.h5", dir + "/out.h5");
   EXPECT_FALSE(std::filesystem::exists(dir + "/out.h5.journal"));
   // A job chained with --dependency=afterany after a job that finished: nothing left to run.
   Ran again = run_script(dir, base_env(mpi_launcher()), dir + "/s.yaml " + dir + "/out.h5");
   ASSERT_EQ(again.status, 0) << again.out;
   EXPECT_NE(again.out.find("0 run now, 12 already done"), std::string::npos) << again.out;
-  expect_same_results(dir + "/ref.h5", dir + "/out.h5");
+  testing::expect_same_sweep_results(dir + "/ref.h5", dir + "/out.h5");
 }
 
 // Preemption and scancel: Slurm sends SIGTERM to the job's processes, srun (here mpirun) among
@@ -281,7 +262,7 @@ TEST(SlurmExampleMpi, SigtermToTheLauncherLeavesAJournalAndTheRerunResumes) {
   Ran r = run_script(dir, base_env(mpi_launcher()), args);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("7 run now, 5 already done (4 ranks"), std::string::npos) << r.out;
-  expect_same_results(dir + "/ref.h5", dir + "/out.h5");
+  testing::expect_same_sweep_results(dir + "/ref.h5", dir + "/out.h5");
   EXPECT_FALSE(std::filesystem::exists(dir + "/out.h5.journal"));
 }
 
@@ -329,7 +310,7 @@ TEST(SlurmExampleMpi, TimeLimitWarningRequeuesAndScancelDoesNot) {
   Ran r = run_script(dir, slurm_env, args);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("4 run now, 8 already done"), std::string::npos) << r.out;
-  expect_same_results(dir + "/ref.h5", dir + "/out.h5");
+  testing::expect_same_sweep_results(dir + "/ref.h5", dir + "/out.h5");
 }
 
 }  // namespace

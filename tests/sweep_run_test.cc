@@ -60,27 +60,6 @@ Ran run(const std::string& dir, const std::string& args, const std::string& env 
 }
 
 // Everything but wall_s and created_by.
-void expect_same_results(const std::string& a_path, const std::string& b_path) {
-  LoadedResults a = read_results_h5(a_path), b = read_results_h5(b_path);
-  EXPECT_EQ(a.meta.scenario_text, b.meta.scenario_text);
-  EXPECT_EQ(a.meta.orrery_version, b.meta.orrery_version);
-  EXPECT_EQ(a.meta.platform_description, b.meta.platform_description);
-  ASSERT_EQ(a.runs.size(), b.runs.size());
-  for (size_t i = 0; i < a.runs.size(); ++i) {
-    EXPECT_EQ(a.runs[i].name, b.runs[i].name);
-    EXPECT_EQ(a.runs[i].params, b.runs[i].params) << "run " << i;
-    RunResult ra = a.runs[i].result, rb = b.runs[i].result;
-    ra.wall_seconds = rb.wall_seconds = 0;
-    EXPECT_EQ(serialize_run_result(ra), serialize_run_result(rb)) << "run " << i;
-    EXPECT_EQ(a.summaries[i].iteration_time_s, b.summaries[i].iteration_time_s);
-  }
-  SweepFileStatus sa = read_sweep_status(a_path), sb = read_sweep_status(b_path);
-  EXPECT_EQ(sa.points_total, sb.points_total);
-  EXPECT_EQ(sa.points_done, sb.points_done);
-  EXPECT_EQ(sa.points_failed, sb.points_failed);
-  EXPECT_EQ(sa.complete, sb.complete);
-}
-
 #define NEED_BINARY() \
   if (bin().empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)"
 
@@ -172,7 +151,7 @@ TEST(SweepRun, ResultsDoNotDependOnJobs) {
   write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
   ASSERT_EQ(run(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/j1.h5 -j1").status, 0);
   ASSERT_EQ(run(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/j3.h5 -j3").status, 0);
-  expect_same_results(dir + "/j1.h5", dir + "/j3.h5");
+  testing::expect_same_sweep_results(dir + "/j1.h5", dir + "/j3.h5");
 }
 
 // Starts `orrery sweep` in the background; returns its pid.
@@ -222,7 +201,7 @@ TEST(SweepRun, ResumeAfterAKillGivesTheSameFileAsAnUninterruptedRun) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("already done"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find(" 60 run now"), std::string::npos) << r.out;
-  expect_same_results(dir + "/ref.h5", dir + "/out.h5");
+  testing::expect_same_sweep_results(dir + "/ref.h5", dir + "/out.h5");
   EXPECT_FALSE(std::filesystem::exists(dir + "/out.h5.journal"));
 }
 
@@ -246,7 +225,7 @@ TEST(SweepRun, CtrlCLeavesAValidFileAndTheRunResumes) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(read_sweep_status(dir + "/out.h5").complete);
   ASSERT_EQ(run(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/ref.h5 -j1").status, 0);
-  expect_same_results(dir + "/ref.h5", dir + "/out.h5");
+  testing::expect_same_sweep_results(dir + "/ref.h5", dir + "/out.h5");
 }
 
 // mpirun and Slurm stop a job by signalling the children too, and a child's death may be seen
@@ -385,7 +364,7 @@ TEST(SweepMpi, TwoRanksShareThePointsAndMatchOneProcess) {
   ASSERT_EQ(std::sscanf(out.c_str() + at, "run per rank: %d, %d", &a, &b), 2) << out;
   EXPECT_EQ(a + b, 60);
   EXPECT_GT(b, 0) << out;
-  expect_same_results(dir + "/seq.h5", dir + "/mpi.h5");
+  testing::expect_same_sweep_results(dir + "/seq.h5", dir + "/mpi.h5");
 }
 
 }  // namespace

@@ -15,7 +15,10 @@
 #include <sstream>
 #include <vector>
 
+#include "engine/run_result_io.h"
+#include "results/h5_store.h"
 #include "sweeps/journal.h"
+#include "sweeps/sweep_h5.h"
 
 namespace orrery::testing {
 namespace {
@@ -174,6 +177,27 @@ nlohmann::json run_python_json(const std::string& script) {
     ADD_FAILURE() << "script printed no JSON: " << e.what() << "\n" << r.out << r.err;
     return nlohmann::json::object();
   }
+}
+
+void expect_same_sweep_results(const std::string& a_path, const std::string& b_path) {
+  LoadedResults a = read_results_h5(a_path), b = read_results_h5(b_path);
+  EXPECT_EQ(a.meta.scenario_text, b.meta.scenario_text);
+  EXPECT_EQ(a.meta.orrery_version, b.meta.orrery_version);
+  EXPECT_EQ(a.meta.platform_description, b.meta.platform_description);
+  ASSERT_EQ(a.runs.size(), b.runs.size());
+  for (size_t i = 0; i < a.runs.size(); ++i) {
+    EXPECT_EQ(a.runs[i].name, b.runs[i].name);
+    EXPECT_EQ(a.runs[i].params, b.runs[i].params) << "run " << i;
+    RunResult ra = a.runs[i].result, rb = b.runs[i].result;
+    ra.wall_seconds = rb.wall_seconds = 0;
+    EXPECT_EQ(serialize_run_result(ra), serialize_run_result(rb)) << "run " << i;
+    EXPECT_EQ(a.summaries[i].iteration_time_s, b.summaries[i].iteration_time_s);
+  }
+  SweepFileStatus sa = read_sweep_status(a_path), sb = read_sweep_status(b_path);
+  EXPECT_EQ(sa.points_total, sb.points_total);
+  EXPECT_EQ(sa.points_done, sb.points_done);
+  EXPECT_EQ(sa.points_failed, sb.points_failed);
+  EXPECT_EQ(sa.complete, sb.complete);
 }
 
 }  // namespace orrery::testing

@@ -60,6 +60,10 @@ extern const char* const kSmallSweepScenario;
 // that is no JSON is a test failure (and an empty object).
 nlohmann::json run_python_json(const std::string& script);
 
+// Two result files of one sweep hold the same thing: scenario, version and platform, every run
+// with its parameters and its result (wall times aside), bit for bit, and the same progress.
+void expect_same_sweep_results(const std::string& a_path, const std::string& b_path);
+
 }  // namespace orrery::testing
 
 // Skips a test outside ctest, which names the built Python package and the orrery binary.
