@@ -71,8 +71,10 @@ def main():
     ax.invert_yaxis()
     ax.set_xlabel("time (ms)")
     ax.set_title(args.title or f"{name}: one training step")
-    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for p, c in PHASE_COLOURS.items() if p]
-    ax.legend(handles, [p for p in PHASE_COLOURS if p], loc="lower right", fontsize=8, ncol=5)
+    # Ops without a phase (kernel launches on the host thread, CPU-side work) are grey.
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in PHASE_COLOURS.values()]
+    ax.legend(handles, [p or "host launches, other" for p in PHASE_COLOURS], loc="lower right",
+              fontsize=8, ncol=6)
     fig.tight_layout()
     fig.savefig(args.output, dpi=110)
 

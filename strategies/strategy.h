@@ -47,7 +47,9 @@ struct StrategyOptions {
   double input_pipeline_time = 0;
   int prefetch = 1;
 
-  bool host_overheads = false;  // per-kernel launch ops on each GPU's CPU thread
+  // Per-kernel launch ops on each GPU's CPU thread (models/host_overhead.h): PyTorch's eager
+  // mode. false: the step runs as one CUDA graph (no per-kernel host time).
+  bool host_overheads = true;
   int iterations = 1;           // consecutive training steps to simulate
 };
 

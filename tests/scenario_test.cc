@@ -104,6 +104,29 @@ TEST(Scenario, GraphFileWorkloadAndMissingHost) {
   EXPECT_EQ(sc.graph.ops.size(), 1u);
 }
 
+// Eager mode by default: every kernel of a model workload is launched by its GPU's host thread
+// (models/host_overhead.h); `host_overheads: false` (a CUDA graph) launches none, and the
+// launch-bound step of a small LSTM gets faster without them.
+TEST(Scenario, ModelWorkloadsLaunchKernelsByDefault) {
+  auto dir = make_temp_dir("scn");
+  write_file(dir + "/s.yaml", R"(platform: {preset: pcie-server}
+workload: {type: model, model: lstm_lm, batch: 2}
+strategy: {type: 1w1g}
+)");
+  auto launches = [](const Scenario& sc) {
+    size_t n = 0;
+    for (const auto& op : sc.graph.ops) n += op.stream.cls == StreamClass::kHost;
+    return n;
+  };
+  Scenario eager = load_scenario(dir + "/s.yaml");
+  Scenario graph = load_scenario(dir + "/s.yaml", {"strategy.host_overheads=false"});
+  EXPECT_EQ(launches(graph), 0u);
+  EXPECT_GT(launches(eager), graph.graph.ops.size() / 2);  // one per kernel, plus the tail
+  const double t_eager = replay_isolated(eager.platform, eager.graph, {}).makespan;
+  const double t_graph = replay_isolated(graph.platform, graph.graph, {}).makespan;
+  EXPECT_GT(t_eager, 1.5 * t_graph);
+}
+
 TEST(Scenario, SyntheticStepMatchesHandComputation) {
   // 2 GPUs under one PCIe switch (15.75 GB/s, 1 us per hop, no input copy). Each layer: 1 ms
   // forward, 2 ms backward; per-layer gradient 1 MB ring-all-reduced in 2 steps of 0.5 MB over
