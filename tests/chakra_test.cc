@@ -126,20 +126,6 @@ std::string error_of(const std::function<void()>& f) {
   return "(no InputError)";
 }
 
-// Hosts g0..g(n-1), each on its own duplex link to one switch.
-PlatformSource star(int n, double bw, double lat) {
-  PlatformSource p;
-  p.topology.name = "star";
-  p.topology.routers.push_back("sw");
-  for (int i = 0; i < n; ++i) {
-    std::string h = "g" + std::to_string(i);
-    p.topology.hosts.push_back({h, 1e12, 1, "gpu", {}});
-    p.topology.links.push_back({h + "_link", bw, lat, true, "test"});
-    p.topology.edges.push_back({h, "sw", h + "_link"});
-  }
-  return p;
-}
-
 std::vector<std::string> hosts(int n) {
   std::vector<std::string> h;
   for (int i = 0; i < n; ++i) h.push_back("g" + std::to_string(i));
@@ -199,7 +185,7 @@ TEST(Chakra, FixturesReplayInTheRingTime) {
     for (int n : {4, 8, 16}) {
       SCOPED_TRACE(std::string(c) + " " + std::to_string(n));
       ExecutionGraph g = load_chakra_traces({fixture(c, n)}, hosts(n));
-      RunResult r = replay_isolated(star(n, bw, lat), g, ReplayOptions{});
+      RunResult r = replay_isolated(testing::star_platform(n, bw, lat), g, ReplayOptions{});
       const int steps = std::string(c) == "all_reduce" ? 2 * (n - 1) : n - 1;
       const double expected = steps * (2 * lat + s / n / bw);
       EXPECT_NEAR(r.makespan, expected, expected * 1e-9);
@@ -357,7 +343,7 @@ TEST(Chakra, EveryNodeTypeAndBothDependencyKinds) {
   // [1,3], transfer 1 MB [3,4], bwd [4,4.3]; all-reduce of 4 MB over 2 ranks, 2 MB flows:
   // step 0 rank 0 [4,6], rank 1 [4.3,6.3]; step 1 both [6.3,8.3]; store [8.3,8.8]; cpu
   // [8.8,8.9].
-  RunResult r = replay_isolated(star(2, 1e9, 0), g, ReplayOptions{});
+  RunResult r = replay_isolated(testing::star_platform(2, 1e9, 0), g, ReplayOptions{});
   EXPECT_NEAR(r.makespan, 8.9e-3, 1e-9);
   EXPECT_NEAR(r.timeline[g.find_op("r1.12:bwd")].start, 4e-3, 1e-9);
   EXPECT_NEAR(r.timeline[g.find_op("r0.5:store")].start, 8.3e-3, 1e-9);

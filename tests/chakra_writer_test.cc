@@ -62,19 +62,6 @@ ExecutionGraph read_back(const ChakraTraceSet& set, const std::vector<std::strin
   return chakra_to_execution_graph(traces, o);
 }
 
-PlatformSource star(int n, double bw) {
-  PlatformSource p;
-  p.topology.name = "star";
-  p.topology.routers.push_back("sw");
-  for (int i = 0; i < n; ++i) {
-    std::string h = "g" + std::to_string(i);
-    p.topology.hosts.push_back({h, 1e12, 1, "gpu", {}});
-    p.topology.links.push_back({h + "_link", bw, 0, true, "test"});
-    p.topology.edges.push_back({h, "sw", h + "_link"});
-  }
-  return p;
-}
-
 TEST(ChakraWriter, HandBuiltGraphReadsBackTheSame) {
   const ExecutionGraph g = two_device_graph();
   const ChakraTraceSet set = encode_chakra_traces(g);
@@ -122,8 +109,8 @@ TEST(ChakraWriter, HandBuiltGraphReadsBackTheSame) {
   // Hand timeline (hosts 1 Tflop/s, links 1 GB/s, no latency): fwd0 [0,1] ms, fwd1 [0,2], send
   // 1 MB [1,2], gemm 2e9 flop [2,4], all-reduce of 4 MB on 2 ranks: ring, 2 steps of 2 MB flows
   // in both directions [4,8]; load [8,8.5], cpu [8,8.1].
-  const RunResult before = replay_isolated(star(2, 1e9), g, ReplayOptions{});
-  const RunResult after = replay_isolated(star(2, 1e9), back, ReplayOptions{});
+  const RunResult before = replay_isolated(testing::star_platform(2, 1e9, 0), g, ReplayOptions{});
+  const RunResult after = replay_isolated(testing::star_platform(2, 1e9, 0), back, ReplayOptions{});
   EXPECT_NEAR(before.makespan, 8.5e-3, 1e-9);
   EXPECT_NEAR(after.makespan, before.makespan, 1e-15);
 }

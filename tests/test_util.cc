@@ -179,6 +179,19 @@ nlohmann::json run_python_json(const std::string& script) {
   }
 }
 
+PlatformSource star_platform(int n, double bandwidth, double latency) {
+  PlatformSource p;
+  p.topology.name = "star";
+  p.topology.routers.push_back("sw");
+  for (int i = 0; i < n; ++i) {
+    std::string h = "g" + std::to_string(i);
+    p.topology.hosts.push_back({h, 1e12, 1, "gpu", {}});
+    p.topology.links.push_back({h + "_link", bandwidth, latency, true, "test"});
+    p.topology.edges.push_back({h, "sw", h + "_link"});
+  }
+  return p;
+}
+
 void expect_same_sweep_results(const std::string& a_path, const std::string& b_path) {
   LoadedResults a = read_results_h5(a_path), b = read_results_h5(b_path);
   EXPECT_EQ(a.meta.scenario_text, b.meta.scenario_text);

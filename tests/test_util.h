@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+
+#include "platforms/simgrid_platform.h"
 #include <vector>
 
 namespace orrery::testing {
@@ -59,6 +61,10 @@ extern const char* const kSmallSweepScenario;
 // Runs `script` with run_python and parses what it printed as JSON; a non-zero exit or output
 // that is no JSON is a test failure (and an empty object).
 nlohmann::json run_python_json(const std::string& script);
+
+// Hosts g0..g(n-1) (1 TFLOP/s each), each on its own duplex link of `bandwidth` and `latency`
+// to one switch: the smallest platform on which transfers contend only at their ends.
+PlatformSource star_platform(int n, double bandwidth, double latency);
 
 // Two result files of one sweep hold the same thing: scenario, version and platform, every run
 // with its parameters and its result (wall times aside), bit for bit, and the same progress.
