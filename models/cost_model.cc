@@ -38,12 +38,47 @@ const char* estimate_source_name(EstimateSource s) {
       return "learned";
     case EstimateSource::kAnalytic:
       return "analytic";
+    case EstimateSource::kKernelModel:
+      return "kernel-model";
   }
   return "?";
 }
 
+CostModelOptions parse_cost_model(const YamlMap& parent, const std::string& key,
+                                  const std::string& base_dir) {
+  if (!parent.has(key)) return CostModelOptions();
+  YAML::Node n = parent.raw(key);
+  if (n.IsScalar()) {
+    CostModelOptions o;
+    std::string v = parent.str(key, "");
+    if (v == "roofline")
+      o.model = AnalyticModel::kRoofline;
+    else if (v != "kernel")
+      parent.fail(key, "must be kernel, roofline or a mapping (docs/cost-models.md), got \"" + v +
+                           "\"");
+    return o;
+  }
+  return parse_cost_model_options(parent.map(key), base_dir);
+}
+
 CostModelOptions parse_cost_model_options(const YamlMap& m, const std::string& base_dir) {
   CostModelOptions o;
+  if (m.has("model")) {
+    std::string v = m.str("model", "kernel");
+    if (v == "roofline")
+      o.model = AnalyticModel::kRoofline;
+    else if (v != "kernel")
+      m.fail("model", "must be kernel or roofline, got \"" + v + "\"");
+  }
+  if (m.has("kernel_coefficients")) {
+    std::filesystem::path p(m.str("kernel_coefficients", ""));
+    if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
+    try {
+      o.kernel = std::make_shared<KernelCoefficients>(load_kernel_coefficients(p.string()));
+    } catch (const InputError& e) {
+      m.fail("kernel_coefficients", e.what());
+    }
+  }
   if (m.has("efficiency")) {
     YAML::Node n = m.raw("efficiency");
     if (n.IsScalar()) {
@@ -122,9 +157,29 @@ RooflineParts CostModel::roofline_parts(const ModelOp& op, const DeviceSpec& dev
   return p;
 }
 
+const KernelCoefficients& CostModel::coefficients() const {
+  return options_.kernel ? *options_.kernel : shipped_kernel_coefficients();
+}
+
+std::optional<KernelEstimate> CostModel::kernel_estimate(const ModelOp& op,
+                                                         const DeviceSpec& dev) const {
+  if (!kernel_model_applies(dev) || op_class(op.type) == OpClass::kEmbedding) return std::nullopt;
+  double flops = op.flops, bytes = op.bytes;
+  if (flops == 0 && bytes == 0 && is_known_op_type(op.type)) {
+    OpCounts c = count_op(op);
+    flops = c.flops;
+    bytes = c.bytes;
+  }
+  MathMode mode = math_mode(op, dev, options_.allow_tf32, options_.cudnn_allow_tf32);
+  return kernel_time(op, dev, mode, flops, bytes, coefficients());
+}
+
 OpEstimate CostModel::analytic(const ModelOp& op, const DeviceSpec& dev) const {
   OpClass cls = op_class(op.type);
   double eff = options_.efficiency_of(cls);
+  if (options_.model == AnalyticModel::kKernel)
+    if (auto k = kernel_estimate(op, dev))
+      return {k->seconds, EstimateSource::kKernelModel, k->model + ": " + k->detail};
 
   EmbeddingLookup lookup;
   if (cls == OpClass::kEmbedding && embedding_lookup_from_op(op, &lookup)) {

@@ -4,10 +4,14 @@
 //      measured rows along one dimension ("interpolated");
 //   2. a learned estimator, when one is plugged in ("learned"; Tianshu
 //      section 3.2; not part of this module, see LearnedEstimator);
-//   3. the analytic model ("analytic"): the embedding-lookup heuristic with L2 hit rate
+//   3. the kernel models of models/kernel_model.h ("kernel-model", the default): GEMM tiles
+//      and waves, convolution algorithms, achieved bandwidth, fitted to measured kernels;
+//   4. the analytic model ("analytic"): the embedding-lookup heuristic with L2 hit rate
 //      (the DLRM performance model section III-B1) for embedding ops, and otherwise the roofline
 //      max(FLOPs / peak, bytes / bandwidth) with a per-op-class efficiency (default 70%,
-//      PAI section II-B) and the Tensor Core rule of models/tensor_cores.h.
+//      PAI section II-B) and the Tensor Core rule of models/tensor_cores.h. It prices what the
+//      kernel models cannot (embeddings, devices without SMs or a memory type such as a CPU
+//      core), and everything when a scenario says `cost_model: roofline`.
 #pragma once
 
 #include <array>
@@ -16,6 +20,8 @@
 #include <string>
 
 #include "common/yaml_reader.h"
+#include "models/kernel_coefficients.h"
+#include "models/kernel_model.h"
 #include "models/op_class.h"
 #include "models/profile_db.h"
 #include "models/roofline.h"
@@ -25,9 +31,16 @@
 
 namespace orrery {
 
-enum class EstimateSource : unsigned char { kDatabase = 0, kInterpolated, kLearned, kAnalytic };
-inline constexpr int kNumEstimateSources = 4;
-const char* estimate_source_name(EstimateSource s);  // "db", "interpolated", "learned", "analytic"
+enum class EstimateSource : unsigned char {
+  kDatabase = 0,
+  kInterpolated,
+  kLearned,
+  kAnalytic,
+  kKernelModel
+};
+inline constexpr int kNumEstimateSources = 5;
+// "db", "interpolated", "learned", "analytic", "kernel-model"
+const char* estimate_source_name(EstimateSource s);
 
 struct OpEstimate {
   double seconds = 0.0;
@@ -44,8 +57,15 @@ class LearnedEstimator {
   virtual std::optional<double> estimate(const ModelOp& op, const DeviceSpec& dev) const = 0;
 };
 
+// The model that prices ops the profile database and the learned estimator leave: the kernel
+// models, or the roofline alone.
+enum class AnalyticModel : unsigned char { kKernel = 0, kRoofline };
+
 struct CostModelOptions {
-  // Fraction of peak FLOP/s and of bandwidth the kernels of each op class reach.
+  AnalyticModel model = AnalyticModel::kKernel;
+  // The kernel models' coefficients; null: the shipped fit (models/kernel/coefficients.yaml).
+  std::shared_ptr<const KernelCoefficients> kernel;
+  // Roofline: fraction of peak FLOP/s and of bandwidth the kernels of each op class reach.
   std::array<double, kNumOpClasses> efficiency = filled(0.7);
   // Run FP32 GEMMs as TF32 on devices with TF32 Tensor Cores: PyTorch's
   // torch.backends.cuda.matmul.allow_tf32, off by default since PyTorch 1.12.
@@ -73,7 +93,9 @@ struct CostModelOptions {
   double efficiency_of(OpClass c) const { return efficiency[static_cast<int>(c)]; }
 };
 
-// Reads a scenario's `cost_model` mapping:
+// Reads a scenario's `cost_model`: `roofline` or `kernel` alone, or a mapping:
+//   model: kernel                    (kernel or roofline)
+//   kernel_coefficients: FILE        (another fit of scripts/fit_kernel_models.py)
 //   efficiency: 0.7                  (every class) or {default: 0.7, gemm: 0.8, embedding: 0.6}
 //   allow_tf32: false                (FP32 GEMMs as TF32)
 //   cudnn_allow_tf32: true           (FP32 convolutions as TF32)
@@ -84,6 +106,9 @@ struct CostModelOptions {
 //   db_for_overridden_devices: false
 // Unknown keys and bad values are InputErrors naming the file, line and key.
 CostModelOptions parse_cost_model_options(const YamlMap& m, const std::string& base_dir = "");
+// The same for a `cost_model:` node that may be a scalar; `parent` is the map holding it.
+CostModelOptions parse_cost_model(const YamlMap& parent, const std::string& key,
+                                  const std::string& base_dir = "");
 
 // The pieces of the roofline estimate of one op (`orrery cost` shows them).
 struct RooflineParts {
@@ -101,8 +126,12 @@ class CostModel {
   explicit CostModel(CostModelOptions options);
 
   OpEstimate estimate(const ModelOp& op, const DeviceSpec& dev) const;
-  // The analytic model alone (step 3), whatever the database holds.
+  // The models (step 3, or 4 alone when the options say roofline), whatever the database holds.
   OpEstimate analytic(const ModelOp& op, const DeviceSpec& dev) const;
+  // The kernel models' estimate with its GEMM plan; nothing for ops and devices they do not
+  // price (embeddings, CPU cores).
+  std::optional<KernelEstimate> kernel_estimate(const ModelOp& op, const DeviceSpec& dev) const;
+  const KernelCoefficients& coefficients() const;
   // How the roofline prices `op` on `dev` (embedding lookups aside, which have their own model).
   RooflineParts roofline_parts(const ModelOp& op, const DeviceSpec& dev) const;
 

@@ -28,6 +28,20 @@ struct CostTable {
   std::vector<double> relative_errors;
 };
 
+// The rows of such a CSV, read once and priced many times (the kernel-model fit prices the
+// measured data again for every trial of its coefficients).
+struct OpRows {
+  std::vector<std::string> lines;  // the header, then each row's line as read
+  std::vector<ModelOp> ops;        // one per row
+  std::vector<int> device;         // per row, an index into devices
+  std::vector<DeviceSpec> devices;
+  std::vector<double> measured_ms;  // per row, latency_ms or NaN
+};
+
+// Reads every row of `csv_text`, with the errors price_cost_table documents.
+OpRows read_op_rows(const std::string& csv_text, const std::string& origin,
+                    const CostTableOptions& options);
+
 // Prices every row of `csv_text` (`origin` names it in messages). Throws InputError naming the
 // origin, the line and the column for a missing `op` column, an unknown op or device, a bad
 // shape or a malformed line.

@@ -28,7 +28,8 @@ std::string lookup_key(std::string s) {
 // Keys that change how fast kernels run (as opposed to labels or host overheads).
 const char* const kSpeedKeys[] = {
     "fp32",   "fp16",  "bf16", "tf32_tc", "fp16_tc",      "bf16_tc", "int8_tc",
-    "mem_bw", "l2_bw", "sms",  "l2_size", "tensor_cores", "clock",   "fp32_cores_per_sm"};
+    "mem_bw", "l2_bw", "sms",  "l2_size", "tensor_cores", "clock",   "fp32_cores_per_sm",
+    "memory", "process_nm"};
 
 // A GPU clock between 1 MHz and 100 GHz, a board power between 1 W and 100 kW.
 constexpr Range kClock{1e6, 1e11, Quantity::kNumber};
@@ -136,6 +137,23 @@ void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<st
     d->tdp_w = m.number("tdp_w", d->tdp_w);
     if (!kPower.contains(d->tdp_w)) m.fail("tdp_w", "must be between 1 and 100000 (watts)");
     seen->push_back("tdp_w");
+  }
+  if (m.has("memory")) {
+    d->memory = m.str("memory", d->memory);
+    std::string up = d->memory;
+    for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (up.rfind("HBM", 0) != 0 && up.rfind("GDDR", 0) != 0 && up.rfind("LPDDR", 0) != 0)
+      m.fail("memory", "must name a DRAM type: HBM2, HBM2e, HBM3, HBM3e, GDDR5, GDDR6, LPDDR5...");
+    d->memory = up;
+    for (size_t i = 0; i < up.size(); ++i)  // keep the lower-case "e" of HBM2e / HBM3e
+      if (up[i] == 'E' && i > 0 && std::isdigit(static_cast<unsigned char>(up[i - 1])))
+        d->memory[i] = 'e';
+    seen->push_back("memory");
+  }
+  if (m.has("process_nm")) {
+    d->process_nm = m.number("process_nm", d->process_nm);
+    if (!(d->process_nm >= 1 && d->process_nm <= 100)) m.fail("process_nm", "must be between 1 and 100 (nm)");
+    seen->push_back("process_nm");
   }
   if (m.has("host_overheads")) read_host(m.map("host_overheads"), &d->host, seen);
 }
@@ -326,7 +344,8 @@ std::string device_field_text(const DeviceSpec& d, const std::string& key) {
                 {"sms", 1.0 * d.sms, ""},
                 {"clock", d.clock, "Hz"},
                 {"fp32_cores_per_sm", 1.0 * d.fp32_cores_per_sm, ""},
-                {"tdp_w", d.tdp_w, ""}};
+                {"tdp_w", d.tdp_w, ""},
+                {"process_nm", d.process_nm, ""}};
   for (const auto& f : fields)
     if (key == f.key) return format_exact(f.value) + f.unit;
   return "";
@@ -352,9 +371,11 @@ std::vector<std::string> changed_fields(const DeviceSpec& shipped, const DeviceS
                 {"mem_size", shipped.mem_bytes, d.mem_bytes},
                 {"clock", shipped.clock, d.clock},
                 {"fp32_cores_per_sm", 1.0 * shipped.fp32_cores_per_sm, 1.0 * d.fp32_cores_per_sm},
-                {"tdp_w", shipped.tdp_w, d.tdp_w}};
+                {"tdp_w", shipped.tdp_w, d.tdp_w},
+                {"process_nm", shipped.process_nm, d.process_nm}};
   for (const auto& f : fields)
     if (differs(f.a, f.b)) out.push_back(f.key);
+  if (shipped.memory != d.memory) out.push_back("memory");
   if (shipped.tensor_cores != d.tensor_cores) out.push_back("tensor_cores");
   const HostOverheads &h0 = shipped.host, &h1 = d.host;
   if (differs(h0.t1, h1.t1) || differs(h0.t2, h1.t2) || differs(h0.t3, h1.t3) ||

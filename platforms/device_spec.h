@@ -79,6 +79,12 @@ struct DeviceSpec {
   double clock = 0.0;         // YAML `clock: 1410MHz`
   int fp32_cores_per_sm = 0;  // FP32 CUDA cores per SM (64 up to Ampere GA100, 128 after)
   double tdp_w = 0.0;         // board power (TDP / max power), watts; YAML `tdp_w: 400`
+  // DRAM technology ("HBM2", "HBM3e", "GDDR6"...) and the process node in nm: the kernel
+  // models' achieved bandwidth depends on the first, energy per flop (and so how far a power
+  // cap holds the clock below boost) on the second. Empty / 0 where unknown (a CPU core).
+  std::string memory;
+  double process_nm = 0.0;
+  bool hbm() const { return memory.rfind("HBM", 0) == 0; }
 
   HostOverheads host;
 

@@ -15,6 +15,7 @@
 #include "common/errors.h"
 #include "common/yaml_reader.h"
 #include "engine/replay.h"
+#include "python/kernel_fit.h"
 #include "results/run_report.h"
 #include "scenario/scenario.h"
 
@@ -150,4 +151,5 @@ PYBIND11_MODULE(_orrery, m) {
   m.def(
       "run_text", &orrery::run_text, py::arg("text"), py::arg("origin"), py::arg("overrides"),
       "Simulates scenario YAML `text`; `origin` names it and its folder resolves relative paths.");
+  orrery::bind_kernel_fit(m);
 }

@@ -99,7 +99,7 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
     w.reject_unknown_keys();
   }
 
-  CostModel cost(parse_cost_model_options(root.map("cost_model"), base_dir));
+  CostModel cost(parse_cost_model(root, "cost_model", base_dir));
   if (root.has("precision")) {
     MixedPrecisionOptions mp = parse_precision_options(root.raw("precision"), root.origin());
     mp.device = &device;

@@ -1,0 +1,336 @@
+#include "models/kernel_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "models/op_class.h"
+
+namespace orrery {
+namespace {
+
+struct Tile {
+  int m, n;
+};
+
+// Output tiles of the GEMM kernels cuBLAS and cuDNN ship: FP32 SIMT kernels are named
+// sgemm_128x128, 128x64, 128x32, 64x64, 32x32 (both orientations); Tensor Core kernels use
+// larger tiles, up to 256x128.
+const Tile kSimtTiles[] = {{128, 128}, {128, 64}, {64, 128}, {128, 32}, {32, 128},
+                           {64, 64},   {64, 32},  {32, 64},  {32, 32}};
+const Tile kTensorTiles[] = {{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}};
+const int kSplits[] = {1, 2, 4, 8, 16, 32};
+
+// A split-K slice shorter than this is not worth a reduction pass.
+constexpr double kMinSliceK = 128;
+
+double clock_hz(const DeviceSpec& dev) {
+  if (dev.clock > 0) return dev.clock;
+  // fp32 = 2 x clock x SMs x cores per SM; 128 cores per SM where the spec gives none (every
+  // architecture since Turing except GA100).
+  int cores = dev.fp32_cores_per_sm > 0 ? dev.fp32_cores_per_sm : 128;
+  return dev.fp32 / (2.0 * std::max(1, dev.sms) * cores);
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+int64_t attr(const ModelOp& op, const char* key, int64_t fallback) {
+  auto it = op.attrs.find(key);
+  return it == op.attrs.end() ? fallback : it->second;
+}
+
+double numel_d(const Shape& s) {
+  double n = 1;
+  for (int64_t d : s) n *= static_cast<double>(d);
+  return n;
+}
+
+std::string path_name(const MathMode& mode) {
+  return std::string(dtype_name(mode.dtype)) + (mode.tensor_cores ? " tensor cores" : " SIMT");
+}
+
+std::string gemm_detail(const GemmPlan& g, const DeviceSpec& dev) {
+  std::string s = "tile " + std::to_string(g.tile_m) + "x" + std::to_string(g.tile_n);
+  if (g.split_k > 1) s += ", split-K " + std::to_string(g.split_k);
+  s += ", " + fmt("%.0f", g.tiles) + " tiles in " + fmt("%.0f", g.waves) + " wave" +
+       (g.waves == 1 ? "" : "s") + " of " + std::to_string(dev.sms) + " SMs x " +
+       std::to_string(g.tiles_per_sm);
+  s += g.memory_bound ? ", memory-bound" : ", compute-bound";
+  return s;
+}
+
+// The precision path's peak, before the power cap.
+double path_peak(const DeviceSpec& dev, const MathMode& mode) {
+  return dev.peak_flops(mode.dtype, mode.tensor_cores);
+}
+
+double elem_bytes(const ModelOp& op) { return dtype_bytes(op.dtype); }
+
+// GEMM and convolution ops whose shapes are missing or unusual (imported traces that carry only
+// FLOPs and bytes): a large GEMM's efficiency and the operand traffic.
+KernelEstimate generic_gemm(double flops, double bytes, const DeviceSpec& dev, const MathMode& mode,
+                            const KernelCoefficients& c) {
+  KernelEstimate e;
+  double peak = path_peak(dev, mode);
+  if (!mode.tensor_cores) peak *= sustained_fp32(dev, c) / dev.fp32;
+  double eta = mode.tensor_cores ? c.tc_eta0 : c.gemm_eta0;
+  double compute = flops / (eta * peak);
+  double memory = bytes / (c.gemm_mem_eff * dev.mem_bw);
+  e.memory_bound = memory > compute;
+  e.seconds = c.launch_s + std::max(compute, memory);
+  e.model = "gemm (no shapes)";
+  e.detail = std::string("FLOPs and bytes only, ") +
+             (e.memory_bound ? "memory-bound" : "compute-bound") + ", " + path_name(mode);
+  e.mode = mode;
+  return e;
+}
+
+KernelEstimate from_plan(const GemmPlan& g, const char* model, const DeviceSpec& dev,
+                         const MathMode& mode) {
+  KernelEstimate e;
+  e.seconds = g.seconds;
+  e.memory_bound = g.memory_bound;
+  e.model = model;
+  e.detail = gemm_detail(g, dev) + ", " + path_name(mode);
+  e.gemm = g;
+  e.mode = mode;
+  return e;
+}
+
+KernelEstimate matmul_time(const ModelOp& op, double flops, double bytes, const DeviceSpec& dev,
+                           const MathMode& mode, const KernelCoefficients& c) {
+  if (op.inputs.size() < 2 || op.inputs[0].size() < 2 || op.inputs[1].size() < 2)
+    return generic_gemm(flops, bytes, dev, mode, c);
+  const Shape& a = op.inputs[0];
+  const Shape& b = op.inputs[1];
+  double k = static_cast<double>(a.back());
+  double n = static_cast<double>(b.back());
+  double m, batch;
+  if (b.size() == 2) {
+    // A 2-D weight: the library folds the input's leading dimensions into M (nn.Linear).
+    m = numel_d(a) / std::max(1.0, k);
+    batch = 1;
+  } else {
+    m = static_cast<double>(a[a.size() - 2]);
+    batch = numel_d(a) / std::max(1.0, m * k);
+  }
+  if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) {
+    KernelEstimate e;
+    e.seconds = c.launch_s;
+    e.model = "gemm";
+    e.detail = "empty GEMM";
+    e.mode = mode;
+    return e;
+  }
+  double peak = path_peak(dev, mode);
+  GemmPlan g = gemm_time(batch, m, n, k, elem_bytes(op), peak, mode.tensor_cores, dev, c);
+  return from_plan(g, "gemm", dev, mode);
+}
+
+// Winograd F(4x4,3x3): 36 GEMMs over the 6x6 input tiles, one per tile element, each
+// [tiles x C] x [C x K]; with the winograd_ratio coefficient at its ideal 4 they do exactly the
+// transformed multiply-adds (a quarter of the direct ones). The input, filter and output
+// transforms are separate kernels that stream the tensors again.
+GemmPlan winograd(double images, double h, double w, double cin, double cout, double e_bytes,
+                  double peak, const DeviceSpec& dev, const KernelCoefficients& c) {
+  double tiles = images * std::ceil(h / 4) * std::ceil(w / 4);
+  GemmPlan g = gemm_time(36, tiles, cout, cin, e_bytes, peak, false, dev, c,
+                         c.winograd_ratio / 4.0);
+  double transform = c.winograd_passes * e_bytes * images * h * w * (cin + cout) /
+                         (stream_efficiency(dev, c) * dev.mem_bw) +
+                     2 * c.launch_s;
+  g.seconds += transform;
+  g.memory_s += transform;
+  return g;
+}
+
+KernelEstimate conv_time(const ModelOp& op, double flops, double bytes, const DeviceSpec& dev,
+                         const MathMode& mode, const KernelCoefficients& c) {
+  // Shapes by type (workloads/op_counts.h): x/dy first, w or dy second, y/dx/dw the output.
+  if (op.inputs.size() < 2 || op.inputs[0].size() != 4 || op.inputs[1].size() != 4 ||
+      op.output.size() != 4)
+    return generic_gemm(flops, bytes, dev, mode, c);
+  const double g = static_cast<double>(std::max<int64_t>(1, attr(op, "groups", 1)));
+  const bool stride1 = attr(op, "stride_h", 1) == 1 && attr(op, "stride_w", 1) == 1;
+  const double e_bytes = elem_bytes(op);
+  const double peak = path_peak(dev, mode);
+  // N, C, H, W of the input; K, P, Q of the output; R, S of the filter.
+  double n, cin, h, w, cout, p, q, r, s;
+  const Shape& i0 = op.inputs[0];
+  const Shape& i1 = op.inputs[1];
+  const Shape& out = op.output;
+  if (op.type == "conv2d") {
+    n = i0[0], cin = i0[1], h = i0[2], w = i0[3];
+    cout = i1[0], r = i1[2], s = i1[3];
+    p = out[2], q = out[3];
+  } else if (op.type == "conv2d_bwd_data") {
+    n = i0[0], cout = i0[1], p = i0[2], q = i0[3];
+    r = i1[2], s = i1[3];
+    cin = out[1], h = out[2], w = out[3];
+  } else {  // conv2d_bwd_filter
+    n = i0[0], cin = i0[1], h = i0[2], w = i0[3];
+    cout = i1[1], p = i1[2], q = i1[3];
+    r = out[2], s = out[3];
+  }
+  const bool winograd_ok = r == 3 && s == 3 && stride1 && g == 1 && !mode.tensor_cores;
+
+  GemmPlan best;
+  const char* model = "conv implicit-gemm";
+  if (op.type == "conv2d_bwd_filter") {
+    // dW[K, C*R*S] = dY[K, N*P*Q] x im2col(X)[N*P*Q, C*R*S]: a long reduction, so split-K.
+    best = gemm_time(g, cout / g, cin / g * r * s, n * p * q, e_bytes, peak, mode.tensor_cores,
+                     dev, c, c.conv_eff);
+  } else {
+    // Forward: Y[N*P*Q, K] = im2col(X) x W; backward-data is the same with C and K exchanged.
+    const bool fwd = op.type == "conv2d";
+    const double rows = fwd ? n * p * q : n * h * w;
+    const double cols = fwd ? cout : cin;
+    const double red = (fwd ? cin : cout) / g * r * s;
+    best = gemm_time(g, rows, cols / g, red, e_bytes, peak, mode.tensor_cores, dev, c, c.conv_eff);
+    if (winograd_ok) {
+      GemmPlan wg = fwd ? winograd(n, p, q, cin, cout, e_bytes, peak, dev, c)
+                        : winograd(n, h, w, cout, cin, e_bytes, peak, dev, c);
+      if (wg.seconds < best.seconds) {
+        best = wg;
+        model = "conv winograd";
+      }
+    }
+  }
+  best.seconds += c.conv_fixed_s;
+  return from_plan(best, model, dev, mode);
+}
+
+bool is_row_op(const std::string& t) {
+  return t == "softmax" || t == "softmax_bwd" || t == "layernorm" || t == "layernorm_bwd";
+}
+
+KernelEstimate row_time(const ModelOp& op, double bytes, const DeviceSpec& dev,
+                        const MathMode& mode, const KernelCoefficients& c) {
+  KernelEstimate e;
+  e.model = "rows";
+  e.mode = mode;
+  e.memory_bound = true;
+  double row = op.inputs.empty() || op.inputs[0].empty() ? 1.0 : op.inputs[0].back();
+  double rows = op.inputs.empty() ? 1.0 : numel_d(op.inputs[0]) / std::max(1.0, row);
+  bool softmax = op.type.rfind("softmax", 0) == 0;
+  double extra = softmax ? c.softmax_extra_pass : c.ln_extra_pass;
+  // One warp per row up to 1024 elements (32 lanes x 32 values in registers); longer rows
+  // take a block per row and a second look at the row.
+  double passes = 1.0 + (row > 1024 ? extra : 0.0);
+  double busy = std::min(1.0, rows / (c.rows_per_sm * std::max(1, dev.sms)));
+  double t = passes * bytes / (stream_efficiency(dev, c) * dev.mem_bw * busy);
+  e.seconds = c.launch_s + t;
+  e.detail = fmt("%.0f rows of ", rows) + fmt("%.0f", row) + (row > 1024 ? ", block per row" : ", warp per row") +
+             fmt(", %.0f%% of SMs busy", 100 * busy) + ", memory-bound";
+  return e;
+}
+
+KernelEstimate stream_time(double flops, double bytes, const DeviceSpec& dev, const MathMode& mode,
+                           const KernelCoefficients& c) {
+  KernelEstimate e;
+  e.model = "stream";
+  e.mode = mode;
+  double eff = stream_efficiency(dev, c);
+  double memory = bytes / (eff * dev.mem_bw);
+  double compute = flops / (sustained_fp32(dev, c) * c.stream_flop_eff);
+  e.memory_bound = memory >= compute;
+  e.seconds = c.launch_s + std::max(memory, compute);
+  e.detail = e.memory_bound ? fmt("memory-bound at %.0f%% of DRAM bandwidth", 100 * eff)
+                            : "compute-bound";
+  return e;
+}
+
+}  // namespace
+
+double sustained_fp32(const DeviceSpec& dev, const KernelCoefficients& c) {
+  if (dev.tdp_w <= 0 || dev.process_nm <= 0 || c.pj_per_flop_16nm <= 0) return dev.fp32;
+  double joules_per_flop = c.pj_per_flop_16nm * 1e-12 * dev.process_nm / 16.0;
+  return std::min(dev.fp32, dev.tdp_w / joules_per_flop);
+}
+
+double stream_efficiency(const DeviceSpec& dev, const KernelCoefficients& c) {
+  return dev.hbm() ? c.hbm_eff : c.gddr_eff;
+}
+
+bool kernel_model_applies(const DeviceSpec& dev) {
+  return dev.sms > 0 && !dev.memory.empty() && dev.fp32 > 0 && dev.mem_bw > 0;
+}
+
+GemmPlan gemm_time(double batch, double m, double n, double k, double e_bytes, double peak,
+                   bool tensor_cores, const DeviceSpec& dev, const KernelCoefficients& c,
+                   double eff_scale) {
+  const double sms = std::max(1, dev.sms);
+  // The power cap holds the FP32 pipes' clock down; Tensor Core paths are not capped here (no
+  // measured data to fit their energy per flop; docs/cost-models.md).
+  const double throttle = tensor_cores ? 1.0 : sustained_fp32(dev, c) / dev.fp32;
+  const double rate = peak * throttle;
+  const double f = clock_hz(dev) * throttle;
+  const double eta0 = (tensor_cores ? c.tc_eta0 : c.gemm_eta0) * eff_scale;
+  // Loading a tile's edges competes with its math in proportion to math per byte loaded: a path
+  // x times the FP32 rate on elements half the size pays x/2 times the FP32 edge cost.
+  const double edge = c.gemm_edge * (peak / dev.fp32) * (e_bytes / 4.0);
+
+  // Operand traffic: every operand once if A and B fit in L2, more passes the further past.
+  const double ab = batch * (m * k + k * n) * e_bytes;
+  double traffic = ab + batch * m * n * e_bytes;
+  if (dev.l2_bytes > 0 && ab > dev.l2_bytes) traffic += ab * c.gemm_l2_reread * std::log2(ab / dev.l2_bytes);
+  const double bw = c.gemm_mem_eff * dev.mem_bw;
+  const double memory_s = traffic / bw;
+
+  GemmPlan best;
+  best.seconds = INFINITY;
+  const Tile* tiles = tensor_cores ? kTensorTiles : kSimtTiles;
+  const int num_tiles = tensor_cores ? int(std::size(kTensorTiles)) : int(std::size(kSimtTiles));
+  for (int ti = 0; ti < num_tiles; ++ti) {
+    const Tile t = tiles[ti];
+    const double area = double(t.m) * t.n;
+    const double eta = 1.0 / (1.0 / eta0 + edge * (t.m + t.n) / area);
+    const int per_sm = std::clamp(static_cast<int>(c.gemm_regs / area), 1, 16);
+    const double out_tiles = std::ceil(m / t.m) * std::ceil(n / t.n) * batch;
+    for (int s : kSplits) {
+      if (s > 1 && (k / s < kMinSliceK || out_tiles >= sms * per_sm)) break;
+      const double slice = std::ceil(k / s);
+      const double blocks = out_tiles * s;
+      const double waves = std::ceil(blocks / (sms * per_sm));
+      // A wave: the tiles' multiply-adds at the tile rate, then the epilogue writing each
+      // output tile (FP32 partial sums under split-K) at the SM's share of DRAM bandwidth,
+      // plus the fixed prologue and epilogue cycles.
+      const double out_bytes = s > 1 ? 4.0 : e_bytes;
+      const double wave_s = per_sm * 2.0 * area * slice / (eta * rate / sms) +
+                            per_sm * area * out_bytes / (bw / sms) + c.gemm_tile_cycles / f;
+      const double compute_s = waves * wave_s;
+      // Split-K partial sums (FP32) are written, read back and summed by a second kernel.
+      const double reduce_s = s > 1 ? (s + 1) * batch * m * n * 4.0 / bw + c.launch_s : 0.0;
+      const double total = c.launch_s + std::max(compute_s, memory_s) + reduce_s;
+      if (total < best.seconds) {
+        best.tile_m = t.m;
+        best.tile_n = t.n;
+        best.split_k = s;
+        best.tiles = blocks;
+        best.tiles_per_sm = per_sm;
+        best.waves = waves;
+        best.compute_s = compute_s;
+        best.memory_s = memory_s;
+        best.reduce_s = reduce_s;
+        best.seconds = total;
+        best.memory_bound = memory_s > compute_s;
+      }
+    }
+  }
+  return best;
+}
+
+KernelEstimate kernel_time(const ModelOp& op, const DeviceSpec& dev, const MathMode& mode,
+                           double flops, double bytes, const KernelCoefficients& c) {
+  OpClass cls = op_class(op.type);
+  if (cls == OpClass::kGemm) return matmul_time(op, flops, bytes, dev, mode, c);
+  if (cls == OpClass::kConv) return conv_time(op, flops, bytes, dev, mode, c);
+  if (is_row_op(op.type)) return row_time(op, bytes, dev, mode, c);
+  return stream_time(flops, bytes, dev, mode, c);
+}
+
+}  // namespace orrery
