@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -40,7 +41,7 @@ TEST(Studies, EveryStudyExpandsToItsDocumentedPoints) {
       {"pai-hw-ps-worker", 13}, {"pai-hw-allreduce-local", 13},
       {"pai-table3-grid", 288}, {"pai-ps-to-allreduce", 72},
       {"pai-pearl-vs-ps", 4},   {"pai-sim-vs-analytical", 9},
-      {"plan-capacity", 24}};
+      {"plan-capacity", 24},    {"gpu-upgrade", 30}};
   auto dir = make_temp_dir("studies");
   int seen = 0;
   for (const auto& entry : fs::directory_iterator(source_path("scenarios/studies"))) {
@@ -125,6 +126,57 @@ sweep:
             0)
       << read_file(dir + "/b.txt");
   EXPECT_TRUE(fs::file_size(dir + "/b.png") > 1000);
+}
+
+// 1,234.5 -> "1,235", as Python's f"{x:,.0f}".
+std::string with_commas(double x) {
+  std::string digits = std::to_string(static_cast<long long>(std::llround(x)));
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
+  return digits;
+}
+
+// The GPU-upgrade study: 5 GPUs x 3 models x {1, 8} GPUs = 30 points, every one runs, and the
+// plot script's throughput is the point's batch x its GPUs / its iteration time, normalised to
+// the P100 of the same model and GPU count.
+TEST(Studies, GpuUpgradeThroughputIsBatchTimesGpusOverIterationTime) {
+  NEED_BINARY();
+  if (!have_plotting()) GTEST_SKIP() << "/usr/bin/python3 with h5py and matplotlib not available";
+  auto dir = make_temp_dir("gpu-upgrade");
+  const std::string bin = std::getenv("ORRERY_BIN");
+  ASSERT_EQ(sh(bin + " sweep " + source_path("scenarios/studies/gpu-upgrade.yaml") +
+                   " -q -j 2 -o " + dir + "/g.h5",
+               dir + "/run.txt"),
+            0)
+      << read_file(dir + "/run.txt");
+  LoadedResults r = read_results_h5(dir + "/g.h5");
+  ASSERT_EQ(r.runs.size(), 30u);
+  std::map<std::string, double> t;  // "gpu gpus model" -> seconds
+  for (const auto& run : r.runs)
+    t[run.params.at("gpu") + " " + run.params.at("gpus") + " " + run.params.at("model")] =
+        run.result.makespan;
+  ASSERT_EQ(sh("/usr/bin/python3 " + source_path("scripts/plot_gpu_upgrade.py") + " " + dir +
+                   "/g.h5 -o " + dir + "/g.png --table",
+               dir + "/table.txt"),
+            0)
+      << read_file(dir + "/table.txt");
+  EXPECT_TRUE(fs::file_size(dir + "/g.png") > 1000);
+  const std::string out = read_file(dir + "/table.txt");
+  // The batches the scenario sets per model: ResNet-50 128 (FP32) and 256 (AMP), BERT-large 64.
+  const std::pair<const char*, double> models[] = {
+      {"resnet50-fp32", 128}, {"resnet50-amp", 256}, {"bert_large-amp", 64}};
+  for (const char* gpus : {"1", "8"}) {
+    for (const auto& [model, batch] : models) {
+      std::string row = std::string("| ") + gpus + " | " + model + " |";
+      const double p100 = batch * std::stoi(gpus) / t.at(std::string("P100 ") + gpus + " " + model);
+      for (const char* gpu : {"P100", "V100", "A100", "H100", "H200"}) {
+        const double tput = batch * std::stoi(gpus) / t.at(std::string(gpu) + " " + gpus + " " + model);
+        char speedup[32];
+        std::snprintf(speedup, sizeof speedup, "%.2fx", tput / p100);
+        row += " " + with_commas(tput) + " (" + speedup + ") |";
+      }
+      EXPECT_NE(out.find(row), std::string::npos) << row << "\n" << out;
+    }
+  }
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "common/errors.h"
 #include "engine/replay.h"
+#include "scenario/scenario.h"
 #include "tests/test_util.h"
 #include "workloads/fixed_rate_graph.h"
 #include "workloads/model_graph_check.h"
@@ -317,6 +318,153 @@ TEST(Zoo, RecurrentModelsHaveTheLstmParameterCount) {
   EXPECT_DOUBLE_EQ(gnmt, 160670272);
 }
 
+// The encoder-decoder Transformer of Vaswani et al. 2017 ("Attention Is All You Need"), Table 3,
+// with the shared 37,000-token BPE vocabulary of WMT'14 En-De (section 5.1) tied to the
+// pre-softmax projection (section 3.4), fairseq layout (biases on every projection).
+// Per layer, with d = d_model, f = d_ff:
+//   attention        4 (d^2 + d)            q, k, v, out projections
+//   feed-forward     2 d f + f + d           fc1 and fc2 with biases
+//   layer norm       2 d                    weight and bias
+//   encoder layer    attention + ffn + 2 norms
+//   decoder layer    2 attentions + ffn + 3 norms
+// big  (d 1024, f 4096): encoder layer 12,596,224, decoder layer 16,796,672; 6 of each
+//      176,357,376, + 37,000 x 1024 = 37,888,000 embedding = 214,245,376. Table 3: "213" M
+//      (+0.6%; the paper's vocabulary is "about 37000").
+// base (d 512, f 2048): encoder layer 3,152,384, decoder layer 4,204,032; 6 of each
+//      44,138,496, + 18,944,000 = 63,082,496. Table 3: "65" M (-3%).
+double transformer_params(double d, double f, double v, double n) {
+  const double attention = 4 * (d * d + d), ffn = 2 * d * f + f + d, norm = 2 * d;
+  return v * d + n * (attention + ffn + 2 * norm) + n * (2 * attention + ffn + 3 * norm);
+}
+
+TEST(Zoo, TransformerBigFollowsVaswaniTable3) {
+  EXPECT_DOUBLE_EQ(transformer_params(1024, 4096, 37000, 6), 214245376);
+  EXPECT_DOUBLE_EQ(transformer_params(512, 2048, 37000, 6), 63082496);
+  ModelGraph big = build("transformer_big", "{batch: 1, src_len: 8, tgt_len: 8}");
+  EXPECT_DOUBLE_EQ(big.total_params(), 214245376);
+  EXPECT_NEAR(big.total_params(), 213e6, 0.01 * 213e6);
+  ModelGraph base = build("transformer_base", "{batch: 1, src_len: 8, tgt_len: 8}");
+  EXPECT_DOUBLE_EQ(base.total_params(), 63082496);
+  EXPECT_NEAR(base.total_params(), 65e6, 0.035 * 65e6);
+  // Untied: a second 37.9 M table for the target side, still tied to the projection.
+  EXPECT_DOUBLE_EQ(
+      build("transformer_big", "{batch: 1, src_len: 8, tgt_len: 8, share_embedding: false}")
+          .total_params(),
+      214245376 + 37888000);
+  // The defaults: Table 3 "big", 24 pairs of 128 tokens (3,072 source and 3,072 target tokens,
+  // about the paper's 25,000 per step over 8 GPUs), Adam (section 5.3), P_drop 0.3.
+  ModelGraph def = build("transformer_big");
+  EXPECT_EQ(def.batch, 24);
+  EXPECT_EQ(def.hyper.at("src_len"), "128");
+  EXPECT_EQ(def.hyper.at("vocab"), "37000");
+  EXPECT_EQ(def.hyper.at("dropout"), "0.3");
+  EXPECT_EQ(def.hyper.at("optimizer"), "adam");
+}
+
+TEST(Zoo, TransformerForwardGemmFlopsAreTheHandCount) {
+  // Multiply-adds of the forward matmul and bmm ops, per sentence pair, S source and T target
+  // tokens, N layers each (different S and T, so that a swapped length shows):
+  //   encoder layer: S (4 d^2 + 2 d f)                       projections and feed-forward
+  //                  + 2 S^2 d                               scores and context, all heads
+  //   decoder layer: T (4 d^2 + 2 d^2 + 2 d f) + S 2 d^2     self q k v out, cross q out, ffn;
+  //                                                          cross k, v over the S encoder outputs
+  //                  + 2 T^2 d + 2 T S d                     self and cross attention
+  //   output:        T d V                                   the tied pre-softmax projection
+  const double d = 1024, f = 4096, v = 37000, n = 6, s = 40, t = 24, batch = 3;
+  const double enc = s * (4 * d * d + 2 * d * f) + 2 * s * s * d;
+  const double dec = t * (6 * d * d + 2 * d * f) + s * 2 * d * d + 2 * t * t * d + 2 * t * s * d;
+  const double macs = n * enc + n * dec + t * d * v;
+  ModelGraph g = build("transformer_big", "{batch: 3, src_len: 40, tgt_len: 24}");
+  EXPECT_NEAR(forward_macs_per_sample(g), macs, macs * 1e-12);
+  double fwd = 0;
+  for (const auto& op : g.ops)
+    if (op.phase == Phase::kForward && is_gemm_like(op.type)) fwd += op.flops;
+  EXPECT_NEAR(fwd, 2 * batch * macs, 2 * batch * macs * 1e-12);
+  // The usual rule of thumb: forward FLOPs per target token ~ 2 x parameters when S = T and
+  // attention is short (every weight is used once per token pair, the embedding once as the
+  // projection). At 128 + 128 tokens attention adds 6 N L d / (params) ~ 2%: within 5%.
+  ModelGraph def = build("transformer_big", "{batch: 2}");
+  const double per_token = forward_macs_per_sample(def) * 2 / 128;
+  EXPECT_NEAR(per_token, 2 * def.total_params(), 0.05 * 2 * def.total_params());
+  EXPECT_GT(per_token, 2 * def.total_params());
+}
+
+TEST(Zoo, TransformerDecoderLayersAttendToTheEncoderOutput) {
+  const int64_t b = 2, s = 10, t = 6, d = 1024, h = 16;
+  ModelGraph g = build("transformer_big", "{batch: 2, src_len: 10, tgt_len: 6}");
+  for (int l = 0; l < 6; ++l) {
+    SCOPED_TRACE(l);
+    const std::string dec = "decoder.layers." + std::to_string(l);
+    // Cross-attention: queries from the T target positions, keys and values from the S source
+    // positions; scores [B h, T, S]; no causal mask.
+    EXPECT_EQ(forward_op(g, dec + ".encoder_attn.q_proj", "matmul").inputs[0], (Shape{b * t, d}));
+    EXPECT_EQ(forward_op(g, dec + ".encoder_attn.k_proj", "matmul").inputs[0], (Shape{b * s, d}));
+    EXPECT_EQ(forward_op(g, dec + ".encoder_attn.v_proj", "matmul").inputs[0], (Shape{b * s, d}));
+    EXPECT_EQ(forward_op(g, dec + ".encoder_attn.scores", "bmm").output, (Shape{b * h, t, s}));
+    EXPECT_EQ(forward_op(g, dec + ".self_attn.scores", "bmm").output, (Shape{b * h, t, t}));
+    EXPECT_NO_THROW(forward_op(g, dec + ".self_attn", "elementwise"));  // the causal mask
+    EXPECT_THROW(forward_op(g, dec + ".encoder_attn", "elementwise"), std::runtime_error);
+    EXPECT_THROW(forward_op(g, "encoder.layers." + std::to_string(l) + ".self_attn", "elementwise"),
+                 std::runtime_error);
+    // The cross-attention's keys are projected from the last encoder layer's output.
+    const ModelOp& k = forward_op(g, dec + ".encoder_attn.k_proj", "matmul");
+    ASSERT_EQ(k.deps.size(), 1u);
+    EXPECT_EQ(g.ops[k.deps[0]].layer, "encoder.layers.5.final_layer_norm");
+  }
+  // 3 layer norms per decoder layer, 2 per encoder layer, none after the stacks (post-LN).
+  int norms = 0;
+  for (const auto& op : g.ops) norms += op.phase == Phase::kForward && op.type == "layernorm";
+  EXPECT_EQ(norms, 6 * 3 + 6 * 2);
+  // Backward: the encoder output's gradient sums the 12 contributions of the decoder's cross-
+  // attention k and v projections (one add op), so the encoder's backward waits for all of them.
+  int sums = 0;
+  for (const auto& op : g.ops)
+    if (op.phase == Phase::kBackward && op.type == "add" && op.inputs.size() == 12) {
+      ++sums;
+      EXPECT_EQ(op.output, (Shape{b, s, d}));
+    }
+  EXPECT_EQ(sums, 1);
+  // One table, three uses: two lookups and the projection; one update, after its last gradient
+  // (the source lookup's, last in backward order).
+  int lookups = 0, table_updates = 0;
+  for (const auto& op : g.ops) {
+    lookups += op.type == "embedding_fwd";
+    if (op.phase == Phase::kOptimizer && op.layer == "encoder.embed_tokens") {
+      ++table_updates;
+      EXPECT_EQ(op.inputs[0], (Shape{37000, d}));
+      EXPECT_EQ(op.deps.size(), 3u);
+    }
+  }
+  EXPECT_EQ(lookups, 2);
+  EXPECT_EQ(table_updates, 1);
+}
+
+TEST(Zoo, TransformerBigRunsAsAScenario) {
+  // Two GPUs data parallel: every gradient element is all-reduced once, so the collectives
+  // carry the model's 214,245,376 fp32 gradients.
+  auto dir = testing::make_temp_dir("zoo");
+  testing::write_file(dir + "/s.yaml", R"(name: transformer
+platform: {preset: pcie-server, server: {gpus: 2}}
+workload: {type: model, model: transformer_big, batch: 2, src_len: 16, tgt_len: 16}
+strategy: {type: allreduce}
+)");
+  Scenario sc = load_scenario(dir + "/s.yaml");
+  ASSERT_TRUE(sc.ops_priced);
+  double bytes = 0;
+  for (const auto& c : sc.graph.collectives) {
+    bytes += c.bytes;
+    EXPECT_EQ(c.ranks.size(), 2u);
+  }
+  EXPECT_DOUBLE_EQ(bytes, 4.0 * 214245376);
+  EXPECT_GT(replay_isolated(sc.platform, sc.graph, {}).makespan, 0);
+  // Under AMP the gradients stay fp32 (master weights): the same bytes.
+  Scenario amp = load_scenario(dir + "/s.yaml", {"precision=amp"});
+  double amp_bytes = 0;
+  for (const auto& c : amp.graph.collectives) amp_bytes += c.bytes;
+  EXPECT_DOUBLE_EQ(amp_bytes, bytes);
+  EXPECT_GT(replay_isolated(amp.platform, amp.graph, {}).makespan, 0);
+}
+
 TEST(Zoo, KeysChangeTheModel) {
   // GPT-2 medium (Radford et al. 2019 Table 2: 24 layers, d_model 1024): 354,823,168 on
   // Hugging Face "gpt2-medium" (the paper's "345M").
@@ -360,7 +508,7 @@ TEST(Zoo, ModelInfoListsKeysWithDefaults) {
   EXPECT_EQ(defaults.at("top_mlp"), "1024-1024-1024-1");
   EXPECT_EQ(defaults.at("batch"), "2048");
   const std::vector<std::string> names = zoo_model_names();
-  EXPECT_EQ(names.size(), 20u);
+  EXPECT_EQ(names.size(), 22u);
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
 }
 

@@ -364,6 +364,14 @@ Tensor LayerBuilder::add(const std::string& layer, Tensor a, Tensor b) {
   return y;
 }
 
+Tensor LayerBuilder::add_constant(const std::string& layer, Tensor x) {
+  const Shape xs = shape(x);
+  int op = emit(layer, "add", "add", Phase::kForward, {xs, xs}, xs, deps_of({x}));
+  Tensor y = make_tensor(xs, {op}, needs_grad(x));
+  tape_.push_back([=] { add_grad(x, grad(y)); });
+  return y;
+}
+
 Tensor LayerBuilder::mul(const std::string& layer, Tensor a, Tensor b) {
   const Shape as = shape(a);
   if (shape(b) != as) bug(layer, "mul needs equal shapes");

@@ -78,6 +78,9 @@ class LayerBuilder {
   Tensor bmm(const std::string& layer, Tensor a, Tensor b);
   Tensor add(const std::string& layer, Tensor a, Tensor b);  // same shapes
   Tensor mul(const std::string& layer, Tensor a, Tensor b);  // same shapes
+  // x + a constant of x's shape that is no parameter and needs no gradient (sinusoidal position
+  // encodings): one add op; the gradient passes through to x with no kernel.
+  Tensor add_constant(const std::string& layer, Tensor x);
   // Every pair: a [B,T,H] + b [B,S,H] -> [B,T,S,H] (additive attention's broadcast sum).
   Tensor pairwise_add(const std::string& layer, Tensor a, Tensor b);
   Tensor concat(const std::string& layer, const std::vector<Tensor>& xs, int axis);

@@ -33,6 +33,15 @@ struct GptSize {
 };
 ModelGraph make_gpt(ZooKeys& keys, const GptSize& size);  // transformer.cc
 
+// The encoder-decoder Transformer of Vaswani et al. 2017, one row of its Table 3 ("base",
+// "big"): 6 + 6 layers, a shared 37,000-token vocabulary (every value stays a key).
+struct TransformerSize {
+  const char* name;
+  int64_t hidden, ffn, heads;  // d_model, d_ff, h
+  const char* dropout;         // P_drop, for listings only
+};
+ModelGraph make_transformer_nmt(ZooKeys& keys, const TransformerSize& size);  // transformer_nmt.cc
+
 ModelGraph make_dlrm(ZooKeys& keys, const std::string& config);  // dlrm.cc: default, mlperf, ddp
 ModelGraph make_large_embedding(ZooKeys& keys, const std::string& preset);  // large_embedding.cc
 

@@ -83,6 +83,18 @@ const std::vector<Entry>& registry() {
        [](ZooKeys& k) { return zoo::make_resnet(k, 152); }},
       {"resnet50", "ResNet-50 (He et al. 2016; torchvision layout)",
        [](ZooKeys& k) { return zoo::make_resnet(k, 50); }},
+      {"transformer_base",
+       "Transformer (base) encoder-decoder for WMT'14 En-De, 6 + 6 layers, d_model 512 "
+       "(Vaswani et al. 2017, Table 3; fairseq transformer_wmt_en_de layout)",
+       [](ZooKeys& k) {
+         return zoo::make_transformer_nmt(k, {"transformer_base", 512, 2048, 8, "0.1"});
+       }},
+      {"transformer_big",
+       "Transformer (big) encoder-decoder for WMT'14 En-De, 6 + 6 layers, d_model 1024 "
+       "(Vaswani et al. 2017, Table 3; fairseq transformer_vaswani_wmt_en_de_big layout)",
+       [](ZooKeys& k) {
+         return zoo::make_transformer_nmt(k, {"transformer_big", 1024, 4096, 16, "0.3"});
+       }},
       {"vgg16", "VGG-16 (Simonyan & Zisserman 2015, config D; torchvision layout)",
        [](ZooKeys& k) { return zoo::make_vgg(k, 16); }},
       {"vgg19", "VGG-19 (Simonyan & Zisserman 2015, config E; torchvision layout)",
