@@ -38,12 +38,20 @@ int main(int argc, char** argv) {
       ops.push_back(query_op(op, {{"B", "64"}, {"H", s}}, DType::kFP32, "bench"));
   }
   const DeviceSpec dev = device_spec("A100-PCIe-40GB");
-  const CostModel cost;
-  double sum = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long i = 0; i < n; ++i) sum += cost.estimate(ops[i % ops.size()], dev).seconds;
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("op pricing: %ld estimates of %zu distinct ops in %.3f s: %.0f ops/s (sum %.6g s)\n",
-              n, ops.size(), s, n / s, sum);
+  // The default kernel models, then the roofline (`cost_model: roofline`) for comparison.
+  CostModelOptions roofline;
+  roofline.model = AnalyticModel::kRoofline;
+  const struct {
+    const char* name;
+    CostModel cost;
+  } models[] = {{"kernel models", CostModel()}, {"roofline", CostModel(roofline)}};
+  for (const auto& m : models) {
+    double sum = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long i = 0; i < n; ++i) sum += m.cost.estimate(ops[i % ops.size()], dev).seconds;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("op pricing (%s): %ld estimates of %zu distinct ops in %.3f s: %.0f ops/s (sum %.6g s)\n",
+                m.name, n, ops.size(), s, n / s, sum);
+  }
   return 0;
 }

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,8 @@ struct CostArgs {
   std::string dtype = "fp32";
   std::string csv;
   std::string output;
+  std::string model = "kernel";
+  std::string coefficients;
   bool device_given = false;
 };
 
@@ -85,6 +89,34 @@ int one_op(const CostArgs& a, const CostModel& cost) {
   const RooflineParts p = cost.roofline_parts(op, dev);
   std::printf("  work       %s, %s moved\n", flop_text(p.flops).c_str(),
               format_size(p.bytes).c_str());
+  const auto k = e.source == EstimateSource::kKernelModel ? cost.kernel_estimate(op, dev)
+                                                          : std::nullopt;
+  if (k) {
+    std::printf("  precision  %s on %s, peak %s\n", dtype_name(k->mode.dtype),
+                k->mode.tensor_cores ? "Tensor Cores" : "CUDA cores",
+                format_quantity(dev.peak_flops(k->mode.dtype, k->mode.tensor_cores),
+                                Quantity::kFlopRate)
+                    .c_str());
+    if (!k->mode.tensor_cores && sustained_fp32(dev, cost.coefficients()) < dev.fp32)
+      std::printf("  power cap  FP32 pipes sustain %s at %.0f W\n",
+                  format_quantity(sustained_fp32(dev, cost.coefficients()), Quantity::kFlopRate)
+                      .c_str(),
+                  dev.tdp_w);
+    std::printf("  kernel     %s\n", k->model.c_str());
+    if (k->gemm.tile_m > 0) {
+      const GemmPlan& g = k->gemm;
+      std::printf("  tiles      %dx%d, split-K %d: %.0f thread blocks, %d per SM, %.0f wave%s of %d SMs\n",
+                  g.tile_m, g.tile_n, g.split_k, g.tiles, g.tiles_per_sm, g.waves,
+                  g.waves == 1 ? "" : "s", dev.sms);
+      std::printf("  compute    %s\n", format_time(g.compute_s).c_str());
+      std::printf("  memory     %s\n", format_time(g.memory_s).c_str());
+      if (g.split_k > 1) std::printf("  reduce     %s\n", format_time(g.reduce_s).c_str());
+    }
+    std::printf("  bound      %s\n", k->memory_bound ? "memory" : "compute");
+    std::printf("  roofline   %s at %s of peak (cost_model: roofline)\n",
+                format_time(p.time.seconds).c_str(), percent(p.efficiency).c_str());
+    return 0;
+  }
   std::printf("  precision  %s on %s, peak %s\n", dtype_name(p.mode.dtype),
               p.mode.tensor_cores ? "Tensor Cores" : "CUDA cores",
               format_quantity(p.peak_flops, Quantity::kFlopRate).c_str());
@@ -150,13 +182,26 @@ void register_cost_commands(CLI::App& app, CommandList& out) {
                   "measured kernel data; other columns pass through; `device` per row unless "
                   "--device)");
   cmd->add_option("-o,--output", args.output, "With --csv: write here (default: stdout)");
+  cmd->add_option("--model", args.model,
+                  "kernel: the kernel models fitted to measured kernels; roofline: "
+                  "max(FLOPs/peak, bytes/bandwidth) at 70% (docs/cost-models.md)")
+      ->check(CLI::IsMember({"kernel", "roofline"}))
+      ->capture_default_str();
+  cmd->add_option("--coefficients", args.coefficients,
+                  "Kernel-model coefficients file (scripts/fit_kernel_models.py fit --out); "
+                  "default: the shipped fit");
   out.push_back({cmd, [] {
                    if (args.csv.empty() == args.op.empty())
                      throw InputError(
                          "cost: give an op and its fields, or --csv FILE (not both)");
                    if (!args.output.empty() && args.csv.empty())
                      throw InputError("cost: -o applies to --csv");
-                   const CostModel cost;
+                   CostModelOptions o;
+                   if (args.model == "roofline") o.model = AnalyticModel::kRoofline;
+                   if (!args.coefficients.empty())
+                     o.kernel = std::make_shared<KernelCoefficients>(
+                         load_kernel_coefficients(args.coefficients));
+                   const CostModel cost(o);
                    return args.csv.empty() ? one_op(args, cost) : table(args, cost);
                  }});
 }

@@ -49,7 +49,7 @@ GPUS = ["P100", "P4", "T4", "V100", "A100"]
 
 # (section, key, initial value, lower, upper) of each coefficient, by fitting group.
 GROUPS = {
-    "stream": [("launch", "seconds", 2e-6, 2e-7, 2e-5), ("stream", "hbm_eff", 0.85, 0.4, 1.0),
+    "stream": [("stream", "hbm_eff", 0.85, 0.4, 1.0),
                ("stream", "gddr_eff", 0.75, 0.4, 1.0), ("stream", "flop_eff", 0.5, 0.05, 1.0),
                ("evaluation", "overlap_k", 3.0, 1.0, 20.0)],
     "rows": [("rows", "softmax_extra_pass", 0.4, 0.0, 4.0), ("rows", "ln_extra_pass", 0.4, 0.0, 4.0),
@@ -67,6 +67,11 @@ GROUPS = {
 GROUP_FILES = {"stream": ELEMENTWISE, "rows": ["softmax", "ln"], "gemm": ["linear", "bmm"],
                "conv": ["conv"]}
 FIT_ORDER = ["stream", "rows", "gemm", "conv"]
+
+# The GPU time of a kernel with almost no work. Not fitted: every measured latency here includes
+# a host floor of 25-200 us that hides it (a longer launch and a harder overlap fit the data
+# alike). 2 us is the order of the shortest kernels a profiler shows on these GPUs.
+LAUNCH_S = 2e-6
 
 MAX_FIT_ROWS = 1500     # per (GPU, file): enough to pin a dozen coefficients, and fast
 LONG_KERNEL_S = 10e-3   # longer measured kernels are left out of the fit (see above)
@@ -257,6 +262,7 @@ def fit(ext, data, train_gpus, log):
     # reproduces whatever was shipped before.
     values = {(p[0], p[1]): p[2] for group in GROUPS.values() for p in group}
     values[("gemm", "tc_eta0")] = 0.85
+    values[("launch", "seconds")] = LAUNCH_S
     sources = ["fit in progress"]
     for group in FIT_ORDER:
         fit_group(data, group, values, sources, train_gpus, log)

@@ -17,6 +17,14 @@
 namespace orrery {
 namespace {
 
+// These tests check the roofline (`cost_model: roofline`); tests/kernel_model_test.cc checks the
+// kernel models that price ops by default.
+CostModelOptions roofline_model() {
+  CostModelOptions o;
+  o.model = AnalyticModel::kRoofline;
+  return o;
+}
+
 ModelOp make(const std::string& type, std::vector<Shape> inputs, Shape output,
              DType dt = DType::kFP32) {
   ModelOp op;
@@ -49,7 +57,7 @@ TEST(Roofline, PicksTheBindingTerm) {
 
 TEST(CostModel, LargeGemmIsComputeBoundAtSeventyPercent) {
   DeviceSpec v100 = device_spec("V100-SXM2");
-  CostModel cm;
+  CostModel cm(roofline_model());
   ModelOp op = square_matmul(4096);
   // 2 * 4096^3 FLOPs at 15.7 TFLOP/s x 0.7; its 3 x 4096^2 x 4 bytes take far less.
   OpEstimate e = cm.estimate(op, v100);
@@ -60,7 +68,7 @@ TEST(CostModel, LargeGemmIsComputeBoundAtSeventyPercent) {
 
 TEST(CostModel, ElementwiseIsMemoryBound) {
   DeviceSpec v100 = device_spec("V100-SXM2");
-  CostModel cm;
+  CostModel cm(roofline_model());
   ModelOp relu = make("relu", {{1 << 20}}, {1 << 20});
   // 2^20 reads + 2^20 writes of 4 bytes at 900 GB/s x 0.7.
   OpEstimate e = cm.estimate(relu, v100);
@@ -70,7 +78,7 @@ TEST(CostModel, ElementwiseIsMemoryBound) {
 
 TEST(CostModel, EfficiencyIsPerOpClass) {
   DeviceSpec v100 = device_spec("V100-SXM2");
-  CostModelOptions o;
+  CostModelOptions o = roofline_model();
   o.efficiency[static_cast<int>(OpClass::kElementwise)] = 0.9;
   CostModel cm(o);
   ModelOp relu = make("relu", {{1 << 20}}, {1 << 20});
@@ -84,7 +92,7 @@ TEST(CostModel, UsesMeasuredCountsWhenAnImporterGaveThem) {
   DeviceSpec v100 = device_spec("V100-SXM2");
   ModelOp op = make("relu", {{10}}, {10});
   op.bytes = 630e6;  // measured
-  EXPECT_NEAR(CostModel().estimate(op, v100).seconds, 1e-3, 1e-15);
+  EXPECT_NEAR(CostModel(roofline_model()).estimate(op, v100).seconds, 1e-3, 1e-15);
 }
 
 TEST(TensorCores, AlignmentRule) {
@@ -107,7 +115,7 @@ TEST(TensorCores, AlignmentRule) {
 
 TEST(CostModel, Fp16SpeedupOnlyWithAlignedShapes) {
   DeviceSpec v100 = device_spec("V100-SXM2");
-  CostModel cm;
+  CostModel cm(roofline_model());
   // Aligned fp16 GEMM runs at the 125 TFLOP/s Tensor Core rate.
   OpEstimate tc = cm.estimate(square_matmul(4096, DType::kFP16), v100);
   EXPECT_NEAR(tc.seconds, 2.0 * std::pow(4096.0, 3) / (125e12 * 0.7), 1e-12);
@@ -123,8 +131,8 @@ TEST(CostModel, Tf32OnlyWhenAllowedAndAvailable) {
   DeviceSpec a100 = device_spec("A100-SXM4-40GB");
   ModelOp op = square_matmul(4096);
   double flops = 2.0 * std::pow(4096.0, 3);
-  EXPECT_NEAR(CostModel().estimate(op, a100).seconds, flops / (19.5e12 * 0.7), 1e-12);
-  CostModelOptions o;
+  EXPECT_NEAR(CostModel(roofline_model()).estimate(op, a100).seconds, flops / (19.5e12 * 0.7), 1e-12);
+  CostModelOptions o = roofline_model();
   o.allow_tf32 = true;
   EXPECT_NEAR(CostModel(o).estimate(op, a100).seconds, flops / (156e12 * 0.7), 1e-12);
   // Volta has no TF32: the option changes nothing there.
@@ -142,14 +150,14 @@ TEST(CostModel, Tf32DefaultsFollowPyTorch) {
   conv.attrs = {{"pad_h", 1}, {"pad_w", 1}};
   const double flops = 2.0 * 64 * 256 * 56 * 56 * 256 * 9;
   DeviceSpec a100 = device_spec("A100-SXM4-40GB");
-  EXPECT_NEAR(CostModel().estimate(conv, a100).seconds, flops / (156e12 * 0.7), 1e-12);
-  CostModelOptions off;
+  EXPECT_NEAR(CostModel(roofline_model()).estimate(conv, a100).seconds, flops / (156e12 * 0.7), 1e-12);
+  CostModelOptions off = roofline_model();
   off.cudnn_allow_tf32 = false;
   EXPECT_NEAR(CostModel(off).estimate(conv, a100).seconds, flops / (19.5e12 * 0.7), 1e-12);
   // The GEMM of the same size stays FP32 by default (Tf32OnlyWhenAllowedAndAvailable).
   EXPECT_EQ(math_mode(square_matmul(4096), a100, false, true).dtype, DType::kFP32);
   // No TF32 on a V100: the convolution runs in FP32.
-  EXPECT_NEAR(CostModel().estimate(conv, device_spec("V100-SXM2")).seconds,
+  EXPECT_NEAR(CostModel(roofline_model()).estimate(conv, device_spec("V100-SXM2")).seconds,
               flops / (15.7e12 * 0.7), 1e-12);
 }
 
@@ -203,7 +211,7 @@ TEST(EmbeddingModel, BackwardWeightTraffic) {
 TEST(EmbeddingModel, CostModelUsesItForEmbeddingOps) {
   DeviceSpec v100 = device_spec("V100-SXM2");
   ModelOp op = make("embedding_fwd", {{1000, 64}, {1024, 4}}, {1024, 64});
-  OpEstimate e = CostModel().estimate(op, v100);
+  OpEstimate e = CostModel(roofline_model()).estimate(op, v100);
   EXPECT_NEAR(e.seconds, 1024 * (288 / (900e9 * 0.7) + 1120 / (2847e9 * 0.7)), 1e-18);
   EXPECT_NE(e.detail.find("L2 hit rate 1"), std::string::npos) << e.detail;
   EmbeddingLookup parsed;
@@ -239,7 +247,7 @@ TEST(CostModel, SourcesAreTriedInOrder) {
   r.output = "256x256";
   r.time_s = 4e-5;
   db->add(r);
-  CostModelOptions o;
+  CostModelOptions o = roofline_model();
   o.db = db;
   o.learned = std::make_shared<FixedEstimator>();
   CostModel cm(o);
@@ -277,7 +285,7 @@ TEST(CostModel, PriceOpsCountsSources) {
   ModelGraph g;
   g.ops.push_back(make("relu", {{1 << 20}}, {1 << 20}));
   g.ops.push_back(square_matmul(1024));
-  OpPrices p = price_ops(g, v100, CostModel());
+  OpPrices p = price_ops(g, v100, CostModel(roofline_model()));
   ASSERT_EQ(p.seconds.size(), 2u);
   EXPECT_EQ(p.count[static_cast<int>(EstimateSource::kAnalytic)], 2);
   EXPECT_NEAR(p.total_s, p.seconds[0] + p.seconds[1], 1e-18);

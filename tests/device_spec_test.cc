@@ -182,6 +182,34 @@ TEST(DeviceSpec, ClockCoresAndPowerOverrides) {
   EXPECT_NE(err("device: {model: T4, fp32_cores_per_sm: 0}\n").find("fp32_cores_per_sm"),
             std::string::npos);
   EXPECT_NE(err("device: {model: T4, tdp_w: -5}\n").find("device.tdp_w"), std::string::npos);
+  EXPECT_NE(err("device: {model: T4, memory: SRAM}\n").find("device.memory"), std::string::npos);
+  EXPECT_NE(err("device: {model: T4, process_nm: 0}\n").find("device.process_nm"),
+            std::string::npos);
+}
+
+// Memory type and process node: what the kernel models read for achieved bandwidth and the power
+// cap (models/kernel_model.h). Every built-in GPU has both; the CPU core has neither.
+TEST(DeviceSpec, MemoryTypeAndProcessNode) {
+  for (const auto& n : device_spec_names()) {
+    const DeviceSpec d = device_spec(n);
+    if (n == "Xeon-vCPU-1T") {
+      EXPECT_TRUE(d.memory.empty());
+      continue;
+    }
+    EXPECT_FALSE(d.memory.empty()) << n;
+    EXPECT_GT(d.process_nm, 0) << n;
+  }
+  EXPECT_TRUE(device_spec("H100-SXM5").hbm());
+  EXPECT_EQ(device_spec("H100-SXM5").memory, "HBM3");
+  EXPECT_EQ(device_spec("H200").memory, "HBM3e");
+  EXPECT_FALSE(device_spec("T4").hbm());
+  EXPECT_DOUBLE_EQ(device_spec("A100-SXM4-80GB").process_nm, 7);
+  YAML::Node y = load_yaml_text("device: {model: T4, memory: hbm2e, process_nm: 7}\n", "s.yaml");
+  const DeviceSpec d = parse_device_spec(y["device"], "s.yaml");
+  EXPECT_EQ(d.memory, "HBM2e");
+  EXPECT_TRUE(d.hbm());
+  EXPECT_EQ(d.overridden, (std::vector<std::string>{"process_nm", "memory"}));
+  EXPECT_TRUE(d.kernel_speed_overridden());
 }
 
 TEST(DeviceSpec, PaiGpuIsTableI) {

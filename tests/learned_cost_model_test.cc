@@ -73,18 +73,18 @@ TEST(LearnedCostModel, DatabaseThenLearnedThenAnalytic) {
   double truth = 4e-6 + 1e-12 * 100 * 300 * 50;
   EXPECT_NEAR(learned.seconds, truth, 0.5 * truth);
 
-  // Outside the trained range, another op type, another device: the analytic model.
-  EXPECT_EQ(cm.estimate(matmul_op(4096, 300, 50), v100).source, EstimateSource::kAnalytic);
+  // Outside the trained range, another op type, another device: the kernel models.
+  EXPECT_EQ(cm.estimate(matmul_op(4096, 300, 50), v100).source, EstimateSource::kKernelModel);
   ModelOp relu;
   relu.name = relu.type = "relu";
   relu.inputs = {{1024}};
   relu.output = {1024};
-  EXPECT_EQ(cm.estimate(relu, v100).source, EstimateSource::kAnalytic);
+  EXPECT_EQ(cm.estimate(relu, v100).source, EstimateSource::kKernelModel);
   EXPECT_EQ(cm.estimate(matmul_op(100, 300, 50), device_spec("A100")).source,
-            EstimateSource::kAnalytic);
+            EstimateSource::kKernelModel);
   ModelOp half = matmul_op(100, 300, 50);
   half.dtype = DType::kFP16;  // a mode the model has no network for
-  EXPECT_EQ(cm.estimate(half, v100).source, EstimateSource::kAnalytic);
+  EXPECT_EQ(cm.estimate(half, v100).source, EstimateSource::kKernelModel);
 }
 
 TEST(LearnedCostModel, DeviceAliasesMatchAndOverriddenDevicesSkipIt) {
@@ -94,7 +94,7 @@ TEST(LearnedCostModel, DeviceAliasesMatchAndOverriddenDevicesSkipIt) {
   DeviceSpec v100 = device_spec("V100-SXM2");
   EXPECT_EQ(cm.estimate(matmul_op(100, 300, 50), v100).source, EstimateSource::kLearned);
   v100.overridden.push_back("fp32");  // a scenario changed its speed: measurements no longer apply
-  EXPECT_EQ(cm.estimate(matmul_op(100, 300, 50), v100).source, EstimateSource::kAnalytic);
+  EXPECT_EQ(cm.estimate(matmul_op(100, 300, 50), v100).source, EstimateSource::kKernelModel);
 }
 
 TEST(LearnedCostModel, ScenarioKeyLoadsAModelFile) {

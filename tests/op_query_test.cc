@@ -102,7 +102,9 @@ TEST(OpQuery, BadQueriesNameTheProblem) {
 }
 
 TEST(CostTable, PricesEveryRowAndKeepsItsColumns) {
-  const CostModel cost;
+  CostModelOptions roofline;
+  roofline.model = AnalyticModel::kRoofline;  // its hand-computed times
+  const CostModel cost(roofline);
   const std::string csv =
       "op,latency_ms,device,kernel,B,H\n"
       "add,0.02,Tesla-T4,\"void k<4, f>(int)\",1000,1000\n"
@@ -155,8 +157,23 @@ TEST(CostCommand, OneOpPrintsTimePathAndSource) {
       testing::run_shell(bin + " cost add B=1000 H=1000 --device V100-SXM2");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("add B=1000 H=1000 on V100-SXM2, fp32"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("(analytic: memory-bound)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(kernel-model: stream: memory-bound at"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("bound      memory"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("roofline   "), std::string::npos) << r.output;
+  testing::ShellResult roof =
+      testing::run_shell(bin + " cost add B=1000 H=1000 --device V100-SXM2 --model roofline");
+  ASSERT_EQ(roof.status, 0) << roof.output;
+  EXPECT_NE(roof.output.find("(analytic: memory-bound)"), std::string::npos) << roof.output;
+  // A GEMM shows the path the kernel model took: tiles, waves, precision.
+  testing::ShellResult gemm =
+      testing::run_shell(bin + " cost linear B=1 M=1024 N=2560 K=2560 --device H100 --dtype bf16");
+  ASSERT_EQ(gemm.status, 0) << gemm.output;
+  EXPECT_NE(gemm.output.find("bf16 on Tensor Cores"), std::string::npos) << gemm.output;
+  EXPECT_NE(gemm.output.find("waves of 132 SMs"), std::string::npos) << gemm.output;
+  testing::ShellResult coef = testing::run_shell(bin + " cost add B=1 H=1 --coefficients /no/such.yaml");
+  EXPECT_EQ(coef.status, 2) << coef.output;
+  EXPECT_NE(coef.output.find("/no/such.yaml"), std::string::npos) << coef.output;
   testing::ShellResult bad = testing::run_shell(bin + " cost add B=1 X=2");
   EXPECT_EQ(bad.status, 2) << bad.output;
   EXPECT_NE(bad.output.find("unknown field \"X\""), std::string::npos) << bad.output;
@@ -169,22 +186,20 @@ TEST(CostCommand, OneOpPrintsTimePathAndSource) {
             0u);
 }
 
-// scripts/eval_op_costs.py on the softmax rows of the shared kernel data: every row of every GPU
-// is priced and counted, and the table has one cell per GPU.
-TEST(CostCommand, EvaluationScriptTabulatesTheSharedKernelData) {
+// `orrery cost --csv` on the softmax rows of the shared kernel data: every row is priced and
+// compared with its latency_ms.
+TEST(CostCommand, CsvOfTheSharedKernelDataIsPricedAndCompared) {
   const std::string bin = testing::orrery_bin();
   if (bin.empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
-  testing::ShellResult r = testing::run_shell("/usr/bin/python3 " +
-                                              testing::source_path("scripts/eval_op_costs.py") +
-                                              " --orrery " + bin + " --ops softmax");
+  const std::string dir = testing::make_temp_dir("cost");
+  testing::ShellResult r = testing::run_shell(
+      "zcat " + testing::shared_path("data/gpu-kernels/softmax.csv.gz") + " > " + dir +
+      "/softmax.csv && " + bin + " cost --csv " + dir + "/softmax.csv -o " + dir + "/out.csv");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("| op class | rows | P100 | P4 | T4 | V100 | A100 |"), std::string::npos)
-      << r.output;
   // softmax.csv.gz holds 8,750 rows: 1,750 per GPU.
-  const auto row = r.output.find("| softmax | 8750 | ");
-  ASSERT_NE(row, std::string::npos) << r.output;
-  const std::string line = r.output.substr(row, r.output.find('\n', row) - row);
-  EXPECT_EQ(std::count(line.begin(), line.end(), '%'), 10) << line;
+  EXPECT_NE(r.output.find("8750 rows priced"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("against latency_ms of 8750 rows: median error"), std::string::npos)
+      << r.output;
 }
 
 }  // namespace

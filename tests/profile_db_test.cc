@@ -305,7 +305,7 @@ TEST(ShippedCpuDb, LoadsAndAnswersLookups) {
   EXPECT_LT(t_lo, t_hi);  // more rows, more time
   // An op the CPU database never measured falls through to the analytic model.
   ModelOp odd = matmul(3, 5, 7);
-  EXPECT_EQ(cm.estimate(odd, cpu).source, EstimateSource::kAnalytic);
+  EXPECT_EQ(cm.estimate(odd, cpu).source, EstimateSource::kKernelModel);
 }
 
 TEST(ShippedCpuDb, ImportCommandCompilesItToHdf5) {

@@ -1,0 +1,128 @@
+// The shipped kernel-model fit against a fixed sample of the measured kernel data
+// (../shared/data/gpu-kernels, read in place): every 10th row of each file, priced by the
+// models and combined with the machine's host floor as scripts/fit_kernel_models.py combines
+// them. The tolerance of each op class and GPU is its leave-one-GPU-out error in
+// docs/validation.md ("Kernel models, leave one GPU out") plus a margin for the sample: the
+// shipped fit saw every GPU, so it must do at least about as well as a fit that missed one.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/cost_model.h"
+#include "models/cost_table.h"
+#include "models/kernel_coefficients.h"
+#include "test_util.h"
+
+namespace orrery {
+namespace {
+
+const char* const kGpus[] = {"P100", "P4", "T4", "V100", "A100"};
+
+struct ClassCase {
+  const char* name;
+  std::vector<std::string> files;
+  // Leave-one-GPU-out median and 90th-percentile error (%) per GPU, in kGpus order
+  // (docs/validation.md).
+  double median[5];
+  double p90[5];
+};
+
+std::string gpu_of(const std::string& spec) {
+  if (spec.rfind("A100", 0) == 0) return "A100";
+  if (spec.rfind("V100", 0) == 0) return "V100";
+  if (spec.rfind("P100", 0) == 0) return "P100";
+  return spec;  // P4, T4
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(q * (v.size() - 1))];
+}
+
+double overlap_k(const KernelCoefficients& c, const std::string& file) {
+  if (file == "linear" || file == "bmm") return c.overlap_k_gemm;
+  if (file == "conv") return c.overlap_k_conv;
+  if (file == "softmax" || file == "ln") return c.overlap_k_rows;
+  return c.overlap_k;
+}
+
+// Every 10th data row of `file`, as CSV text with its header.
+std::string sample(const std::string& file) {
+  const std::string path = testing::shared_path("data/gpu-kernels/" + file + ".csv.gz");
+  testing::ShellResult r = testing::run_shell("zcat '" + path + "' | awk 'NR == 1 || NR % 10 == 2'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  return r.output;
+}
+
+// |predicted - measured| / measured in %, by GPU, for the rows of `files`.
+std::map<std::string, std::vector<double>> errors(const std::vector<std::string>& files) {
+  const CostModel cost;
+  const KernelCoefficients& c = cost.coefficients();
+  std::map<std::string, std::vector<double>> out;
+  for (const auto& file : files) {
+    const OpRows rows = read_op_rows(sample(file), file, CostTableOptions());
+    // The host floor of each machine: the 1st percentile of its latencies for this op.
+    std::map<std::string, std::vector<double>> lat;
+    for (size_t i = 0; i < rows.ops.size(); ++i)
+      lat[gpu_of(rows.devices[rows.device[i]].name)].push_back(rows.measured_ms[i] * 1e-3);
+    std::map<std::string, double> floor;
+    for (const auto& [g, v] : lat) {
+      std::vector<double> s = v;
+      std::sort(s.begin(), s.end());
+      // numpy's percentile: linear between the two nearest ranks.
+      const double pos = 0.01 * (s.size() - 1);
+      const size_t lo = static_cast<size_t>(pos);
+      floor[g] = s[lo] + (pos - lo) * (s[std::min(lo + 1, s.size() - 1)] - s[lo]);
+    }
+    const double k = overlap_k(c, file);
+    for (size_t i = 0; i < rows.ops.size(); ++i) {
+      const std::string g = gpu_of(rows.devices[rows.device[i]].name);
+      const auto est = cost.kernel_estimate(rows.ops[i], rows.devices[rows.device[i]]);
+      EXPECT_TRUE(est) << file << " row " << i;
+      if (!est) continue;
+      const double t = std::pow(std::pow(floor[g], k) + std::pow(est->seconds, k), 1.0 / k);
+      const double measured = rows.measured_ms[i] * 1e-3;
+      out[g].push_back(100 * std::fabs(t - measured) / measured);
+    }
+  }
+  return out;
+}
+
+class KernelData : public ::testing::TestWithParam<ClassCase> {};
+
+TEST_P(KernelData, ShippedFitIsWithinTheLeaveOneGpuOutError) {
+  const ClassCase& cc = GetParam();
+  const auto by_gpu = errors(cc.files);
+  for (int g = 0; g < 5; ++g) {
+    auto it = by_gpu.find(kGpus[g]);
+    ASSERT_NE(it, by_gpu.end()) << cc.name << ": no rows of " << kGpus[g];
+    ASSERT_GT(it->second.size(), 100u);
+    EXPECT_LE(quantile(it->second, 0.5), cc.median[g] + 2.0) << cc.name << " on " << kGpus[g];
+    EXPECT_LE(quantile(it->second, 0.9), cc.p90[g] + 5.0) << cc.name << " on " << kGpus[g];
+  }
+}
+
+// clang-format off
+const ClassCase kCases[] = {
+    //                                   median by GPU                 90th percentile by GPU
+    {"linear", {"linear"},              {18.3, 40.4, 18.9, 19.2,  9.9}, {58, 75, 42, 33, 26}},
+    {"bmm", {"bmm"},                    {14.2, 26.8, 26.6, 19.7, 23.0}, {38, 63, 66, 47, 57}},
+    {"conv", {"conv"},                  {18.0, 28.4, 25.1, 20.2, 22.8}, {48, 102, 64, 52, 57}},
+    {"softmax", {"softmax"},            { 7.3,  6.9, 11.2, 11.3,  5.5}, {34, 26, 23, 24, 20}},
+    {"layer_norm", {"ln"},              {15.3, 10.4,  8.2, 17.4,  6.2}, {36, 23, 34, 32, 18}},
+    {"elementwise", {"add", "addu", "mul", "mulu", "div", "divu", "pow", "powu", "relu", "gelu",
+                     "tanh"},           { 7.0,  3.8,  4.2,  5.8,  2.4}, {17, 7, 14, 16, 14}},
+};
+// clang-format on
+
+INSTANTIATE_TEST_SUITE_P(OpClasses, KernelData, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<ClassCase>& i) {
+                           return std::string(i.param.name);
+                         });
+
+}  // namespace
+}  // namespace orrery
