@@ -18,7 +18,8 @@ host and framework, which Orrery prices with its host-overhead model, not of the
 coefficients minimise a robust (soft-L1) loss on log(predicted/measured), each GPU and each op
 file weighted alike, group by group: streaming kernels, row kernels, GEMMs, convolutions.
 Kernels longer than 10 ms are left out of the fit (clocks drift over long runs on the 70-75 W
-and passively cooled cards; docs/cost-models.md) but not out of the evaluation.
+and passively cooled cards; docs/cost-models.md) but not out of the evaluation, and so are
+streaming kernels shorter than twice their floor (mostly host time).
 
 Tensor Core paths have no rows here: tc_eta0 is set so the BF16 GEMM model reproduces the
 Maximum Achievable Matmul FLOPS of the A100 SXM and A100 PCIe (Stas Bekman, "Machine Learning
@@ -74,6 +75,10 @@ FIT_ORDER = ["stream", "rows", "gemm", "conv"]
 LAUNCH_S = 2e-6
 
 MAX_FIT_ROWS = 1500     # per (GPU, file): enough to pin a dozen coefficients, and fast
+# Streaming kernels are fitted on rows at least this many times their machine's floor: below it
+# the latency is mostly host time and says little about the achieved bandwidth, which is what
+# a training step's large activations need.
+MIN_OVER_FLOOR = {"stream": 2.0}
 LONG_KERNEL_S = 10e-3   # longer measured kernels are left out of the fit (see above)
 
 # Maximum Achievable Matmul FLOPS (BF16, TFLOP/s) and the shape that reached it: Stas Bekman,
@@ -174,7 +179,8 @@ def fit_group(data, group, values, sources, train_gpus, log):
         d = data.files[f]
         idx = []
         for g in train_gpus:
-            sel = np.where((d["gpu"] == g) & (d["lat"] <= LONG_KERNEL_S))[0]
+            sel = np.where((d["gpu"] == g) & (d["lat"] <= LONG_KERNEL_S) &
+                           (d["lat"] >= MIN_OVER_FLOOR.get(group, 0) * d["floor"]))[0]
             if len(sel) > MAX_FIT_ROWS:
                 sel = np.sort(rng.choice(sel, MAX_FIT_ROWS, replace=False))
             idx.append(sel)
