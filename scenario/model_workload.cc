@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/input_file.h"
 #include "common/units.h"
 #include "engine/graph_check.h"
 #include "models/cost_model.h"
@@ -16,6 +17,7 @@
 #include "scenario/pai_estimate.h"
 #include "strategies/strategy.h"
 #include "workloads/model_graph_json.h"
+#include "workloads/zoo/hf_config.h"
 #include "workloads/zoo/zoo.h"
 
 namespace fs = std::filesystem;
@@ -87,6 +89,22 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
     if (!fs::path(file).is_absolute()) file = (fs::path(base_dir) / file).string();
     w.reject_unknown_keys();
     model = load_model_graph_json(file);
+  } else if (type == "hf_config") {
+    std::string file = w.required_str("file");
+    if (!fs::path(file).is_absolute()) file = (fs::path(base_dir) / file).string();
+    zoo::HfModel hf;
+    try {
+      hf = zoo::read_hf_config(read_input_file(file, "Hugging Face config"), file);
+    } catch (const InputError& e) {
+      w.fail("file", e.what());
+    }
+    model = make_zoo_model(hf.zoo_model, w, hf.keys);
+    // "gpt2-large.json", or "gpt2-large/config.json" as checkpoints lay it out.
+    const fs::path path(file);
+    model.name = path.stem() == "config" ? path.parent_path().filename().string()
+                                         : path.stem().string();
+    if (model.name.empty() || model.name == ".") model.name = hf.model_type;
+    w.reject_unknown_keys();
   } else {
     const std::string name = w.required_str("model");
     try {

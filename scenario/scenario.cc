@@ -101,7 +101,7 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
     sc->graph = load_chakra_traces(files, opt);
     return;
   }
-  if (type == "model" || type == "model_file") {
+  if (type == "model" || type == "model_file" || type == "hf_config") {
     ClusterLayout layout = sc->platform.topology.hosts.empty()
                                ? cluster_layout_from_hosts([&] {
                                    std::vector<std::string> h;
@@ -120,7 +120,7 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
   }
   if (type != "synthetic-dp")
     w.fail("type",
-           "expected model, model_file, graph, chakra or synthetic-dp, got \"" + type + "\"");
+           "expected model, model_file, hf_config, graph, chakra or synthetic-dp, got \"" + type + "\"");
   DataParallelPattern p;
   p.layers = w.integer("layers", p.layers);
   if (p.layers < 1) w.fail("layers", "must be at least 1");

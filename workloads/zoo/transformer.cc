@@ -46,13 +46,14 @@ Tensor bert_layer(LayerBuilder& b, const std::string& p, const Dims& d, int64_t 
   return b.layernorm(p + ".output.LayerNorm", b.add(p + ".output", f, x));
 }
 
-Tensor gpt2_block(LayerBuilder& b, const std::string& p, const Dims& d, bool relu, Tensor x) {
+Tensor gpt2_block(LayerBuilder& b, const std::string& p, const Dims& d, int64_t ffn, bool relu,
+                  Tensor x) {
   Tensor qkv = b.linear(p + ".attn.c_attn", b.layernorm(p + ".ln_1", x), 3 * d.hidden, true);
   std::vector<Tensor> parts = b.split(p + ".attn", qkv, 2, {d.hidden, d.hidden, d.hidden});
   Tensor a = attention(b, p + ".attn", d, parts[0], parts[1], parts[2], true);
   a = b.dropout(p + ".attn.resid_dropout", b.linear(p + ".attn.c_proj", a, d.hidden, true));
   x = b.add(p + ".attn", a, x);
-  Tensor f = b.linear(p + ".mlp.c_fc", b.layernorm(p + ".ln_2", x), 4 * d.hidden, true);
+  Tensor f = b.linear(p + ".mlp.c_fc", b.layernorm(p + ".ln_2", x), ffn, true);
   f = b.linear(p + ".mlp.c_proj", relu ? b.relu(p + ".mlp", f) : b.gelu(p + ".mlp", f), d.hidden,
                true);
   return b.add(p + ".mlp", b.dropout(p + ".mlp.dropout", f), x);
@@ -68,7 +69,7 @@ ModelGraph make_bert(ZooKeys& keys, const BertSize& size) {
   const int64_t layers =
       keys.integer("layers", size.layers, "encoder layers", 1, ZooKeys::kMaxRepeats);
   d.heads = keys.integer("heads", size.heads, "attention heads");
-  const int64_t inter = keys.integer("intermediate", 4 * size.hidden, "feed-forward width");
+  const int64_t inter = keys.integer("intermediate", 4 * d.hidden, "feed-forward width");
   const int64_t vocab = keys.integer("vocab", 30522, "WordPiece vocabulary");
   const int64_t positions = keys.integer("max_positions", 512, "position embeddings");
   const int64_t types = keys.integer("type_vocab", 2, "token types (segments)");
@@ -121,6 +122,7 @@ ModelGraph make_gpt(ZooKeys& keys, const GptSize& size) {
   const int64_t vocab = keys.integer("vocab", size.vocab, "BPE vocabulary");
   const int64_t positions =
       keys.integer("max_positions", size.seq, "position embeddings (n_positions)");
+  const int64_t ffn = keys.integer("ffn", 4 * d.hidden, "MLP width (n_inner, ffn_dim)");
   if (d.hidden % d.heads != 0) keys.fail("heads", "must divide hidden");
   if (d.seq > positions) keys.fail("seq_len", "must be <= max_positions");
   keys.done();
@@ -133,7 +135,7 @@ ModelGraph make_gpt(ZooKeys& keys, const GptSize& size) {
                   ids, false, false));
   x = b.dropout("transformer.drop", x);
   for (int64_t l = 0; l < layers; ++l)
-    x = gpt2_block(b, "transformer.h." + std::to_string(l), d, size.relu, x);
+    x = gpt2_block(b, "transformer.h." + std::to_string(l), d, ffn, size.relu, x);
   x = b.layernorm("transformer.ln_f", x);
   Tensor logits = b.linear("lm_head", b.view(x, {d.batch * d.seq, d.hidden}), vocab, false, wte);
   b.cross_entropy("loss", logits);

@@ -3,6 +3,7 @@
 // hyper-parameters are scenario keys with defaults; docs/workloads.md lists them with sources.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,10 @@ bool is_zoo_model(const std::string& name);
 // strict: an unknown key, a wrong type or an out-of-range value is an InputError naming the key
 // (and, through YamlMap, the file and line); an unknown model is an InputError listing the known
 // ones. FLOPs and bytes are filled (workloads/op_counts.h).
-ModelGraph make_zoo_model(const std::string& name, const YamlMap& keys);
+// `defaults` replaces the defaults of the keys it names (the sizes a Hugging Face config gives,
+// workloads/zoo/hf_config.h); `keys` still wins over them.
+ModelGraph make_zoo_model(const std::string& name, const YamlMap& keys,
+                          const std::map<std::string, std::string>& defaults = {});
 
 struct ZooKeyDoc {
   std::string key;

@@ -41,6 +41,8 @@ void ZooKeys::record(const std::string& key, const std::string& fallback,
 
 int64_t ZooKeys::integer(const std::string& key, int64_t fallback, const std::string& meaning,
                          int64_t min, int64_t max) {
+  if (auto d = defaults_.find(key); d != defaults_.end() && !parse_int64(d->second, &fallback))
+    keys_.fail(key, "expected an integer, got \"" + d->second + "\"");
   int64_t v = fallback;
   if (keys_.has(key)) {
     std::string s = keys_.str(key, "");

@@ -15,7 +15,8 @@ namespace orrery::zoo {
 
 class ZooKeys {
  public:
-  explicit ZooKeys(const YamlMap& keys) : keys_(keys) {}
+  explicit ZooKeys(const YamlMap& keys, std::map<std::string, std::string> defaults = {})
+      : keys_(keys), defaults_(std::move(defaults)) {}
 
   // An integer in [min, max]. The default max keeps products of a few dimensions (and the
   // FLOP counts of ops) far from int64 and double overflow.
@@ -52,6 +53,7 @@ class ZooKeys {
               const std::string& value);
 
   const YamlMap& keys_;
+  std::map<std::string, std::string> defaults_;  // replace the generators' integer defaults
   std::vector<ZooKeyDoc> docs_;
   std::map<std::string, std::string> values_;
 };

@@ -126,9 +126,10 @@ bool is_zoo_model(const std::string& name) {
   return false;
 }
 
-ModelGraph make_zoo_model(const std::string& name, const YamlMap& keys) {
+ModelGraph make_zoo_model(const std::string& name, const YamlMap& keys,
+                          const std::map<std::string, std::string>& defaults) {
   const Entry& e = find(name);
-  ZooKeys k(keys);
+  ZooKeys k(keys, defaults);
   ModelGraph g = e.make(k);
   k.done();
   for (const auto& [key, value] : k.values()) g.hyper[key] = value;
