@@ -1,10 +1,12 @@
 #include "models/mixed_precision.h"
 
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "common/errors.h"
 #include "common/suggest.h"
+#include "models/op_class.h"
 #include "workloads/op_counts.h"
 
 namespace orrery {
@@ -159,7 +161,7 @@ class Rewriter {
     ModelGraph out = g_;
     out.ops.clear();
     std::vector<int> pos(n, -1);  // original op -> index in out
-    std::map<std::pair<int, DType>, int> shared;
+    std::map<std::tuple<int, DType, bool>, int> shared;
     // Deps on original ops are written as -(j + 1) first and resolved once all are placed.
     for (int i = 0; i < n; ++i) {
       ModelOp op = low[i] ? with_dtype(g_.ops[i], low_) : g_.ops[i];
@@ -180,12 +182,17 @@ class Rewriter {
           deps.push_back(-(d + 1));
           continue;
         }
-        auto key = std::make_pair(d, op.dtype);
+        // An optimizer update reads the weight gradient its producer wrote beside the data
+        // gradient (batch norm's backward writes dx and dgamma, dbeta): the cast converts that
+        // gradient, shaped like the parameter, not the producer's output.
+        const bool grad = op_class(op.type) == OpClass::kOptimizer && !op.inputs.empty();
+        auto key = std::make_tuple(d, op.dtype, grad);
         auto it = shared.find(key);
         if (it == shared.end())
           it = shared
                    .emplace(key, add_cast(out, g_.ops[d].name + "->" + dtype_name(op.dtype),
-                                          out_shape(g_.ops[d]), from, op, {-(d + 1)}, report))
+                                          grad ? op.inputs[0] : out_shape(g_.ops[d]), from, op,
+                                          {-(d + 1)}, report))
                    .first;
         deps.push_back(it->second);
       }

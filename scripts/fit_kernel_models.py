@@ -279,8 +279,11 @@ def fit(ext, data, train_gpus, log):
         cells = []
         for g in train_gpus:
             model, _ = errors(data, values, sources, g, files)
-            cells.append("%s %.1f/%.0f" % (g, quantile(model, 50), quantile(model, 90)))
+            big, _ = errors(data, values, sources, g, files, min_over_floor=3)
+            cells.append("%s %.1f/%.0f (%.1f)" % (g, quantile(model, 50), quantile(model, 90),
+                                                  quantile(big, 50)))
         log("  in-sample %-13s %s" % (name, "  ".join(cells)))
+    log("  (median / p90 on every row, median on rows over 3x the host floor)")
     return values, checks
 
 
@@ -288,13 +291,13 @@ def quantile(v, q):
     return float(np.percentile(v, q)) if len(v) else float("nan")
 
 
-def errors(data, values, sources, gpu, files, ext_pred=None):
+def errors(data, values, sources, gpu, files, min_over_floor=0):
     text = to_yaml(values, sources)
     model, roof = [], []
     for f in files:
         k = overlap_k(values, f)
         d = data.files[f]
-        sel = d["gpu"] == gpu
+        sel = (d["gpu"] == gpu) & (d["lat"] >= min_over_floor * d["floor"])
         if not sel.any():
             continue
         pred = np.asarray(d["rows"].predict(text))[sel]

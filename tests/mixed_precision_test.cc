@@ -57,6 +57,29 @@ MixedPrecisionOptions amp() {
   return o;
 }
 
+// Batch norm runs in FP16 under autocast; its backward writes dx [64,256,14,14] and the
+// gradients of its 256 scales. The FP32 optimizer update reads the scales' gradient, so the cast
+// in front of it converts 256 values, not the 3.2 M of dx.
+TEST(MixedPrecision, CastBeforeAnUpdateConvertsTheWeightGradient) {
+  ModelGraph g;
+  g.name = "bn";
+  g.ops.push_back(make("bn", "batchnorm", {{64, 256, 14, 14}}, {64, 256, 14, 14}, {}));
+  g.ops[0].params = 256;
+  g.ops.push_back(make("bn_bwd", "batchnorm_bwd", {{64, 256, 14, 14}, {64, 256, 14, 14}},
+                       {64, 256, 14, 14}, {0}));
+  g.ops[1].phase = Phase::kBackward;
+  g.ops.push_back(make("bn.update", "sgd_update", {{256}}, {256}, {1}));
+  g.ops[2].phase = Phase::kOptimizer;
+  fill_op_counts(g);
+  MixedPrecisionReport rep;
+  ModelGraph out = apply_mixed_precision(g, amp(), &rep);
+  EXPECT_EQ(find(out, "bn_bwd").dtype, DType::kFP16);
+  EXPECT_EQ(find(out, "bn.update").dtype, DType::kFP32);
+  const ModelOp& cast = find(out, "cast:bn_bwd->fp32");
+  ASSERT_EQ(cast.inputs.size(), 1u);
+  EXPECT_EQ(numel(cast.inputs[0]), 256);
+}
+
 TEST(MixedPrecision, Fp32PolicyChangesNothing) {
   ModelGraph g = mlp();
   MixedPrecisionReport rep;
