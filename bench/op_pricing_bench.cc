@@ -21,10 +21,10 @@ int main(int argc, char** argv) {
   std::vector<ModelOp> ops;
   for (int i = 1; i <= 16; ++i) {
     const std::string s = std::to_string(64 * i);
-    ops.push_back(query_op("linear", {{"B", "8"}, {"M", s}, {"N", "1024"}, {"K", s}},
-                           DType::kFP32, "bench"));
-    ops.push_back(query_op("bmm", {{"B", "16"}, {"M", s}, {"N", "64"}, {"K", s}}, DType::kFP16,
-                           "bench"));
+    ops.push_back(
+        query_op("linear", {{"B", "8"}, {"M", s}, {"N", "1024"}, {"K", s}}, DType::kFP32, "bench"));
+    ops.push_back(
+        query_op("bmm", {{"B", "16"}, {"M", s}, {"N", "64"}, {"K", s}}, DType::kFP16, "bench"));
     ops.push_back(query_op("conv",
                            {{"B", "32"},
                             {"in_channels", s},
@@ -50,8 +50,9 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     for (long i = 0; i < n; ++i) sum += m.cost.estimate(ops[i % ops.size()], dev).seconds;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("op pricing (%s): %ld estimates of %zu distinct ops in %.3f s: %.0f ops/s (sum %.6g s)\n",
-                m.name, n, ops.size(), s, n / s, sum);
+    std::printf(
+        "op pricing (%s): %ld estimates of %zu distinct ops in %.3f s: %.0f ops/s (sum %.6g s)\n",
+        m.name, n, ops.size(), s, n / s, sum);
   }
   return 0;
 }

@@ -70,8 +70,8 @@ int one_op(const CostArgs& a, const CostModel& cost) {
   for (const auto& f : a.fields) {
     auto eq = f.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw InputError("cost " + a.op + ": \"" + f + "\": expected KEY=VALUE (" + a.op +
-                       " takes " + join_names(query_fields(a.op)) + ")");
+      throw InputError("cost " + a.op + ": \"" + f + "\": expected KEY=VALUE (" + a.op + " takes " +
+                       join_names(query_fields(a.op)) + ")");
     fields[f.substr(0, eq)] = f.substr(eq + 1);
     shape += " " + f;
   }
@@ -89,25 +89,26 @@ int one_op(const CostArgs& a, const CostModel& cost) {
   const RooflineParts p = cost.roofline_parts(op, dev);
   std::printf("  work       %s, %s moved\n", flop_text(p.flops).c_str(),
               format_size(p.bytes).c_str());
-  const auto k = e.source == EstimateSource::kKernelModel ? cost.kernel_estimate(op, dev)
-                                                          : std::nullopt;
+  const auto k =
+      e.source == EstimateSource::kKernelModel ? cost.kernel_estimate(op, dev) : std::nullopt;
   if (k) {
-    std::printf("  precision  %s on %s, peak %s\n", dtype_name(k->mode.dtype),
-                k->mode.tensor_cores ? "Tensor Cores" : "CUDA cores",
-                format_quantity(dev.peak_flops(k->mode.dtype, k->mode.tensor_cores),
-                                Quantity::kFlopRate)
-                    .c_str());
+    std::printf(
+        "  precision  %s on %s, peak %s\n", dtype_name(k->mode.dtype),
+        k->mode.tensor_cores ? "Tensor Cores" : "CUDA cores",
+        format_quantity(dev.peak_flops(k->mode.dtype, k->mode.tensor_cores), Quantity::kFlopRate)
+            .c_str());
     if (!k->mode.tensor_cores && sustained_fp32(dev, cost.coefficients()) < dev.fp32)
-      std::printf("  power cap  FP32 pipes sustain %s at %.0f W\n",
-                  format_quantity(sustained_fp32(dev, cost.coefficients()), Quantity::kFlopRate)
-                      .c_str(),
-                  dev.tdp_w);
+      std::printf(
+          "  power cap  FP32 pipes sustain %s at %.0f W\n",
+          format_quantity(sustained_fp32(dev, cost.coefficients()), Quantity::kFlopRate).c_str(),
+          dev.tdp_w);
     std::printf("  kernel     %s\n", k->model.c_str());
     if (k->gemm.tile_m > 0) {
       const GemmPlan& g = k->gemm;
-      std::printf("  tiles      %dx%d, split-K %d: %.0f thread blocks, %d per SM, %.0f wave%s of %d SMs\n",
-                  g.tile_m, g.tile_n, g.split_k, g.tiles, g.tiles_per_sm, g.waves,
-                  g.waves == 1 ? "" : "s", dev.sms);
+      std::printf(
+          "  tiles      %dx%d, split-K %d: %.0f thread blocks, %d per SM, %.0f wave%s of %d SMs\n",
+          g.tile_m, g.tile_n, g.split_k, g.tiles, g.tiles_per_sm, g.waves, g.waves == 1 ? "" : "s",
+          dev.sms);
       std::printf("  compute    %s\n", format_time(g.compute_s).c_str());
       std::printf("  memory     %s\n", format_time(g.memory_s).c_str());
       if (g.split_k > 1) std::printf("  reduce     %s\n", format_time(g.reduce_s).c_str());
@@ -132,8 +133,7 @@ int table(const CostArgs& a, const CostModel& cost) {
   CostTableOptions opt;
   if (a.device_given) opt.device = a.device;
   opt.dtype = parse_dtype_flag(a.dtype);
-  const CostTable t =
-      price_cost_table(read_input_file(a.csv, "ops CSV"), a.csv, opt, cost);
+  const CostTable t = price_cost_table(read_input_file(a.csv, "ops CSV"), a.csv, opt, cost);
   if (a.output.empty() || a.output == "-") {
     std::cout << t.csv;
   } else {
@@ -162,10 +162,10 @@ int table(const CostArgs& a, const CostModel& cost) {
 
 void register_cost_commands(CLI::App& app, CommandList& out) {
   static CostArgs args;
-  auto* cmd = app.add_subcommand(
-      "cost",
-      "Price one op, or every row of a CSV, on a device without a scenario: "
-      "orrery cost linear B=1 M=1024 N=2560 K=2560 --device H100");
+  auto* cmd =
+      app.add_subcommand("cost",
+                         "Price one op, or every row of a CSV, on a device without a scenario: "
+                         "orrery cost linear B=1 M=1024 N=2560 K=2560 --device H100");
   cmd->add_option("op", args.op,
                   "Op: bmm, linear, conv, softmax, ln, add, addu, mul, mulu, div, divu, pow, "
                   "powu, relu, gelu, tanh, or an op-graph type");
@@ -175,8 +175,7 @@ void register_cost_commands(CLI::App& app, CommandList& out) {
                   "op-graph types: in=64x1024;1024x512 out=64x512)");
   cmd->add_option("--device", args.device, "Device spec name or alias (orrery devices)")
       ->each([](const std::string&) { args.device_given = true; });
-  cmd->add_option("--dtype", args.dtype, "Element type of the op's tensors")
-      ->capture_default_str();
+  cmd->add_option("--dtype", args.dtype, "Element type of the op's tensors")->capture_default_str();
   cmd->add_option("--csv", args.csv,
                   "Price every row of this CSV (columns op and the op's shape fields, as in the "
                   "measured kernel data; other columns pass through; `device` per row unless "
@@ -192,8 +191,7 @@ void register_cost_commands(CLI::App& app, CommandList& out) {
                   "default: the shipped fit");
   out.push_back({cmd, [] {
                    if (args.csv.empty() == args.op.empty())
-                     throw InputError(
-                         "cost: give an op and its fields, or --csv FILE (not both)");
+                     throw InputError("cost: give an op and its fields, or --csv FILE (not both)");
                    if (!args.output.empty() && args.csv.empty())
                      throw InputError("cost: -o applies to --csv");
                    CostModelOptions o;

@@ -54,8 +54,8 @@ CostModelOptions parse_cost_model(const YamlMap& parent, const std::string& key,
     if (v == "roofline")
       o.model = AnalyticModel::kRoofline;
     else if (v != "kernel")
-      parent.fail(key, "must be kernel, roofline or a mapping (docs/cost-models.md), got \"" + v +
-                           "\"");
+      parent.fail(key,
+                  "must be kernel, roofline or a mapping (docs/cost-models.md), got \"" + v + "\"");
     return o;
   }
   return parse_cost_model_options(parent.map(key), base_dir);

@@ -53,8 +53,9 @@ OpRows read_op_rows(const std::string& csv_text, const std::string& origin,
         has_device = has_device || h == "device";
       }
       if (!has_op)
-        throw InputError(where + ": the header has no \"op\" column (expected op and the shape "
-                                 "columns of the op, e.g. op,B,M,N,K)");
+        throw InputError(where +
+                         ": the header has no \"op\" column (expected op and the shape "
+                         "columns of the op, e.g. op,B,M,N,K)");
       if (options.device.empty() && !has_device)
         throw InputError(where + ": no \"device\" column: give the device with --device");
       out.lines.push_back(line);

@@ -138,8 +138,8 @@ KernelEstimate matmul_time(const ModelOp& op, double flops, double bytes, const 
 GemmPlan winograd(double images, double h, double w, double cin, double cout, double e_bytes,
                   double peak, const DeviceSpec& dev, const KernelCoefficients& c) {
   double tiles = images * std::ceil(h / 4) * std::ceil(w / 4);
-  GemmPlan g = gemm_time(36, tiles, cout, cin, e_bytes, peak, false, dev, c,
-                         c.winograd_ratio / 4.0);
+  GemmPlan g =
+      gemm_time(36, tiles, cout, cin, e_bytes, peak, false, dev, c, c.winograd_ratio / 4.0);
   double transform = c.winograd_passes * e_bytes * images * h * w * (cin + cout) /
                          (stream_efficiency(dev, c) * dev.mem_bw) +
                      2 * c.launch_s;
@@ -182,8 +182,8 @@ KernelEstimate conv_time(const ModelOp& op, double flops, double bytes, const De
   const char* model = "conv implicit-gemm";
   if (op.type == "conv2d_bwd_filter") {
     // dW[K, C*R*S] = dY[K, N*P*Q] x im2col(X)[N*P*Q, C*R*S]: a long reduction, so split-K.
-    best = gemm_time(g, cout / g, cin / g * r * s, n * p * q, e_bytes, peak, mode.tensor_cores,
-                     dev, c, c.conv_eff);
+    best = gemm_time(g, cout / g, cin / g * r * s, n * p * q, e_bytes, peak, mode.tensor_cores, dev,
+                     c, c.conv_eff);
   } else {
     // Forward: Y[N*P*Q, K] = im2col(X) x W; backward-data is the same with C and K exchanged.
     const bool fwd = op.type == "conv2d";
@@ -224,7 +224,8 @@ KernelEstimate row_time(const ModelOp& op, double bytes, const DeviceSpec& dev,
   double busy = std::min(1.0, rows / (c.rows_per_sm * std::max(1, dev.sms)));
   double t = passes * bytes / (stream_efficiency(dev, c) * dev.mem_bw * busy);
   e.seconds = c.launch_s + t;
-  e.detail = fmt("%.0f rows of ", rows) + fmt("%.0f", row) + (row > 1024 ? ", block per row" : ", warp per row") +
+  e.detail = fmt("%.0f rows of ", rows) + fmt("%.0f", row) +
+             (row > 1024 ? ", block per row" : ", warp per row") +
              fmt(", %.0f%% of SMs busy", 100 * busy) + ", memory-bound";
   return e;
 }
@@ -239,8 +240,8 @@ KernelEstimate stream_time(double flops, double bytes, const DeviceSpec& dev, co
   double compute = flops / (sustained_fp32(dev, c) * c.stream_flop_eff);
   e.memory_bound = memory >= compute;
   e.seconds = c.launch_s + std::max(memory, compute);
-  e.detail = e.memory_bound ? fmt("memory-bound at %.0f%% of DRAM bandwidth", 100 * eff)
-                            : "compute-bound";
+  e.detail =
+      e.memory_bound ? fmt("memory-bound at %.0f%% of DRAM bandwidth", 100 * eff) : "compute-bound";
   return e;
 }
 
@@ -277,7 +278,8 @@ GemmPlan gemm_time(double batch, double m, double n, double k, double e_bytes, d
   // Operand traffic: every operand once if A and B fit in L2, more passes the further past.
   const double ab = batch * (m * k + k * n) * e_bytes;
   double traffic = ab + batch * m * n * e_bytes;
-  if (dev.l2_bytes > 0 && ab > dev.l2_bytes) traffic += ab * c.gemm_l2_reread * std::log2(ab / dev.l2_bytes);
+  if (dev.l2_bytes > 0 && ab > dev.l2_bytes)
+    traffic += ab * c.gemm_l2_reread * std::log2(ab / dev.l2_bytes);
   const double bw = c.gemm_mem_eff * dev.mem_bw;
   const double memory_s = traffic / bw;
 

@@ -35,13 +35,13 @@ namespace orrery {
 struct GemmPlan {
   int tile_m = 0, tile_n = 0;  // output tile
   int split_k = 1;
-  double tiles = 0;         // thread blocks launched (tiles x batch x split-K)
-  int tiles_per_sm = 0;     // resident at once
+  double tiles = 0;      // thread blocks launched (tiles x batch x split-K)
+  int tiles_per_sm = 0;  // resident at once
   double waves = 0;
-  double compute_s = 0;     // waves x wave time
-  double memory_s = 0;      // operand traffic at the achieved bandwidth
-  double reduce_s = 0;      // split-K reduction
-  double seconds = 0;       // launch + max(compute, memory) + reduce
+  double compute_s = 0;  // waves x wave time
+  double memory_s = 0;   // operand traffic at the achieved bandwidth
+  double reduce_s = 0;   // split-K reduction
+  double seconds = 0;    // launch + max(compute, memory) + reduce
   bool memory_bound = false;
 };
 

@@ -27,8 +27,8 @@ std::string lookup_key(std::string s) {
 
 // Keys that change how fast kernels run (as opposed to labels or host overheads).
 const char* const kSpeedKeys[] = {
-    "fp32",   "fp16",  "bf16", "tf32_tc", "fp16_tc",      "bf16_tc", "int8_tc",
-    "mem_bw", "l2_bw", "sms",  "l2_size", "tensor_cores", "clock",   "fp32_cores_per_sm",
+    "fp32",   "fp16",      "bf16", "tf32_tc", "fp16_tc",      "bf16_tc", "int8_tc",
+    "mem_bw", "l2_bw",     "sms",  "l2_size", "tensor_cores", "clock",   "fp32_cores_per_sm",
     "memory", "process_nm"};
 
 // A GPU clock between 1 MHz and 100 GHz, a board power between 1 W and 100 kW.
@@ -152,7 +152,8 @@ void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<st
   }
   if (m.has("process_nm")) {
     d->process_nm = m.number("process_nm", d->process_nm);
-    if (!(d->process_nm >= 1 && d->process_nm <= 100)) m.fail("process_nm", "must be between 1 and 100 (nm)");
+    if (!(d->process_nm >= 1 && d->process_nm <= 100))
+      m.fail("process_nm", "must be between 1 and 100 (nm)");
     seen->push_back("process_nm");
   }
   if (m.has("host_overheads")) read_host(m.map("host_overheads"), &d->host, seen);

@@ -38,7 +38,8 @@ class KernelRows {
   // models/kernel/coefficients.yaml); rows of devices in `skip` are priced 0.
   std::vector<double> predict(const std::string& yaml, const std::vector<std::string>& skip) const {
     CostModelOptions o;
-    o.kernel = std::make_shared<KernelCoefficients>(parse_kernel_coefficients(yaml, "coefficients"));
+    o.kernel =
+        std::make_shared<KernelCoefficients>(parse_kernel_coefficients(yaml, "coefficients"));
     py::gil_scoped_release release;
     CostModel cost(o);
     std::vector<bool> skipped(rows_.devices.size(), false);
@@ -68,7 +69,8 @@ class KernelRows {
   // The kernel model's description of row `i` under the coefficients in `yaml`.
   std::string detail(size_t i, const std::string& yaml) const {
     CostModelOptions o;
-    o.kernel = std::make_shared<KernelCoefficients>(parse_kernel_coefficients(yaml, "coefficients"));
+    o.kernel =
+        std::make_shared<KernelCoefficients>(parse_kernel_coefficients(yaml, "coefficients"));
     CostModel cost(o);
     auto k = cost.kernel_estimate(rows_.ops.at(i), rows_.devices[rows_.device.at(i)]);
     return k ? k->model + ": " + k->detail : "";

@@ -101,8 +101,8 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
     model = make_zoo_model(hf.zoo_model, w, hf.keys);
     // "gpt2-large.json", or "gpt2-large/config.json" as checkpoints lay it out.
     const fs::path path(file);
-    model.name = path.stem() == "config" ? path.parent_path().filename().string()
-                                         : path.stem().string();
+    model.name =
+        path.stem() == "config" ? path.parent_path().filename().string() : path.stem().string();
     if (model.name.empty() || model.name == ".") model.name = hf.model_type;
     w.reject_unknown_keys();
   } else {

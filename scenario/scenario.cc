@@ -42,7 +42,8 @@ std::string summarize(const PlatformSpec& s) {
   } else {
     o << ", " << v.nic.count << (v.nic.count == 1 ? " NIC" : " NICs") << " of "
       << format_bandwidth(v.nic.bandwidth) << " each";
-    if (v.nic.count > 1) o << " (" << format_bandwidth(v.nic.count * v.nic.bandwidth) << " per server)";
+    if (v.nic.count > 1)
+      o << " (" << format_bandwidth(v.nic.count * v.nic.bandwidth) << " per server)";
     o << " on " << s.fabric.kind << " " << s.fabric.topology;
   }
   return o.str();
@@ -54,8 +55,8 @@ void read_platform(const YamlMap& root, const std::string& base_dir, Scenario* s
   if (!root.has("platform")) root.fail("platform", "is required (a preset or an xml file)");
   YamlMap pm = root.map("platform");
   if (pm.has("xml")) {
-    sc->device = root.has("device") ? parse_device_spec(root.raw("device"), root.origin())
-                                    : default_gpu();
+    sc->device =
+        root.has("device") ? parse_device_spec(root.raw("device"), root.origin()) : default_gpu();
     sc->platform.xml_file = resolve(base_dir, pm.required_str("xml"));
     if (!fs::exists(sc->platform.xml_file))
       pm.fail("xml", "file \"" + sc->platform.xml_file + "\" does not exist");
@@ -66,7 +67,8 @@ void read_platform(const YamlMap& root, const std::string& base_dir, Scenario* s
   }
   PlatformSpec spec = parse_platform_spec(root.raw("platform"), root.origin(), "platform");
   if (root.has("device"))
-    spec.server.gpu = parse_device_spec(root.raw("device"), root.origin(), "device", spec.server.gpu);
+    spec.server.gpu =
+        parse_device_spec(root.raw("device"), root.origin(), "device", spec.server.gpu);
   sc->platform.topology = build_topology(spec);
   sc->platform_summary = summarize(spec);
   sc->device = spec.server.gpu;
@@ -119,8 +121,8 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
     return;
   }
   if (type != "synthetic-dp")
-    w.fail("type",
-           "expected model, model_file, hf_config, graph, chakra or synthetic-dp, got \"" + type + "\"");
+    w.fail("type", "expected model, model_file, hf_config, graph, chakra or synthetic-dp, got \"" +
+                       type + "\"");
   DataParallelPattern p;
   p.layers = w.integer("layers", p.layers);
   if (p.layers < 1) w.fail("layers", "must be at least 1");
@@ -202,8 +204,7 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
                              " section: run it with `orrery " +
                              (section == std::string("plan") ? "plan" : "sweep") +
                              "`, or check every point with `orrery " +
-                             (section == std::string("plan") ? "plan" : "sweep") +
-                             " --dry-run`");
+                             (section == std::string("plan") ? "plan" : "sweep") + " --dry-run`");
   std::string base_dir = fs::path(origin).parent_path().string();
   sc.name = root.str("name", fs::path(origin).stem().string());
   sc.description = root.str("description", "");

@@ -131,7 +131,8 @@ TEST(CostModel, Tf32OnlyWhenAllowedAndAvailable) {
   DeviceSpec a100 = device_spec("A100-SXM4-40GB");
   ModelOp op = square_matmul(4096);
   double flops = 2.0 * std::pow(4096.0, 3);
-  EXPECT_NEAR(CostModel(roofline_model()).estimate(op, a100).seconds, flops / (19.5e12 * 0.7), 1e-12);
+  EXPECT_NEAR(CostModel(roofline_model()).estimate(op, a100).seconds, flops / (19.5e12 * 0.7),
+              1e-12);
   CostModelOptions o = roofline_model();
   o.allow_tf32 = true;
   EXPECT_NEAR(CostModel(o).estimate(op, a100).seconds, flops / (156e12 * 0.7), 1e-12);
@@ -150,7 +151,8 @@ TEST(CostModel, Tf32DefaultsFollowPyTorch) {
   conv.attrs = {{"pad_h", 1}, {"pad_w", 1}};
   const double flops = 2.0 * 64 * 256 * 56 * 56 * 256 * 9;
   DeviceSpec a100 = device_spec("A100-SXM4-40GB");
-  EXPECT_NEAR(CostModel(roofline_model()).estimate(conv, a100).seconds, flops / (156e12 * 0.7), 1e-12);
+  EXPECT_NEAR(CostModel(roofline_model()).estimate(conv, a100).seconds, flops / (156e12 * 0.7),
+              1e-12);
   CostModelOptions off = roofline_model();
   off.cudnn_allow_tf32 = false;
   EXPECT_NEAR(CostModel(off).estimate(conv, a100).seconds, flops / (19.5e12 * 0.7), 1e-12);

@@ -53,7 +53,8 @@ double overlap_k(const KernelCoefficients& c, const std::string& file) {
 // Every 10th data row of `file`, as CSV text with its header.
 std::string sample(const std::string& file) {
   const std::string path = testing::shared_path("data/gpu-kernels/" + file + ".csv.gz");
-  testing::ShellResult r = testing::run_shell("zcat '" + path + "' | awk 'NR == 1 || NR % 10 == 2'");
+  testing::ShellResult r =
+      testing::run_shell("zcat '" + path + "' | awk 'NR == 1 || NR % 10 == 2'");
   EXPECT_EQ(r.status, 0) << r.output;
   return r.output;
 }

@@ -45,9 +45,10 @@ DeviceSpec gpu(int sms) {
 }
 
 ModelOp matmul(int64_t m, int64_t n, int64_t k, DType t = DType::kFP32) {
-  return query_op("linear", {{"B", "1"}, {"M", std::to_string(m)}, {"N", std::to_string(n)},
-                             {"K", std::to_string(k)}},
-                  t, "test");
+  return query_op(
+      "linear",
+      {{"B", "1"}, {"M", std::to_string(m)}, {"N", std::to_string(n)}, {"K", std::to_string(k)}}, t,
+      "test");
 }
 
 TEST(KernelModel, OneFullWaveOfTilesRunsAtTheTileRate) {
@@ -117,8 +118,7 @@ TEST(KernelModel, StreamingKernelsMoveTheirBytesAtTheMemoryTypesBandwidth) {
   const CostModel cost;
   EXPECT_NEAR(cost.estimate(add, a100).seconds, c.launch_s + bytes / (c.hbm_eff * a100.mem_bw),
               1e-12);
-  EXPECT_NEAR(cost.estimate(add, t4).seconds, c.launch_s + bytes / (c.gddr_eff * t4.mem_bw),
-              1e-12);
+  EXPECT_NEAR(cost.estimate(add, t4).seconds, c.launch_s + bytes / (c.gddr_eff * t4.mem_bw), 1e-12);
 }
 
 TEST(KernelModel, PowerCapHoldsLowPowerCardsBelowTheirBoostPeak) {
@@ -144,9 +144,14 @@ TEST(KernelModel, PrecisionPathFollowsPyTorchDefaults) {
   ASSERT_TRUE(k);
   EXPECT_FALSE(k->mode.tensor_cores);
   EXPECT_NE(k->detail.find("fp32 SIMT"), std::string::npos) << k->detail;
-  const ModelOp conv = query_op("conv", {{"B", "32"}, {"in_channels", "64"}, {"out_channels", "64"},
-                                         {"kernel_size", "3"}, {"input_size", "56"},
-                                         {"stride", "1"}, {"padding", "1"}},
+  const ModelOp conv = query_op("conv",
+                                {{"B", "32"},
+                                 {"in_channels", "64"},
+                                 {"out_channels", "64"},
+                                 {"kernel_size", "3"},
+                                 {"input_size", "56"},
+                                 {"stride", "1"},
+                                 {"padding", "1"}},
                                 DType::kFP32, "test");
   k = cost.kernel_estimate(conv, a100);
   ASSERT_TRUE(k);
@@ -165,9 +170,14 @@ TEST(KernelModel, WinogradTakesThreeByThreeStrideOneFp32Convolutions) {
   const CostModel cost;
   const DeviceSpec v100 = device_spec("V100-SXM2");
   auto conv = [](int kernel, int stride) {
-    return query_op("conv", {{"B", "64"}, {"in_channels", "256"}, {"out_channels", "256"},
-                             {"kernel_size", std::to_string(kernel)}, {"input_size", "28"},
-                             {"stride", std::to_string(stride)}, {"padding", "1"}},
+    return query_op("conv",
+                    {{"B", "64"},
+                     {"in_channels", "256"},
+                     {"out_channels", "256"},
+                     {"kernel_size", std::to_string(kernel)},
+                     {"input_size", "28"},
+                     {"stride", std::to_string(stride)},
+                     {"padding", "1"}},
                     DType::kFP32, "test");
   };
   EXPECT_EQ(cost.kernel_estimate(conv(3, 1), v100)->model, "conv winograd");
@@ -214,7 +224,8 @@ TEST(KernelModel, TensorCorePathReproducesPublishedAchievableMatmulFlops) {
                {"A100-PCIe-80GB", 2048, 5120, 6144, 252.9},
                {"H100-SXM5", 2048, 2048, 13312, 794.5}};
   for (const Case& c : cases) {
-    const double t = cost.estimate(matmul(c.m, c.n, c.k, DType::kBF16), device_spec(c.device)).seconds;
+    const double t =
+        cost.estimate(matmul(c.m, c.n, c.k, DType::kBF16), device_spec(c.device)).seconds;
     const double tflops = 2.0 * c.m * c.n * c.k / t / 1e12;
     EXPECT_NEAR(tflops / c.tflops, 1.0, 0.07) << c.device << ": " << tflops;
   }

@@ -26,14 +26,13 @@ std::string error_of(const std::string& op, const std::map<std::string, std::str
 }
 
 TEST(OpQuery, LinearIsAMatmulOverTheBatchedInput) {
-  ModelOp m = query_op("linear", {{"B", "2"}, {"M", "3"}, {"N", "4"}, {"K", "5"}}, DType::kFP32,
-                       "q");
+  ModelOp m =
+      query_op("linear", {{"B", "2"}, {"M", "3"}, {"N", "4"}, {"K", "5"}}, DType::kFP32, "q");
   EXPECT_EQ(m.type, "matmul");
-  EXPECT_DOUBLE_EQ(m.flops, 2.0 * 2 * 3 * 4 * 5);                // 2 B M N K
+  EXPECT_DOUBLE_EQ(m.flops, 2.0 * 2 * 3 * 4 * 5);                    // 2 B M N K
   EXPECT_DOUBLE_EQ(m.bytes, (2 * 3 * 5 + 5 * 4 + 2 * 3 * 4) * 4.0);  // a, the weights, the output
   // bmm has one weight matrix per batch entry.
-  ModelOp b =
-      query_op("bmm", {{"B", "2"}, {"M", "3"}, {"N", "4"}, {"K", "5"}}, DType::kFP16, "q");
+  ModelOp b = query_op("bmm", {{"B", "2"}, {"M", "3"}, {"N", "4"}, {"K", "5"}}, DType::kFP16, "q");
   EXPECT_DOUBLE_EQ(b.flops, 240);
   EXPECT_DOUBLE_EQ(b.bytes, (30 + 40 + 24) * 2.0);
   // The op-graph form of the same linear gives the same counts.
@@ -146,19 +145,16 @@ TEST(CostTable, BadTablesNameLineAndColumn) {
   EXPECT_NE(err("op,device,B,H\nadd,V100,1\n").find("ops.csv:2: 3 fields, the header has 4"),
             std::string::npos);
   EXPECT_NE(err("op,device,B,H\nadd,V200,1,2\n").find("ops.csv:2: device:"), std::string::npos);
-  EXPECT_NE(err("op,device,B,H\nadd,V100,1,x\n").find("ops.csv:2: H: expected"),
-            std::string::npos);
+  EXPECT_NE(err("op,device,B,H\nadd,V100,1,x\n").find("ops.csv:2: H: expected"), std::string::npos);
 }
 
 TEST(CostCommand, OneOpPrintsTimePathAndSource) {
   const std::string bin = testing::orrery_bin();
   if (bin.empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
-  testing::ShellResult r =
-      testing::run_shell(bin + " cost add B=1000 H=1000 --device V100-SXM2");
+  testing::ShellResult r = testing::run_shell(bin + " cost add B=1000 H=1000 --device V100-SXM2");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("add B=1000 H=1000 on V100-SXM2, fp32"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("(kernel-model: stream: memory-bound at"), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("(kernel-model: stream: memory-bound at"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("bound      memory"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("roofline   "), std::string::npos) << r.output;
   testing::ShellResult roof =
@@ -171,7 +167,8 @@ TEST(CostCommand, OneOpPrintsTimePathAndSource) {
   ASSERT_EQ(gemm.status, 0) << gemm.output;
   EXPECT_NE(gemm.output.find("bf16 on Tensor Cores"), std::string::npos) << gemm.output;
   EXPECT_NE(gemm.output.find("waves of 132 SMs"), std::string::npos) << gemm.output;
-  testing::ShellResult coef = testing::run_shell(bin + " cost add B=1 H=1 --coefficients /no/such.yaml");
+  testing::ShellResult coef =
+      testing::run_shell(bin + " cost add B=1 H=1 --coefficients /no/such.yaml");
   EXPECT_EQ(coef.status, 2) << coef.output;
   EXPECT_NE(coef.output.find("/no/such.yaml"), std::string::npos) << coef.output;
   testing::ShellResult bad = testing::run_shell(bin + " cost add B=1 X=2");

@@ -169,7 +169,8 @@ TEST(Studies, GpuUpgradeThroughputIsBatchTimesGpusOverIterationTime) {
       std::string row = std::string("| ") + gpus + " | " + model + " |";
       const double p100 = batch * std::stoi(gpus) / t.at(std::string("P100 ") + gpus + " " + model);
       for (const char* gpu : {"P100", "V100", "A100", "H100", "H200"}) {
-        const double tput = batch * std::stoi(gpus) / t.at(std::string(gpu) + " " + gpus + " " + model);
+        const double tput =
+            batch * std::stoi(gpus) / t.at(std::string(gpu) + " " + gpus + " " + model);
         char speedup[32];
         std::snprintf(speedup, sizeof speedup, "%.2fx", tput / p100);
         row += " " + with_commas(tput) + " (" + speedup + ") |";

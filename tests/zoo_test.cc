@@ -556,9 +556,8 @@ TEST(Zoo, WorkloadShowCommand) {
   out = run_cli("workload show vgg16 --set batch=1 --dot", &status);
   EXPECT_EQ(status, 0);
   EXPECT_EQ(out.rfind("digraph \"vgg16\" {", 0), 0u) << out.substr(0, 200);
-  out = run_cli(
-      "workload show " + testing::source_path("scenarios/traces/allreduce-8/all_reduce"),
-      &status);
+  out = run_cli("workload show " + testing::source_path("scenarios/traces/allreduce-8/all_reduce"),
+                &status);
   EXPECT_EQ(status, 0) << out;
   EXPECT_NE(out.find("Devices    8"), std::string::npos) << out;
   EXPECT_NE(out.find("transfer 112"), std::string::npos) << out;  // 2 x 7 steps x 8 ranks

@@ -64,8 +64,9 @@ HfModel read_hf_config(const std::string& json_text, const std::string& origin) 
                        "\": the OPT generator has ReLU only");
     if (j.contains("word_embed_proj_dim") && j.contains("hidden_size") &&
         j["word_embed_proj_dim"] != j["hidden_size"])
-      throw InputError(origin + ": word_embed_proj_dim differs from hidden_size (OPT-350m's "
-                                "projected embeddings), which the generator does not model");
+      throw InputError(origin +
+                       ": word_embed_proj_dim differs from hidden_size (OPT-350m's "
+                       "projected embeddings), which the generator does not model");
     m.zoo_model = "opt_1.3b";
     put("hidden", {"hidden_size"});
     put("layers", {"num_hidden_layers"});

@@ -53,8 +53,7 @@ Tensor feed_forward(LayerBuilder& b, const std::string& p, const Dims& d, Tensor
 }
 
 Tensor encoder_layer(LayerBuilder& b, const std::string& p, const Dims& d, Tensor x) {
-  x = residual(b, p + ".self_attn_layer_norm", x,
-               attention(b, p + ".self_attn", d, x, x, false));
+  x = residual(b, p + ".self_attn_layer_norm", x, attention(b, p + ".self_attn", d, x, x, false));
   return residual(b, p + ".final_layer_norm", x, feed_forward(b, p, d, x));
 }
 
@@ -113,8 +112,8 @@ ModelGraph make_transformer_nmt(ZooKeys& keys, const TransformerSize& size) {
   Tensor y = embed(b, "decoder", d, tgt_table, tgt);
   for (int64_t l = 0; l < dec_layers; ++l)
     y = decoder_layer(b, "decoder.layers." + std::to_string(l), d, y, encoder_out);
-  Tensor logits = b.linear("decoder.output_projection", b.view(y, {d.batch * tgt, d.hidden}),
-                           vocab, false, tgt_table);
+  Tensor logits = b.linear("decoder.output_projection", b.view(y, {d.batch * tgt, d.hidden}), vocab,
+                           false, tgt_table);
   b.cross_entropy("loss", logits);
   return b.finish();
 }

@@ -9,11 +9,11 @@
 
 namespace orrery::zoo {
 
-ModelGraph make_vgg(ZooKeys& keys, int depth);                   // cnn_vgg.cc: 16 or 19
-ModelGraph make_resnet(ZooKeys& keys, int depth);                // cnn_resnet.cc: 50, 101, 152
-ModelGraph make_inception_v3(ZooKeys& keys);                     // cnn_inception.cc
-ModelGraph make_lstm_lm(ZooKeys& keys);                          // rnn_lstm.cc
-ModelGraph make_gnmt(ZooKeys& keys);                             // seq2seq.cc
+ModelGraph make_vgg(ZooKeys& keys, int depth);     // cnn_vgg.cc: 16 or 19
+ModelGraph make_resnet(ZooKeys& keys, int depth);  // cnn_resnet.cc: 50, 101, 152
+ModelGraph make_inception_v3(ZooKeys& keys);       // cnn_inception.cc
+ModelGraph make_lstm_lm(ZooKeys& keys);            // rnn_lstm.cc
+ModelGraph make_gnmt(ZooKeys& keys);               // seq2seq.cc
 
 // A BERT encoder's default size (every value stays a key the scenario may set).
 struct BertSize {

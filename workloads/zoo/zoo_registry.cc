@@ -21,11 +21,15 @@ struct Entry {
 const std::vector<Entry>& registry() {
   static const std::vector<Entry> entries = {
       {"bert_base", "BERT-base encoder with a task head (Devlin et al. 2019; Hugging Face layout)",
-       [](ZooKeys& k) { return zoo::make_bert(k, {"bert_base", 768, 12, 12, 128}); }},
+       [](ZooKeys& k) {
+         return zoo::make_bert(k, {"bert_base", 768, 12, 12, 128});
+       }},
       {"bert_large",
        "BERT-large encoder with a task head, sequence 512 (Devlin et al. 2019; Hugging Face "
        "layout)",
-       [](ZooKeys& k) { return zoo::make_bert(k, {"bert_large", 1024, 24, 16, 512}); }},
+       [](ZooKeys& k) {
+         return zoo::make_bert(k, {"bert_large", 1024, 24, 16, 512});
+       }},
       {"dlrm_ddp",
        "DLRM_DDP of Table III, \"Building a Performance Model for Deep Learning Recommendation "
        "Model Training on GPUs\" (Lin et al.) (Meta dlrm_s_pytorch.py)",
