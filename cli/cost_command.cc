@@ -195,7 +195,7 @@ void register_cost_commands(CLI::App& app, CommandList& out) {
                    if (!args.output.empty() && args.csv.empty())
                      throw InputError("cost: -o applies to --csv");
                    CostModelOptions o;
-                   if (args.model == "roofline") o.model = AnalyticModel::kRoofline;
+                   parse_analytic_model(args.model, &o.model);  // CLI11 checked the name
                    if (!args.coefficients.empty())
                      o.kernel = std::make_shared<KernelCoefficients>(
                          load_kernel_coefficients(args.coefficients));

@@ -20,6 +20,13 @@ std::string fixed(const char* fmt, double v) {
   return buf;
 }
 
+// A file a scenario names, relative to the scenario's folder.
+std::string scenario_relative(const std::string& base_dir, const std::string& file) {
+  std::filesystem::path p(file);
+  if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
+  return p.string();
+}
+
 double read_efficiency(const YamlMap& m, const std::string& key, double fallback) {
   double v = m.number(key, fallback);
   if (!(v > 0) || v > 1) m.fail(key, "efficiency must be in (0, 1]");
@@ -44,16 +51,24 @@ const char* estimate_source_name(EstimateSource s) {
   return "?";
 }
 
+bool parse_analytic_model(const std::string& name, AnalyticModel* out) {
+  if (name == "kernel")
+    *out = AnalyticModel::kKernel;
+  else if (name == "roofline")
+    *out = AnalyticModel::kRoofline;
+  else
+    return false;
+  return true;
+}
+
 CostModelOptions parse_cost_model(const YamlMap& parent, const std::string& key,
                                   const std::string& base_dir) {
   if (!parent.has(key)) return CostModelOptions();
   YAML::Node n = parent.raw(key);
   if (n.IsScalar()) {
     CostModelOptions o;
-    std::string v = parent.str(key, "");
-    if (v == "roofline")
-      o.model = AnalyticModel::kRoofline;
-    else if (v != "kernel")
+    const std::string v = parent.str(key, "");
+    if (!parse_analytic_model(v, &o.model))
       parent.fail(key,
                   "must be kernel, roofline or a mapping (docs/cost-models.md), got \"" + v + "\"");
     return o;
@@ -64,17 +79,14 @@ CostModelOptions parse_cost_model(const YamlMap& parent, const std::string& key,
 CostModelOptions parse_cost_model_options(const YamlMap& m, const std::string& base_dir) {
   CostModelOptions o;
   if (m.has("model")) {
-    std::string v = m.str("model", "kernel");
-    if (v == "roofline")
-      o.model = AnalyticModel::kRoofline;
-    else if (v != "kernel")
+    const std::string v = m.str("model", "kernel");
+    if (!parse_analytic_model(v, &o.model))
       m.fail("model", "must be kernel or roofline, got \"" + v + "\"");
   }
   if (m.has("kernel_coefficients")) {
-    std::filesystem::path p(m.str("kernel_coefficients", ""));
-    if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
     try {
-      o.kernel = std::make_shared<KernelCoefficients>(load_kernel_coefficients(p.string()));
+      o.kernel = std::make_shared<KernelCoefficients>(
+          load_kernel_coefficients(scenario_relative(base_dir, m.str("kernel_coefficients", ""))));
     } catch (const InputError& e) {
       m.fail("kernel_coefficients", e.what());
     }
@@ -102,10 +114,8 @@ CostModelOptions parse_cost_model_options(const YamlMap& m, const std::string& b
   if (m.has("profile_db")) {
     auto db = std::make_shared<ProfileDb>();
     for (const auto& f : m.str_list("profile_db")) {
-      std::filesystem::path p(f);
-      if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
       try {
-        db->merge(load_profile_db(p.string()));
+        db->merge(load_profile_db(scenario_relative(base_dir, f)));
       } catch (const InputError& e) {
         m.fail("profile_db", e.what());
       }
@@ -113,10 +123,8 @@ CostModelOptions parse_cost_model_options(const YamlMap& m, const std::string& b
     o.db = std::move(db);
   }
   if (m.has("learned")) {
-    std::filesystem::path p(m.str("learned", ""));
-    if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
     try {
-      o.learned = load_learned_estimator(p.string());
+      o.learned = load_learned_estimator(scenario_relative(base_dir, m.str("learned", "")));
     } catch (const InputError& e) {
       m.fail("learned", e.what());
     }

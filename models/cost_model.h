@@ -60,6 +60,8 @@ class LearnedEstimator {
 // The model that prices ops the profile database and the learned estimator leave: the kernel
 // models, or the roofline alone.
 enum class AnalyticModel : unsigned char { kKernel = 0, kRoofline };
+// "kernel" or "roofline"; false for anything else.
+bool parse_analytic_model(const std::string& name, AnalyticModel* out);
 
 struct CostModelOptions {
   AnalyticModel model = AnalyticModel::kKernel;

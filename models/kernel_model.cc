@@ -38,15 +38,11 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-int64_t attr(const ModelOp& op, const char* key, int64_t fallback) {
-  auto it = op.attrs.find(key);
-  return it == op.attrs.end() ? fallback : it->second;
-}
-
-double numel_d(const Shape& s) {
-  double n = 1;
-  for (int64_t d : s) n *= static_cast<double>(d);
-  return n;
+// The fraction of its peak (and clock) a precision path sustains: the power cap holds the FP32
+// pipes down; Tensor Core paths are not capped (no measured data to fit their energy per flop;
+// docs/cost-models.md).
+double power_throttle(bool tensor_cores, const DeviceSpec& dev, const KernelCoefficients& c) {
+  return tensor_cores ? 1.0 : sustained_fp32(dev, c) / dev.fp32;
 }
 
 std::string path_name(const MathMode& mode) {
@@ -75,8 +71,7 @@ double elem_bytes(const ModelOp& op) { return dtype_bytes(op.dtype); }
 KernelEstimate generic_gemm(double flops, double bytes, const DeviceSpec& dev, const MathMode& mode,
                             const KernelCoefficients& c) {
   KernelEstimate e;
-  double peak = path_peak(dev, mode);
-  if (!mode.tensor_cores) peak *= sustained_fp32(dev, c) / dev.fp32;
+  const double peak = path_peak(dev, mode) * power_throttle(mode.tensor_cores, dev, c);
   double eta = mode.tensor_cores ? c.tc_eta0 : c.gemm_eta0;
   double compute = flops / (eta * peak);
   double memory = bytes / (c.gemm_mem_eff * dev.mem_bw);
@@ -112,11 +107,11 @@ KernelEstimate matmul_time(const ModelOp& op, double flops, double bytes, const 
   double m, batch;
   if (b.size() == 2) {
     // A 2-D weight: the library folds the input's leading dimensions into M (nn.Linear).
-    m = numel_d(a) / std::max(1.0, k);
+    m = static_cast<double>(numel(a)) / std::max(1.0, k);
     batch = 1;
   } else {
     m = static_cast<double>(a[a.size() - 2]);
-    batch = numel_d(a) / std::max(1.0, m * k);
+    batch = static_cast<double>(numel(a)) / std::max(1.0, m * k);
   }
   if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) {
     KernelEstimate e;
@@ -154,8 +149,8 @@ KernelEstimate conv_time(const ModelOp& op, double flops, double bytes, const De
   if (op.inputs.size() < 2 || op.inputs[0].size() != 4 || op.inputs[1].size() != 4 ||
       op.output.size() != 4)
     return generic_gemm(flops, bytes, dev, mode, c);
-  const double g = static_cast<double>(std::max<int64_t>(1, attr(op, "groups", 1)));
-  const bool stride1 = attr(op, "stride_h", 1) == 1 && attr(op, "stride_w", 1) == 1;
+  const double g = static_cast<double>(std::max<int64_t>(1, op_attr(op, "groups", 1)));
+  const bool stride1 = op_attr(op, "stride_h", 1) == 1 && op_attr(op, "stride_w", 1) == 1;
   const double e_bytes = elem_bytes(op);
   const double peak = path_peak(dev, mode);
   // N, C, H, W of the input; K, P, Q of the output; R, S of the filter.
@@ -215,7 +210,8 @@ KernelEstimate row_time(const ModelOp& op, double bytes, const DeviceSpec& dev,
   e.mode = mode;
   e.memory_bound = true;
   double row = op.inputs.empty() || op.inputs[0].empty() ? 1.0 : op.inputs[0].back();
-  double rows = op.inputs.empty() ? 1.0 : numel_d(op.inputs[0]) / std::max(1.0, row);
+  double rows =
+      op.inputs.empty() ? 1.0 : static_cast<double>(numel(op.inputs[0])) / std::max(1.0, row);
   bool softmax = op.type.rfind("softmax", 0) == 0;
   double extra = softmax ? c.softmax_extra_pass : c.ln_extra_pass;
   // One warp per row up to 1024 elements (32 lanes x 32 values in registers); longer rows
@@ -265,9 +261,7 @@ GemmPlan gemm_time(double batch, double m, double n, double k, double e_bytes, d
                    bool tensor_cores, const DeviceSpec& dev, const KernelCoefficients& c,
                    double eff_scale) {
   const double sms = std::max(1, dev.sms);
-  // The power cap holds the FP32 pipes' clock down; Tensor Core paths are not capped here (no
-  // measured data to fit their energy per flop; docs/cost-models.md).
-  const double throttle = tensor_cores ? 1.0 : sustained_fp32(dev, c) / dev.fp32;
+  const double throttle = power_throttle(tensor_cores, dev, c);
   const double rate = peak * throttle;
   const double f = clock_hz(dev) * throttle;
   const double eta0 = (tensor_cores ? c.tc_eta0 : c.gemm_eta0) * eff_scale;

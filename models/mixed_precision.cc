@@ -21,6 +21,17 @@ Shape out_shape(const ModelOp& op) {
   return op.inputs.empty() ? Shape{} : op.inputs[0];
 }
 
+// An optimizer update reads the weight gradient its producer wrote beside the data gradient
+// (batch norm's backward writes dx and dgamma, dbeta): that tensor is shaped like the parameter.
+bool reads_weight_gradient(const ModelOp& consumer) {
+  return op_class(consumer.type) == OpClass::kOptimizer && !consumer.inputs.empty();
+}
+
+// The tensor that flows from `producer` to `consumer`, which a cast on that edge converts.
+Shape edge_shape(const ModelOp& producer, const ModelOp& consumer) {
+  return reads_weight_gradient(consumer) ? consumer.inputs[0] : out_shape(producer);
+}
+
 // Kahn's order over deps; InputError on a cycle or a bad index.
 std::vector<int> topo_order(const ModelGraph& g, const std::vector<std::vector<int>>& users) {
   const int n = static_cast<int>(g.ops.size());
@@ -123,9 +134,10 @@ class Assigner {
           if (!is_float(g_.ops[other].dtype)) return;
           (low[other] ? if_full : if_low) += cast(elems);
         };
-        for (int d : g_.ops[i].deps) edge(d, static_cast<double>(numel(out_shape(g_.ops[d]))));
-        double out = static_cast<double>(numel(out_shape(g_.ops[i])));
-        for (int u : users_[i]) edge(u, out);
+        for (int d : g_.ops[i].deps)
+          edge(d, static_cast<double>(numel(edge_shape(g_.ops[d], g_.ops[i]))));
+        for (int u : users_[i])
+          edge(u, static_cast<double>(numel(edge_shape(g_.ops[i], g_.ops[u]))));
         const ModelOp& op = g_.ops[i];
         if (op.deps.empty() && !op.inputs.empty())
           if_low += cast(static_cast<double>(numel(op.inputs[0])));
@@ -182,17 +194,14 @@ class Rewriter {
           deps.push_back(-(d + 1));
           continue;
         }
-        // An optimizer update reads the weight gradient its producer wrote beside the data
-        // gradient (batch norm's backward writes dx and dgamma, dbeta): the cast converts that
-        // gradient, shaped like the parameter, not the producer's output.
-        const bool grad = op_class(op.type) == OpClass::kOptimizer && !op.inputs.empty();
-        auto key = std::make_tuple(d, op.dtype, grad);
+        // Casts of one producer's output are shared by its consumers of one dtype; a weight
+        // gradient is another tensor and gets its own.
+        auto key = std::make_tuple(d, op.dtype, reads_weight_gradient(op));
         auto it = shared.find(key);
         if (it == shared.end())
           it = shared
                    .emplace(key, add_cast(out, g_.ops[d].name + "->" + dtype_name(op.dtype),
-                                          grad ? op.inputs[0] : out_shape(g_.ops[d]), from, op,
-                                          {-(d + 1)}, report))
+                                          edge_shape(g_.ops[d], op), from, op, {-(d + 1)}, report))
                    .first;
         deps.push_back(it->second);
       }

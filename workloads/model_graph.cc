@@ -25,6 +25,11 @@ bool parse_phase(const std::string& s, Phase* out) {
   return false;
 }
 
+int64_t op_attr(const ModelOp& op, const std::string& key, int64_t fallback) {
+  auto it = op.attrs.find(key);
+  return it == op.attrs.end() ? fallback : it->second;
+}
+
 int64_t numel(const Shape& s) {
   int64_t n = 1;
   for (int64_t d : s)

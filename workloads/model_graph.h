@@ -43,6 +43,9 @@ struct ModelOp {
   std::vector<int> deps;  // indices of ops this one needs (data or control)
 };
 
+// The integer attribute `key` of `op` (stride_h, groups...), or `fallback` when it has none.
+int64_t op_attr(const ModelOp& op, const std::string& key, int64_t fallback);
+
 struct ModelGraph {
   std::string name;
   int64_t batch = 1;                         // samples per replica per step

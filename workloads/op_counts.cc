@@ -32,11 +32,6 @@ const Shape& in(const ModelOp& op, size_t i, size_t rank) {
   return op.inputs[i];
 }
 
-int64_t attr(const ModelOp& op, const char* key, int64_t fallback) {
-  auto it = op.attrs.find(key);
-  return it == op.attrs.end() ? fallback : it->second;
-}
-
 double ds(const ModelOp& op) { return dtype_bytes(op.dtype); }
 
 double n_of(const Shape& s) { return static_cast<double>(numel(s)); }
@@ -77,7 +72,7 @@ void check_rank4_output(const ModelOp& op, const char* what) {
 }
 
 int64_t groups_of(const ModelOp& op) {
-  int64_t g = attr(op, "groups", 1);
+  int64_t g = op_attr(op, "groups", 1);
   if (g < 1) bad(op, "attr groups must be at least 1");
   return g;
 }
@@ -164,7 +159,7 @@ OpCounts embedding_bwd(const ModelOp& op) {
 
 OpCounts cast(const ModelOp& op) {
   double n = n_of(in(op, 0, 0));
-  double src = static_cast<double>(attr(op, "src_bytes", 4));
+  double src = static_cast<double>(op_attr(op, "src_bytes", 4));
   if (src <= 0) bad(op, "attr src_bytes must be positive");
   return {n, n * (src + ds(op))};
 }
@@ -172,7 +167,7 @@ OpCounts cast(const ModelOp& op) {
 OpCounts pool(const ModelOp& op) {
   const Shape& x = in(op, 0, 4);
   check_rank4_output(op, "y [N,C,P,Q]");
-  double window = static_cast<double>(attr(op, "kernel_h", 1) * attr(op, "kernel_w", 1));
+  double window = static_cast<double>(op_attr(op, "kernel_h", 1) * op_attr(op, "kernel_w", 1));
   double out = n_of(op.output);
   return {out * window, (n_of(x) + out) * ds(op)};
 }
