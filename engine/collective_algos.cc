@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <stdexcept>
+#include <memory>
 
 namespace orrery {
 namespace {
@@ -128,19 +128,22 @@ class ChainRun : public CollectiveRun {
   FlowIssuer& issuer_;
 };
 
-// Binary tree (position p's children are 2p+1 and 2p+2, the root at position 0), pipelined in
-// chunks. AllReduce: chunks are reduced up to the root, then broadcast down; Reduce: up only;
-// Broadcast: down only. Each tree edge carries one chunk at a time per direction.
+// Trees given by parent positions (collective_plan.h: chains inside servers, binary across them),
+// pipelined in chunks. AllReduce: chunks are reduced up to the root, then broadcast down;
+// Reduce: up only; Broadcast: down only. Each tree edge carries one chunk at a time per
+// direction. Tags: position << 1, plus 1 for the downward edge into the position.
 class TreeRun : public CollectiveRun {
  public:
-  TreeRun(CollectiveType type, std::vector<int> by_position, double bytes, int chunks,
-          FlowIssuer& issuer)
+  TreeRun(CollectiveType type, std::vector<int> by_position, std::vector<int> parent, double bytes,
+          int chunks, FlowIssuer& issuer)
       : up_(type != CollectiveType::kBroadcast),
         down_(type != CollectiveType::kReduce),
         pos_(std::move(by_position)),
+        parent_(std::move(parent)),
         n_(static_cast<int>(pos_.size())),
         c_(chunks),
         chunk_bytes_(bytes / chunks),
+        children_(n_),
         got_up_(static_cast<size_t>(n_) * c_, 0),
         sent_up_(n_, 0),
         up_busy_(n_, 0),
@@ -148,6 +151,8 @@ class TreeRun : public CollectiveRun {
         sent_down_(n_, 0),
         down_busy_(n_, 0),
         issuer_(issuer) {
+    for (int p = 0; p < n_; ++p)
+      if (parent_[p] >= 0) children_[parent_[p]].push_back(p);
     // Without a reduce phase the root holds every chunk from the start.
     if (!up_) have_down_[0] = c_;
   }
@@ -163,7 +168,7 @@ class TreeRun : public CollectiveRun {
   void on_flow_done(int64_t tag) override {
     ++completed_;
     int p = static_cast<int>(tag >> 1);
-    int parent = (p - 1) / 2;
+    int parent = parent_[p];
     if ((tag & 1) == 0) {  // p's chunk reached its parent
       int j = sent_up_[p]++;
       up_busy_[p] = 0;
@@ -192,7 +197,7 @@ class TreeRun : public CollectiveRun {
   }
 
  private:
-  int children(int p) const { return (2 * p + 1 < n_) + (2 * p + 2 < n_); }
+  int children(int p) const { return static_cast<int>(children_[p].size()); }
   bool reduced_at_root(int j) const {
     return got_up_[j] == children(0) && (j == 0 || have_down_[0] >= j);
   }
@@ -203,28 +208,28 @@ class TreeRun : public CollectiveRun {
     int j = sent_up_[p];
     if (j >= c_ || got_up_[static_cast<size_t>(p) * c_ + j] < children(p)) return;
     up_busy_[p] = 1;
-    issuer_.issue(pos_[p], pos_[(p - 1) / 2], chunk_bytes_, static_cast<int64_t>(p) << 1);
+    issuer_.issue(pos_[p], pos_[parent_[p]], chunk_bytes_, static_cast<int64_t>(p) << 1);
   }
 
   // Sends the next chunk over the edge parent(p) -> p when the parent holds it.
   void try_down(int p) {
     if (down_busy_[p]) return;
     int j = sent_down_[p];
-    int parent = (p - 1) / 2;
+    int parent = parent_[p];
     if (j >= c_ || have_down_[parent] <= j) return;
     down_busy_[p] = 1;
     issuer_.issue(pos_[parent], pos_[p], chunk_bytes_, (static_cast<int64_t>(p) << 1) | 1);
   }
 
   void try_down_children(int p) {
-    for (int q : {2 * p + 1, 2 * p + 2})
-      if (q < n_) try_down(q);
+    for (int q : children_[p]) try_down(q);
   }
 
   bool up_, down_;
-  std::vector<int> pos_;
+  std::vector<int> pos_, parent_;
   int n_, c_;
   double chunk_bytes_;
+  std::vector<std::vector<int>> children_;
   std::vector<int> got_up_;  // per (position, chunk): children that delivered the chunk
   std::vector<int> sent_up_;
   std::vector<char> up_busy_;
@@ -235,55 +240,69 @@ class TreeRun : public CollectiveRun {
   FlowIssuer& issuer_;
 };
 
-// Every rank sends its block to every other rank at once.
-class DirectRun : public CollectiveRun {
+// A set of flows that all start at once; done when every one arrived. AllToAll, SendRecv, and
+// the fan-in / fan-out steps of in-network reduction.
+struct FlowSpec {
+  int src = 0;
+  int dst = 0;
+  double bytes = 0.0;
+};
+
+class FlowSetRun : public CollectiveRun {
  public:
-  DirectRun(std::vector<int> ranks, std::vector<double> per_peer, FlowIssuer& issuer)
-      : ranks_(std::move(ranks)), per_peer_(std::move(per_peer)), issuer_(issuer) {}
+  FlowSetRun(std::vector<FlowSpec> flows, FlowIssuer& issuer)
+      : flows_(std::move(flows)), issuer_(issuer) {}
 
   void start() override {
-    int n = static_cast<int>(ranks_.size());
-    for (int i = 0; i < n; ++i)
-      for (int k = 1; k < n; ++k) issuer_.issue(ranks_[i], ranks_[(i + k) % n], per_peer_[i], 0);
+    for (size_t f = 0; f < flows_.size(); ++f)
+      issuer_.issue(flows_[f].src, flows_[f].dst, flows_[f].bytes, static_cast<int64_t>(f));
   }
   void on_flow_done(int64_t) override { ++completed_; }
   bool done() const override { return completed_ == flows_total(); }
-  int64_t flows_total() const override {
-    int64_t n = static_cast<int64_t>(ranks_.size());
-    return n * (n - 1);
-  }
+  int64_t flows_total() const override { return static_cast<int64_t>(flows_.size()); }
 
  private:
-  std::vector<int> ranks_;
-  std::vector<double> per_peer_;
+  std::vector<FlowSpec> flows_;
   int64_t completed_ = 0;
   FlowIssuer& issuer_;
 };
 
-// Runs phases of independent sub-collectives one after the other; a phase starts when every
-// sub-collective of the previous one is done. Tags carry the sub-collective's index.
-class PhasedRun : public CollectiveRun, private FlowIssuer {
+// Phases pipelined over chunks: chunk j enters phase p once it left phase p-1 and chunk j-1 left
+// phase p (a phase works on one chunk at a time). With one chunk the phases run one after the
+// other; with one phase and one chunk the sub-runs of that phase run side by side (channels).
+// Tags carry the sub-run's phase and index.
+class PipelineRun : public CollectiveRun, private FlowIssuer {
  public:
-  using Factory = std::function<std::vector<std::unique_ptr<CollectiveRun>>(FlowIssuer&)>;
+  using Factory =
+      std::function<std::vector<std::unique_ptr<CollectiveRun>>(double bytes, FlowIssuer&)>;
 
-  PhasedRun(std::vector<Factory> phases, FlowIssuer& issuer)
-      : phases_(std::move(phases)), issuer_(issuer) {}
+  PipelineRun(std::vector<Factory> phases, double bytes, int chunks, FlowIssuer& issuer)
+      : phases_(std::move(phases)),
+        chunk_bytes_(bytes / chunks),
+        chunks_(chunks),
+        issuer_(issuer),
+        current_(phases_.size()),
+        unfinished_(phases_.size(), 0),
+        running_(phases_.size(), -1),
+        next_chunk_(phases_.size(), 0),
+        left_(chunks, 0) {}
 
   void start() override {
     // Totals are known up front so done() and flows_total() do not depend on progress.
-    for (auto& f : phases_) {
-      auto runs = f(*this);
-      for (auto& r : runs) total_ += r->flows_total();
-    }
-    next_phase();
+    for (auto& f : phases_)
+      for (auto& r : f(chunk_bytes_, *this)) total_ += r->flows_total() * chunks_;
+    try_start(0);
   }
 
   void on_flow_done(int64_t tag) override {
     ++completed_;
-    issuing_ = static_cast<size_t>(tag >> kShift);  // follow-up flows belong to the same run
-    auto& run = current_[issuing_];
+    const int64_t slot = tag >> kShift;
+    const size_t p = static_cast<size_t>(slot >> kRunBits);
+    const size_t r = static_cast<size_t>(slot & ((1 << kRunBits) - 1));
+    issuing_ = slot;  // follow-up flows belong to the same run
+    auto& run = current_[p][r];
     run->on_flow_done(tag & kMask);
-    if (run->done() && ++finished_in_phase_ == current_.size()) next_phase();
+    if (run->done() && --unfinished_[p] == 0) phase_done(p);
   }
 
   bool done() const override { return completed_ == total_; }
@@ -291,92 +310,80 @@ class PhasedRun : public CollectiveRun, private FlowIssuer {
 
  private:
   static constexpr int kShift = 40;
+  static constexpr int kRunBits = 16;
   static constexpr int64_t kMask = (int64_t{1} << kShift) - 1;
 
   void issue(int src, int dst, double bytes, int64_t tag) override {
-    issuer_.issue(src, dst, bytes, (static_cast<int64_t>(issuing_) << kShift) | tag);
+    issuer_.issue(src, dst, bytes, (issuing_ << kShift) | tag);
   }
 
-  void next_phase() {
-    while (phase_ < phases_.size()) {
-      current_ = phases_[phase_++](*this);
-      finished_in_phase_ = 0;
-      for (size_t r = 0; r < current_.size(); ++r) {
-        issuing_ = r;
-        current_[r]->start();
-        if (current_[r]->done()) ++finished_in_phase_;
-      }
-      if (finished_in_phase_ < current_.size()) return;
+  void try_start(size_t p) {
+    if (p >= phases_.size() || running_[p] >= 0) return;
+    const int j = next_chunk_[p];
+    if (j >= chunks_ || (p > 0 && left_[j] < static_cast<int>(p))) return;
+    running_[p] = j;
+    ++next_chunk_[p];
+    current_[p] = phases_[p](chunk_bytes_, *this);
+    unfinished_[p] = current_[p].size();
+    for (size_t r = 0; r < current_[p].size(); ++r) {
+      issuing_ = static_cast<int64_t>((p << kRunBits) | r);
+      current_[p][r]->start();
+      if (current_[p][r]->done()) --unfinished_[p];
     }
+    if (unfinished_[p] == 0) phase_done(p);
+  }
+
+  void phase_done(size_t p) {
+    const int j = running_[p];
+    running_[p] = -1;
+    left_[j] = static_cast<int>(p) + 1;
+    try_start(p + 1);
+    try_start(p);
   }
 
   std::vector<Factory> phases_;
+  double chunk_bytes_;
+  int chunks_;
   FlowIssuer& issuer_;
-  std::vector<std::unique_ptr<CollectiveRun>> current_;
-  size_t phase_ = 0;
-  size_t finished_in_phase_ = 0;
-  size_t issuing_ = 0;
+  std::vector<std::vector<std::unique_ptr<CollectiveRun>>> current_;
+  std::vector<size_t> unfinished_;
+  std::vector<int> running_;     // per phase: the chunk in it, -1 for none
+  std::vector<int> next_chunk_;  // per phase: the next chunk it takes
+  std::vector<int> left_;        // per chunk: phases it finished
+  int64_t issuing_ = 0;
   int64_t completed_ = 0;
   int64_t total_ = 0;
 };
-
-// Ranks grouped by node, in order of first appearance; empty when nodes differ in size.
-std::vector<std::vector<int>> uniform_node_groups(const std::vector<int>& ranks,
-                                                  const std::vector<int>& node_of) {
-  std::vector<std::vector<int>> groups;
-  std::map<int, size_t> where;
-  for (size_t p = 0; p < ranks.size(); ++p) {
-    auto it = where.find(node_of[p]);
-    if (it == where.end()) {
-      it = where.emplace(node_of[p], groups.size()).first;
-      groups.emplace_back();
-    }
-    groups[it->second].push_back(ranks[p]);
-  }
-  for (const auto& g : groups)
-    if (g.size() != groups[0].size()) return {};
-  return groups;
-}
 
 std::vector<double> equal_blocks(int n, double bytes) {
   return std::vector<double>(static_cast<size_t>(n), n > 0 ? bytes / n : 0.0);
 }
 
-// True when the inter-node ring of every local rank is limited by one and the same link.
-bool inter_rings_share_bottleneck(const std::vector<std::vector<int>>& groups,
-                                  const BottleneckLink& bottleneck) {
-  if (!bottleneck || groups.size() < 2) return false;
-  const size_t g = groups[0].size();
-  for (size_t n = 0; n < groups.size(); ++n) {
-    const auto& from = groups[n];
-    const auto& to = groups[(n + 1) % groups.size()];
-    int shared = bottleneck(from[0], to[0]);
-    if (shared < 0) return false;
-    for (size_t l = 1; l < g; ++l)
-      if (bottleneck(from[l], to[l]) != shared) return false;
-  }
-  return true;
+using Runs = std::vector<std::unique_ptr<CollectiveRun>>;
+
+// One ring run per group (each group a ring of devices), `type` over `bytes` each.
+PipelineRun::Factory rings_in_groups(std::vector<std::vector<int>> groups, CollectiveType type,
+                                     int chunks) {
+  return [groups = std::move(groups), type, chunks](double bytes, FlowIssuer& out) {
+    Runs runs;
+    for (const auto& ring : groups)
+      runs.push_back(std::make_unique<RingRun>(
+          type, ring, equal_blocks(static_cast<int>(ring.size()), bytes), chunks, out));
+    return runs;
+  };
 }
 
 std::unique_ptr<CollectiveRun> hierarchical_allreduce(const Collective& c,
-                                                      std::vector<std::vector<int>> groups,
-                                                      FlowIssuer& issuer, bool merge_inter) {
+                                                      const CollectivePlan& plan,
+                                                      FlowIssuer& issuer) {
+  const auto& groups = plan.groups;
   const int g = static_cast<int>(groups[0].size());
-  const double bytes = c.bytes;
+  const int nodes = static_cast<int>(groups.size());
   const int chunks = c.chunks;
-  auto intra = [groups, bytes, chunks](CollectiveType t) -> PhasedRun::Factory {
-    return [=](FlowIssuer& out) {
-      std::vector<std::unique_ptr<CollectiveRun>> runs;
-      for (const auto& node : groups)
-        runs.push_back(std::make_unique<RingRun>(
-            t, node, equal_blocks(static_cast<int>(node.size()), bytes), chunks, out));
-      return runs;
-    };
-  };
-  PhasedRun::Factory inter = [groups, bytes, chunks, g, merge_inter](FlowIssuer& out) {
-    std::vector<std::unique_ptr<CollectiveRun>> runs;
-    const int nodes = static_cast<int>(groups.size());
-    if (merge_inter) {
+  PipelineRun::Factory inter = [groups, chunks, g, nodes, merge = plan.merge_inter](
+                                   double bytes, FlowIssuer& out) {
+    Runs runs;
+    if (merge) {
       std::vector<int> leaders;
       for (const auto& node : groups) leaders.push_back(node[0]);
       runs.push_back(std::make_unique<RingRun>(CollectiveType::kAllReduce, leaders,
@@ -391,18 +398,107 @@ std::unique_ptr<CollectiveRun> hierarchical_allreduce(const Collective& c,
     }
     return runs;
   };
-  return std::make_unique<PhasedRun>(
-      std::vector<PhasedRun::Factory>{intra(CollectiveType::kReduceScatter), inter,
-                                      intra(CollectiveType::kAllGather)},
-      issuer);
+  return std::make_unique<PipelineRun>(
+      std::vector<PipelineRun::Factory>{
+          rings_in_groups(groups, CollectiveType::kReduceScatter, chunks), inter,
+          rings_in_groups(groups, CollectiveType::kAllGather, chunks)},
+      c.bytes, plan.pipeline, issuer);
 }
+
+// Flows between every device of `groups` and its endpoint (its group's, or the only one), of
+// `share` x the chunk's bytes each; towards the endpoint when `in`.
+PipelineRun::Factory fan(std::vector<std::vector<int>> groups, std::vector<int> endpoints,
+                         double share, bool in) {
+  return [groups = std::move(groups), endpoints = std::move(endpoints), share, in](
+             double bytes, FlowIssuer& out) {
+    std::vector<FlowSpec> flows;
+    for (size_t q = 0; q < groups.size(); ++q) {
+      const int e = endpoints[std::min(q, endpoints.size() - 1)];
+      for (int d : groups[q])
+        flows.push_back(in ? FlowSpec{d, e, share * bytes} : FlowSpec{e, d, share * bytes});
+    }
+    Runs runs;
+    runs.push_back(std::make_unique<FlowSetRun>(std::move(flows), out));
+    return runs;
+  };
+}
+
+// NVLS: multimem loads make the switch read every rank's slices and return each rank its
+// reduced slice; multimem stores make it write a rank's slice to every rank. Per rank and
+// direction, AllReduce moves (n+1)/n of the buffer, ReduceScatter the buffer up and 1/n down,
+// AllGather 1/n up and the buffer down.
+std::unique_ptr<CollectiveRun> nvls_run(const Collective& c, const CollectivePlan& plan,
+                                        FlowIssuer& issuer) {
+  const double n = static_cast<double>(c.ranks.size());
+  double up = 1.0, down = 1.0;
+  if (c.type == CollectiveType::kAllReduce) up = down = (n + 1) / n;
+  if (c.type == CollectiveType::kReduceScatter) down = 1.0 / n;
+  if (c.type == CollectiveType::kAllGather) up = 1.0 / n;
+  return std::make_unique<PipelineRun>(
+      std::vector<PipelineRun::Factory>{fan(plan.groups, plan.endpoints, up, true),
+                                        fan(plan.groups, plan.endpoints, down, false)},
+      c.bytes, plan.pipeline, issuer);
+}
+
+// CollNet: reduce-scatter inside servers, each rank's shard reduced in the network switch and
+// returned, all-gather inside.
+std::unique_ptr<CollectiveRun> collnet_run(const Collective& c, const CollectivePlan& plan,
+                                           FlowIssuer& issuer) {
+  const double share = 1.0 / static_cast<double>(plan.groups[0].size());
+  return std::make_unique<PipelineRun>(
+      std::vector<PipelineRun::Factory>{
+          rings_in_groups(plan.groups, CollectiveType::kReduceScatter, 1),
+          fan(plan.groups, plan.endpoints, share, true),
+          fan(plan.groups, plan.endpoints, share, false),
+          rings_in_groups(plan.groups, CollectiveType::kAllGather, 1)},
+      c.bytes, plan.pipeline, issuer);
+}
+
+// Runs side by side as one collective (channels, the two trees). Tags carry the run's index.
+class ParallelRun : public CollectiveRun, private FlowIssuer {
+ public:
+  explicit ParallelRun(FlowIssuer& issuer) : issuer_(issuer) {}
+  FlowIssuer& inner() { return *this; }
+  void add(std::unique_ptr<CollectiveRun> run) {
+    total_ += run->flows_total();
+    runs_.push_back(std::move(run));
+  }
+
+  void start() override {
+    for (size_t r = 0; r < runs_.size(); ++r) {
+      issuing_ = static_cast<int64_t>(r);
+      runs_[r]->start();
+    }
+  }
+  void on_flow_done(int64_t tag) override {
+    ++completed_;
+    issuing_ = tag >> kShift;
+    runs_[static_cast<size_t>(issuing_)]->on_flow_done(tag & kMask);
+  }
+  bool done() const override { return completed_ == total_; }
+  int64_t flows_total() const override { return total_; }
+
+ private:
+  static constexpr int kShift = 40;
+  static constexpr int64_t kMask = (int64_t{1} << kShift) - 1;
+  void issue(int src, int dst, double bytes, int64_t tag) override {
+    issuer_.issue(src, dst, bytes, (issuing_ << kShift) | tag);
+  }
+
+  FlowIssuer& issuer_;
+  Runs runs_;
+  int64_t issuing_ = 0;
+  int64_t completed_ = 0;
+  int64_t total_ = 0;
+};
 
 }  // namespace
 
 CollectiveAlgo resolve_collective_algo(const Collective& c, const std::vector<int>& node_of) {
   const bool allreduce = c.type == CollectiveType::kAllReduce;
   const bool rooted = c.type == CollectiveType::kBroadcast || c.type == CollectiveType::kReduce;
-  if (c.type == CollectiveType::kAllToAll) return CollectiveAlgo::kDirect;
+  if (c.type == CollectiveType::kAllToAll || c.type == CollectiveType::kSendRecv)
+    return CollectiveAlgo::kDirect;
   auto hierarchical_ok = [&] {
     auto groups = uniform_node_groups(c.ranks, node_of);
     return allreduce && groups.size() > 1 && groups[0].size() > 1;
@@ -421,47 +517,72 @@ CollectiveAlgo resolve_collective_algo(const Collective& c, const std::vector<in
   }
 }
 
-std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, CollectiveAlgo algo,
-                                                   const std::vector<int>& node_of,
-                                                   FlowIssuer& issuer,
-                                                   const BottleneckLink& bottleneck) {
+std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const CollectivePlan& plan,
+                                                   FlowIssuer& issuer) {
   const int n = static_cast<int>(c.ranks.size());
-  // Rank order starting at the root, for rooted collectives.
-  std::vector<int> from_root(n);
-  for (int p = 0; p < n; ++p) from_root[p] = c.ranks[(c.root + p) % n];
-
-  switch (c.type) {
-    case CollectiveType::kAllToAll: {
-      std::vector<double> per_peer(n, 0.0);
-      for (int i = 0; i < n; ++i)
-        per_peer[i] = n > 1 ? (c.counts.empty() ? c.bytes : c.counts[i]) / (n - 1) : 0.0;
-      return std::make_unique<DirectRun>(c.ranks, per_peer, issuer);
-    }
-    case CollectiveType::kBroadcast:
-    case CollectiveType::kReduce: {
-      if (algo == CollectiveAlgo::kTree)
-        return std::make_unique<TreeRun>(c.type, from_root, c.bytes, c.chunks, issuer);
-      std::vector<int> order = from_root;
-      if (c.type == CollectiveType::kReduce) {
-        // Towards the root: root+1 -> root+2 -> ... -> root.
-        std::rotate(order.begin(), order.begin() + 1, order.end());
+  switch (plan.algo) {
+    case CollectiveAlgo::kDirect: {
+      std::vector<FlowSpec> flows;
+      if (c.type == CollectiveType::kSendRecv) {
+        for (int i = 0; n > 1 && i < n; ++i)
+          flows.push_back({c.ranks[i], c.ranks[(i + 1) % n], c.bytes});
+      } else {
+        for (int i = 0; i < n; ++i) {
+          double per_peer = n > 1 ? (c.counts.empty() ? c.bytes : c.counts[i]) / (n - 1) : 0.0;
+          for (int k = 1; k < n; ++k) flows.push_back({c.ranks[i], c.ranks[(i + k) % n], per_peer});
+        }
       }
-      return std::make_unique<ChainRun>(order, c.bytes, c.chunks, issuer);
+      return std::make_unique<FlowSetRun>(std::move(flows), issuer);
     }
-    case CollectiveType::kAllReduce:
-      if (algo == CollectiveAlgo::kTree)
-        return std::make_unique<TreeRun>(c.type, c.ranks, c.bytes, c.chunks, issuer);
-      if (algo == CollectiveAlgo::kHierarchical) {
-        auto groups = uniform_node_groups(c.ranks, node_of);
-        bool merge = inter_rings_share_bottleneck(groups, bottleneck);
-        return hierarchical_allreduce(c, std::move(groups), issuer, merge);
-      }
-      [[fallthrough]];
-    default: {
-      std::vector<double> blocks = c.counts.empty() ? equal_blocks(n, c.bytes) : c.counts;
-      return std::make_unique<RingRun>(c.type, c.ranks, blocks, c.chunks, issuer);
+    case CollectiveAlgo::kTree: {
+      const double share = c.bytes / static_cast<double>(plan.tree.size());
+      if (plan.tree.size() == 1)
+        return std::make_unique<TreeRun>(c.type, plan.tree[0], plan.parent[0], share, c.chunks,
+                                         issuer);
+      auto both = std::make_unique<ParallelRun>(issuer);
+      for (size_t t = 0; t < plan.tree.size(); ++t)
+        both->add(std::make_unique<TreeRun>(c.type, plan.tree[t], plan.parent[t], share, c.chunks,
+                                            both->inner()));
+      return both;
     }
+    case CollectiveAlgo::kHierarchical:
+      return hierarchical_allreduce(c, plan, issuer);
+    case CollectiveAlgo::kNvls:
+      return nvls_run(c, plan, issuer);
+    case CollectiveAlgo::kCollNet:
+      return collnet_run(c, plan, issuer);
+    default:
+      break;
   }
+  // Ring: one run per channel, each with an equal share of the bytes.
+  const double k = static_cast<double>(plan.channels.size());
+  auto channels = std::make_unique<ParallelRun>(issuer);
+  FlowIssuer& out = plan.channels.size() == 1 ? issuer : channels->inner();
+  Runs runs;
+  for (const auto& ring : plan.channels) {
+    if (c.type == CollectiveType::kBroadcast || c.type == CollectiveType::kReduce) {
+      std::vector<int> order = ring;  // starts at the root
+      // Reduce flows towards the root: root+1 -> root+2 -> ... -> root.
+      if (c.type == CollectiveType::kReduce)
+        std::rotate(order.begin(), order.begin() + 1, order.end());
+      runs.push_back(std::make_unique<ChainRun>(order, c.bytes / k, c.chunks, out));
+      continue;
+    }
+    std::vector<double> blocks;
+    if (c.counts.empty()) {
+      blocks = equal_blocks(n, c.bytes / k);
+    } else {
+      // Blocks follow their ranks into the channel's ring order.
+      for (int d : ring) {
+        size_t p = std::find(c.ranks.begin(), c.ranks.end(), d) - c.ranks.begin();
+        blocks.push_back(c.counts[p] / k);
+      }
+    }
+    runs.push_back(std::make_unique<RingRun>(c.type, ring, blocks, c.chunks, out));
+  }
+  if (runs.size() == 1) return std::move(runs[0]);
+  for (auto& r : runs) channels->add(std::move(r));
+  return channels;
 }
 
 }  // namespace orrery

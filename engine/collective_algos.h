@@ -4,16 +4,17 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <vector>
 
+#include "engine/collective_plan.h"
 #include "engine/execution_graph.h"
 
 namespace orrery {
 
 // Where a running collective sends its flows; the engine implements it with SimGrid comms and
-// calls CollectiveRun::on_flow_done(tag) when a flow completes.
+// calls CollectiveRun::on_flow_done(tag) when a flow completes. `bytes` is payload: the engine
+// adds the protocol's overhead and the step's latency from the plan.
 class FlowIssuer {
  public:
   virtual ~FlowIssuer() = default;
@@ -29,27 +30,27 @@ class CollectiveRun {
   virtual int64_t flows_total() const = 0;  // flows the whole collective moves
 };
 
-// The algorithm `auto` resolves to, NCCL-like: AllToAll -> direct; AllReduce over several nodes
-// with several ranks per node (all nodes alike) -> hierarchical; AllReduce under 64 KiB -> tree;
-// everything else -> ring. An explicit choice that does not apply (tree for AllGather,
-// hierarchical over one node) also falls back to ring.
-// `node_of` maps each rank position to a node id.
+// The algorithm `auto` resolves to in the bytes-only model (protocol ideal), NCCL-like: AllToAll
+// and SendRecv -> direct; AllReduce over several nodes with several ranks per node (all nodes
+// alike) -> hierarchical; AllReduce under 64 KiB -> tree; everything else -> ring. An explicit
+// choice that does not apply (tree for AllGather, hierarchical over one node) falls back to
+// ring. `node_of` maps each rank position to a node id. NCCL protocols choose through the tuner
+// (collective_cost.h) instead.
 CollectiveAlgo resolve_collective_algo(const Collective& c, const std::vector<int>& node_of);
 
-// The link that limits a flow from one device to another (lowest bandwidth on its route), as an
-// id comparable across routes; -1 when unknown.
-using BottleneckLink = std::function<int(int src_device, int dst_device)>;
-
-// Creates the state machine for a collective with a resolved algorithm. `node_of` as above.
-//
-// Hierarchical AllReduce runs one ring across nodes per local rank. When every such ring is
-// limited by the same link (a server with one uplink or NIC), the rings are merged into one ring
-// of the local ranks 0 carrying all their data: g flows sharing a link of capacity C at C/g each
-// end exactly when one flow of g times the bytes at C does, and the flow count drops g-fold.
-// Platforms where each local rank has its own bottleneck (a NIC per GPU) keep separate rings.
-std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, CollectiveAlgo algo,
-                                                   const std::vector<int>& node_of,
-                                                   FlowIssuer& issuer,
-                                                   const BottleneckLink& bottleneck = {});
+// Creates the state machine that runs `plan` (collective_plan.h) for `c`:
+//  - ring: one ring per channel, each with its share of the bytes, all at once;
+//  - tree: each tree with its share; reduce up, broadcast down, pipelined in c.chunks;
+//  - hierarchical: reduce-scatter inside each server, all-reduce across servers per local rank,
+//    all-gather inside, with plan.pipeline chunks flowing through the three phases. When every
+//    inter-server ring is limited by one link (plan.merge_inter), the rings merge into one ring
+//    of the servers' first ranks carrying all their data: g flows sharing a link of capacity C
+//    at C/g each end exactly when one flow of g times the bytes at C does;
+//  - NVLS: every rank sends its data to its NVSwitch and gets the reduced result back;
+//  - CollNet: reduce-scatter inside servers, the shards through the network's SHARP switch,
+//    all-gather inside, pipelined;
+//  - direct: AllToAll (every rank to every rank) and SendRecv (every rank to the next).
+std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const CollectivePlan& plan,
+                                                   FlowIssuer& issuer);
 
 }  // namespace orrery

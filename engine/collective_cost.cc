@@ -2,52 +2,40 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <unordered_map>
+
+#include "engine/collective_algos.h"
 
 namespace orrery {
 namespace {
 
 using Flow = std::pair<int, int>;  // (src device, dst device)
 
-// Time for every flow of `flows` to move `bytes` when they all run at once.
-double concurrent_step_time(const std::vector<Flow>& flows, double bytes,
-                            const RouteLookup& route) {
+// Time for every flow of `flows` to move `bytes` of payload when they all run at once.
+double concurrent_step_time(const std::vector<Flow>& flows, double bytes, const RouteLookup& route,
+                            const CollectivePlan& plan) {
   std::unordered_map<int, int> load;
   for (const auto& [s, d] : flows)
     for (const auto& [link, bw] : route(s, d).links) ++load[link];
+  const double wire = bytes / plan.efficiency;
   double worst = 0.0;
   for (const auto& [s, d] : flows) {
     const RouteInfo& r = route(s, d);
     double rate = std::numeric_limits<double>::infinity();
     for (const auto& [link, bw] : r.links) rate = std::min(rate, bw / load[link]);
-    worst = std::max(worst, r.latency + (bytes > 0 ? bytes / rate : 0.0));
+    worst = std::max(worst, r.latency + plan.step_delay(r) + (wire > 0 ? wire / rate : 0.0));
   }
   return worst;
 }
 
-std::vector<Flow> ring_flows(const std::vector<int>& ranks) {
-  std::vector<Flow> f;
-  for (size_t i = 0; i < ranks.size(); ++i) f.push_back({ranks[i], ranks[(i + 1) % ranks.size()]});
-  return f;
+void add_ring_flows(const std::vector<int>& ranks, std::vector<Flow>* f) {
+  if (ranks.size() < 2) return;
+  for (size_t i = 0; i < ranks.size(); ++i) f->push_back({ranks[i], ranks[(i + 1) % ranks.size()]});
 }
 
 double max_block(const Collective& c) {
   if (c.counts.empty()) return c.ranks.empty() ? 0.0 : c.bytes / c.ranks.size();
   return *std::max_element(c.counts.begin(), c.counts.end());
-}
-
-// Ranks grouped by node (as in collective_algos.cc).
-std::vector<std::vector<int>> node_groups(const std::vector<int>& ranks,
-                                          const std::vector<int>& node_of) {
-  std::vector<std::vector<int>> groups;
-  std::map<int, size_t> where;
-  for (size_t p = 0; p < ranks.size(); ++p) {
-    auto it = where.emplace(node_of[p], groups.size()).first;
-    if (it->second == groups.size()) groups.emplace_back();
-    groups[it->second].push_back(ranks[p]);
-  }
-  return groups;
 }
 
 double pipelined(int steps, int chunks, double step_time) {
@@ -57,77 +45,189 @@ double pipelined(int steps, int chunks, double step_time) {
 // Ring-shaped algorithms keep every link of the ring busy at every step, so chunking cannot beat
 // the per-link volume: steps x (block / rate), plus latency paid once per pipelined step.
 double ring_time(int steps, int chunks, double block, const std::vector<Flow>& flows,
-                 const RouteLookup& route) {
-  if (steps <= 0) return 0.0;
-  double latency = concurrent_step_time(flows, 0.0, route);
-  double transfer = concurrent_step_time(flows, block, route) - latency;
+                 const RouteLookup& route, const CollectivePlan& plan) {
+  if (steps <= 0 || flows.empty()) return 0.0;
+  double latency = concurrent_step_time(flows, 0.0, route, plan);
+  double transfer = concurrent_step_time(flows, block, route, plan) - latency;
   return steps * transfer + (steps + chunks - 1) * latency;
 }
 
-}  // namespace
+// One chunk's time in each phase, and the resource (set of links) each phase occupies.
+struct Phase {
+  double time = 0.0;
+  int resource = 0;
+};
 
-double analytical_collective_time(const Collective& c, CollectiveAlgo algo,
-                                  const std::vector<int>& node_of, const RouteLookup& route) {
+// Chunks flowing through phases in order: the first chunk crosses them all, each later chunk
+// adds the busiest resource's time (phases on one resource cannot overlap each other).
+double pipelined_phases(const std::vector<Phase>& phases, int chunks) {
+  double sum = 0.0;
+  std::map<int, double> busy;
+  for (const auto& p : phases) {
+    sum += p.time;
+    busy[p.resource] += p.time;
+  }
+  double worst = 0.0;
+  for (const auto& [r, t] : busy) worst = std::max(worst, t);
+  return sum + (chunks - 1) * worst;
+}
+
+std::vector<Flow> fan_flows(const CollectivePlan& plan, bool in) {
+  std::vector<Flow> flows;
+  for (size_t q = 0; q < plan.groups.size(); ++q) {
+    const int e = plan.endpoints[std::min(q, plan.endpoints.size() - 1)];
+    for (int d : plan.groups[q]) flows.push_back(in ? Flow{d, e} : Flow{e, d});
+  }
+  return flows;
+}
+
+double plan_time(const Collective& c, const CollectivePlan& plan, const RouteLookup& route) {
   const int n = static_cast<int>(c.ranks.size());
   if (n <= 1) return 0.0;
   const int ch = c.chunks;
-  switch (c.type) {
-    case CollectiveType::kAllToAll: {
+  const int P = plan.pipeline;
+  switch (plan.algo) {
+    case CollectiveAlgo::kDirect: {
       std::vector<Flow> flows;
+      if (c.type == CollectiveType::kSendRecv) {
+        for (int i = 0; i < n; ++i) flows.push_back({c.ranks[i], c.ranks[(i + 1) % n]});
+        return concurrent_step_time(flows, c.bytes, route, plan);
+      }
       for (int i = 0; i < n; ++i)
         for (int k = 1; k < n; ++k) flows.push_back({c.ranks[i], c.ranks[(i + k) % n]});
       double per_peer =
           (c.counts.empty() ? c.bytes : *std::max_element(c.counts.begin(), c.counts.end())) /
           (n - 1);
-      return concurrent_step_time(flows, per_peer, route);
+      return concurrent_step_time(flows, per_peer, route, plan);
     }
-    case CollectiveType::kBroadcast:
-    case CollectiveType::kReduce:
-      if (algo != CollectiveAlgo::kTree) {
-        double step = 0.0;  // pipelined hops run on distinct links: the slowest hop paces them
-        for (int h = 0; h + 1 < n; ++h)
-          step = std::max(step, concurrent_step_time(
-                                    {{c.ranks[(c.root + h) % n], c.ranks[(c.root + h + 1) % n]}},
-                                    c.bytes / ch, route));
-        return pipelined(n - 1, ch, step);
-      }
-      [[fallthrough]];
-    case CollectiveType::kAllReduce:
-      if (algo == CollectiveAlgo::kTree) {
-        // All tree edges busy at once in steady state; depth levels to fill the pipeline.
-        std::vector<Flow> edges;
-        int depth = 0;
-        for (int p = 1; p < n; ++p) {
-          edges.push_back({c.ranks[(c.root + p) % n], c.ranks[(c.root + (p - 1) / 2) % n]});
+    case CollectiveAlgo::kTree: {
+      // All tree edges busy at once in steady state; depth levels to fill the pipeline.
+      std::vector<Flow> edges;
+      int depth = 0;
+      for (size_t t = 0; t < plan.tree.size(); ++t) {
+        const auto& pos = plan.tree[t];
+        const auto& parent = plan.parent[t];
+        for (size_t p = 1; p < pos.size(); ++p) {
+          edges.push_back({pos[p], pos[parent[p]]});
           int d = 0;
-          for (int q = p; q > 0; q = (q - 1) / 2) ++d;
+          for (int q = static_cast<int>(p); q > 0; q = parent[q]) ++d;
           depth = std::max(depth, d);
         }
-        double step = concurrent_step_time(edges, c.bytes / ch, route);
-        int phases = c.type == CollectiveType::kAllReduce ? 2 : 1;
-        return phases * pipelined(depth, ch, step);
       }
-      if (algo == CollectiveAlgo::kHierarchical) {
-        auto groups = node_groups(c.ranks, node_of);
-        const int g = static_cast<int>(groups[0].size());
-        const int nodes = static_cast<int>(groups.size());
-        std::vector<Flow> intra, inter;
-        for (const auto& node : groups)
-          for (const auto& f : ring_flows(node)) intra.push_back(f);
-        for (int l = 0; l < g; ++l) {
-          std::vector<int> ring;
-          for (const auto& node : groups) ring.push_back(node[l]);
-          for (const auto& f : ring_flows(ring)) inter.push_back(f);
-        }
-        return 2 * ring_time(g - 1, ch, c.bytes / g, intra, route) +
-               ring_time(2 * (nodes - 1), ch, c.bytes / g / nodes, inter, route);
+      double share = c.bytes / static_cast<double>(plan.tree.size());
+      double step = concurrent_step_time(edges, share / ch, route, plan);
+      int phases = c.type == CollectiveType::kAllReduce ? 2 : 1;
+      return phases * pipelined(depth, ch, step);
+    }
+    case CollectiveAlgo::kHierarchical: {
+      const auto& groups = plan.groups;
+      const int g = static_cast<int>(groups[0].size());
+      const int nodes = static_cast<int>(groups.size());
+      const double b = c.bytes / P;
+      std::vector<Flow> intra, inter;
+      for (const auto& node : groups) add_ring_flows(node, &intra);
+      for (int l = 0; l < g; ++l) {
+        std::vector<int> ring;
+        for (const auto& node : groups) ring.push_back(node[l]);
+        add_ring_flows(ring, &inter);
       }
-      return ring_time(2 * (n - 1), ch, c.bytes / n, ring_flows(c.ranks), route);
-    case CollectiveType::kAllGather:
-    case CollectiveType::kReduceScatter:
-      return ring_time(n - 1, ch, max_block(c), ring_flows(c.ranks), route);
+      double rs = ring_time(g - 1, ch, b / g, intra, route, plan);
+      double ar = ring_time(2 * (nodes - 1), ch, b / g / nodes, inter, route, plan);
+      return pipelined_phases({{rs, 0}, {ar, 1}, {rs, 0}}, P);
+    }
+    case CollectiveAlgo::kNvls: {
+      const double b = c.bytes / P;
+      double up = 1.0, down = 1.0;
+      if (c.type == CollectiveType::kAllReduce) up = down = (n + 1.0) / n;
+      if (c.type == CollectiveType::kReduceScatter) down = 1.0 / n;
+      if (c.type == CollectiveType::kAllGather) up = 1.0 / n;
+      double t_up = concurrent_step_time(fan_flows(plan, true), up * b, route, plan);
+      double t_down = concurrent_step_time(fan_flows(plan, false), down * b, route, plan);
+      return pipelined_phases({{t_up, 0}, {t_down, 1}}, P);
+    }
+    case CollectiveAlgo::kCollNet: {
+      const double b = c.bytes / P;
+      const int g = static_cast<int>(plan.groups[0].size());
+      std::vector<Flow> intra;
+      for (const auto& node : plan.groups) add_ring_flows(node, &intra);
+      double rs = ring_time(g - 1, 1, b / g, intra, route, plan);
+      double t_in = concurrent_step_time(fan_flows(plan, true), b / g, route, plan);
+      double t_out = concurrent_step_time(fan_flows(plan, false), b / g, route, plan);
+      return pipelined_phases({{rs, 0}, {t_in, 1}, {t_out, 2}, {rs, 0}}, P);
+    }
+    default:
+      break;
   }
-  return 0.0;
+  const double k = static_cast<double>(plan.channels.size());
+  if (c.type == CollectiveType::kBroadcast || c.type == CollectiveType::kReduce) {
+    // Pipelined chains: with one channel the hops run on distinct links and the slowest paces
+    // them; with several, every hop of every channel is busy at once in steady state.
+    if (plan.channels.size() == 1) {
+      const auto& ring = plan.channels[0];
+      double step = 0.0;
+      for (int h = 0; h + 1 < n; ++h)
+        step = std::max(step,
+                        concurrent_step_time({{ring[h], ring[h + 1]}}, c.bytes / ch, route, plan));
+      return pipelined(n - 1, ch, step);
+    }
+    std::vector<Flow> hops;
+    for (const auto& ring : plan.channels)
+      for (int h = 0; h + 1 < n; ++h) hops.push_back({ring[h], ring[h + 1]});
+    return pipelined(n - 1, ch, concurrent_step_time(hops, c.bytes / k / ch, route, plan));
+  }
+  std::vector<Flow> flows;
+  for (const auto& ring : plan.channels) add_ring_flows(ring, &flows);
+  const int steps = c.type == CollectiveType::kAllReduce ? 2 * (n - 1) : n - 1;
+  return ring_time(steps, ch, max_block(c) / k, flows, route, plan);
+}
+
+}  // namespace
+
+double analytical_collective_time(const Collective& c, const CollectivePlan& plan,
+                                  const RouteLookup& route) {
+  if (c.ranks.size() <= 1) return 0.0;
+  return plan.base_latency + plan_time(c, plan, route);
+}
+
+const std::vector<std::vector<int>>& CollectivePlanner::rings(const std::vector<int>& devices,
+                                                              const RouteLookup& route) {
+  auto it = rings_.find(devices);
+  if (it == rings_.end()) it = rings_.emplace(devices, search_rings(devices, route)).first;
+  return it->second;
+}
+
+const CollectivePlan& CollectivePlanner::plan(const Collective& c, const CollectiveTopology& topo) {
+  Key key{static_cast<int>(c.type),     c.root,  c.chunks,          static_cast<int>(c.algo),
+          static_cast<int>(c.protocol), c.bytes, !c.counts.empty(), c.ranks};
+  auto cached = plans_.find(key);
+  // Per-rank counts change the best choice with every call: not cached.
+  if (cached != plans_.end() && c.counts.empty()) return cached->second;
+
+  RingSearch rings_of =
+      [this, &topo](const std::vector<int>& devices) -> const std::vector<std::vector<int>>& {
+    return rings(devices, topo.route);
+  };
+  CollectivePlan best;
+  if (c.protocol == CollectiveProtocol::kIdeal) {
+    best = plan_collective(c, resolve_collective_algo(c, topo.node_of), c.protocol, topo, rings_of);
+  } else {
+    auto candidates = candidate_plans(c, topo);
+    if (candidates.empty()) {
+      Collective ring = c;
+      ring.algo = CollectiveAlgo::kRing;
+      candidates = candidate_plans(ring, topo);
+    }
+    double best_time = std::numeric_limits<double>::infinity();
+    for (const auto& [algo, proto] : candidates) {
+      CollectivePlan p = plan_collective(c, algo, proto, topo, rings_of);
+      double t = analytical_collective_time(c, p, topo.route);
+      if (t < best_time) {
+        best_time = t;
+        best = std::move(p);
+      }
+    }
+  }
+  return plans_[key] = std::move(best);
 }
 
 }  // namespace orrery

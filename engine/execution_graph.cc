@@ -1,5 +1,6 @@
 #include "engine/execution_graph.h"
 
+#include <cctype>
 #include <cstddef>
 #include <iterator>
 
@@ -57,9 +58,11 @@ bool parse_stream(const std::string& s, Stream* out) {
 }
 
 namespace {
-constexpr const char* kCollectiveTypeNames[] = {"allreduce", "allgather", "reducescatter",
-                                                "broadcast", "reduce",    "alltoall"};
-constexpr const char* kCollectiveAlgoNames[] = {"auto", "ring", "tree", "hierarchical", "direct"};
+constexpr const char* kCollectiveTypeNames[] = {
+    "allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"};
+constexpr const char* kCollectiveAlgoNames[] = {"auto",   "ring", "tree",   "hierarchical",
+                                                "direct", "nvls", "collnet"};
+constexpr const char* kCollectiveProtocolNames[] = {"ideal", "auto", "LL", "LL128", "Simple"};
 
 template <typename Enum, size_t N>
 bool parse_enum(const std::string& s, const char* const (&names)[N], Enum* out) {
@@ -89,6 +92,26 @@ const char* collective_algo_name(CollectiveAlgo a) {
 
 bool parse_collective_algo(const std::string& s, CollectiveAlgo* out) {
   return parse_enum(s, kCollectiveAlgoNames, out);
+}
+
+const char* collective_protocol_name(CollectiveProtocol p) {
+  auto i = static_cast<size_t>(p);
+  return i < std::size(kCollectiveProtocolNames) ? kCollectiveProtocolNames[i] : "unknown";
+}
+
+bool parse_collective_protocol(const std::string& s, CollectiveProtocol* out) {
+  for (size_t i = 0; i < std::size(kCollectiveProtocolNames); ++i) {
+    const std::string name = kCollectiveProtocolNames[i];
+    bool same = name.size() == s.size();
+    for (size_t k = 0; same && k < s.size(); ++k)
+      same = std::tolower(static_cast<unsigned char>(s[k])) ==
+             std::tolower(static_cast<unsigned char>(name[k]));
+    if (same) {
+      *out = static_cast<CollectiveProtocol>(i);
+      return true;
+    }
+  }
+  return false;
 }
 
 int ExecutionGraph::find_device(const std::string& name) const {

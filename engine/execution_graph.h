@@ -41,8 +41,10 @@ enum class CollectiveType : uint8_t {
   kBroadcast = 3,
   kReduce = 4,
   kAllToAll = 5,
+  kSendRecv =
+      6,  // every rank sends the buffer to the next rank in ring order (nccl-tests sendrecv)
 };
-const char* collective_type_name(CollectiveType t);  // "allreduce", "allgather", ...
+const char* collective_type_name(CollectiveType t);  // "allreduce", "allgather", ..., "sendrecv"
 bool parse_collective_type(const std::string& s, CollectiveType* out);
 
 enum class CollectiveAlgo : uint8_t {
@@ -50,10 +52,28 @@ enum class CollectiveAlgo : uint8_t {
   kRing = 1,  // ring; Broadcast/Reduce: a pipelined chain in ring order
   kTree = 2,  // binary tree, pipelined in chunks
   kHierarchical = 3,  // ring inside each node, ring across nodes per local rank, ring inside again
-  kDirect = 4,        // every rank to every rank at once (AllToAll)
+  kDirect = 4,        // every rank to every rank at once (AllToAll, SendRecv)
+  // In-network reduction (engine/collective_plan.h): NVLink SHARP inside an NVSwitch server
+  // (NCCL's NVLS) and SHARP in the InfiniBand switches across servers (NCCL's CollNet).
+  kNvls = 5,
+  kCollNet = 6,
 };
 const char* collective_algo_name(CollectiveAlgo a);  // "auto", "ring", "tree", ...
 bool parse_collective_algo(const std::string& s, CollectiveAlgo* out);
+
+// How a collective's bytes and steps are charged (engine/collective_plan.h).
+enum class CollectiveProtocol : uint8_t {
+  // Bytes over links only: one ring in rank order, no software latency, every byte payload.
+  // The model of hand-built graphs and the upper bound of what links allow.
+  kIdeal = 0,
+  kAuto = 1,  // NCCL's tuner picks the algorithm and the protocol by size and topology
+  kLL = 2,    // NCCL's low-latency protocol: 8-byte stores, half of them flags
+  kLL128 = 3,
+  kSimple = 4,
+};
+const char* collective_protocol_name(CollectiveProtocol p);  // "ideal", "auto", "LL", ...
+// Case-insensitive: "ll128" and "LL128" both parse.
+bool parse_collective_protocol(const std::string& s, CollectiveProtocol* out);
 
 // A collective over a group of devices. The engine expands it into point-to-point flows as the
 // algorithm's steps become ready (memory bounded by the group, not by steps x ranks), or prices it
@@ -68,7 +88,10 @@ struct Collective {
   std::vector<double> counts;  // optional per-rank block sizes (AllGatherv / ReduceScatterv)
   int root = 0;                // Broadcast / Reduce: index into ranks
   int chunks = 1;              // pipelining: each block moves as this many consecutive chunks
-  bool analytical = false;     // alpha-beta time instead of flows
+  // kIdeal keeps the bytes-only model; anything else runs NCCL's algorithms, channels,
+  // protocols and latencies (engine/collective_plan.h).
+  CollectiveProtocol protocol = CollectiveProtocol::kIdeal;
+  bool analytical = false;  // alpha-beta time instead of flows
   // Fraction of each participating GPU's compute capacity the collective holds while it runs
   // (AllReduce SM contention, Tianshu section 3.3: 16 of 80 SMs on a V100).
   double sm_share = 0.0;

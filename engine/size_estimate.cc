@@ -72,9 +72,16 @@ SizeEstimate estimate_graph_size(const ExecutionGraph& g) {
     CollectiveAlgo algo = c.algo;
     if (c.type == CollectiveType::kAllReduce &&
         (algo == CollectiveAlgo::kAuto || algo == CollectiveAlgo::kHierarchical))
-      algo = uniform && nodes > 1 && n > nodes ? CollectiveAlgo::kHierarchical
-                                               : CollectiveAlgo::kRing;
-    flows += std::max(1.0, collective_flows(c.type, algo, n, nodes, c.chunks));
+      algo =
+          uniform && nodes > 1 && n > nodes ? CollectiveAlgo::kHierarchical : CollectiveAlgo::kRing;
+    double f = collective_flows(c.type, algo, n, nodes, c.chunks);
+    if (c.protocol != CollectiveProtocol::kIdeal) {
+      // NCCL plans: each flow waits on a step delay first, and rings run one per channel (at
+      // most the ring search's 16, or a server's GPUs across servers; collective_plan.h).
+      const double per_node = nodes > 0 ? n / nodes : n;
+      f *= 2.0 * std::clamp(per_node, 1.0, 16.0);
+    }
+    flows += std::max(1.0, f);
   }
   e.activities = ops - collective_ops + flows;
   e.basis = approximate_count(ops) + " ops, " + approximate_count(flows) + " collective flows";

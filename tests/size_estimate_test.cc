@@ -67,7 +67,14 @@ TEST(SizeEstimate, CollectiveFlowsMatchTheStateMachines) {
     for (CollectiveAlgo algo : {CollectiveAlgo::kRing, CollectiveAlgo::kTree}) {
       c.type = type;
       if (algo == CollectiveAlgo::kTree && type != CollectiveType::kAllReduce) continue;
-      auto run = make_collective_run(c, algo, node_of, issuer);
+      CollectiveTopology topo;
+      topo.node_of = node_of;
+      RingSearch rings_of = [](const std::vector<int>&) -> const std::vector<std::vector<int>>& {
+        static const std::vector<std::vector<int>> none;
+        return none;
+      };
+      auto run = make_collective_run(
+          c, plan_collective(c, algo, CollectiveProtocol::kIdeal, topo, rings_of), issuer);
       EXPECT_EQ(static_cast<double>(run->flows_total()),
                 collective_flows(c.type, algo, 8, 1, c.chunks))
           << collective_type_name(type) << " " << collective_algo_name(algo);
@@ -116,8 +123,8 @@ TEST(SizeEstimate, StrategyByHand) {
   in.gradient_ops = 10;
   in.gradient_bytes = 100e6;  // 4 buckets of 25 MiB
   SizeEstimate e = estimate_strategy_size(in);
-  EXPECT_EQ(e.ops, 4 * 100 + 4 + 4);                // placed ops, input copies, buckets
-  EXPECT_EQ(e.activities, 4 * 100 + 4 + 4 * 24);    // a 4-rank ring all-reduce is 24 flows
+  EXPECT_EQ(e.ops, 4 * 100 + 4 + 4);              // placed ops, input copies, buckets
+  EXPECT_EQ(e.activities, 4 * 100 + 4 + 4 * 24);  // a 4-rank ring all-reduce is 24 flows
   EXPECT_EQ(e.memory_bytes, 408 * kBytesPerOp + (2 * 408 + 4 * 10) * kBytesPerDep);
 }
 
@@ -126,8 +133,8 @@ TEST(SizeEstimate, PlatformByHand) {
   PlatformSpec spec;
   SizeEstimate e = estimate_platform_size(spec);
   // Hosts 8 + 1; links 8 x 7 + 2 + 3 + 1 + 0.5 + 1 = 63.5; routes 9 x 9.
-  EXPECT_EQ(e.memory_bytes, 9 * kBytesPerHost + 63.5 * kBytesPerLink + 81 * kBytesPerRoute +
-                                1 * kBytesPerLink);
+  EXPECT_EQ(e.memory_bytes,
+            9 * kBytesPerHost + 63.5 * kBytesPerLink + 81 * kBytesPerRoute + 1 * kBytesPerLink);
   EXPECT_CONTAINS(e.basis, "1 servers x (9 hosts, about 64 links, 81 routes)");
 }
 
@@ -191,8 +198,9 @@ TEST(SizeEstimate, HugeStrategyIsRefusedBeforeBuilding) {
   StrategyOptions opt;
   opt.collectives.algo = CollectiveAlgo::kRing;
   std::string msg = error_of([&] { build_strategy(r, layout, opt); });
-  EXPECT_CONTAINS(msg, "strategy allreduce: this workload would need about 8e+10 simulated "
-                       "activities");
+  EXPECT_CONTAINS(msg,
+                  "strategy allreduce: this workload would need about 8e+10 simulated "
+                  "activities");
   EXPECT_CONTAINS(msg, "lift it with --max-flows N or --no-size-limit");
 }
 

@@ -1,0 +1,474 @@
+#include "engine/collective_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace orrery {
+namespace {
+
+constexpr double kUs = 1e-6;
+
+// NCCL's tuning constants (NCCL 2.30, src/graph/tuning.cc), microseconds, by protocol
+// {LL, LL128, Simple}. Base: once per collective; hop: per step, by what the step crosses.
+constexpr double kRingBase[3] = {6.6, 14.0, 8.4};
+constexpr double kTreeBase[3] = {6.8, 14.0, 8.4};
+constexpr double kRingHop[kNumHopClasses][3] = {{0.6, 1.9, 3.4}, {1.0, 2.5, 5.7}, {2.7, 4.0, 14.0}};
+constexpr double kTreeHop[kNumHopClasses][3] = {
+    {0.6, 1.25, 4.0}, {1.0, 1.9, 4.0}, {5.0, 8.5, 14.0}};
+// Simple only: CollNetDirect and NVLS.
+constexpr double kCollNetHop[kNumHopClasses] = {3.7, 3.7, 31.0};
+constexpr double kNvlsHop[kNumHopClasses] = {25.0, 0.0, 18.0};
+
+// Payload share of the wire: LL sends 8-byte stores of 4 data bytes and a 4-byte flag; LL128
+// 128-byte lines of 120 data bytes and an 8-byte flag; Simple moves bulk data and synchronizes
+// with fences (NCCL maintainers, github.com/NVIDIA/nccl issue 281).
+constexpr double kProtocolEfficiency[3] = {0.5, 120.0 / 128.0, 1.0};
+// NVLS reduces in the NVSwitch through multimem loads and stores: NCCL's tuner credits it with
+// 0.85 of the NVLink bandwidth on Hopper (nvlsEfficiency).
+constexpr double kNvlsEfficiency = 0.85;
+
+// Multi-phase algorithms pipeline chunks of NCCL's Simple buffer per channel (4 MiB) through
+// their phases; at most this many, so a flow replay of an 8 GiB collective stays small.
+constexpr double kPipelineChunkBytes = 4.0 * 1024 * 1024;
+constexpr int kMaxPipeline = 16;
+
+int proto_index(CollectiveProtocol p) {
+  switch (p) {
+    case CollectiveProtocol::kLL:
+      return 0;
+    case CollectiveProtocol::kLL128:
+      return 1;
+    default:
+      return 2;
+  }
+}
+
+// Lowest-bandwidth link of a route, for the inter-ring merge of hierarchical all-reduce.
+int bottleneck_link(const RouteInfo& r) {
+  int worst = -1;
+  double bw = std::numeric_limits<double>::infinity();
+  for (const auto& [link, b] : r.links)
+    if (b < bw) {
+      bw = b;
+      worst = link;
+    }
+  return worst;
+}
+
+// True when the inter-node ring of every local rank is limited by one and the same link.
+bool inter_rings_share_bottleneck(const std::vector<std::vector<int>>& groups,
+                                  const RouteLookup& route) {
+  if (!route || groups.size() < 2) return false;
+  const size_t g = groups[0].size();
+  for (size_t n = 0; n < groups.size(); ++n) {
+    const auto& from = groups[n];
+    const auto& to = groups[(n + 1) % groups.size()];
+    int shared = bottleneck_link(route(from[0], to[0]));
+    if (shared < 0) return false;
+    for (size_t l = 1; l < g; ++l)
+      if (bottleneck_link(route(from[l], to[l])) != shared) return false;
+  }
+  return true;
+}
+
+// Depth-first search for one ring through all devices whose every hop has `speed` left on each
+// of its links; hops with fewer links first (a direct NVLink before a relay), then the most
+// residual capacity. Subtracts the ring's speed from the links it uses when it succeeds.
+class RingFinder {
+ public:
+  RingFinder(const std::vector<int>& devices, const RouteLookup& route)
+      : dev_(devices), n_(static_cast<int>(devices.size())), route_(route) {
+    for (int a = 0; a < n_; ++a)
+      for (int b = 0; b < n_; ++b)
+        if (a != b)
+          for (const auto& [link, bw] : route_(dev_[a], dev_[b]).links) capacity_[link] = bw;
+  }
+
+  void reset() { residual_ = capacity_; }
+
+  // Distinct per-ring speeds worth trying: each route bottleneck split 1..max_rings ways.
+  std::vector<double> speeds(int max_rings) const {
+    std::set<double> bottlenecks;
+    for (int a = 0; a < n_; ++a)
+      for (int b = 0; b < n_; ++b) {
+        if (a == b) continue;
+        double bw = std::numeric_limits<double>::infinity();
+        for (const auto& [link, c] : route_(dev_[a], dev_[b]).links) bw = std::min(bw, c);
+        if (std::isfinite(bw)) bottlenecks.insert(bw);
+      }
+    std::set<double, std::greater<double>> out;
+    for (double bw : bottlenecks)
+      for (int k = 1; k <= max_rings; ++k) out.insert(bw / k);
+    return {out.begin(), out.end()};
+  }
+
+  bool find(double speed, std::vector<int>* ring) {
+    speed_ = speed;
+    budget_ = 20000;
+    std::vector<int> path{0};
+    std::vector<char> used(n_, 0);
+    used[0] = 1;
+    if (!extend(path, used)) return false;
+    ring->clear();
+    for (int p : path) ring->push_back(dev_[p]);
+    return true;
+  }
+
+ private:
+  bool fits(int a, int b) const {
+    for (const auto& [link, bw] : route_(dev_[a], dev_[b]).links)
+      if (residual_.at(link) < speed_ * (1 - 1e-9)) return false;
+    return true;
+  }
+  void take(int a, int b, double sign) {
+    for (const auto& [link, bw] : route_(dev_[a], dev_[b]).links) residual_[link] -= sign * speed_;
+  }
+
+  bool extend(std::vector<int>& path, std::vector<char>& used) {
+    if (--budget_ < 0) return false;
+    const int u = path.back();
+    if (static_cast<int>(path.size()) == n_) {
+      if (!fits(u, path[0])) return false;
+      take(u, path[0], 1);
+      return true;
+    }
+    std::vector<int> next;
+    for (int v = 0; v < n_; ++v)
+      if (!used[v] && fits(u, v)) next.push_back(v);
+    auto hops = [&](int v) { return route_(dev_[u], dev_[v]).links.size(); };
+    auto room = [&](int v) {
+      double r = std::numeric_limits<double>::infinity();
+      for (const auto& [link, bw] : route_(dev_[u], dev_[v]).links)
+        r = std::min(r, residual_[link]);
+      return r;
+    };
+    std::stable_sort(next.begin(), next.end(), [&](int a, int b) {
+      if (hops(a) != hops(b)) return hops(a) < hops(b);
+      return room(a) > room(b);
+    });
+    for (int v : next) {
+      take(u, v, 1);
+      used[v] = 1;
+      path.push_back(v);
+      if (extend(path, used)) return true;
+      path.pop_back();
+      used[v] = 0;
+      take(u, v, -1);
+    }
+    return false;
+  }
+
+  std::vector<int> dev_;
+  int n_;
+  const RouteLookup& route_;
+  std::map<int, double> capacity_, residual_;
+  double speed_ = 0.0;
+  int budget_ = 0;
+};
+
+bool is_rooted(CollectiveType t) {
+  return t == CollectiveType::kBroadcast || t == CollectiveType::kReduce;
+}
+
+// Heap-shaped binary tree over positions 0..n-1 (children of p: 2p+1, 2p+2).
+std::vector<int> heap_parents(int n) {
+  std::vector<int> parent(n, -1);
+  for (int p = 1; p < n; ++p) parent[p] = (p - 1) / 2;
+  return parent;
+}
+
+// NCCL's tree: a chain inside each server, the servers' heads in a binary tree. `heads` lists the
+// groups in tree order.
+void add_tree(const std::vector<std::vector<int>>& groups, const std::vector<int>& order,
+              CollectivePlan* plan) {
+  const int nodes = static_cast<int>(order.size());
+  std::vector<int> devices, parent = heap_parents(nodes);
+  for (int q : order) devices.push_back(groups[q][0]);
+  for (int q = 0; q < nodes; ++q) {
+    const auto& chain = groups[order[q]];
+    for (size_t k = 1; k < chain.size(); ++k) {
+      parent.push_back(k == 1 ? q : static_cast<int>(devices.size()) - 1);
+      devices.push_back(chain[k]);
+    }
+  }
+  plan->tree.push_back(std::move(devices));
+  plan->parent.push_back(std::move(parent));
+}
+
+int pipeline_chunks(double bytes) {
+  double p = std::ceil(bytes / kPipelineChunkBytes);
+  return static_cast<int>(std::clamp(p, 1.0, static_cast<double>(kMaxPipeline)));
+}
+
+}  // namespace
+
+const char* hop_class_name(HopClass h) {
+  switch (h) {
+    case HopClass::kNvlink:
+      return "nvlink";
+    case HopClass::kPcie:
+      return "pcie";
+    case HopClass::kNetwork:
+      return "network";
+  }
+  return "unknown";
+}
+
+std::vector<std::vector<int>> uniform_node_groups(const std::vector<int>& ranks,
+                                                  const std::vector<int>& node_of) {
+  std::vector<std::vector<int>> groups;
+  std::map<int, size_t> where;
+  for (size_t p = 0; p < ranks.size(); ++p) {
+    auto it = where.find(node_of[p]);
+    if (it == where.end()) {
+      it = where.emplace(node_of[p], groups.size()).first;
+      groups.emplace_back();
+    }
+    groups[it->second].push_back(ranks[p]);
+  }
+  for (const auto& g : groups)
+    if (g.size() != groups[0].size()) return {};
+  return groups;
+}
+
+std::vector<std::vector<int>> search_rings(const std::vector<int>& devices,
+                                           const RouteLookup& route, int max_rings) {
+  const int n = static_cast<int>(devices.size());
+  if (n <= 2 || n > 16 || !route) return {devices};
+  RingFinder finder(devices, route);
+  std::vector<std::vector<int>> best;
+  double best_total = 0.0;
+  for (double speed : finder.speeds(max_rings)) {
+    finder.reset();
+    std::vector<std::vector<int>> rings;
+    std::vector<int> ring;
+    while (static_cast<int>(rings.size()) < max_rings && finder.find(speed, &ring))
+      rings.push_back(ring);
+    double total = speed * rings.size();
+    if (total > best_total * (1 + 1e-9)) {
+      best_total = total;
+      best = std::move(rings);
+    }
+  }
+  if (best.empty()) best.push_back(devices);
+  return best;
+}
+
+std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
+    const Collective& c, const CollectiveTopology& topo) {
+  const CollectiveType t = c.type;
+  const bool allreduce = t == CollectiveType::kAllReduce;
+  const bool direct_type = t == CollectiveType::kAllToAll || t == CollectiveType::kSendRecv;
+  auto groups = uniform_node_groups(c.ranks, topo.node_of);
+  const bool one_node = groups.size() == 1;
+
+  auto nvls_ok = [&] {
+    if (!(allreduce || t == CollectiveType::kAllGather || t == CollectiveType::kReduceScatter))
+      return false;
+    if (!one_node || c.ranks.size() < 2 || topo.nvls.size() != c.ranks.size()) return false;
+    for (int e : topo.nvls)
+      if (e < 0 || e != topo.nvls[0]) return false;
+    return true;
+  };
+  auto collnet_ok = [&] { return allreduce && groups.size() > 1 && topo.collnet >= 0; };
+  auto hierarchical_ok = [&] { return allreduce && groups.size() > 1 && groups[0].size() > 1; };
+
+  std::vector<CollectiveAlgo> algos;
+  if (direct_type) {
+    algos = {CollectiveAlgo::kDirect};
+  } else if (c.algo == CollectiveAlgo::kAuto) {
+    algos.push_back(CollectiveAlgo::kRing);
+    if (allreduce) algos.push_back(CollectiveAlgo::kTree);
+    if (nvls_ok()) algos.push_back(CollectiveAlgo::kNvls);
+    if (collnet_ok()) algos.push_back(CollectiveAlgo::kCollNet);
+  } else {
+    bool ok = false;
+    switch (c.algo) {
+      case CollectiveAlgo::kRing:
+        ok = true;
+        break;
+      case CollectiveAlgo::kTree:
+        ok = allreduce || is_rooted(t);
+        break;
+      case CollectiveAlgo::kHierarchical:
+        ok = hierarchical_ok();
+        break;
+      case CollectiveAlgo::kNvls:
+        ok = nvls_ok();
+        break;
+      case CollectiveAlgo::kCollNet:
+        ok = collnet_ok();
+        break;
+      default:
+        break;
+    }
+    if (!ok) return {};
+    algos = {c.algo};
+  }
+
+  // LL128 needs 128-byte stores to arrive in order along the whole path: NCCL enables it by
+  // default only over NVLink inside servers.
+  bool nvlink_inside = true;
+  for (const auto& g : groups)
+    for (int a : g)
+      for (int b : g)
+        if (a != b && topo.route && topo.route(a, b).hop != HopClass::kNvlink)
+          nvlink_inside = false;
+  std::vector<CollectiveProtocol> protocols;
+  if (c.protocol == CollectiveProtocol::kAuto) {
+    protocols.push_back(CollectiveProtocol::kLL);
+    if (nvlink_inside) protocols.push_back(CollectiveProtocol::kLL128);
+    protocols.push_back(CollectiveProtocol::kSimple);
+  } else {
+    protocols.push_back(c.protocol);
+  }
+
+  std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> out;
+  for (auto a : algos)
+    for (auto p : protocols) {
+      bool simple_only = a == CollectiveAlgo::kNvls || a == CollectiveAlgo::kCollNet;
+      if (simple_only && p != CollectiveProtocol::kSimple) continue;
+      out.push_back({a, p});
+    }
+  return out;
+}
+
+CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
+                               CollectiveProtocol protocol, const CollectiveTopology& topo,
+                               const RingSearch& rings_of) {
+  CollectivePlan plan;
+  plan.algo = algo;
+  plan.protocol = protocol;
+  const int n = static_cast<int>(c.ranks.size());
+  const bool ideal = protocol == CollectiveProtocol::kIdeal;
+
+  if (!ideal) {
+    const int pi = proto_index(protocol);
+    plan.efficiency = kProtocolEfficiency[pi];
+    for (int h = 0; h < kNumHopClasses; ++h) {
+      double us = 0.0;
+      switch (algo) {
+        case CollectiveAlgo::kTree:
+          us = kTreeHop[h][pi];
+          break;
+        case CollectiveAlgo::kNvls:
+          us = kNvlsHop[h];
+          break;
+        case CollectiveAlgo::kCollNet:
+          us = kCollNetHop[h];
+          break;
+        default:
+          us = kRingHop[h][pi];
+          break;
+      }
+      plan.hop_latency[h] = us * kUs;
+    }
+    if (algo == CollectiveAlgo::kTree)
+      plan.base_latency = kTreeBase[pi] * kUs;
+    else if (algo != CollectiveAlgo::kNvls && algo != CollectiveAlgo::kCollNet)
+      plan.base_latency = kRingBase[pi] * kUs;
+    if (algo == CollectiveAlgo::kNvls) plan.efficiency = kNvlsEfficiency;
+    plan.pipeline = pipeline_chunks(c.bytes);
+  }
+
+  // Rank order starting at the root, for rooted collectives.
+  std::vector<int> from_root(n);
+  for (int p = 0; p < n; ++p) from_root[p] = c.ranks[(c.root + p) % n];
+
+  auto raw_groups = uniform_node_groups(c.ranks, topo.node_of);
+  // Each server's devices in the order of its first ring, so chains and intra-server rings run
+  // over the links the search found.
+  std::vector<std::vector<int>> groups = raw_groups;
+  if (!ideal)
+    for (auto& g : groups) g = rings_of(g).front();
+
+  switch (algo) {
+    case CollectiveAlgo::kDirect:
+      plan.channels = {c.ranks};
+      return plan;
+    case CollectiveAlgo::kTree:
+      if (ideal || raw_groups.empty()) {
+        plan.tree = {is_rooted(c.type) ? from_root : c.ranks};
+        plan.parent = {heap_parents(n)};
+        return plan;
+      }
+      {
+        std::vector<int> order(groups.size());
+        for (size_t q = 0; q < order.size(); ++q) order[q] = static_cast<int>(q);
+        if (is_rooted(c.type)) {
+          // The root's server heads the tree and the root its chain.
+          const int root = c.ranks[c.root];
+          for (size_t q = 0; q < groups.size(); ++q) {
+            auto it = std::find(groups[q].begin(), groups[q].end(), root);
+            if (it == groups[q].end()) continue;
+            std::rotate(groups[q].begin(), it, groups[q].end());
+            std::swap(order[0], order[q]);
+          }
+          add_tree(groups, order, &plan);
+          return plan;
+        }
+        add_tree(groups, order, &plan);
+        // Double binary tree: the mirrored tree makes the first tree's leaves its inner nodes,
+        // so every server sends and receives at full rate (one tree per half of the bytes).
+        if (groups.size() > 2) {
+          std::reverse(order.begin(), order.end());
+          add_tree(groups, order, &plan);
+        }
+      }
+      return plan;
+    case CollectiveAlgo::kHierarchical:
+      plan.groups = ideal ? raw_groups : groups;
+      plan.merge_inter = inter_rings_share_bottleneck(raw_groups, topo.route);
+      if (ideal) plan.pipeline = 1;
+      return plan;
+    case CollectiveAlgo::kNvls:
+      plan.groups = groups;
+      plan.endpoints = {topo.nvls.at(0)};
+      return plan;
+    case CollectiveAlgo::kCollNet:
+      plan.groups = groups;
+      plan.endpoints = {topo.collnet};
+      return plan;
+    default:
+      break;
+  }
+
+  // Ring (and the chains of Broadcast / Reduce).
+  if (ideal || raw_groups.empty()) {
+    plan.channels = {c.ranks};
+  } else if (raw_groups.size() == 1) {
+    plan.channels = rings_of(raw_groups[0]);
+  } else {
+    // Across servers every channel threads the servers in order; channel k enters each server
+    // at a different GPU (rotation k), so the steps between servers spread over the NICs, and
+    // uses the server's ring k (mod the rings found) inside.
+    const auto& first = raw_groups[0];
+    const int g = static_cast<int>(first.size());
+    std::vector<std::vector<int>> local;  // rings of server 0 as local indices
+    for (const auto& ring : rings_of(first)) {
+      std::vector<int> idx;
+      for (int d : ring)
+        idx.push_back(static_cast<int>(std::find(first.begin(), first.end(), d) - first.begin()));
+      local.push_back(std::move(idx));
+    }
+    const int k = std::max(static_cast<int>(local.size()), g);
+    for (int ch = 0; ch < k; ++ch) {
+      const auto& cycle = local[ch % local.size()];
+      std::vector<int> ring;
+      for (const auto& server : raw_groups)
+        for (int t = 0; t < g; ++t) ring.push_back(server[cycle[(ch + t) % g]]);
+      plan.channels.push_back(std::move(ring));
+    }
+  }
+  if (is_rooted(c.type)) {
+    const int root = c.ranks[c.root];
+    for (auto& ring : plan.channels)
+      std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), root), ring.end());
+  }
+  return plan;
+}
+
+}  // namespace orrery

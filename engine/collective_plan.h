@@ -1,0 +1,105 @@
+// How a collective runs, as NCCL runs it: the algorithm, the protocol, the channels (rings found
+// over the links the topology has) and the latency of every step. The plan is plain data; the
+// flow engine (collective_algos.h) and the alpha-beta model (collective_cost.h) both execute it,
+// so the two modes differ only in how link sharing is resolved.
+//
+// The constants are those of NCCL's tuning model (NVIDIA NCCL 2.30, src/graph/tuning.cc) and the
+// protocol formats its maintainers describe (docs/collectives.md lists every number with its
+// source).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/execution_graph.h"
+
+namespace orrery {
+
+// What a step crosses, for its latency: NVLink only (direct or through an NVSwitch), PCIe or
+// the CPU interconnect inside a server, or a NIC and the network between servers.
+enum class HopClass : uint8_t { kNvlink = 0, kPcie = 1, kNetwork = 2 };
+inline constexpr int kNumHopClasses = 3;
+const char* hop_class_name(HopClass h);
+
+// The route between two devices as the cost model needs it.
+struct RouteInfo {
+  double latency = 0.0;                       // seconds, the links' own
+  std::vector<std::pair<int, double>> links;  // (link id, bandwidth in bytes/s) in route order
+  HopClass hop = HopClass::kPcie;
+};
+// Must return a reference that stays valid for the life of the lookup (replay caches routes).
+using RouteLookup = std::function<const RouteInfo&(int src_device, int dst_device)>;
+
+// What planning needs to know about the platform for one collective.
+struct CollectiveTopology {
+  std::vector<int> node_of;  // per rank position: the server it sits in
+  RouteLookup route;
+  // Per rank position: the device index of its server's NVLink SHARP endpoint, -1 for none.
+  // Indices past the graph's devices name platform hosts the replay adds (the switch itself).
+  std::vector<int> nvls;
+  int collnet = -1;  // device index of the network's SHARP endpoint, -1 for none
+};
+
+struct CollectivePlan {
+  CollectiveAlgo algo = CollectiveAlgo::kRing;
+  CollectiveProtocol protocol = CollectiveProtocol::kIdeal;
+  // Ring algorithms (and chains for Broadcast / Reduce): one ring of devices per channel, each
+  // moving an equal share of the bytes. Direct: the ranks.
+  std::vector<std::vector<int>> channels;
+  // Tree: one or two trees (NCCL's double binary tree: each carries half the bytes). tree[t] lists
+  // devices by position, parent[t][p] is the parent position of p (-1 for the root).
+  std::vector<std::vector<int>> tree;
+  std::vector<std::vector<int>> parent;
+  // Hierarchical, CollNet, NVLS: the ranks' devices grouped by server, each group in its
+  // intra-server ring order.
+  std::vector<std::vector<int>> groups;
+  std::vector<int> endpoints;  // NVLS: one per group; CollNet: one
+  bool merge_inter = false;    // hierarchical: one inter-server ring (collective_algos.h)
+  int pipeline = 1;            // chunks pipelined across the phases of multi-phase algorithms
+  double base_latency = 0.0;   // seconds, once per collective (launch and setup)
+  double efficiency = 1.0;     // share of the wire bytes that is payload
+  // Software latency of one step by what it crosses, seconds; the route's own link latency counts
+  // towards it (a step takes max(route latency, this)).
+  std::array<double, kNumHopClasses> hop_latency{};
+
+  // Extra delay before a flow over `route` starts, on top of SimGrid's link latency.
+  double step_delay(const RouteInfo& route) const {
+    double d = hop_latency[static_cast<int>(route.hop)] - route.latency;
+    return d > 0 ? d : 0.0;
+  }
+};
+
+// The (algorithm, protocol) pairs NCCL would consider for `c` on `topo`, after the scenario's
+// own choices (c.algo, c.protocol when not auto): Ring for everything; Tree for AllReduce;
+// NVLS on one NVSwitch server with NVLink SHARP; CollNet across servers with SHARP switches;
+// Direct for AllToAll and SendRecv. LL128 only where every step inside a server is NVLink, as
+// NCCL enables it by default. NVLS and CollNet run Simple only. Empty when the forced choice
+// cannot apply (the caller falls back to Ring).
+std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
+    const Collective& c, const CollectiveTopology& topo);
+
+// Channels found over the links of one server's devices, as NCCL's search does: for a per-channel
+// speed from the route bandwidths, as many edge-disjoint rings as the residual capacity of the
+// links allows; the speed with the highest total wins (the fewest rings on a tie). A DGX-1
+// cube mesh gets rings over its NVLinks, an NVSwitch or PCIe server one ring that the others
+// would only share. At most `max_rings`; over 16 devices the rank order is the one ring.
+std::vector<std::vector<int>> search_rings(const std::vector<int>& devices,
+                                           const RouteLookup& route, int max_rings = 16);
+
+// Builds the plan of `algo` (resolved, not auto) with `protocol` (LL, LL128 or Simple; or ideal
+// for the bytes-only model, which keeps rank order and no latency). `rings_of` returns the
+// search_rings result for a server's devices (the caller caches it).
+using RingSearch = std::function<const std::vector<std::vector<int>>&(const std::vector<int>&)>;
+CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
+                               CollectiveProtocol protocol, const CollectiveTopology& topo,
+                               const RingSearch& rings_of);
+
+// Devices grouped by node in order of first appearance; empty when nodes differ in size.
+std::vector<std::vector<int>> uniform_node_groups(const std::vector<int>& ranks,
+                                                  const std::vector<int>& node_of);
+
+}  // namespace orrery
