@@ -38,6 +38,8 @@ void register_platform_commands(CLI::App& app, CommandList& out);
 void register_workload_commands(CLI::App& app, CommandList& out);
 // `cost` (cli/cost_command.cc).
 void register_cost_commands(CLI::App& app, CommandList& out);
+// `bench collective` (cli/bench_command.cc).
+void register_bench_commands(CLI::App& app, CommandList& out);
 // `estimator train` and `estimator eval` (cli/estimator_command.cc).
 void register_estimator_commands(CLI::App& app, CommandList& out);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/platform_arg.h"
 #include "common/errors.h"
 #include "common/units.h"
 #include "common/yaml_reader.h"
@@ -34,34 +35,8 @@ struct PlatformArgs {
   std::string size = "256MiB";
 };
 
-bool is_xml(const std::string& arg) {
-  return fs::path(arg).extension() == ".xml" && fs::exists(arg);
-}
-
-// A preset name or a YAML file, with --set overrides (keys relative to the platform mapping;
-// a leading "platform." is accepted too).
 PlatformSpec load_spec(const PlatformArgs& args) {
-  YAML::Node node;
-  std::string origin;
-  if (fs::exists(args.platform)) {
-    if (is_xml(args.platform))
-      throw InputError(args.platform +
-                       ": a SimGrid XML file has no platform description to show or export; "
-                       "name a preset or a YAML platform");
-    const YAML::Node root = load_yaml_file(args.platform);  // const: lookups add no keys
-    node = root.IsMap() && root["platform"] ? root["platform"] : root;
-    origin = args.platform;
-  } else {
-    platform_preset_yaml(args.platform);  // an unknown name fails here, listing the presets
-    node = YAML::Node(YAML::NodeType::Map);
-    node["preset"] = args.platform;
-    origin = "preset " + args.platform;
-  }
-  for (std::string o : args.overrides) {
-    if (o.rfind("platform.", 0) == 0) o = o.substr(9);
-    apply_override(node, o);
-  }
-  return parse_platform_spec(node, origin, "platform");
+  return load_platform_arg(args.platform, args.overrides);
 }
 
 void write_output(const std::string& file, const std::string& text) {
@@ -126,7 +101,7 @@ int bench_command(const PlatformArgs& args) {
     throw InputError("--size " + args.size + ": expected a positive size such as 256MiB");
   PlatformSource source;
   std::vector<BenchPair> pairs = parse_pairs(args.pairs);
-  if (is_xml(args.platform)) {
+  if (is_xml_platform(args.platform)) {
     if (!args.overrides.empty())
       throw InputError("--set does not apply to a SimGrid XML file (" + args.platform + ")");
     if (pairs.empty())

@@ -379,7 +379,7 @@ std::unique_ptr<CollectiveRun> hierarchical_allreduce(const Collective& c,
   const auto& groups = plan.groups;
   const int g = static_cast<int>(groups[0].size());
   const int nodes = static_cast<int>(groups.size());
-  const int chunks = c.chunks;
+  const int chunks = plan.chunks;
   PipelineRun::Factory inter = [groups, chunks, g, nodes, merge = plan.merge_inter](
                                    double bytes, FlowIssuer& out) {
     Runs runs;
@@ -537,11 +537,11 @@ std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const Co
     case CollectiveAlgo::kTree: {
       const double share = c.bytes / static_cast<double>(plan.tree.size());
       if (plan.tree.size() == 1)
-        return std::make_unique<TreeRun>(c.type, plan.tree[0], plan.parent[0], share, c.chunks,
+        return std::make_unique<TreeRun>(c.type, plan.tree[0], plan.parent[0], share, plan.chunks,
                                          issuer);
       auto both = std::make_unique<ParallelRun>(issuer);
       for (size_t t = 0; t < plan.tree.size(); ++t)
-        both->add(std::make_unique<TreeRun>(c.type, plan.tree[t], plan.parent[t], share, c.chunks,
+        both->add(std::make_unique<TreeRun>(c.type, plan.tree[t], plan.parent[t], share, plan.chunks,
                                             both->inner()));
       return both;
     }
@@ -565,7 +565,7 @@ std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const Co
       // Reduce flows towards the root: root+1 -> root+2 -> ... -> root.
       if (c.type == CollectiveType::kReduce)
         std::rotate(order.begin(), order.begin() + 1, order.end());
-      runs.push_back(std::make_unique<ChainRun>(order, c.bytes / k, c.chunks, out));
+      runs.push_back(std::make_unique<ChainRun>(order, c.bytes / k, plan.chunks, out));
       continue;
     }
     std::vector<double> blocks;
@@ -578,7 +578,7 @@ std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const Co
         blocks.push_back(c.counts[p] / k);
       }
     }
-    runs.push_back(std::make_unique<RingRun>(c.type, ring, blocks, c.chunks, out));
+    runs.push_back(std::make_unique<RingRun>(c.type, ring, blocks, plan.chunks, out));
   }
   if (runs.size() == 1) return std::move(runs[0]);
   for (auto& r : runs) channels->add(std::move(r));

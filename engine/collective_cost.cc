@@ -11,20 +11,29 @@ namespace {
 
 using Flow = std::pair<int, int>;  // (src device, dst device)
 
-// Time for every flow of `flows` to move `bytes` of payload when they all run at once.
-double concurrent_step_time(const std::vector<Flow>& flows, double bytes, const RouteLookup& route,
-                            const CollectivePlan& plan) {
+// Time of each flow of `flows` moving `bytes` of payload when they all run at once.
+std::vector<double> flow_times(const std::vector<Flow>& flows, double bytes,
+                               const RouteLookup& route, const CollectivePlan& plan) {
   std::unordered_map<int, int> load;
   for (const auto& [s, d] : flows)
     for (const auto& [link, bw] : route(s, d).links) ++load[link];
   const double wire = bytes / plan.efficiency;
-  double worst = 0.0;
+  std::vector<double> out;
+  out.reserve(flows.size());
   for (const auto& [s, d] : flows) {
     const RouteInfo& r = route(s, d);
     double rate = std::numeric_limits<double>::infinity();
     for (const auto& [link, bw] : r.links) rate = std::min(rate, bw / load[link]);
-    worst = std::max(worst, r.latency + plan.step_delay(r) + (wire > 0 ? wire / rate : 0.0));
+    out.push_back(r.latency + plan.step_delay(r) + (wire > 0 ? wire / rate : 0.0));
   }
+  return out;
+}
+
+// Time for every flow of `flows` to move `bytes` of payload when they all run at once.
+double concurrent_step_time(const std::vector<Flow>& flows, double bytes, const RouteLookup& route,
+                            const CollectivePlan& plan) {
+  double worst = 0.0;
+  for (double t : flow_times(flows, bytes, route, plan)) worst = std::max(worst, t);
   return worst;
 }
 
@@ -84,7 +93,7 @@ std::vector<Flow> fan_flows(const CollectivePlan& plan, bool in) {
 double plan_time(const Collective& c, const CollectivePlan& plan, const RouteLookup& route) {
   const int n = static_cast<int>(c.ranks.size());
   if (n <= 1) return 0.0;
-  const int ch = c.chunks;
+  const int ch = plan.chunks;
   const int P = plan.pipeline;
   switch (plan.algo) {
     case CollectiveAlgo::kDirect: {
@@ -101,23 +110,37 @@ double plan_time(const Collective& c, const CollectivePlan& plan, const RouteLoo
       return concurrent_step_time(flows, per_peer, route, plan);
     }
     case CollectiveAlgo::kTree: {
-      // All tree edges busy at once in steady state; depth levels to fill the pipeline.
+      // All tree edges busy at once in steady state. The first chunk climbs the slowest path
+      // from a leaf (each edge at its own pace), every later chunk adds the slowest edge.
       std::vector<Flow> edges;
-      int depth = 0;
-      for (size_t t = 0; t < plan.tree.size(); ++t) {
-        const auto& pos = plan.tree[t];
-        const auto& parent = plan.parent[t];
-        for (size_t p = 1; p < pos.size(); ++p) {
-          edges.push_back({pos[p], pos[parent[p]]});
-          int d = 0;
-          for (int q = static_cast<int>(p); q > 0; q = parent[q]) ++d;
-          depth = std::max(depth, d);
+      std::vector<std::pair<size_t, size_t>> at;  // (tree, position) of each edge's child
+      for (size_t t = 0; t < plan.tree.size(); ++t)
+        for (size_t p = 1; p < plan.tree[t].size(); ++p) {
+          edges.push_back({plan.tree[t][p], plan.tree[t][plan.parent[t][p]]});
+          at.push_back({t, p});
         }
+      const double share = c.bytes / static_cast<double>(plan.tree.size());
+      const bool allreduce = c.type == CollectiveType::kAllReduce;
+      // With chunks in flight both ways, the broadcast runs down while the reduce climbs.
+      const bool overlap = allreduce && ch > 1 && plan.protocol != CollectiveProtocol::kIdeal;
+      std::vector<Flow> busy = edges;
+      if (overlap)
+        for (const auto& [a, b] : edges) busy.push_back({b, a});
+      std::vector<double> t_edge = flow_times(busy, share / ch, route, plan);
+      double slowest = 0.0;
+      for (double t : t_edge) slowest = std::max(slowest, t);
+      double path = 0.0;  // the slowest leaf-to-root path
+      for (size_t e = 0; e < edges.size(); ++e) {
+        const auto [t, p] = at[e];
+        double sum = 0.0;
+        for (int q = static_cast<int>(p); q > 0; q = plan.parent[t][q]) {
+          size_t idx = std::find(at.begin(), at.end(), std::make_pair(t, size_t(q))) - at.begin();
+          sum += t_edge[idx];
+        }
+        path = std::max(path, sum);
       }
-      double share = c.bytes / static_cast<double>(plan.tree.size());
-      double step = concurrent_step_time(edges, share / ch, route, plan);
-      int phases = c.type == CollectiveType::kAllReduce ? 2 : 1;
-      return phases * pipelined(depth, ch, step);
+      if (overlap) return 2 * path + (ch - 1) * slowest;
+      return (allreduce ? 2 : 1) * (path + (ch - 1) * slowest);
     }
     case CollectiveAlgo::kHierarchical: {
       const auto& groups = plan.groups;

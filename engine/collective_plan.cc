@@ -34,6 +34,10 @@ constexpr double kNvlsEfficiency = 0.85;
 // their phases; at most this many, so a flow replay of an 8 GiB collective stays small.
 constexpr double kPipelineChunkBytes = 4.0 * 1024 * 1024;
 constexpr int kMaxPipeline = 16;
+// Payload of one step of NCCL's buffer (8 steps per buffer): LL 512 KiB of 8-byte lines of which
+// half is data, LL128 and Simple about 512 KiB. Trees pipeline at this grain, up to a cap.
+constexpr double kTreeStepBytes[3] = {32.0 * 1024, 512.0 * 1024, 512.0 * 1024};
+constexpr int kMaxTreeChunks = 64;
 
 int proto_index(CollectiveProtocol p) {
   switch (p) {
@@ -342,6 +346,7 @@ CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
   CollectivePlan plan;
   plan.algo = algo;
   plan.protocol = protocol;
+  plan.chunks = c.chunks;
   const int n = static_cast<int>(c.ranks.size());
   const bool ideal = protocol == CollectiveProtocol::kIdeal;
 
@@ -372,6 +377,11 @@ CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
       plan.base_latency = kRingBase[pi] * kUs;
     if (algo == CollectiveAlgo::kNvls) plan.efficiency = kNvlsEfficiency;
     plan.pipeline = pipeline_chunks(c.bytes);
+    // Trees forward a chunk as soon as it arrived: NCCL pipelines them in its buffer's steps.
+    if (algo == CollectiveAlgo::kTree)
+      plan.chunks = std::max(c.chunks, static_cast<int>(std::clamp(
+                                           std::ceil(c.bytes / kTreeStepBytes[pi]), 1.0,
+                                           static_cast<double>(kMaxTreeChunks))));
   }
 
   // Rank order starting at the root, for rooted collectives.

@@ -60,6 +60,7 @@ struct CollectivePlan {
   std::vector<int> endpoints;  // NVLS: one per group; CollNet: one
   bool merge_inter = false;    // hierarchical: one inter-server ring (collective_algos.h)
   int pipeline = 1;            // chunks pipelined across the phases of multi-phase algorithms
+  int chunks = 1;              // chunks pipelined inside rings, chains and trees
   double base_latency = 0.0;   // seconds, once per collective (launch and setup)
   double efficiency = 1.0;     // share of the wire bytes that is payload
   // Software latency of one step by what it crosses, seconds; the route's own link latency counts

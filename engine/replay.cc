@@ -376,6 +376,10 @@ class Replayer {
     active->op = i;
     active->efficiency = plan.efficiency;
     active->hop_latency = plan.hop_latency;
+    int channels = 1;
+    if (plan.algo == CollectiveAlgo::kTree) channels = static_cast<int>(plan.tree.size());
+    if (plan.algo == CollectiveAlgo::kRing) channels = static_cast<int>(plan.channels.size());
+    choices_[g_.ops[i].collective] = {plan.algo, plan.protocol, channels};
     // The collective's kernels hold part of every rank's SMs while it runs.
     if (c.sm_share > 0)
       for (int r : c.ranks) {
@@ -582,6 +586,7 @@ class Replayer {
   std::vector<uint64_t> free_slots_;
   std::unordered_map<uint64_t, CachedRoute> routes_;
   CollectivePlanner planner_;
+  std::vector<CollectiveChoice> choices_ = std::vector<CollectiveChoice>(g_.collectives.size());
   std::map<std::string, int> endpoints_;
   std::unordered_map<const sg4::Link*, int> link_index_;
   std::vector<sg4::Link*> link_ptrs_;
@@ -633,6 +638,7 @@ double overlap(const std::vector<Interval>& a, const std::vector<Interval>& b) {
 RunResult Replayer::collect() {
   RunResult r;
   r.activities = activities_;
+  r.collectives = choices_;
   double t0 = std::numeric_limits<double>::infinity();
   double t1 = 0;
   for (size_t i = 0; i < g_.ops.size(); ++i) {

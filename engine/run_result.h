@@ -37,6 +37,13 @@ struct LinkStats {
   std::string link_class;  // "pcie", "nvlink", "ethernet"... (empty for XML platforms)
 };
 
+// How one collective ran, as the planner chose it (engine/collective_plan.h).
+struct CollectiveChoice {
+  CollectiveAlgo algo = CollectiveAlgo::kRing;
+  CollectiveProtocol protocol = CollectiveProtocol::kIdeal;
+  int channels = 1;  // rings, trees, or 1 for the other algorithms
+};
+
 struct RunResult {
   double makespan = 0.0;   // simulated seconds from first start to last completion
   int64_t activities = 0;  // SimGrid activities started
@@ -47,6 +54,9 @@ struct RunResult {
   std::vector<DeviceStats> devices;  // parallel to ExecutionGraph::devices
   std::vector<LinkStats> links;      // links that carried bytes, sorted by name
   std::vector<OpTiming> timeline;    // parallel to ExecutionGraph::ops (empty if not recorded)
+  // Parallel to ExecutionGraph::collectives; the last start's choice for a collective that
+  // never ran keeps the defaults.
+  std::vector<CollectiveChoice> collectives;
 };
 
 }  // namespace orrery

@@ -83,6 +83,12 @@ std::string serialize_run_result(const RunResult& r) {
     w.pod(t.start);
     w.pod(t.end);
   }
+  w.pod<uint64_t>(r.collectives.size());
+  for (const auto& c : r.collectives) {
+    w.pod(static_cast<uint8_t>(c.algo));
+    w.pod(static_cast<uint8_t>(c.protocol));
+    w.pod(c.channels);
+  }
   return w.take();
 }
 
@@ -115,6 +121,12 @@ RunResult deserialize_run_result(const std::string& bytes) {
   for (auto& t : r.timeline) {
     t.start = rd.pod<double>();
     t.end = rd.pod<double>();
+  }
+  r.collectives.resize(rd.pod<uint64_t>());
+  for (auto& c : r.collectives) {
+    c.algo = static_cast<CollectiveAlgo>(rd.pod<uint8_t>());
+    c.protocol = static_cast<CollectiveProtocol>(rd.pod<uint8_t>());
+    c.channels = rd.pod<int>();
   }
   if (!rd.done()) throw std::runtime_error("trailing bytes after run result");
   return r;

@@ -29,7 +29,11 @@ CollectiveOptions read_collectives(const YamlMap& m) {
   CollectiveOptions c;
   std::string algo = m.str("algo", "auto");
   if (!parse_collective_algo(algo, &c.algo))
-    m.fail("algo", "expected auto, ring, tree, hierarchical or direct, got \"" + algo + "\"");
+    m.fail("algo", "expected auto, ring, tree, hierarchical, nvls, collnet or direct, got \"" +
+                       algo + "\"");
+  std::string protocol = m.str("protocol", "auto");
+  if (!parse_collective_protocol(protocol, &c.protocol))
+    m.fail("protocol", "expected auto, LL, LL128, Simple or ideal, got \"" + protocol + "\"");
   c.chunks = m.integer("chunks", c.chunks);
   if (c.chunks < 1) m.fail("chunks", "must be at least 1");
   std::string mode = m.str("mode", "flow");

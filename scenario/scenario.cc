@@ -98,6 +98,9 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
       opt.comm_groups = load_chakra_comm_groups(resolve(base_dir, w.required_str("comm_groups")));
     opt.prefer_num_ops = w.boolean("prefer_num_ops", false);
     opt.engine_collectives = w.boolean("engine_collectives", true);
+    const std::string protocol = w.str("protocol", "auto");
+    if (!parse_collective_protocol(protocol, &opt.protocol))
+      w.fail("protocol", "expected auto, LL, LL128, Simple or ideal, got \"" + protocol + "\"");
     w.reject_unknown_keys();
     for (const auto& g : platform_gpus) opt.device_hosts.push_back(g.host);
     sc->graph = load_chakra_traces(files, opt);

@@ -95,6 +95,7 @@ Collective make_collective(CollectiveType type, const std::vector<int>& ranks, d
   Collective c;
   c.type = type;
   c.algo = opt.collectives.algo;
+  c.protocol = opt.collectives.protocol;
   c.chunks = opt.collectives.chunks;
   c.analytical = opt.collectives.analytical;
   c.ranks = ranks;

@@ -20,6 +20,9 @@ bool parse_strategy(const std::string& s, StrategyType* out);
 
 struct CollectiveOptions {
   CollectiveAlgo algo = CollectiveAlgo::kAuto;
+  // auto: NCCL's algorithms, protocols and latencies as its tuner picks them; ideal: bytes over
+  // links only (engine/collective_plan.h).
+  CollectiveProtocol protocol = CollectiveProtocol::kAuto;
   int chunks = 1;
   bool analytical = false;  // alpha-beta instead of flows
 };

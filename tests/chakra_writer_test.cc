@@ -176,6 +176,7 @@ TEST(ChakraWriter, QuickstartScenarioReplaysInTheSameTime) {
   ChakraImportOptions o;
   for (const auto& d : sc.graph.devices) o.device_hosts.push_back(d.host);
   o.engine_collectives = true;
+  o.protocol = CollectiveProtocol::kAuto;  // as the scenario's collectives
   const ExecutionGraph back = load_chakra_traces({out.prefix}, o);
   EXPECT_EQ(back.ops.size(), sc.graph.ops.size());
   const RunResult before = replay_isolated(sc.platform, sc.graph, ReplayOptions{});

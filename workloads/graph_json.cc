@@ -55,10 +55,14 @@ Collective read_collective(const Fields& f, OpRefs* refs) {
   std::string s = f.required_text("collective");
   if (!parse_collective_type(s, &c.type)) {
     f.fail("unknown collective \"" + s +
-           "\" (expected allreduce, allgather, reducescatter, broadcast, reduce or alltoall)");
+           "\" (expected allreduce, allgather, reducescatter, broadcast, reduce, alltoall or "
+           "sendrecv)");
   }
   if (f.text("algo", &s) && !parse_collective_algo(s, &c.algo))
-    f.fail("unknown algo \"" + s + "\" (expected auto, ring, tree, hierarchical or direct)");
+    f.fail("unknown algo \"" + s +
+           "\" (expected auto, ring, tree, hierarchical, nvls, collnet or direct)");
+  if (f.text("protocol", &s) && !parse_collective_protocol(s, &c.protocol))
+    f.fail("unknown protocol \"" + s + "\" (expected ideal, auto, LL, LL128 or Simple)");
   const json* ranks = f.find("ranks");
   if (ranks == nullptr || !ranks->is_array() || ranks->empty())
     f.fail("collective op needs \"ranks\": a non-empty array of device names");
@@ -98,7 +102,7 @@ OpRefs read_op(const json& j, std::size_t index, const std::string& origin, Op* 
   op->name = f.required_text("name");
   f.set_where(op_where(index, op->name));
   f.only({"name", "device", "stream", "kind", "duration", "flops", "bytes", "src", "dst", "phase",
-          "deps", "collective", "ranks", "algo", "counts", "root", "chunks", "analytical",
+          "deps", "collective", "ranks", "algo", "protocol", "counts", "root", "chunks", "analytical",
           "sm_share"});
   p.device = f.required_text("device");
 
@@ -122,7 +126,7 @@ OpRefs read_op(const json& j, std::size_t index, const std::string& origin, Op* 
 
   const bool collective = op->kind == OpKind::kCollective;
   for (const char* key :
-       {"collective", "ranks", "algo", "counts", "root", "chunks", "analytical", "sm_share"}) {
+       {"collective", "ranks", "algo", "protocol", "counts", "root", "chunks", "analytical", "sm_share"}) {
     if (!collective && f.has(key))
       f.fail("\"" + std::string(key) + "\" is only allowed on a collective op");
   }
@@ -422,6 +426,8 @@ void write_graph_json(const ExecutionGraph& g, std::ostream& out) {
       j["kind"] = "collective";
       j["collective"] = collective_type_name(c.type);
       if (c.algo != CollectiveAlgo::kAuto) j["algo"] = collective_algo_name(c.algo);
+      if (c.protocol != CollectiveProtocol::kIdeal)
+        j["protocol"] = collective_protocol_name(c.protocol);
       ordered_json ranks = ordered_json::array();
       for (int r : c.ranks) ranks.push_back(g.devices.at(r).name);
       j["ranks"] = std::move(ranks);

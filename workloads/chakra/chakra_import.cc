@@ -480,6 +480,7 @@ class Importer {
     }
     c.ranks = rv.ranks;
     c.bytes = bytes;
+    c.protocol = options_.protocol;
     std::vector<int> after;
     for (const auto& d : deps) after = merged(std::move(after), d);
     int op = append_collective(g_, name, std::move(c), "comm", std::move(after));

@@ -46,6 +46,9 @@ struct ChakraImportOptions {
   // chosen by the engine, also REDUCE and BROADCAST rooted at the group's first rank) instead of
   // the importer's own flows above.
   bool engine_collectives = false;
+  // How engine collectives are charged: NCCL's plans (auto, the default of scenarios) or bytes
+  // only (ideal, this struct's default for hand-made imports).
+  CollectiveProtocol protocol = CollectiveProtocol::kIdeal;
 };
 
 // The rank files named by `files_or_prefix`:

@@ -1,0 +1,90 @@
+// nccl-tests for a platform you do not own (`orrery bench collective`): one collective per size,
+// one after the other on the same ranks, replayed on the platform; each row reports what
+// nccl-tests prints (size, count, type, redop, root, time, algbw, busbw) and the plan the tuner
+// chose. A measured nccl-tests log can be read back for comparison.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/execution_graph.h"
+#include "engine/run_result.h"
+#include "platforms/simgrid_platform.h"
+
+namespace orrery {
+
+struct CollectiveBenchOptions {
+  CollectiveType type = CollectiveType::kAllReduce;
+  CollectiveAlgo algo = CollectiveAlgo::kAuto;
+  CollectiveProtocol protocol = CollectiveProtocol::kAuto;
+  bool analytical = false;
+  double min_bytes = 8;
+  double max_bytes = 8.0 * (1 << 30);
+  double factor = 2;       // nccl-tests -f: sizes grow by this factor
+  std::string datatype = "float";
+  int root = 0;            // Broadcast / Reduce
+};
+
+// Bytes per element of an nccl-tests data type name (int8, uint8, half, bfloat16, float,
+// int32, double, ...); 0 for an unknown name.
+int datatype_size(const std::string& datatype);
+
+// The sizes nccl-tests runs from min to max (each rounded down to a whole number of elements
+// per rank, and at least one element per rank).
+std::vector<double> bench_sizes(const CollectiveBenchOptions& opt, int ranks);
+
+// nccl-tests' bus-bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for all-gather,
+// reduce-scatter and all-to-all, 1 for broadcast, reduce and send/recv.
+double busbw_factor(CollectiveType type, int ranks);
+
+struct CollectiveBenchRow {
+  double bytes = 0.0;  // nccl-tests' size column
+  int64_t count = 0;   // elements
+  double seconds = 0.0;
+  double algbw = 0.0;  // bytes/s
+  double busbw = 0.0;  // bytes/s
+  CollectiveChoice choice;
+};
+
+struct BenchRank {
+  std::string host;  // SimGrid host of the GPU
+  std::string node;  // the server it sits in
+};
+
+struct CollectiveBenchStats {
+  int64_t activities = 0;     // SimGrid activities the replay started
+  double wall_seconds = 0.0;  // the replay's own time
+};
+
+// Replays the sweep in one child process (replay_isolated). Throws InputError for options that
+// cannot run (fewer than two ranks, sizes out of order, an unknown data type).
+std::vector<CollectiveBenchRow> run_collective_bench(const PlatformSource& platform,
+                                                     const std::vector<BenchRank>& ranks,
+                                                     const CollectiveBenchOptions& opt,
+                                                     CollectiveBenchStats* stats = nullptr);
+
+// nccl-tests' table: the header lines and one row per size, plus the algorithm, protocol and
+// channel count the tuner chose; the footer gives the average bus bandwidth.
+std::string format_collective_bench(const std::vector<CollectiveBenchRow>& rows,
+                                    const CollectiveBenchOptions& opt, int ranks);
+std::string collective_bench_csv(const std::vector<CollectiveBenchRow>& rows,
+                                 const CollectiveBenchOptions& opt);
+
+// One row of a measured nccl-tests log: size, and the out-of-place time and bus bandwidth.
+struct MeasuredRow {
+  double bytes = 0.0;
+  double seconds = 0.0;
+  double busbw = 0.0;  // bytes/s
+};
+// Reads the rows of an nccl-tests output (comment lines start with '#'; rows are size, count,
+// type, redop, [root,] time, algbw, busbw, #wrong, ...). Throws InputError naming the file and
+// line of a row it cannot read, or when the file holds no rows.
+std::vector<MeasuredRow> read_nccl_tests_log(const std::string& path);
+
+// Predicted next to measured for every size both have: time and busbw each, and the error of
+// the predicted busbw in percent of the measured one; then the median absolute error.
+std::string format_bench_comparison(const std::vector<CollectiveBenchRow>& predicted,
+                                    const std::vector<MeasuredRow>& measured);
+
+}  // namespace orrery
