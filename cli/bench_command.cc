@@ -37,7 +37,8 @@ struct BenchArgs {
 CollectiveType parse_type(const std::string& name) {
   std::string s;
   for (char ch : name)
-    if (ch != '_' && ch != '-') s += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (ch != '_' && ch != '-')
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (s.size() > 4 && s.compare(s.size() - 4, 4, "perf") == 0) s.resize(s.size() - 4);
   CollectiveType t;
   if (!parse_collective_type(s, &t))
@@ -119,9 +120,11 @@ void register_bench_commands(CLI::App& app, CommandList& out) {
                    "sendrecv")
       ->required();
   coll->add_option("--platform", args.platform, "Preset name or YAML platform file")->required();
-  coll->add_option("--set", args.overrides, "Override a platform key, e.g. server.nic.bandwidth=200Gbps");
+  coll->add_option("--set", args.overrides,
+                   "Override a platform key, e.g. server.nic.bandwidth=200Gbps");
   coll->add_option("--nodes", args.nodes, "Servers (default 1)");
-  coll->add_option("--gpus", args.gpus, "GPUs taking part, the first N (default: all of the servers)");
+  coll->add_option("--gpus", args.gpus,
+                   "GPUs taking part, the first N (default: all of the servers)");
   coll->add_option("-b,--min", args.min, "Smallest size (default 8B)");
   coll->add_option("-e,--max", args.max, "Largest size (default 8GiB)");
   coll->add_option("-f,--factor", args.factor, "Size growth factor (default 2)");

@@ -541,8 +541,8 @@ std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const Co
                                          issuer);
       auto both = std::make_unique<ParallelRun>(issuer);
       for (size_t t = 0; t < plan.tree.size(); ++t)
-        both->add(std::make_unique<TreeRun>(c.type, plan.tree[t], plan.parent[t], share, plan.chunks,
-                                            both->inner()));
+        both->add(std::make_unique<TreeRun>(c.type, plan.tree[t], plan.parent[t], share,
+                                            plan.chunks, both->inner()));
       return both;
     }
     case CollectiveAlgo::kHierarchical:

@@ -45,9 +45,9 @@ std::string format_row_bw(double bytes_per_s) {
 
 int datatype_size(const std::string& d) {
   static const std::map<std::string, int> sizes = {
-      {"int8", 1},    {"uint8", 1},  {"char", 1},     {"half", 2},   {"float16", 2},
-      {"bfloat16", 2}, {"int32", 4}, {"uint32", 4},   {"int", 4},    {"float", 4},
-      {"float32", 4}, {"int64", 8},  {"uint64", 8},   {"double", 8}, {"float64", 8},
+      {"int8", 1},     {"uint8", 1},   {"char", 1},   {"half", 2},   {"float16", 2},
+      {"bfloat16", 2}, {"int32", 4},   {"uint32", 4}, {"int", 4},    {"float", 4},
+      {"float32", 4},  {"int64", 8},   {"uint64", 8}, {"double", 8}, {"float64", 8},
       {"fp8_e4m3", 1}, {"fp8_e5m2", 1}};
   auto it = sizes.find(d);
   return it == sizes.end() ? 0 : it->second;
@@ -84,7 +84,8 @@ std::vector<CollectiveBenchRow> run_collective_bench(const PlatformSource& platf
                                                      const CollectiveBenchOptions& opt,
                                                      CollectiveBenchStats* stats) {
   const int n = static_cast<int>(ranks.size());
-  if (n < 2) throw InputError("a collective bench needs at least two GPUs, got " + std::to_string(n));
+  if (n < 2)
+    throw InputError("a collective bench needs at least two GPUs, got " + std::to_string(n));
   if (datatype_size(opt.datatype) == 0)
     throw InputError("unknown data type \"" + opt.datatype +
                      "\" (expected int8, uint8, half, bfloat16, float, int32, int64, double...)");
@@ -147,13 +148,14 @@ std::string format_collective_bench(const std::vector<CollectiveBenchRow>& rows,
                 "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
                 "algorithm", "proto", "ch");
   out << line;
-  std::snprintf(line, sizeof line, "#%11s %13s %9s %7s %6s %10s %8s %8s %7s\n", "(B)",
-                "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
+  std::snprintf(line, sizeof line, "#%11s %13s %9s %7s %6s %10s %8s %8s %7s\n", "(B)", "(elements)",
+                "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
   out << line;
   double sum = 0;
   for (const auto& r : rows) {
-    std::snprintf(line, sizeof line, "%12.0f %13lld %9s %7s %6d %10.2f %8s %8s %7s  %-12s %6s %4d\n",
-                  r.bytes, static_cast<long long>(r.count), opt.datatype.c_str(), redop(opt.type),
+    std::snprintf(line, sizeof line,
+                  "%12.0f %13lld %9s %7s %6d %10.2f %8s %8s %7s  %-12s %6s %4d\n", r.bytes,
+                  static_cast<long long>(r.count), opt.datatype.c_str(), redop(opt.type),
                   rooted(opt.type) ? opt.root : -1, r.seconds * 1e6, format_row_bw(r.algbw).c_str(),
                   format_row_bw(r.busbw).c_str(), "N/A", collective_algo_name(r.choice.algo),
                   collective_protocol_name(r.choice.protocol), r.choice.channels);
@@ -217,12 +219,14 @@ std::vector<MeasuredRow> read_nccl_tests_log(const std::string& path) {
     if (w.size() < t + 3 || !number(w[t], &time) || !number(w[t + 2], &busbw) || time <= 0)
       throw InputError(path + ":" + std::to_string(lineno) +
                        ": expected an nccl-tests row (size, count, type, redop, [root,] time in "
-                       "us, algbw, busbw in GB/s), got \"" + line + "\"");
+                       "us, algbw, busbw in GB/s), got \"" +
+                       line + "\"");
     rows.push_back({size, time * 1e-6, busbw * 1e9});
   }
   if (rows.empty())
-    throw InputError(path + ": no nccl-tests result rows (expected lines of size, count, type, "
-                            "redop, root, time, algbw, busbw)");
+    throw InputError(path +
+                     ": no nccl-tests result rows (expected lines of size, count, type, "
+                     "redop, root, time, algbw, busbw)");
   return rows;
 }
 

@@ -21,9 +21,9 @@ struct CollectiveBenchOptions {
   bool analytical = false;
   double min_bytes = 8;
   double max_bytes = 8.0 * (1 << 30);
-  double factor = 2;       // nccl-tests -f: sizes grow by this factor
+  double factor = 2;  // nccl-tests -f: sizes grow by this factor
   std::string datatype = "float";
-  int root = 0;            // Broadcast / Reduce
+  int root = 0;  // Broadcast / Reduce
 };
 
 // Bytes per element of an nccl-tests data type name (int8, uint8, half, bfloat16, float,

@@ -183,20 +183,23 @@ double plan_time(const Collective& c, const CollectivePlan& plan, const RouteLoo
   }
   const double k = static_cast<double>(plan.channels.size());
   if (c.type == CollectiveType::kBroadcast || c.type == CollectiveType::kReduce) {
-    // Pipelined chains: with one channel the hops run on distinct links and the slowest paces
-    // them; with several, every hop of every channel is busy at once in steady state.
-    if (plan.channels.size() == 1) {
-      const auto& ring = plan.channels[0];
-      double step = 0.0;
-      for (int h = 0; h + 1 < n; ++h)
-        step = std::max(step,
-                        concurrent_step_time({{ring[h], ring[h + 1]}}, c.bytes / ch, route, plan));
-      return pipelined(n - 1, ch, step);
-    }
+    // Pipelined chains, every hop of every channel busy at once in steady state: the first
+    // chunk crosses the hops one after the other, each later chunk adds the slowest hop.
     std::vector<Flow> hops;
     for (const auto& ring : plan.channels)
       for (int h = 0; h + 1 < n; ++h) hops.push_back({ring[h], ring[h + 1]});
-    return pipelined(n - 1, ch, concurrent_step_time(hops, c.bytes / k / ch, route, plan));
+    const std::vector<double> t = flow_times(hops, c.bytes / k / ch, route, plan);
+    double path = 0.0, slowest = 0.0;
+    for (size_t r = 0; r < plan.channels.size(); ++r) {
+      double sum = 0.0;
+      for (int h = 0; h + 1 < n; ++h) {
+        const double th = t[r * (n - 1) + h];
+        sum += th;
+        slowest = std::max(slowest, th);
+      }
+      path = std::max(path, sum);
+    }
+    return path + (ch - 1) * slowest;
   }
   std::vector<Flow> flows;
   for (const auto& ring : plan.channels) add_ring_flows(ring, &flows);
@@ -220,8 +223,15 @@ const std::vector<std::vector<int>>& CollectivePlanner::rings(const std::vector<
 }
 
 const CollectivePlan& CollectivePlanner::plan(const Collective& c, const CollectiveTopology& topo) {
-  Key key{static_cast<int>(c.type),     c.root,  c.chunks,          static_cast<int>(c.algo),
-          static_cast<int>(c.protocol), c.bytes, !c.counts.empty(), c.ranks};
+  Key key{static_cast<int>(c.type),
+          c.root,
+          c.chunks,
+          c.pipeline,
+          static_cast<int>(c.algo),
+          static_cast<int>(c.protocol),
+          c.bytes,
+          !c.counts.empty(),
+          c.ranks};
   auto cached = plans_.find(key);
   // Per-rank counts change the best choice with every call: not cached.
   if (cached != plans_.end() && c.counts.empty()) return cached->second;

@@ -376,12 +376,15 @@ CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
     else if (algo != CollectiveAlgo::kNvls && algo != CollectiveAlgo::kCollNet)
       plan.base_latency = kRingBase[pi] * kUs;
     if (algo == CollectiveAlgo::kNvls) plan.efficiency = kNvlsEfficiency;
-    plan.pipeline = pipeline_chunks(c.bytes);
-    // Trees forward a chunk as soon as it arrived: NCCL pipelines them in its buffer's steps.
-    if (algo == CollectiveAlgo::kTree)
-      plan.chunks = std::max(c.chunks, static_cast<int>(std::clamp(
-                                           std::ceil(c.bytes / kTreeStepBytes[pi]), 1.0,
-                                           static_cast<double>(kMaxTreeChunks))));
+    plan.pipeline = c.pipeline > 0 ? c.pipeline : pipeline_chunks(c.bytes);
+    // Trees and the chains of Broadcast and Reduce forward a chunk as soon as it arrived:
+    // NCCL pipelines them in its buffer's steps.
+    const bool chain = algo == CollectiveAlgo::kRing && (c.type == CollectiveType::kBroadcast ||
+                                                         c.type == CollectiveType::kReduce);
+    if (algo == CollectiveAlgo::kTree || chain)
+      plan.chunks = std::max(
+          c.chunks, static_cast<int>(std::clamp(std::ceil(c.bytes / kTreeStepBytes[pi]), 1.0,
+                                                static_cast<double>(kMaxTreeChunks))));
   }
 
   // Rank order starting at the root, for rooted collectives.

@@ -91,6 +91,9 @@ struct Collective {
   // kIdeal keeps the bytes-only model; anything else runs NCCL's algorithms, channels,
   // protocols and latencies (engine/collective_plan.h).
   CollectiveProtocol protocol = CollectiveProtocol::kIdeal;
+  // Multi-phase algorithms (hierarchical, NVLS, CollNet): chunks pipelined through the phases.
+  // 0: one chunk per 4 MiB (NCCL's Simple buffer per channel), at most 16; protocol ideal: 1.
+  int pipeline = 0;
   bool analytical = false;  // alpha-beta time instead of flows
   // Fraction of each participating GPU's compute capacity the collective holds while it runs
   // (AllReduce SM contention, Tianshu section 3.3: 16 of 80 SMs on a V100).

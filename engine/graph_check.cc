@@ -95,7 +95,8 @@ void check_collective(const ExecutionGraph& g, const Collective& c, const std::s
     fail(origin, where + ": collective root " + std::to_string(c.root) + " is not a rank index");
   }
   if (!limits::kCollectiveChunks.contains(c.chunks))
-    fail(origin, where + ": collective chunks " + out_of_range(c.chunks, limits::kCollectiveChunks));
+    fail(origin,
+         where + ": collective chunks " + out_of_range(c.chunks, limits::kCollectiveChunks));
   if (!(c.sm_share >= 0 && c.sm_share < 1)) {
     fail(origin, where + ": collective sm_share " + number(c.sm_share) + " must be in [0, 1)");
   }

@@ -36,6 +36,9 @@ CollectiveOptions read_collectives(const YamlMap& m) {
     m.fail("protocol", "expected auto, LL, LL128, Simple or ideal, got \"" + protocol + "\"");
   c.chunks = m.integer("chunks", c.chunks);
   if (c.chunks < 1) m.fail("chunks", "must be at least 1");
+  c.pipeline = m.integer("pipeline", c.pipeline);
+  if (c.pipeline < 0 || c.pipeline > 1024)
+    m.fail("pipeline", "must be between 0 (chosen by size) and 1024");
   std::string mode = m.str("mode", "flow");
   if (mode != "flow" && mode != "analytical")
     m.fail("mode", "expected flow or analytical, got \"" + mode + "\"");

@@ -134,6 +134,9 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
   p.gradient_bytes = w.size("gradient_bytes", p.gradient_bytes);
   p.update_time = w.time("update_time", p.update_time);
   p.input_bytes = w.size("input_bytes", p.input_bytes);
+  const std::string protocol = w.str("protocol", "auto");
+  if (!parse_collective_protocol(protocol, &p.protocol))
+    w.fail("protocol", "expected auto, LL, LL128, Simple or ideal, got \"" + protocol + "\"");
   // Checked here, against the keys the user wrote, rather than later against the ops they
   // become (common/input_limits.h holds the ranges). Backward takes `backward_factor` forward
   // times: a thousand is already no real model.

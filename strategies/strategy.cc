@@ -96,6 +96,7 @@ Collective make_collective(CollectiveType type, const std::vector<int>& ranks, d
   c.type = type;
   c.algo = opt.collectives.algo;
   c.protocol = opt.collectives.protocol;
+  c.pipeline = opt.collectives.pipeline;
   c.chunks = opt.collectives.chunks;
   c.analytical = opt.collectives.analytical;
   c.ranks = ranks;

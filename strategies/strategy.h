@@ -23,6 +23,7 @@ struct CollectiveOptions {
   // auto: NCCL's algorithms, protocols and latencies as its tuner picks them; ideal: bytes over
   // links only (engine/collective_plan.h).
   CollectiveProtocol protocol = CollectiveProtocol::kAuto;
+  int pipeline = 0;  // multi-phase algorithms: chunks through the phases (0: by size)
   int chunks = 1;
   bool analytical = false;  // alpha-beta instead of flows
 };

@@ -18,6 +18,8 @@ struct DataParallelPattern {
   double gradient_bytes = 4e6;   // per layer
   double update_time = 2e-4;     // optimizer step, seconds
   double input_bytes = 0.0;      // per GPU per iteration, host -> GPU over PCIe
+  // NCCL's protocols and latencies (auto), or the bytes-only ring (ideal).
+  CollectiveProtocol protocol = CollectiveProtocol::kAuto;
 };
 
 struct GpuPlacement {

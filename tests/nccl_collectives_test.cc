@@ -1,0 +1,299 @@
+// Collectives as NCCL runs them (engine/collective_plan.h): channels over the links the topology
+// has, the protocols' switch points from NCCL's tuning constants, pipelined hierarchical
+// all-reduce, the latency of small messages, and flow and analytical modes agreeing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include "common/errors.h"
+#include "engine/collective_bench.h"
+#include "engine/replay.h"
+#include "platforms/platform_spec.h"
+#include "test_util.h"
+
+namespace orrery {
+namespace {
+
+struct Platform {
+  PlatformSource source;
+  std::vector<BenchRank> ranks;
+};
+
+Platform platform(const std::string& yaml) {
+  Platform p;
+  p.source.topology = build_topology(parse_platform_spec(YAML::Load(yaml), "test"));
+  for (const auto& h : gpu_hosts(p.source.topology))
+    p.ranks.push_back({h, h.substr(0, h.find('_'))});
+  return p;
+}
+
+ExecutionGraph one_collective(const Platform& p, const Collective& proto) {
+  ExecutionGraph g;
+  for (const auto& r : p.ranks) g.devices.push_back({r.host, r.host, r.host, r.node});
+  Collective c = proto;
+  c.ranks.clear();
+  for (size_t i = 0; i < p.ranks.size(); ++i) c.ranks.push_back(static_cast<int>(i));
+  append_collective(g, "c", c, "comm", {});
+  return g;
+}
+
+const TopoLink& link_named(const Topology& t, const std::string& name) {
+  for (const auto& l : t.links)
+    if (l.name == name) return l;
+  throw std::runtime_error("no link " + name);
+}
+
+// Data rate of GPU 0's NVLinks together, one direction: what a ring's busbw can reach.
+double nvlink_rate_of_gpu0(const Topology& t) {
+  double sum = 0;
+  for (const auto& e : t.edges) {
+    const TopoLink& l = link_named(t, e.link);
+    if (l.link_class == "nvlink" && (e.a == "n0_gpu0" || e.b == "n0_gpu0")) sum += l.bandwidth;
+  }
+  return sum;
+}
+
+CollectiveBenchRow bench_one(const Platform& p, CollectiveType type, double bytes,
+                             CollectiveAlgo algo, CollectiveProtocol proto, bool analytical) {
+  CollectiveBenchOptions o;
+  o.type = type;
+  o.algo = algo;
+  o.protocol = proto;
+  o.analytical = analytical;
+  o.min_bytes = o.max_bytes = bytes;
+  return run_collective_bench(p.source, p.ranks, o).at(0);
+}
+
+TEST(NcclCollectives, DgxOneMeshRunsSeveralRingsOverItsNvlinksOnly) {
+  Platform p = platform("{preset: dgx1-v100, servers: 1}");
+  Collective c;
+  c.type = CollectiveType::kAllReduce;
+  c.algo = CollectiveAlgo::kRing;
+  c.protocol = CollectiveProtocol::kSimple;
+  c.bytes = 256e6;
+  RunResult r = replay_isolated(p.source, one_collective(p, c), ReplayOptions{});
+  ASSERT_EQ(r.collectives.size(), 1u);
+  // Six NVLinks per GPU: the search finds several rings, each hop a direct NVLink.
+  EXPECT_GE(r.collectives[0].channels, 4);
+  std::set<std::string> used;
+  for (const auto& l : r.links) {
+    EXPECT_EQ(l.link_class, "nvlink") << l.name << " carried " << l.bytes << " bytes";
+    if (l.bytes > 0) used.insert(l.name);
+  }
+  // The hybrid cube mesh has 16 GPU pairs joined by NVLink: all of them carry traffic.
+  EXPECT_GE(used.size(), 16u);
+  // Bus bandwidth near all six links of a GPU, where one ring in rank order gets one link's.
+  const double bus = 2.0 * 7 / 8 * c.bytes / r.makespan;
+  EXPECT_GT(bus, 0.9 * nvlink_rate_of_gpu0(p.source.topology));
+  c.protocol = CollectiveProtocol::kIdeal;
+  RunResult one = replay_isolated(p.source, one_collective(p, c), ReplayOptions{});
+  EXPECT_EQ(one.collectives[0].channels, 1);
+  EXPECT_GT(one.makespan, 4 * r.makespan);
+}
+
+TEST(NcclCollectives, NvswitchRunsOneRingAtTheGpusNvlinkRate) {
+  Platform p = platform("{preset: dgx-a100, servers: 1}");
+  auto row = bench_one(p, CollectiveType::kAllReduce, 1 << 30, CollectiveAlgo::kRing,
+                       CollectiveProtocol::kSimple, false);
+  // Every ring would cross the same GPU <-> NVSwitch links: one is enough.
+  EXPECT_EQ(row.choice.channels, 1);
+  const double link = link_named(p.source.topology, "n0_gpu0_nvlink").bandwidth;
+  // 1 GiB: the 14 steps' latency (tens of us) is well under 1% of the 8 ms transfer.
+  EXPECT_NEAR(row.busbw, link, 0.01 * link);
+}
+
+TEST(NcclCollectives, ProtocolSwitchPointsFollowNcclsLatencyAndEfficiency) {
+  // NVLink latency far below NCCL's per-hop figures, so a step costs exactly the table's value.
+  Platform p = platform("{preset: dgx-a100, servers: 1, server: {nvlink: {latency: 0.01us}}}");
+  const double bw = link_named(p.source.topology, "n0_gpu0_nvlink").bandwidth;
+  // Ring all-reduce on 8 GPUs (NCCL 2.30 tuning constants, microseconds):
+  // t = base + 14 x hop + 2 x 7/8 x B / (efficiency x bw).
+  auto t = [&](double base, double hop, double eff, double b) {
+    return (base + 14 * hop) * 1e-6 + 1.75 * b / (eff * bw);
+  };
+  // LL (6.6, 0.6, 1/2) against LL128 (14, 1.9, 120/128); LL128 against Simple (8.4, 3.4, 1).
+  auto cross = [&](double b0, double h0, double e0, double b1, double h1, double e1) {
+    return ((b1 + 14 * h1) - (b0 + 14 * h0)) * 1e-6 / (1.75 / (e0 * bw) - 1.75 / (e1 * bw));
+  };
+  const double ll_ll128 = cross(6.6, 0.6, 0.5, 14.0, 1.9, 120.0 / 128);
+  const double ll128_simple = cross(14.0, 1.9, 120.0 / 128, 8.4, 3.4, 1.0);
+  EXPECT_LT(t(6.6, 0.6, 0.5, ll_ll128 / 2), t(14.0, 1.9, 120.0 / 128, ll_ll128 / 2));
+  ASSERT_LT(ll_ll128, ll128_simple);
+  auto proto_at = [&](double b) {
+    return bench_one(p, CollectiveType::kAllReduce, b, CollectiveAlgo::kRing,
+                     CollectiveProtocol::kAuto, true)
+        .choice.protocol;
+  };
+  EXPECT_EQ(proto_at(ll_ll128 / 1.5), CollectiveProtocol::kLL);
+  EXPECT_EQ(proto_at(ll_ll128 * 1.5), CollectiveProtocol::kLL128);
+  EXPECT_EQ(proto_at(ll128_simple / 1.5), CollectiveProtocol::kLL128);
+  EXPECT_EQ(proto_at(ll128_simple * 1.5), CollectiveProtocol::kSimple);
+  // And the time is the formula's.
+  auto row = bench_one(p, CollectiveType::kAllReduce, 4096, CollectiveAlgo::kRing,
+                       CollectiveProtocol::kLL, false);
+  EXPECT_NEAR(row.seconds, t(6.6, 0.6, 0.5, 4096), 0.01 * row.seconds);
+}
+
+TEST(NcclCollectives, LL128StaysOffWherePcieCarriesTheSteps) {
+  Platform p = platform("{preset: pcie-server}");
+  for (double b : {1e3, 1e6, 1e8}) {
+    auto row = bench_one(p, CollectiveType::kAllReduce, b, CollectiveAlgo::kAuto,
+                         CollectiveProtocol::kAuto, true);
+    EXPECT_NE(row.choice.protocol, CollectiveProtocol::kLL128) << b;
+  }
+}
+
+TEST(NcclCollectives, LatencyOfEightByteMessagesIsNcclsPerStepLatency) {
+  Platform p = platform("{preset: dgx-a100, servers: 1}");
+  auto row = bench_one(p, CollectiveType::kAllReduce, 8, CollectiveAlgo::kRing,
+                       CollectiveProtocol::kLL, false);
+  // A step takes the longer of the route's own latency (GPU -> NVSwitch -> GPU) and LL's
+  // 0.6 us; 14 steps and LL's 6.6 us launch.
+  const double route = 2 * link_named(p.source.topology, "n0_gpu0_nvlink").latency;
+  const double expected = 6.6e-6 + 14 * std::max(0.6e-6, route);
+  EXPECT_NEAR(row.seconds, expected, 0.01 * expected);
+  // The bytes-only model has only the links' latency.
+  auto ideal = bench_one(p, CollectiveType::kAllReduce, 8, CollectiveAlgo::kRing,
+                         CollectiveProtocol::kIdeal, false);
+  EXPECT_NEAR(ideal.seconds, 14 * route, 0.01 * 14 * route);
+  EXPECT_GT(row.seconds - ideal.seconds, 6e-6);
+}
+
+TEST(NcclCollectives, PipelinedHierarchicalOverlapsItsPhases) {
+  // Two DGX A100: reduce-scatter over NVSwitch, all-reduce over the NICs, all-gather over
+  // NVSwitch. Run the three phases one after the other (one chunk) and pipelined in 8 chunks.
+  Platform p = platform("{preset: dgx-a100, servers: 2}");
+  Collective c;
+  c.type = CollectiveType::kAllReduce;
+  c.algo = CollectiveAlgo::kHierarchical;
+  c.protocol = CollectiveProtocol::kSimple;
+  c.bytes = 1 << 30;
+  c.pipeline = 1;
+  const double serial = replay_isolated(p.source, one_collective(p, c), ReplayOptions{}).makespan;
+  c.pipeline = 8;
+  const double piped = replay_isolated(p.source, one_collective(p, c), ReplayOptions{}).makespan;
+  // Phase times by hand (bytes dominate at 1 GiB): reduce-scatter and all-gather each send
+  // 7/8 of B per GPU over its NVLink at rate N; the inter-server all-reduce of B/8 per local
+  // rank over 2 servers sends 2 x 1/2 x B/8 over the GPU's NIC at rate R.
+  const Topology& t = p.source.topology;
+  const double nvl = link_named(t, "n0_gpu0_nvlink").bandwidth;
+  double nic = 0;
+  for (const auto& l : t.links)
+    if (l.link_class == "infiniband" && (nic == 0 || l.bandwidth < nic)) nic = l.bandwidth;
+  ASSERT_GT(nic, 0);
+  const double B = c.bytes;
+  const double rs = 7.0 / 8 * B / nvl, ar = B / 8 / nic;
+  EXPECT_NEAR(serial, 2 * rs + ar, 0.03 * serial);
+  // Pipelined over 8 chunks: never faster than the busier resource (the two NVLink phases
+  // share the links, the NIC phase runs beside them), never slower than stage-by-stage
+  // pipelining, where each later chunk adds the busier resource's share.
+  const double bound = (2 * rs + ar) / 8 + 7 * std::max(2 * rs, ar) / 8;
+  EXPECT_GT(piped, std::max(2 * rs, ar));
+  EXPECT_LT(piped, 1.01 * bound);
+  EXPECT_LT(piped, 0.75 * serial);
+}
+
+TEST(NcclCollectives, FlowAndAnalyticalAgreeOnUncontendedTopologies) {
+  // Tolerance 10%: equal shares of a link (analytical) against max-min fairness (flows) differ
+  // only where flows of unequal routes share a link, as all-to-all's do on the DGX-1 mesh.
+  for (const std::string yaml :
+       {"{preset: dgx1-v100, servers: 1}", "{preset: dgx-a100, servers: 1}",
+        "{preset: dgx-h100, servers: 2}", "{preset: pcie-server}"}) {
+    Platform p = platform(yaml);
+    for (auto type :
+         {CollectiveType::kAllReduce, CollectiveType::kAllGather, CollectiveType::kReduceScatter,
+          CollectiveType::kBroadcast, CollectiveType::kReduce, CollectiveType::kAllToAll,
+          CollectiveType::kSendRecv})
+      for (double b : {8.0, 65536.0, 16e6, 1e9}) {
+        auto f = bench_one(p, type, b, CollectiveAlgo::kAuto, CollectiveProtocol::kAuto, false);
+        auto a = bench_one(p, type, b, CollectiveAlgo::kAuto, CollectiveProtocol::kAuto, true);
+        EXPECT_NEAR(a.seconds, f.seconds, 0.10 * f.seconds)
+            << yaml << " " << collective_type_name(type) << " " << b << " B";
+      }
+  }
+}
+
+TEST(NcclCollectives, BenchSizesAndBusBandwidthAreNcclTests) {
+  CollectiveBenchOptions o;
+  EXPECT_EQ(bench_sizes(o, 16).size(), 31u);  // 8 B to 8 GiB by factors of 2
+  o.type = CollectiveType::kAllGather;
+  for (double s : bench_sizes(o, 16)) EXPECT_EQ(std::fmod(s, 16 * 4), 0.0) << s;
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveType::kAllReduce, 8), 1.75);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveType::kAllGather, 8), 0.875);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveType::kBroadcast, 8), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveType::kSendRecv, 8), 1.0);
+}
+
+TEST(NcclCollectives, ReadsNcclTestsLogsWithAndWithoutTheRootColumn) {
+  const std::string dir = testing::make_temp_dir("nccl_log");
+  testing::write_file(dir + "/new.txt",
+                      "# nThread 1 nGpus 1\n"
+                      "#       size         count      type   redop    root     time   algbw   "
+                      "busbw #wrong     time   algbw   busbw #wrong\n"
+                      "           8             2     float     sum      -1    18.50    0.00    "
+                      "0.00      0    18.20    0.00    0.00      0\n"
+                      "   1073741824     268435456     float     sum      -1   4683.1  229.28  "
+                      "401.24      0   4680.0  229.43  401.50      0\n"
+                      "# Avg bus bandwidth    : 200.6\n");
+  auto rows = read_nccl_tests_log(dir + "/new.txt");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows[1].bytes, 1073741824.0);
+  EXPECT_NEAR(rows[1].seconds, 4683.1e-6, 1e-12);
+  EXPECT_NEAR(rows[1].busbw, 401.24e9, 1);
+  testing::write_file(dir + "/old.txt",
+                      "     1048576        262144   float     sum    102.3   10.25   17.94  "
+                      "0e+00    101.9   10.29   18.01  0e+00\n");
+  rows = read_nccl_tests_log(dir + "/old.txt");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_NEAR(rows[0].seconds, 102.3e-6, 1e-12);
+  EXPECT_NEAR(rows[0].busbw, 17.94e9, 1);
+  testing::write_file(dir + "/bad.txt", "# header\n  1024  256  float  sum  -1  abc  1  2  0\n");
+  try {
+    read_nccl_tests_log(dir + "/bad.txt");
+    FAIL() << "a malformed row was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.txt:2"), std::string::npos) << e.what();
+  }
+  testing::write_file(dir + "/empty.txt", "# nothing measured\n");
+  EXPECT_THROW(read_nccl_tests_log(dir + "/empty.txt"), InputError);
+}
+
+TEST(NcclCollectives, ComparisonPrintsTheErrorPerRowAndTheMedian) {
+  CollectiveBenchRow p1;
+  p1.bytes = 1 << 20;
+  p1.seconds = 100e-6;
+  p1.busbw = 20e9;
+  CollectiveBenchRow p2 = p1;
+  p2.bytes = 1 << 30;
+  p2.busbw = 300e9;
+  std::vector<MeasuredRow> m = {{double(1 << 20), 110e-6, 18e9}, {double(1 << 30), 1e-3, 400e9}};
+  const std::string out = format_bench_comparison({p1, p2}, m);
+  EXPECT_NE(out.find("+11.1"), std::string::npos) << out;  // 20 against 18 GB/s
+  EXPECT_NE(out.find("-25.0"), std::string::npos) << out;  // 300 against 400 GB/s
+  EXPECT_NE(out.find("median |error| 18.1%"), std::string::npos) << out;
+}
+
+TEST(NcclCollectives, BenchCommandPrintsNcclTestsColumnsAndRejectsBadInput) {
+  const std::string bin = testing::orrery_bin();
+  auto r =
+      testing::run_shell(bin +
+                         " bench collective all_reduce --platform dgx-a100 --min 8B --max 1MiB "
+                         "--mode analytical");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* col : {"size", "count", "type", "redop", "root", "time", "algbw", "busbw"})
+    EXPECT_NE(r.output.find(col), std::string::npos) << col;
+  EXPECT_NE(r.output.find("Avg bus bandwidth"), std::string::npos);
+  auto bad =
+      testing::run_shell(bin + " bench collective all_reduce --platform dgx-a100 --proto XL");
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--proto XL"), std::string::npos) << bad.output;
+  bad = testing::run_shell(bin + " bench collective all_sum --platform dgx-a100");
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("all_sum"), std::string::npos) << bad.output;
+}
+
+}  // namespace
+}  // namespace orrery
