@@ -13,6 +13,7 @@
 #include "platforms/platform_dot.h"
 #include "platforms/platform_probe.h"
 #include "platforms/platform_spec.h"
+#include "platforms/routing.h"
 #include "tests/test_util.h"
 
 namespace orrery {
@@ -31,15 +32,13 @@ PlatformSource exported(const Topology& t, const std::string& tag) {
 }
 
 void expect_same_platform(const Topology& t) {
-  std::vector<std::pair<std::string, std::string>> pairs;
-  for (const auto& a : t.hosts)
-    for (const auto& b : t.hosts)
-      if (a.name != b.name) pairs.push_back({a.name, b.name});
+  std::vector<std::pair<std::string, std::string>> pairs = routed_host_pairs(t);
   PlatformSource generated;
   generated.topology = t;
   PlatformProbe want = probe_platform(generated, pairs);
   PlatformProbe got = probe_platform(exported(t, "xml"), pairs);
   EXPECT_EQ(got.hosts, want.hosts);
+  EXPECT_EQ(got.properties, want.properties);
   ASSERT_EQ(got.links.size(), want.links.size());
   for (size_t i = 0; i < want.links.size(); ++i) {
     EXPECT_EQ(got.links[i].name, want.links[i].name);
@@ -58,7 +57,7 @@ void expect_same_platform(const Topology& t) {
 TEST(PlatformExport, XmlLoadsBackToTheSameRoutesAndLinks) {
   expect_same_platform(preset("v100-pcie-testbed"));
   expect_same_platform(preset("dgx1-v100", "servers: 2\nfabric: {servers_per_leaf: 1}\n"));
-  expect_same_platform(preset("dgx-h100", "servers: 2\n"));
+  expect_same_platform(preset("dgx-h100", "servers: 2\nfabric: {sharp: true}\n"));
   expect_same_platform(preset("pcie-server"));
 }
 
