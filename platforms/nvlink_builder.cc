@@ -1,7 +1,17 @@
 // NVLink inside one server: the DGX-1 hybrid cube mesh (point-to-point links between GPU
-// pairs) or an NVSwitch fabric (every GPU's links into one non-blocking switch).
+// pairs) or an NVSwitch fabric (every GPU's links into one non-blocking switch), at the links'
+// achievable rate (platforms/link_rates.h).
+//
+// NVLink SHARP (NVLS): an NVSwitch of gen 3 or later reduces what the GPUs write to it and
+// multicasts the result. The switch's reduction engine is a host, <prefix>nvls, joined to the
+// NVSwitch by one link of class "nvswitch" that never binds (twice all the GPUs' NVLink
+// together, no latency): a GPU's flow to or from it is limited by that GPU's own NVLink link,
+// and the engine runs NVLS collectives as such flows.
+#include <algorithm>
 #include <string>
 
+#include "common/input_limits.h"
+#include "platforms/link_rates.h"
 #include "platforms/topology_writer.h"
 
 namespace orrery {
@@ -29,7 +39,7 @@ void add_nvlink(const PlatformSpec& spec, ServerNodes& server, TopoWriter& w) {
     for (const auto& [pair, count] : cube_mesh_pairs(nv.links_per_gpu)) {
       const auto [a, b] = pair;
       TopoLink l{server.prefix + "nvl" + std::to_string(a) + "_" + std::to_string(b),
-                 count * nv.bandwidth, nv.latency, true, "nvlink"};
+                 count * nvlink_data_rate(nv), nv.latency, true, "nvlink"};
       w.connect(server.gpus[a], server.gpus[b], l);
       server.nvlink_pairs[pair] = {l.name, count};
     }
@@ -38,9 +48,18 @@ void add_nvlink(const PlatformSpec& spec, ServerNodes& server, TopoWriter& w) {
     // into it is all its links together.
     server.nvswitch = server.prefix + "nvswitch";
     w.router(server.nvswitch);
+    const double per_gpu = nv.links_per_gpu * nvlink_data_rate(nv);
     for (const auto& gpu : server.gpus)
-      w.connect(gpu, server.nvswitch,
-                {gpu + "_nvlink", nv.links_per_gpu * nv.bandwidth, nv.latency, true, "nvlink"});
+      w.connect(gpu, server.nvswitch, {gpu + "_nvlink", per_gpu, nv.latency, true, "nvlink"});
+    if (nv.sharp) {
+      server.nvls = nvls_host_name(server.prefix);
+      server.nvls_link = server.nvls + "_link";
+      // Speed is unused (nothing computes on it) but SimGrid wants one.
+      w.host({server.nvls, 1e9, 1, "nvls", {{"server", std::to_string(server.index)}}});
+      const double unlimited =
+          std::min(2.0 * static_cast<double>(server.gpus.size()) * per_gpu, limits::kBandwidth.hi);
+      w.connect(server.nvls, server.nvswitch, {server.nvls_link, unlimited, 0.0, true, "nvswitch"});
+    }
   }
 }
 

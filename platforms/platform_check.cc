@@ -68,7 +68,67 @@ void check_ranges(const PlatformSpec& spec, const SpecComplaint& complain) {
       {"server.pcie.duplex_overhead", s.pcie.duplex_overhead},
       {"server.cpu.qpi_duplex_overhead", s.cpu.qpi_duplex_overhead}};
   for (const auto& [key, v] : shares)
-    if (!(v >= 0 && v <= 1)) complain(key, "must be a share between 0 and 1, got " + std::to_string(v));
+    if (!(v >= 0 && v <= 1))
+      complain(key, "must be a share between 0 and 1, got " + std::to_string(v));
+  if (!(s.nvlink.efficiency > 0 && s.nvlink.efficiency <= 1))
+    complain("server.nvlink.efficiency",
+             "must be a share in (0, 1], got " + std::to_string(s.nvlink.efficiency));
+}
+
+// The MTUs a fabric kind can carry: InfiniBand path MTUs (RoCE negotiates the same ones), and
+// for TCP/IP the IP MTUs from IPv4's minimum datagram every host accepts to jumbo frames.
+void check_mtu(const PlatformSpec& spec, const SpecComplaint& complain) {
+  const int mtu = spec.server.nic.mtu;
+  if (mtu == 0) return;  // the kind's default
+  const std::string& kind = spec.fabric.kind;
+  if (kind == "ethernet") {
+    if (mtu < 576 || mtu > 9216)
+      complain("server.nic.mtu", "an Ethernet IP MTU is between 576 and 9216 bytes, got " +
+                                     str(mtu) + " (fabric.kind: ethernet)");
+  } else if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096) {
+    complain("server.nic.mtu",
+             "an InfiniBand path MTU is 256, 512, 1024, 2048 or 4096 bytes, got " + str(mtu) +
+                 " (fabric.kind: " + kind + ")");
+  }
+}
+
+// In-network reduction needs the hardware that does it.
+void check_sharp(const PlatformSpec& spec, const SpecComplaint& complain) {
+  const ServerSpec& s = spec.server;
+  if (s.nvlink.sharp && s.nvlink.topology != "nvswitch")
+    complain("server.nvlink.sharp",
+             "NVLink SHARP reduces inside an NVSwitch, but server.nvlink.topology is " +
+                 s.nvlink.topology + " (set it to nvswitch, or sharp to false)");
+  if (spec.fabric.sharp && spec.fabric.kind != "infiniband")
+    complain("fabric.sharp", "SHARP reduces inside InfiniBand switches, but fabric.kind is " +
+                                 spec.fabric.kind + " (set it to infiniband, or sharp to false)");
+  if (spec.fabric.sharp && s.nic.count == 0)
+    complain("fabric.sharp",
+             "SHARP reduces inside the fabric, which GPUs reach through NICs: server.nic.count "
+             "is 0");
+}
+
+// Rail k of a rail-optimized fabric is NIC k of every server; the GPUs must share the rails
+// evenly, or the fabric is rail-optimized in name only.
+void check_rails(const PlatformSpec& spec, const SpecComplaint& complain) {
+  if (spec.fabric.topology != "rail-optimized") return;
+  const int gpus = spec.server.gpus, nics = spec.server.nic.count;
+  if (nics == 0) {
+    complain("server.nic.count",
+             "a rail-optimized fabric (fabric.topology: rail-optimized) joins NIC k of every "
+             "server to rail switch k, but the server has no NICs");
+    return;
+  }
+  if (gpus % nics != 0 && nics % gpus != 0) {
+    std::string even;
+    for (int d = 1; d <= gpus; ++d)
+      if (gpus % d == 0) even += (even.empty() ? "" : ", ") + str(d);
+    complain("server.nic.count",
+             "a rail-optimized fabric (fabric.topology: rail-optimized) has one rail per NIC, "
+             "and " +
+                 str(gpus) + " GPUs cannot share " + str(nics) + " rails evenly (use " + even +
+                 " NICs or a multiple of " + str(gpus) + ", or fabric.topology: fat-tree)");
+  }
 }
 
 }  // namespace
@@ -113,6 +173,10 @@ void check_platform_spec(const PlatformSpec& spec, const SpecComplaint& complain
   if (spec.servers > 1 && s.nic.count == 0)
     complain("server.nic.count",
              str(spec.servers) + " servers need at least one NIC each to reach each other");
+
+  check_mtu(spec, complain);
+  check_sharp(spec, complain);
+  check_rails(spec, complain);
 }
 
 }  // namespace orrery

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "common/units.h"
+#include "platforms/link_rates.h"
 #include "platforms/routing.h"
 
 namespace orrery {
@@ -37,23 +38,42 @@ std::string kind_of(const std::string& name) {
 std::string describe_spec(const PlatformSpec& s) {
   std::ostringstream o;
   const ServerSpec& v = s.server;
+  char share[32];
   o << "platform " << s.name;
   if (!s.description.empty()) o << ": " << s.description;
   o << "\n  " << s.servers << " server(s) x " << v.gpus << " " << v.gpu.name << ", "
-    << v.cpu.sockets << " x " << v.cpu.model << ", PCIe " << format_bandwidth(v.pcie.bandwidth);
-  if (v.nvlink.topology != "none")
-    o << ", NVLink " << v.nvlink.topology << " (" << v.nvlink.links_per_gpu << " x "
-      << format_bandwidth(v.nvlink.bandwidth) << " per GPU)";
+    << v.cpu.sockets << " x " << v.cpu.model << ", PCIe " << format_bandwidth(v.pcie.bandwidth)
+    << "\n";
+  // Signalling rates are what datasheets print; links carry the achievable ones (link_rates.h).
+  if (v.nvlink.topology != "none") {
+    std::snprintf(share, sizeof share, "%.4g", v.nvlink.efficiency);
+    o << "  NVLink " << v.nvlink.topology << ": " << v.nvlink.links_per_gpu << " links x "
+      << format_bandwidth(v.nvlink.bandwidth)
+      << " per GPU = " << format_bandwidth(v.nvlink.links_per_gpu * v.nvlink.bandwidth)
+      << " signalling, " << format_bandwidth(v.nvlink.links_per_gpu * nvlink_data_rate(v.nvlink))
+      << " achievable (efficiency " << share << ")";
+    if (v.nvlink.sharp) o << "; NVLink SHARP: host " << nvls_host_name("n<S>_");
+    o << "\n";
+  }
   if (v.nic.count == 0) {
-    o << ", no NICs";
+    o << "  no NICs\n";
   } else {
-    o << ", " << v.nic.count << " x " << v.nic.model << " " << format_bandwidth(v.nic.bandwidth)
-      << " on " << s.fabric.kind << " " << s.fabric.topology;
+    const NicWireFormat wire = nic_wire_format(s);
+    std::snprintf(share, sizeof share, "%.4f", wire.efficiency());
+    o << "  NICs: " << v.nic.count << " x " << v.nic.model << ", "
+      << format_bandwidth(v.nic.bandwidth) << " line rate, " << format_bandwidth(nic_data_rate(s))
+      << " achievable (" << s.fabric.kind << " packets of " << wire.payload << " B data + "
+      << wire.overhead << " B = " << share << ")\n";
+    o << "  fabric: " << s.fabric.kind << " " << s.fabric.topology;
     if (s.fabric.topology == "fat-tree")
       o << " (" << s.fabric.servers_per_leaf << " servers per leaf, " << s.fabric.oversubscription
         << ":1)";
+    if (s.fabric.topology == "rail-optimized")
+      o << " (" << v.nic.count << " rails, " << s.fabric.servers_per_leaf << " servers per unit, "
+        << s.fabric.oversubscription << ":1)";
+    if (s.fabric.sharp) o << "; SHARP: host " << kSharpHost;
+    o << "\n";
   }
-  o << "\n";
   if (!s.sources.empty()) {
     o << "sources:\n";
     for (const auto& src : s.sources) o << "  - " << src << "\n";

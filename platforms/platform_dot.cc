@@ -36,9 +36,10 @@ Look router_look(const std::string& name) {
 
 const char* class_color(const std::string& c) {
   static const std::map<std::string, const char*> colors = {
-      {"nvlink", "#3a9d23"},   {"pcie", "#555555"},      {"rc-dma", "#7f7f7f"},
-      {"rc-p2p", "#c00000"},   {"qpi", "#1f4e9d"},       {"memory", "#1f4e9d"},
-      {"ethernet", "#d97a00"}, {"infiniband", "#d97a00"}};
+      {"nvlink", "#3a9d23"},   {"pcie", "#555555"}, {"rc-dma", "#7f7f7f"},
+      {"rc-p2p", "#c00000"},   {"qpi", "#1f4e9d"},  {"memory", "#1f4e9d"},
+      {"ethernet", "#d97a00"}, {"roce", "#d97a00"}, {"infiniband", "#d97a00"},
+      {"nvswitch", "#3a9d23"}, {"sharp", "#d97a00"}};
   auto it = colors.find(c);
   return it == colors.end() ? "#000000" : it->second;
 }
@@ -57,7 +58,11 @@ std::string topology_to_dot(const Topology& topo) {
     by_server[server_of(name)].push_back(line);
   };
   for (const auto& h : topo.hosts) {
-    std::string fill = h.role == "gpu" ? "#76b900" : "#9dc3e6";
+    // In-network reduction endpoints take their switch's colour.
+    std::string fill = h.role == "gpu"       ? "#76b900"
+                       : h.role == "nvls"    ? "#b6e3a1"
+                       : h.role == "collnet" ? "#f4b183"
+                                             : "#9dc3e6";
     auto model = h.properties.find("model");
     std::string label = h.name + (model == h.properties.end() ? "" : "\\n" + model->second);
     place(h.name,

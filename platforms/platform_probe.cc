@@ -17,14 +17,19 @@ namespace orrery {
 namespace {
 
 // Line format, fields separated by tabs (names hold neither tabs nor newlines):
-//   H name | L name bandwidth latency class | R src dst latency link...
+//   H name | P host key value | L name bandwidth latency class | R src dst latency link...
 std::string probe_here(const PlatformSource& platform,
                        const std::vector<std::pair<std::string, std::string>>& pairs) {
   auto engine_owner = start_engine(platform);
   sg4::Engine& engine = *engine_owner;
   std::ostringstream o;
   o.precision(17);
-  for (auto* h : engine.get_all_hosts()) o << "H\t" << h->get_name() << "\n";
+  for (auto* h : engine.get_all_hosts()) {
+    o << "H\t" << h->get_name() << "\n";
+    if (const auto* props = h->get_properties())
+      for (const auto& [k, v] : *props)
+        o << "P\t" << h->get_name() << "\t" << k << "\t" << v << "\n";
+  }
   for (auto* l : engine.get_all_links()) {
     const char* cls = l->get_property("class");
     o << "L\t" << l->get_name() << "\t" << l->get_bandwidth() << "\t" << l->get_latency() << "\t"
@@ -57,6 +62,7 @@ PlatformProbe parse(const std::string& text) {
   for (std::string line; std::getline(ss, line);) {
     auto f = split(line);
     if (f[0] == "H") p.hosts.push_back(f[1]);
+    if (f[0] == "P") p.properties[f[1]][f[2]] = f.size() > 3 ? f[3] : "";
     if (f[0] == "L")
       p.links.push_back({f[1], std::stod(f[2]), std::stod(f[3]), f.size() > 4 ? f[4] : ""});
     if (f[0] == "R") {

@@ -3,6 +3,7 @@
 // that generated platforms and their XML export route as Orrery intends.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,7 +27,9 @@ struct ProbedRoute {
 };
 
 struct PlatformProbe {
-  std::vector<std::string> hosts;   // sorted by name
+  std::vector<std::string> hosts;  // sorted by name
+  // Each host's SimGrid properties (hosts without any are absent).
+  std::map<std::string, std::map<std::string, std::string>> properties;
   std::vector<ProbedLink> links;    // sorted by name
   std::vector<ProbedRoute> routes;  // one per requested pair, in order
 };

@@ -16,18 +16,20 @@ SizeEstimate estimate_platform_size(const PlatformSpec& spec) {
   const double gpus = s.gpus;
   const double sockets = std::max(1, s.cpu.sockets);
   const double nics = s.nic.count;
-  const double hosts = gpus + sockets;  // GPUs and one CPU host per socket
+  const double nvls = s.nvlink.sharp ? 1 : 0;  // NVLS host, routed to from the GPUs only
+  const double hosts = gpus + sockets + nvls;  // GPUs and one CPU host per socket
   // Root ports per socket (PCIe switches, or each GPU and NIC on its own port) are joined
   // pairwise by peer-to-peer links.
   const double ports = s.pcie.switches_per_socket > 0 ? s.pcie.switches_per_socket
                                                       : std::ceil((gpus + nics) / sockets);
-  const double links = gpus * (1 + s.nvlink.links_per_gpu) + 2 * nics + 3 * sockets +
+  const double links = gpus * (1 + s.nvlink.links_per_gpu) + nvls + 2 * nics + 3 * sockets +
                        sockets * sockets + sockets * ports * ports / 2 + ports * sockets;
-  const double routes = hosts * hosts;  // every host pair inside a server has its own route
+  // Every host pair inside a server has its own route.
+  const double routes = (gpus + sockets) * (gpus + sockets) + nvls * 2 * gpus;
   SizeEstimate e;
-  e.memory_bytes = servers * (hosts * kBytesPerHost + links * kBytesPerLink +
-                              routes * kBytesPerRoute) +
-                   servers * nics * kBytesPerLink;
+  e.memory_bytes =
+      servers * (hosts * kBytesPerHost + links * kBytesPerLink + routes * kBytesPerRoute) +
+      servers * nics * kBytesPerLink;
   char basis[160];
   std::snprintf(basis, sizeof basis, "%.0f servers x (%.0f hosts, about %.0f links, %.0f routes)",
                 servers, hosts, links, routes);

@@ -112,11 +112,13 @@ NvlinkSpec parse_nvlink(const YamlMap& m) {
   if (n.topology != "none" && n.topology != "cube-mesh" && n.topology != "nvswitch")
     m.fail("topology", "expected none, cube-mesh or nvswitch, got \"" + n.topology + "\"");
   n.bandwidth = positive_bw(m, "bandwidth", n.bandwidth);
+  n.efficiency = efficiency(m, "efficiency", n.efficiency);
   n.latency = nonneg_time(m, "latency", n.latency);
   n.links_per_gpu = count_at_least(m, "links_per_gpu", n.links_per_gpu, 1);
   n.nonadjacent = m.str("nonadjacent", n.nonadjacent);
   if (n.nonadjacent != "nvlink" && n.nonadjacent != "pcie")
     m.fail("nonadjacent", "expected nvlink or pcie, got \"" + n.nonadjacent + "\"");
+  n.sharp = m.boolean("sharp", n.sharp);
   m.reject_unknown_keys();
   return n;
 }
@@ -128,6 +130,9 @@ NicSpec parse_nic(const YamlMap& m) {
   n.bandwidth = positive_bw(m, "bandwidth", n.bandwidth);
   n.latency = nonneg_time(m, "latency", n.latency);
   n.pcie_switch = index_list(m, "pcie_switch");
+  // Which MTUs a fabric kind allows is checked with the kind (check_platform_spec).
+  n.mtu = m.integer("mtu", n.mtu);
+  require(n.mtu >= 0, m, "mtu", "must be a packet size in bytes such as 4096");
   m.reject_unknown_keys();
   return n;
 }
@@ -135,15 +140,16 @@ NicSpec parse_nic(const YamlMap& m) {
 FabricSpec parse_fabric(const YamlMap& m) {
   FabricSpec f;
   f.kind = m.str("kind", f.kind);
-  if (f.kind != "ethernet" && f.kind != "infiniband")
-    m.fail("kind", "expected ethernet or infiniband, got \"" + f.kind + "\"");
+  if (f.kind != "ethernet" && f.kind != "roce" && f.kind != "infiniband")
+    m.fail("kind", "expected ethernet, roce or infiniband, got \"" + f.kind + "\"");
   f.topology = m.str("topology", f.topology);
-  if (f.topology != "switch" && f.topology != "fat-tree")
-    m.fail("topology", "expected switch or fat-tree, got \"" + f.topology + "\"");
+  if (f.topology != "switch" && f.topology != "fat-tree" && f.topology != "rail-optimized")
+    m.fail("topology", "expected switch, fat-tree or rail-optimized, got \"" + f.topology + "\"");
   f.latency = nonneg_time(m, "latency", f.latency);
   f.servers_per_leaf = count_at_least(m, "servers_per_leaf", f.servers_per_leaf, 1);
   f.oversubscription = m.number("oversubscription", f.oversubscription);
   require(f.oversubscription >= 1, m, "oversubscription", "must be at least 1");
+  f.sharp = m.boolean("sharp", f.sharp);
   m.reject_unknown_keys();
   return f;
 }

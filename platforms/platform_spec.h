@@ -44,7 +44,11 @@ struct CpuSpec {
 
 struct NvlinkSpec {
   std::string topology = "none";  // "none", "cube-mesh" (DGX-1), "nvswitch"
-  double bandwidth = 25e9;        // bytes/s per link per direction
+  double bandwidth = 25e9;        // bytes/s per link per direction: the signalling rate
+  // Share of `bandwidth` that carries data (platforms/link_rates.h). 0.8 unless a preset says
+  // otherwise: NCCL prices an NVLink 2 or 3 link at 20 of its 25 GB/s, and its maintainer puts
+  // application-level NVLink bandwidth at about 80% of the line rate (docs/platforms.md).
+  double efficiency = 0.8;
   double latency = 1e-6;
   // Links leaving each GPU. nvswitch: all go to the switch fabric. cube-mesh: 4 (one link to
   // each of 4 neighbours, DGX-1 P100) or 6 (two of the neighbours get a second link, DGX-1V).
@@ -52,14 +56,21 @@ struct NvlinkSpec {
   // cube-mesh pairs without a direct link: "nvlink" relays through a GPU adjacent to both (as
   // NCCL's P2P transport does, path type NVB), "pcie" takes the PCIe tree.
   std::string nonadjacent = "nvlink";
+  // NVLink SHARP (NVSwitch gen 3 and later reduce in the switch): nvswitch only. Adds a host
+  // <server prefix>nvls, the switch's reduction endpoint, and names it in every GPU's host
+  // property "nvls_host".
+  bool sharp = false;
 };
 
 struct NicSpec {
   std::string model = "NIC";
   int count = 1;
-  double bandwidth = 25e9 / 8;  // bytes/s per direction
+  double bandwidth = 25e9 / 8;  // bytes/s per direction: the line rate
   double latency = 1e-6;
   std::vector<int> pcie_switch;  // PCIe switch index of each NIC (default: spread evenly)
+  // Largest packet as the fabric kind counts it (platforms/link_rates.h); 0: the kind's default,
+  // 4096 for infiniband and roce, 1500 for ethernet. Sets the share of `bandwidth` that is data.
+  int mtu = 0;
 };
 
 struct ServerSpec {
@@ -75,11 +86,21 @@ struct ServerSpec {
 };
 
 struct FabricSpec {
-  std::string kind = "ethernet";    // "ethernet" or "infiniband": the link class
-  std::string topology = "switch";  // "switch" (one switch) or "fat-tree" (leaf/spine)
-  double latency = 1e-6;            // per switch traversed
-  int servers_per_leaf = 16;        // fat-tree only
-  double oversubscription = 1.0;    // fat-tree only: leaf downlink / uplink capacity
+  // "ethernet" (TCP/IP), "roce" (RoCEv2) or "infiniband": the link class of NIC ports and
+  // switch links, and the packet format that sets the NICs' data rate (link_rates.h).
+  std::string kind = "ethernet";
+  // "switch" (one switch), "fat-tree" (leaves and spine, all NICs of a server on its leaf) or
+  // "rail-optimized" (NIC k of every server on rail switch k, rail switches joined by a spine).
+  std::string topology = "switch";
+  double latency = 1e-6;  // per switch traversed
+  // fat-tree: servers under one leaf switch. rail-optimized: servers in one scalable unit, whose
+  // NIC k share one rail switch.
+  int servers_per_leaf = 16;
+  double oversubscription = 1.0;  // fat-tree, rail-optimized: leaf downlink / uplink capacity
+  // SHARP (in-network reduction in InfiniBand switches): infiniband only. Adds a host
+  // "fabric_sharp" at the top of the fabric and names it in every GPU's host property
+  // "collnet_host".
+  bool sharp = false;
 };
 
 struct PlatformSpec {
@@ -115,9 +136,11 @@ struct SizeEstimate;
 SizeEstimate estimate_platform_size(const PlatformSpec& spec);
 
 // The SimGrid-ready graph of the platform, with its routes (routing policy in
-// docs/platforms.md). Host names: n<S>_gpu<G>, n<S>_cpu<K>; the GPUs are listed in
-// server-major order. Throws InputError for specs the interconnect cannot hold and for platforms
-// over the process's size limits (estimate_platform_size), before building anything.
+// docs/platforms.md). Host names: n<S>_gpu<G>, n<S>_cpu<K>, and the in-network reduction
+// endpoints n<S>_nvls (nvlink.sharp, role "nvls") and fabric_sharp (fabric.sharp, role
+// "collnet"), reachable from GPUs only; the GPUs are listed in server-major order. Throws
+// InputError for specs the interconnect cannot hold and for platforms over the process's size
+// limits (estimate_platform_size), before building anything.
 Topology build_topology(const PlatformSpec& spec);
 
 // The GPU host names of a topology built by build_topology, in order.

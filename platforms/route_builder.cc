@@ -9,6 +9,8 @@
 // Between servers, each host reaches the fabric through one NIC (Topology::route_graph steps
 // host -> NIC and back): the NIC closest on PCIe; hosts that tie over several NICs take them in
 // turn, so two GPUs under a switch with two NICs get one NIC each (rail alignment).
+// A server's NVLS host (nvlink.sharp) is reached from its GPUs only, over the GPU's NVLink into
+// the NVSwitch: fixed routes, outside the route graph, so no other host finds a path to it.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -172,6 +174,12 @@ void add_server_routes(const std::vector<ServerNodes>& servers, Topology& topo) 
     for (const auto& a : hosts)
       for (const auto& b : hosts)
         if (a != b) topo.routes.push_back({a, b, router.between(a, b)});
+    if (!s.nvls.empty())
+      for (const auto& g : s.gpus) {
+        const Hops to_switch = {{g + "_nvlink", false}, {s.nvls_link, true}};
+        topo.routes.push_back({g, s.nvls, to_switch});
+        topo.routes.push_back({s.nvls, g, reversed(to_switch)});
+      }
     // Every host joins the route graph, even without NICs: SimGrid's Dijkstra routing gives
     // only the nodes of its graph a loopback route.
     std::map<std::string, std::string> exit;

@@ -87,6 +87,22 @@ std::vector<RouteStep> RouteFinder::route(const std::string& src, const std::str
   return expand(hops);
 }
 
+std::vector<std::pair<std::string, std::string>> routed_host_pairs(const Topology& topo) {
+  auto served = [](const TopoHost& nvls, const TopoHost& other) {
+    auto it = other.properties.find(kNvlsHostProperty);
+    return it != other.properties.end() && it->second == nvls.name;
+  };
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& a : topo.hosts)
+    for (const auto& b : topo.hosts) {
+      if (a.name == b.name) continue;
+      if (a.role == "nvls" && !served(a, b)) continue;
+      if (b.role == "nvls" && !served(b, a)) continue;
+      out.push_back({a.name, b.name});
+    }
+  return out;
+}
+
 std::vector<std::string> route_classes(const RouteFinder& finder,
                                        const std::vector<RouteStep>& route) {
   std::vector<std::string> out;
@@ -102,7 +118,7 @@ std::string route_relation(const RouteFinder& finder, const std::vector<RouteSte
   auto has = [&](const char* c) {
     return std::find(classes.begin(), classes.end(), c) != classes.end();
   };
-  if (has("ethernet") || has("infiniband")) return "Network";
+  if (has("ethernet") || has("roce") || has("infiniband")) return "Network";
   if (has("nvlink")) {
     int nvlinks = 0;
     bool via_switch = false;

@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "platforms/topology.h"
@@ -44,6 +45,11 @@ class RouteFinder {
   std::map<std::pair<std::string, std::string>, const TopoRoute*> fixed_;
   std::unordered_map<std::string, std::vector<Arc>> arcs_;
 };
+
+// Every ordered pair of distinct hosts that has a route, in host order: all pairs of a generated
+// platform except those of an NVLS host (role "nvls") with any host but the GPUs that name it in
+// their "nvls_host" property (docs/platforms.md, "Routes").
+std::vector<std::pair<std::string, std::string>> routed_host_pairs(const Topology& topo);
 
 // Link classes along a route, in order of first appearance.
 std::vector<std::string> route_classes(const RouteFinder& finder,

@@ -68,7 +68,7 @@ Placement place(const ServerSpec& s) {
 class ServerBuilder {
  public:
   ServerBuilder(const PlatformSpec& spec, int index, TopoWriter& w)
-      : s_(spec.server), w_(w), pl_(place(spec.server)) {
+      : s_(spec.server), sharp_fabric_(spec.fabric.sharp), w_(w), pl_(place(spec.server)) {
     out_.index = index;
     out_.prefix = "n" + std::to_string(index) + "_";
     out_.nvlink_topology = s_.nvlink.topology;
@@ -156,16 +156,20 @@ class ServerBuilder {
     const DeviceSpec& g = s_.gpu;
     for (int i = 0; i < s_.gpus; ++i) {
       const std::string gpu = name("gpu", i);
-      w_.host({gpu,
-               g.fp32,
-               1,
-               "gpu",
-               {{"mem_bw", format_exact(g.mem_bw)},
-                {"model", g.name},
-                {"sms", std::to_string(g.sms)},
-                {"server", std::to_string(out_.index)},
-                {"socket", std::to_string(pl_.gpu_socket[i])},
-                {"launch_host", name("cpu", pl_.gpu_socket[i])}}});
+      TopoHost host{gpu,
+                    g.fp32,
+                    1,
+                    "gpu",
+                    {{"mem_bw", format_exact(g.mem_bw)},
+                     {"model", g.name},
+                     {"sms", std::to_string(g.sms)},
+                     {"server", std::to_string(out_.index)},
+                     {"socket", std::to_string(pl_.gpu_socket[i])},
+                     {"launch_host", name("cpu", pl_.gpu_socket[i])}}};
+      // The endpoints themselves are added with the NVSwitch and the fabric.
+      if (s_.nvlink.sharp) host.properties[kNvlsHostProperty] = nvls_host_name(out_.prefix);
+      if (sharp_fabric_) host.properties[kCollnetHostProperty] = kSharpHost;
+      w_.host(std::move(host));
       out_.gpus.push_back(gpu);
       w_.connect(gpu, parent(pl_.gpu_switch[i], pl_.gpu_socket[i]),
                  pcie_link(s_.pcie, gpu + "_pcie"));
@@ -198,6 +202,7 @@ class ServerBuilder {
   }
 
   const ServerSpec& s_;
+  const bool sharp_fabric_;
   TopoWriter& w_;
   Placement pl_;
   ServerNodes out_;

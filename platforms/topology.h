@@ -9,11 +9,24 @@
 
 namespace orrery {
 
+// Host properties of a GPU that name its in-network reduction endpoints, present only when the
+// platform has them: the NVSwitch's NVLS endpoint of its server (nvlink.sharp) and the fabric's
+// SHARP endpoint (fabric.sharp). Both are hosts a GPU sends to and receives from like any peer;
+// their links never limit a GPU's own.
+inline constexpr const char* kNvlsHostProperty = "nvls_host";
+inline constexpr const char* kCollnetHostProperty = "collnet_host";
+// Their names in generated platforms: one NVLS host per server, one SHARP host per fabric.
+inline std::string nvls_host_name(const std::string& server_prefix) {
+  return server_prefix + "nvls";
+}
+inline constexpr const char* kSharpHost = "fabric_sharp";
+
 struct TopoHost {
   std::string name;
   double speed = 1e9;  // flop/s of one core: a GPU's effective throughput, a CPU thread's speed
   int cores = 1;
-  std::string role;  // "gpu", "cpu", "nic"...: used by listings and breakdowns
+  // "gpu", "cpu", "nvls", "collnet"...: used by listings and breakdowns
+  std::string role;
   std::map<std::string, std::string> properties;  // e.g. "mem_bw" (bytes/s) for the roofline
 };
 
@@ -22,7 +35,8 @@ struct TopoLink {
   double bandwidth = 0.0;  // bytes/s; when duplex, of the UP direction (its edge's a -> b)
   double latency = 0.0;    // seconds
   bool duplex = true;      // full duplex: separate capacity per direction
-  std::string link_class;  // "pcie", "nvlink", "qpi", "ethernet", "infiniband", "nic"...
+  // "pcie", "nvlink", "qpi", "ethernet", "roce", "infiniband", "nvswitch", "sharp"...
+  std::string link_class;
 
   // Duplex links only.
   // Capacity of the DOWN direction (b -> a); 0 means the same as `bandwidth`.

@@ -45,15 +45,17 @@ struct ServerNodes {
   std::string nvlink_topology;     // spec.server.nvlink.topology
   std::string nvlink_nonadjacent;  // spec.server.nvlink.nonadjacent
   std::string nvswitch;            // router name, when nvlink_topology is nvswitch
+  std::string nvls;                // NVLS host and its link to the NVSwitch (nvlink.sharp)
+  std::string nvls_link;
   // Cube mesh: the link joining GPUs i < j, and how many NVLinks it bundles.
   std::map<std::pair<int, int>, std::pair<std::string, int>> nvlink_pairs;
 };
 
 // CPUs, memory, root complexes, the PCIe tree, the NICs' PCIe side (server_builder.cc).
 ServerNodes add_server(const PlatformSpec& spec, int index, TopoWriter& w);
-// NVLink cube mesh or NVSwitch of one server (nvlink_builder.cc).
+// NVLink cube mesh or NVSwitch of one server, and its NVLS host (nvlink_builder.cc).
 void add_nvlink(const PlatformSpec& spec, ServerNodes& server, TopoWriter& w);
-// NIC ports and the switches between servers (fabric_builder.cc).
+// NIC ports, the switches between servers and the SHARP host (fabric_builder.cc).
 void add_fabric(const PlatformSpec& spec, const std::vector<ServerNodes>& servers, TopoWriter& w);
 // Host-to-host routes inside each server and host-to-NIC steps (route_builder.cc).
 void add_server_routes(const std::vector<ServerNodes>& servers, Topology& topo);

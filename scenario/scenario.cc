@@ -11,6 +11,7 @@
 #include "common/units.h"
 #include "common/yaml_reader.h"
 #include "engine/graph_check.h"
+#include "platforms/link_rates.h"
 #include "scenario/model_workload.h"
 #include "strategies/cluster_layout.h"
 #include "workloads/chakra/chakra_import.h"
@@ -27,7 +28,9 @@ std::string resolve(const std::string& base_dir, const std::string& p) {
   return (fs::path(base_dir) / p).lexically_normal().string();
 }
 
-// Every bandwidth says whether it is one link's or a sum, since a planner compares both kinds.
+// Every bandwidth says whether it is one link's or a sum, since a planner compares both kinds,
+// and NVLink and NICs give the rate their links carry next to the datasheet's
+// (platforms/link_rates.h).
 std::string summarize(const PlatformSpec& s) {
   const ServerSpec& v = s.server;
   std::ostringstream o;
@@ -36,15 +39,17 @@ std::string summarize(const PlatformSpec& s) {
   if (v.nvlink.topology != "none")
     o << ", NVLink " << v.nvlink.topology << " " << v.nvlink.links_per_gpu << " x "
       << format_bandwidth(v.nvlink.bandwidth) << " per GPU ("
-      << format_bandwidth(v.nvlink.links_per_gpu * v.nvlink.bandwidth) << " per GPU in all)";
+      << format_bandwidth(v.nvlink.links_per_gpu * v.nvlink.bandwidth) << " per GPU in all, "
+      << format_bandwidth(v.nvlink.links_per_gpu * nvlink_data_rate(v.nvlink)) << " achievable)";
   if (v.nic.count == 0) {
     o << ", no NICs";
   } else {
     o << ", " << v.nic.count << (v.nic.count == 1 ? " NIC" : " NICs") << " of "
-      << format_bandwidth(v.nic.bandwidth) << " each";
+      << format_bandwidth(v.nic.bandwidth) << " each (" << format_bandwidth(nic_data_rate(s))
+      << " achievable";
     if (v.nic.count > 1)
-      o << " (" << format_bandwidth(v.nic.count * v.nic.bandwidth) << " per server)";
-    o << " on " << s.fabric.kind << " " << s.fabric.topology;
+      o << "; " << format_bandwidth(v.nic.count * v.nic.bandwidth) << " per server";
+    o << ") on " << s.fabric.kind << " " << s.fabric.topology;
   }
   return o.str();
 }

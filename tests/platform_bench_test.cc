@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -62,28 +63,36 @@ TEST(PlatformBench, ReproducesTable1Within5Percent) {
   }
 }
 
+// Share of a NIC's line rate that is data (platforms/link_rates.h, docs/platforms.md): a 4096-byte
+// payload per packet with 26 bytes of InfiniBand headers and CRCs, and a 1500-byte IP MTU holding
+// 1448 bytes of TCP data in 1538 bytes on the wire.
+constexpr double kInfiniband = 4096.0 / (4096 + 26);
+constexpr double kTcpEthernet = 1448.0 / 1538;
+
 TEST(PlatformBench, EachLinkClassDeliversItsBandwidth) {
   // At these rates the route's latency shows: GPU-NVSwitch-GPU crosses two 1 us links.
   auto through_switch = [](double bw) { return kBytes / (2e-6 + kBytes / bw); };
+  // Links carry their achievable rate: NVLink at nvlink.efficiency of its signalling rate, NICs
+  // at their packet efficiency.
   auto a100 = bench(preset("dgx-a100", "servers: 2\n"));
-  EXPECT_NEAR(a100["NVSwitch"].uni, through_switch(300e9), 1e6);     // 12 NVLink 3.0 x 25 GB/s
-  EXPECT_NEAR(a100["Network"].uni, 25e9, 25e9 * 1e-3);               // HDR 200 Gb/s
-  EXPECT_NEAR(a100["Network"].host_to_gpu, 31.508e9 * 0.7687, 1e7);  // PCIe 4.0 reads
+  EXPECT_NEAR(a100["NVSwitch"].uni, through_switch(12 * 25e9 * 0.8), 1e6);  // 12 NVLink 3.0
+  EXPECT_NEAR(a100["Network"].uni, 25e9 * kInfiniband, 25e9 * 1e-3);        // HDR 200 Gb/s
+  EXPECT_NEAR(a100["Network"].host_to_gpu, 31.508e9 * 0.7687, 1e7);         // PCIe 4.0 reads
   auto h100 = bench(preset("dgx-h100", "servers: 2\n"));
-  EXPECT_NEAR(h100["NVSwitch"].uni, through_switch(450e9), 1e6);  // 18 NVLink 4.0 x 25 GB/s
-  EXPECT_NEAR(h100["Network"].uni, 50e9, 50e9 * 1e-3);            // NDR 400 Gb/s
+  EXPECT_NEAR(h100["NVSwitch"].uni, through_switch(18 * 25e9 * 0.824), 1e6);  // 18 NVLink 4.0
+  EXPECT_NEAR(h100["Network"].uni, 50e9 * kInfiniband, 50e9 * 1e-3);          // NDR 400 Gb/s
   auto dgx1 = bench(preset("dgx1-v100", "servers: 2\n"));
-  EXPECT_NEAR(dgx1["NVLink"].uni, 25e9, 25e9 * 1e-3);       // GPUs 0-1: one NVLink 2.0 link
-  EXPECT_NEAR(dgx1["Network"].uni, 12.5e9, 12.5e9 * 1e-3);  // EDR 100 Gb/s
+  EXPECT_NEAR(dgx1["NVLink"].uni, 25e9 * 0.8, 25e9 * 1e-3);  // GPUs 0-1: one NVLink 2.0 link
+  EXPECT_NEAR(dgx1["Network"].uni, 12.5e9 * kInfiniband, 12.5e9 * 1e-3);  // EDR 100 Gb/s
   PlatformSource d = preset("dgx1-v100", "servers: 1\n");
   auto doubled = run_platform_bench(d, {{"0-3", "n0_gpu0", "n0_gpu3", ""}}, kBytes);
-  EXPECT_NEAR(doubled[0].uni, 50e9, 50e9 * 1e-3);  // GPUs 0-3: two links
+  EXPECT_NEAR(doubled[0].uni, 2 * 25e9 * 0.8, 50e9 * 1e-3);  // GPUs 0-3: two links
   auto pai = bench(preset("pai-nvlink"));
-  EXPECT_NEAR(pai["NVLink"].uni, 50e9, 50e9 * 1e-3);           // Table I: NVLink 50 GB/s
-  EXPECT_NEAR(pai["Network"].uni, 25e9 / 8, 25e9 / 8 * 1e-3);  // Ethernet 25 Gb/s
-  EXPECT_NEAR(pai["Network"].host_to_gpu, 10e9, 10e9 * 1e-3);  // PCIe 10 GB/s
+  EXPECT_NEAR(pai["NVLink"].uni, 50e9 * 0.8, 50e9 * 1e-3);  // Table I: NVLink 50 GB/s signalling
+  EXPECT_NEAR(pai["Network"].uni, 25e9 / 8 * kTcpEthernet, 25e9 / 8 * 1e-3);  // Ethernet 25 Gb/s
+  EXPECT_NEAR(pai["Network"].host_to_gpu, 10e9, 10e9 * 1e-3);                 // PCIe 10 GB/s
   auto azure = bench(preset("azure-v100-ib"));
-  EXPECT_NEAR(azure["Network"].uni, 5e9, 5e9 * 1e-3);  // InfiniBand 40 Gb/s
+  EXPECT_NEAR(azure["Network"].uni, 5e9 * kInfiniband, 5e9 * 1e-3);  // InfiniBand 40 Gb/s
 }
 
 TEST(PlatformBench, FullDuplexWhereTheHardwareIs) {
@@ -134,8 +143,10 @@ double aggregate_rate(const PlatformSource& p,
 }
 
 TEST(PlatformBench, FatTreeBisectionIsLeavesTimesUplinks) {
-  // 4 servers, 2 per leaf, one HDR NIC (25 GB/s) each: a leaf's downlinks carry 50 GB/s, its
-  // uplink 50 GB/s / oversubscription. Leaf 0 sending to leaf 1 is the bisection.
+  // 4 servers, 2 per leaf, one HDR NIC (25 GB/s line rate, 25 x 4096/4122 GB/s of data) each:
+  // a leaf's downlinks carry twice that, its uplink as much / oversubscription. Leaf 0 sending to
+  // leaf 1 is the bisection.
+  const double port = 25e9 * kInfiniband;
   for (double over : {1.0, 2.0, 4.0}) {
     char extra[200];
     std::snprintf(extra, sizeof extra,
@@ -144,15 +155,43 @@ TEST(PlatformBench, FatTreeBisectionIsLeavesTimesUplinks) {
                   over);
     PlatformSource p = preset("dgx-a100", extra);
     double bisection = aggregate_rate(p, {{"n0_gpu0", "n2_gpu0"}, {"n1_gpu0", "n3_gpu0"}});
-    EXPECT_NEAR(bisection, 50e9 / over, 50e9 / over * 1e-3) << "oversubscription " << over;
+    EXPECT_NEAR(bisection, 2 * port / over, 50e9 / over * 1e-3) << "oversubscription " << over;
     // Both directions at once: the uplinks are full duplex.
     double both = aggregate_rate(p, {{"n0_gpu0", "n2_gpu0"},
                                      {"n1_gpu0", "n3_gpu0"},
                                      {"n2_gpu1", "n0_gpu1"},
                                      {"n3_gpu1", "n1_gpu1"}});
-    EXPECT_NEAR(both, 2 * 50e9 / over, 2 * 50e9 / over * 1e-3) << "oversubscription " << over;
+    EXPECT_NEAR(both, 2 * 2 * port / over, 2 * 50e9 / over * 1e-3) << "oversubscription " << over;
     // Inside a leaf the oversubscription does not matter.
-    EXPECT_NEAR(aggregate_rate(p, {{"n0_gpu0", "n1_gpu0"}}), 25e9, 25e6);
+    EXPECT_NEAR(aggregate_rate(p, {{"n0_gpu0", "n1_gpu0"}}), port, 25e6);
+  }
+}
+
+TEST(PlatformBench, RailOptimizedCrossesTheSpineOnlyBetweenRails) {
+  // Units of 2 DGX H100: rail switch k holds NIC k of both servers, and its uplink carries
+  // 2 NDR ports' data / oversubscription. GPU i leaves by NIC i, so GPU 0 to GPU 0 stays on rail
+  // 0, while GPU 0 to GPU 1 goes up rail 0's uplink and down rail 1's.
+  const double port = 50e9 * kInfiniband;
+  // Two flows at once, each of kBytes after its route's latency: 2 PCIe links (1 us) and a NIC
+  // end (0.6 us) on each side, half a switch latency (0.13 us) per port, and the uplinks' full
+  // switch latency each.
+  const double same_rail_latency = 4e-6 + 2 * 0.6e-6 + 0.13e-6;
+  const double cross_rail_latency = same_rail_latency + 2 * 0.13e-6;
+  auto two_flows = [](double latency, double rate) {
+    return 2 * kBytes / (latency + kBytes / rate);
+  };
+  for (double over : {1.0, 4.0}) {
+    char extra[160];
+    std::snprintf(extra, sizeof extra,
+                  "servers: 2\nfabric: {servers_per_leaf: 2, oversubscription: %g}\n", over);
+    PlatformSource p = preset("dgx-h100", extra);
+    // Two flows leave rail 0 for rail 1 and share its uplink of 2 x port / over: the spine is
+    // non-blocking only at 1:1.
+    double cross = aggregate_rate(p, {{"n0_gpu0", "n1_gpu1"}, {"n1_gpu0", "n0_gpu1"}});
+    EXPECT_NEAR(cross, two_flows(cross_rail_latency, std::min(port, port / over)), 1e6) << over;
+    // Same rail: one switch, each flow at its NIC's rate whatever the uplinks.
+    double same = aggregate_rate(p, {{"n0_gpu0", "n1_gpu0"}, {"n1_gpu1", "n0_gpu1"}});
+    EXPECT_NEAR(same, two_flows(same_rail_latency, port), 1e6) << over;
   }
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "common/errors.h"
@@ -85,8 +86,9 @@ TEST(PlatformRoutes, BetweenServersGpuPcieNicFabricNicPcieGpu) {
                                              "n1_sw3", "n1_gpu6"}));
   EXPECT_EQ(classes(t, "n0_gpu1", "n1_gpu6"), (Classes{"pcie", "infiniband"}));
   EXPECT_EQ(relation(t, "n0_gpu0", "n1_gpu0"), "Network");
-  // Across leaves: through the spine.
-  Topology tree = preset("dgx-h100", "servers: 2\nfabric: {servers_per_leaf: 1}\n");
+  // Across leaves: through the spine (dgx-h100's own fabric is rail-optimized).
+  Topology tree =
+      preset("dgx-h100", "servers: 2\nfabric: {topology: fat-tree, servers_per_leaf: 1}\n");
   RouteFinder g(tree);
   std::set<std::string> crossed;
   for (const auto& s : g.route("n0_gpu0", "n1_gpu0")) crossed.insert(s.to);
@@ -115,32 +117,29 @@ void expect_no_stray_relays(const Topology& t) {
   std::set<std::string> hosts;
   for (const auto& h : t.hosts) hosts.insert(h.name);
   RouteFinder f(t);
-  for (const auto& a : t.hosts)
-    for (const auto& b : t.hosts) {
-      if (a.name == b.name) continue;
-      auto r = f.route(a.name, b.name);
-      ASSERT_FALSE(r.empty()) << a.name << " -> " << b.name;
-      EXPECT_EQ(r.front().from, a.name);
-      EXPECT_EQ(r.back().to, b.name);
-      for (size_t i = 0; i + 1 < r.size(); ++i) {
-        if (!hosts.count(r[i].to)) continue;
-        EXPECT_EQ(f.link(r[i].hop.link).link_class, "nvlink") << a.name << " -> " << b.name;
-        EXPECT_EQ(f.link(r[i + 1].hop.link).link_class, "nvlink") << a.name << " -> " << b.name;
-      }
+  for (const auto& [a, b] : routed_host_pairs(t)) {
+    auto r = f.route(a, b);
+    ASSERT_FALSE(r.empty()) << a << " -> " << b;
+    EXPECT_EQ(r.front().from, a);
+    EXPECT_EQ(r.back().to, b);
+    for (size_t i = 0; i + 1 < r.size(); ++i) {
+      if (!hosts.count(r[i].to)) continue;
+      EXPECT_EQ(f.link(r[i].hop.link).link_class, "nvlink") << a << " -> " << b;
+      EXPECT_EQ(f.link(r[i + 1].hop.link).link_class, "nvlink") << a << " -> " << b;
     }
+  }
 }
 
 TEST(PlatformRoutes, HostsRelayNothingButCubeMeshNvlink) {
   for (const auto& name : platform_preset_names())
     expect_no_stray_relays(preset(name, "servers: 2\nserver: {nic: {count: 2}}\n"));
+  // The in-network reduction endpoints relay nothing either.
+  expect_no_stray_relays(preset("dgx-h100", "servers: 2\nfabric: {sharp: true}\n"));
 }
 
-// SimGrid's own route for every host pair equals RouteFinder's, link for link.
+// SimGrid's own route for every host pair that has one equals RouteFinder's, link for link.
 void expect_simgrid_agrees(const Topology& t) {
-  std::vector<std::pair<std::string, std::string>> pairs;
-  for (const auto& a : t.hosts)
-    for (const auto& b : t.hosts)
-      if (a.name != b.name) pairs.push_back({a.name, b.name});
+  std::vector<std::pair<std::string, std::string>> pairs = routed_host_pairs(t);
   PlatformSource source;
   source.topology = t;
   PlatformProbe probe = probe_platform(source, pairs);
@@ -172,6 +171,19 @@ TEST(PlatformRoutes, SimgridAgreesOnNvlinkServers) {
   expect_simgrid_agrees(preset("dgx1-v100", "servers: 2\nfabric: {servers_per_leaf: 1}\n"));
   expect_simgrid_agrees(preset("dgx-a100", "servers: 3\nfabric: {servers_per_leaf: 2}\n"));
   expect_simgrid_agrees(preset("pai-nvlink", "servers: 2\n"));
+}
+
+// The new presets as two-server clusters, with both in-network reduction endpoints on where the
+// hardware has them; the only pairs without a route are those no NVLS host serves.
+TEST(PlatformRoutes, SimgridAgreesOnTwoServerClustersOfTheNewPresets) {
+  Topology h100 = preset("dgx-h100", "servers: 2\nfabric: {sharp: true}\n");
+  // 23 hosts: 2 x (8 GPUs, 2 CPUs, 1 NVLS) and fabric_sharp. Each NVLS host has no route to or
+  // from the 14 hosts that are not its server's GPUs; the two NVLS hosts' pair counts twice.
+  EXPECT_EQ(routed_host_pairs(h100).size(), 23u * 22 - (2 * 2 * 14 - 2));
+  expect_simgrid_agrees(h100);
+  expect_simgrid_agrees(preset("dgx2-v100", "servers: 2\n"));
+  expect_simgrid_agrees(preset("hgx-h100-roce", "servers: 2\n"));
+  expect_simgrid_agrees(preset("pcie-direct-server", "servers: 2\n"));
 }
 
 TEST(PlatformRoutes, UnknownDeviceIsAnInputError) {

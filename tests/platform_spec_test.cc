@@ -3,11 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "common/errors.h"
 #include "common/yaml_reader.h"
 #include "engine/replay.h"
+#include "platforms/routing.h"
 #include "platforms/simgrid_platform.h"
 
 namespace orrery {
@@ -26,12 +28,23 @@ std::string error_of(const std::string& yaml) {
   return "";
 }
 
+// The nodes of the route from a to b, ends included.
+std::vector<std::string> describe_route_nodes(const Topology& t, const std::string& a,
+                                              const std::string& b) {
+  RouteFinder f(t);
+  std::vector<std::string> out{a};
+  for (const auto& s : f.route(a, b)) out.push_back(s.to);
+  return out;
+}
+
 #define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
 TEST(PlatformSpec, EveryPresetParsesAndBuilds) {
   const std::vector<std::string> expected = {
-      "azure-v100-ib",    "cpu-host",   "dgx-a100", "dgx-h100",    "dgx1-v100",
-      "ethernet-cluster", "pai-nvlink", "pai-pcie", "pcie-server", "v100-pcie-testbed"};
+      "azure-v100-ib", "cpu-host",           "dgx-a100",         "dgx-h100",
+      "dgx-h200",      "dgx1-v100",          "dgx2-v100",        "ethernet-cluster",
+      "hgx-h100-roce", "pai-nvlink",         "pai-pcie",         "pcie-direct-server",
+      "pcie-server",   "pcie-switch-server", "v100-pcie-testbed"};
   EXPECT_EQ(platform_preset_names(), expected);
   for (const auto& name : platform_preset_names()) {
     PlatformSpec spec = parse("preset: " + name + "\n");
@@ -54,6 +67,54 @@ TEST(PlatformSpec, PresetNumbersComeThrough) {
   EXPECT_DOUBLE_EQ(pai.server.nvlink.bandwidth, 50e9);
   EXPECT_DOUBLE_EQ(pai.server.nic.bandwidth, 25e9 / 8);
   EXPECT_EQ(pai.server.gpus, 8);
+}
+
+// The GPUs, NICs and PCIe switches each new preset's description claims, in the built platform.
+TEST(PlatformSpec, NewPresetsHaveWhatTheyClaim) {
+  struct Claim {
+    const char* preset;
+    const char* gpu;
+    int gpus, nics, pcie_switches;
+    const char* kind;
+    const char* topology;
+    bool nvls;
+  };
+  const Claim claims[] = {
+      {"dgx2-v100", "V100-SXM3-32GB", 16, 8, 8, "infiniband", "fat-tree", false},
+      {"dgx-h100", "H100-SXM5", 8, 8, 4, "infiniband", "rail-optimized", true},
+      {"dgx-h200", "H200-SXM", 8, 8, 4, "infiniband", "rail-optimized", true},
+      {"hgx-h100-roce", "H100-SXM5", 8, 8, 4, "roce", "fat-tree", true},
+      {"pcie-switch-server", "A100-PCIe-80GB", 8, 4, 4, "infiniband", "fat-tree", false},
+      {"pcie-direct-server", "A100-PCIe-80GB", 8, 2, 0, "infiniband", "fat-tree", false}};
+  for (const auto& c : claims) {
+    PlatformSpec s = parse(std::string("preset: ") + c.preset + "\nservers: 1\n");
+    EXPECT_EQ(s.server.gpu.name, c.gpu) << c.preset;
+    EXPECT_EQ(s.fabric.kind, c.kind) << c.preset;
+    EXPECT_EQ(s.fabric.topology, c.topology) << c.preset;
+    EXPECT_EQ(s.server.nvlink.sharp, c.nvls) << c.preset;
+    EXPECT_FALSE(s.fabric.sharp) << c.preset;
+    Topology t = build_topology(s);
+    int nics = 0, switches = 0, nvls = 0;
+    for (const auto& r : t.routers) {
+      nics += r.find("_nic") != std::string::npos;
+      switches += r.find("_sw") != std::string::npos;
+    }
+    for (const auto& h : t.hosts) nvls += h.role == "nvls";
+    EXPECT_EQ(static_cast<int>(gpu_hosts(t).size()), c.gpus) << c.preset;
+    EXPECT_EQ(nics, c.nics) << c.preset;
+    EXPECT_EQ(switches, c.pcie_switches) << c.preset;
+    EXPECT_EQ(nvls, c.nvls ? 1 : 0) << c.preset;
+  }
+  // The NVLink shares each generation's preset states.
+  EXPECT_DOUBLE_EQ(parse("preset: dgx1-v100\n").server.nvlink.efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(parse("preset: dgx2-v100\n").server.nvlink.efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(parse("preset: dgx-a100\n").server.nvlink.efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(parse("preset: dgx-h100\n").server.nvlink.efficiency, 0.824);
+  EXPECT_DOUBLE_EQ(parse("preset: dgx-h200\n").server.nvlink.efficiency, 0.824);
+  // The DGX-2's 16 GPUs pair up on its 8 switches, each pair with its NIC.
+  Topology dgx2 = build_topology(parse("preset: dgx2-v100\nservers: 1\n"));
+  EXPECT_EQ(describe_route_nodes(dgx2, "n0_gpu9", "n0_nic4"),
+            (std::vector<std::string>{"n0_gpu9", "n0_sw4", "n0_nic4"}));
 }
 
 TEST(PlatformSpec, KeysOverrideThePreset) {
@@ -131,11 +192,60 @@ TEST(PlatformSpec, SeveralServersNeedNics) {
 }
 
 TEST(PlatformSpec, BadChoicesListTheGoodOnes) {
-  EXPECT_HAS(error_of("preset: dgx-a100\nfabric: {topology: torus}\n"), "switch or fat-tree");
+  EXPECT_HAS(error_of("preset: dgx-a100\nfabric: {topology: torus}\n"),
+             "switch, fat-tree or rail-optimized");
+  EXPECT_HAS(error_of("preset: dgx-a100\nfabric: {kind: myrinet}\n"),
+             "ethernet, roce or infiniband");
   EXPECT_HAS(error_of("preset: dgx-a100\nfabric: {oversubscription: 0.5}\n"),
              "platform.fabric.oversubscription");
   EXPECT_HAS(error_of("preset: dgx1-v100\nserver:\n  nvlink: {nonadjacent: pigeon}\n"),
              "nvlink or pcie");
+}
+
+TEST(PlatformSpec, InNetworkReductionNeedsItsHardware) {
+  auto cube = error_of("preset: dgx1-v100\nserver:\n  nvlink: {sharp: true}\n");
+  EXPECT_HAS(cube, "p.yaml:3");
+  EXPECT_HAS(cube, "platform.server.nvlink.sharp");
+  EXPECT_HAS(cube, "inside an NVSwitch, but server.nvlink.topology is cube-mesh");
+  EXPECT_HAS(error_of("preset: pcie-switch-server\nserver: {nvlink: {sharp: true}}\n"),
+             "server.nvlink.topology is none");
+  auto roce = error_of("preset: hgx-h100-roce\nfabric: {sharp: true}\n");
+  EXPECT_HAS(roce, "platform.fabric.sharp");
+  EXPECT_HAS(roce, "InfiniBand switches, but fabric.kind is roce");
+  EXPECT_HAS(error_of("preset: dgx-h100\nservers: 1\nserver: {nic: {count: 0}}\n"
+                      "fabric: {sharp: true, topology: switch}\n"),
+             "server.nic.count is 0");
+  EXPECT_HAS(error_of("preset: dgx-h100\nserver: {nvlink: {sharp: maybe}}\n"),
+             "platform.server.nvlink.sharp");
+  EXPECT_EQ(error_of("preset: dgx-a100\nfabric: {sharp: true}\n"), "");
+}
+
+TEST(PlatformSpec, RailOptimizedNeedsRailsTheGpusShareEvenly) {
+  auto uneven = error_of("preset: dgx-h100\nserver:\n  nic: {count: 3}\n");
+  EXPECT_HAS(uneven, "p.yaml:3");
+  EXPECT_HAS(uneven, "platform.server.nic.count");
+  EXPECT_HAS(uneven, "8 GPUs cannot share 3 rails evenly (use 1, 2, 4, 8 NICs or a multiple of 8");
+  EXPECT_HAS(error_of("preset: dgx-h100\nservers: 1\nserver: {nic: {count: 0}}\n"),
+             "rail switch k, but the server has no NICs");
+  // Fewer rails than GPUs, shared evenly, and more NICs than GPUs are fine.
+  EXPECT_EQ(error_of("preset: dgx-h100\nserver: {nic: {count: 4}}\n"), "");
+  EXPECT_EQ(error_of("preset: dgx-h100\nserver: {nic: {count: 16}}\n"), "");
+  EXPECT_EQ(error_of("preset: dgx1-v100\nfabric: {topology: rail-optimized}\n"), "");
+}
+
+TEST(PlatformSpec, NicMtuFitsTheFabricKind) {
+  auto ib = error_of("preset: dgx-a100\nserver:\n  nic: {mtu: 1500}\n");
+  EXPECT_HAS(ib, "p.yaml:3");
+  EXPECT_HAS(ib, "platform.server.nic.mtu");
+  EXPECT_HAS(ib, "256, 512, 1024, 2048 or 4096 bytes, got 1500 (fabric.kind: infiniband)");
+  EXPECT_HAS(error_of("preset: pai-pcie\nserver: {nic: {mtu: 100000}}\n"),
+             "between 576 and 9216 bytes, got 100000 (fabric.kind: ethernet)");
+  EXPECT_HAS(error_of("preset: pai-pcie\nserver: {nic: {mtu: -1}}\n"), "platform.server.nic.mtu");
+  EXPECT_HAS(error_of("preset: dgx-a100\nserver: {nvlink: {efficiency: 1.5}}\n"),
+             "platform.server.nvlink.efficiency");
+  EXPECT_HAS(error_of("preset: dgx-a100\nserver: {nvlink: {efficiency: 0}}\n"), "(0, 1]");
+  EXPECT_EQ(error_of("preset: hgx-h100-roce\nserver: {nic: {mtu: 1024}}\n"), "");
+  EXPECT_EQ(error_of("preset: pai-pcie\nserver: {nic: {mtu: 9000}}\n"), "");
 }
 
 TEST(PlatformSpec, SpecsBuiltInCodeAreCheckedToo) {
@@ -147,6 +257,9 @@ TEST(PlatformSpec, SpecsBuiltInCodeAreCheckedToo) {
   } catch (const InputError& e) {
     EXPECT_HAS(std::string(e.what()), "platform.server.gpus");
   }
+  PlatformSpec nan = parse("preset: dgx-a100\n");
+  nan.server.nvlink.efficiency = std::nan("");
+  EXPECT_THROW(build_topology(nan), InputError);
 }
 
 // Issue 15: magnitudes no hardware has made the replay spin or overflow; each is refused at
@@ -154,8 +267,9 @@ TEST(PlatformSpec, SpecsBuiltInCodeAreCheckedToo) {
 TEST(PlatformSpec, MagnitudesOutsideTheirRangeNameKeyLineAndRange) {
   auto tiny = error_of("preset: dgx-a100\nserver:\n  pcie:\n    bandwidth: 1e-300Bps\n");
   EXPECT_HAS(tiny, "p.yaml:4");
-  EXPECT_HAS(tiny, "platform.server.pcie.bandwidth: 1e-300 B/s is outside the accepted range, "
-                   "between 1 KB/s and 100000 TB/s");
+  EXPECT_HAS(tiny,
+             "platform.server.pcie.bandwidth: 1e-300 B/s is outside the accepted range, "
+             "between 1 KB/s and 100000 TB/s");
   EXPECT_HAS(error_of("preset: dgx-a100\nserver:\n  nvlink: {latency: 1e300s}\n"),
              "platform.server.nvlink.latency: 1e+300 s is outside the accepted range, between 0 s "
              "and 3600 s");
@@ -167,8 +281,7 @@ TEST(PlatformSpec, MagnitudesOutsideTheirRangeNameKeyLineAndRange) {
   EXPECT_HAS(error_of("preset: dgx-a100\nfabric: {oversubscription: 1e9}\n"),
              "platform.fabric.oversubscription");
   // The bounds themselves are accepted.
-  EXPECT_EQ(error_of("preset: dgx-a100\nserver:\n  nic: {bandwidth: 1KBps, latency: 3600s}\n"),
-            "");
+  EXPECT_EQ(error_of("preset: dgx-a100\nserver:\n  nic: {bandwidth: 1KBps, latency: 3600s}\n"), "");
 }
 
 TEST(PlatformSpec, CountsOutsideTheirRange) {
