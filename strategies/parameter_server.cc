@@ -25,12 +25,13 @@
 namespace orrery {
 namespace {
 
-// Comm queues of CPU devices, one per connection end: the RPC stack serves one request of a
-// connection at a time, and different connections in parallel on the CPU's cores.
-class ConnectionQueues {
+// The RPC threads of CPU devices, each a comm queue that serves one request at a time: a worker
+// sends and answers on one thread per direction; a shard serves worker i on thread i mod cores.
+// Requests on different threads run in parallel, sharing the CPU's cores.
+class RpcThreads {
  public:
-  Stream of(int device, const std::string& connection) {
-    auto [it, fresh] = index_.emplace(std::make_pair(device, connection), 0);
+  Stream of(int device, const std::string& thread) {
+    auto [it, fresh] = index_.emplace(std::make_pair(device, thread), 0);
     if (fresh) it->second = next_[device]++;
     return {StreamClass::kComm, it->second};
   }
@@ -102,7 +103,10 @@ void build_ps_worker(GraphBuilder& b, const PricedReplica& r, const ClusterLayou
   auto push_queue = [](int k) { return Stream{StreamClass::kComm, 2 * k + 1}; };
   const Stream h2d{StreamClass::kComm, 2 * num_shards};
   const Stream d2h{StreamClass::kComm, 2 * num_shards + 1};
-  ConnectionQueues conn;
+  RpcThreads threads;
+  auto server_thread = [&](int k, int i) {
+    return "s" + std::to_string(k) + " thread " + std::to_string(i % shards[k].cores);
+  };
   // Half a round trip of software at each end of a request.
   auto rpc = [&](const std::string& name, int device, Stream s, std::vector<int> deps) {
     return b.compute(name, device, s, ps.rpc_overhead / 2, 0, 0, "comm", std::move(deps));
@@ -132,19 +136,20 @@ void build_ps_worker(GraphBuilder& b, const PricedReplica& r, const ClusterLayou
         const int k = pieces[p].shard;
         const double bytes = vars[pieces[p].var].pull_bytes * pieces[p].fraction;
         const std::string name = prefix + piece_name(p) + ".pull";
-        const std::string link = "s" + std::to_string(k) + " " + wi + " pull";
+        const Stream ps_thread = threads.of(ps_dev[k], server_thread(k, i));
+        const Stream thread = threads.of(cpu[i], wi + " pull");
         std::vector<int> after_update;
         if (last_update[p] >= 0) after_update.push_back(last_update[p]);
-        int last = rpc(name + ".ps_rpc", ps_dev[k], conn.of(ps_dev[k], link), after_update);
+        int last = rpc(name + ".ps_rpc", ps_dev[k], ps_thread, after_update);
         if (ps.copies) {
           last = copy(name + ".ps_copy", ps_dev[k], bytes, {last});
           last = flow(name, gpu[i], pull_queue(k), ps_dev[k], cpu[i], bytes, last);
-          last = rpc(name + ".rpc", cpu[i], conn.of(cpu[i], link), {last});
+          last = rpc(name + ".rpc", cpu[i], thread, {last});
           last = copy(name + ".copy", cpu[i], bytes, {last});
           last = flow(name + ".h2d", gpu[i], h2d, cpu[i], gpu[i], bytes, last);
         } else {
           last = flow(name, gpu[i], pull_queue(k), ps_dev[k], gpu[i], bytes, last);
-          last = rpc(name + ".rpc", cpu[i], conn.of(cpu[i], link), {last});
+          last = rpc(name + ".rpc", cpu[i], thread, {last});
         }
         pulled[p] = last;
       }
@@ -165,21 +170,22 @@ void build_ps_worker(GraphBuilder& b, const PricedReplica& r, const ClusterLayou
         const int k = pieces[p].shard;
         const double bytes = var.grad_bytes * pieces[p].fraction;
         const std::string name = prefix + piece_name(p) + ".push";
-        const std::string link = "s" + std::to_string(k) + " " + wi + " push";
+        const Stream ps_thread = threads.of(ps_dev[k], server_thread(k, i));
+        const Stream thread = threads.of(cpu[i], wi + " push");
         std::vector<int> grads;
         for (int j : var.grads) grads.push_back(rep.ops[j]);
         int last;
         if (ps.copies) {
           last = b.transfer(name + ".d2h", gpu[i], d2h, gpu[i], cpu[i], bytes, "comm", grads);
-          last = rpc(name + ".rpc", cpu[i], conn.of(cpu[i], link), {last});
+          last = rpc(name + ".rpc", cpu[i], thread, {last});
           last = copy(name + ".copy", cpu[i], bytes, {last});
           last = flow(name, gpu[i], push_queue(k), cpu[i], ps_dev[k], bytes, last);
-          last = rpc(name + ".ps_rpc", ps_dev[k], conn.of(ps_dev[k], link), {last});
+          last = rpc(name + ".ps_rpc", ps_dev[k], ps_thread, {last});
           last = copy(name + ".ps_copy", ps_dev[k], bytes, {last});
         } else {
-          last = rpc(name + ".rpc", cpu[i], conn.of(cpu[i], link), grads);
+          last = rpc(name + ".rpc", cpu[i], thread, grads);
           last = flow(name, gpu[i], push_queue(k), gpu[i], ps_dev[k], bytes, last);
-          last = rpc(name + ".ps_rpc", ps_dev[k], conn.of(ps_dev[k], link), {last});
+          last = rpc(name + ".ps_rpc", ps_dev[k], ps_thread, {last});
         }
         arrived[p].push_back(last);
       }

@@ -11,7 +11,7 @@
 //   pulls: all             # all | per_layer
 //   rpc_overhead: 73us     # software time of one request, round trip
 //   copies: true           # host staging and serialization copies
-//   cores: 0               # cores of a shard's aggregation and update; 0: its socket's
+//   cores: 0               # a shard's cores (sums, updates, RPC threads); 0: its socket's
 #pragma once
 
 #include <string>
@@ -54,8 +54,9 @@ struct PsOptions {
   // each end copies it once (serialization, socket buffers) at its CPU's memory bandwidth.
   // false: flows go straight between the GPU and the PS CPU (GPUDirect RDMA, no copies).
   bool copies = true;
-  // Cores a shard's aggregation and optimizer update run on (their flops are divided by it);
-  // 0: all cores of the shard's CPU socket.
+  // Cores a shard has: its sums' and updates' flops are divided by it, and it serves requests on
+  // that many RPC threads. 0: the cores of the shard's CPU socket host (in generated platforms,
+  // one per GPU the socket drives, at least one).
   int cores = 0;
 };
 
