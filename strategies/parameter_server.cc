@@ -46,14 +46,14 @@ class RpcThreads {
 constexpr Stream kMemoryBus{StreamClass::kCompute, 0};
 
 // The optimizer update of a variable as the model counts it (reads and writes of weights and
-// optimizer state); plain SGD (read weights and gradient, write weights) when it has none.
+// optimizer state); plain SGD (read weights and gradient, write weights) when it counts none.
 void update_work(const ModelGraph& m, const Variable& var, double* flops, double* bytes) {
   *flops = *bytes = 0;
   for (int j : var.updates) {
     *flops += m.ops[j].flops;
     *bytes += m.ops[j].bytes;
   }
-  if (var.updates.empty()) {
+  if (*flops <= 0 && *bytes <= 0) {
     *flops = 2 * var.params;
     *bytes = 12 * var.params;
   }
@@ -111,9 +111,16 @@ void build_ps_worker(GraphBuilder& b, const PricedReplica& r, const ClusterLayou
   auto rpc = [&](const std::string& name, int device, Stream s, std::vector<int> deps) {
     return b.compute(name, device, s, ps.rpc_overhead / 2, 0, 0, "comm", std::move(deps));
   };
-  // A copy reads and writes every byte: priced by the replay at the host's memory bandwidth.
+  // Work on a socket's memory bus, priced by the replay from the host's speed and memory
+  // bandwidth; nothing to move takes no time.
+  auto on_bus = [&](const std::string& name, int device, double flops, double bytes,
+                    const char* phase, std::vector<int> deps) {
+    const double duration = flops > 0 || bytes > 0 ? -1.0 : 0.0;
+    return b.compute(name, device, kMemoryBus, duration, flops, bytes, phase, std::move(deps));
+  };
+  // A copy reads and writes every byte.
   auto copy = [&](const std::string& name, int device, double bytes, std::vector<int> deps) {
-    return b.compute(name, device, kMemoryBus, -1.0, 0, 2 * bytes, "comm", std::move(deps));
+    return on_bus(name, device, 0, 2 * bytes, "comm", std::move(deps));
   };
   // A flow between two devices; none when both ends are one host (loopback is the copies).
   auto flow = [&](const std::string& name, int queue_device, Stream s, int src, int dst,
@@ -202,12 +209,12 @@ void build_ps_worker(GraphBuilder& b, const PricedReplica& r, const ClusterLayou
       const double grad_bytes = var.grad_bytes * f;
       const int dev = ps_dev[pieces[p].shard];
       const std::string name = ip + "ps/" + piece_name(p);
-      int sum = b.compute(name + ".aggregate", dev, kMemoryBus, -1.0, n * elems / shard.cores,
-                          (n + 1) * grad_bytes, "optimizer", arrived[p]);
+      int sum = on_bus(name + ".aggregate", dev, n * elems / shard.cores, (n + 1) * grad_bytes,
+                       "optimizer", arrived[p]);
       double flops, bytes;
       update_work(m, var, &flops, &bytes);
-      last_update[p] = b.compute(name + ".update", dev, kMemoryBus, -1.0, flops * f / shard.cores,
-                                 bytes * f, "optimizer", {sum});
+      last_update[p] =
+          on_bus(name + ".update", dev, flops * f / shard.cores, bytes * f, "optimizer", {sum});
     }
   }
 }
