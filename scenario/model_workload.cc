@@ -72,6 +72,7 @@ StrategyOptions read_strategy(const YamlMap& s) {
   o.sms_used = s.integer("sms_used", o.sms_used);
   if (o.sms_used < 0) s.fail("sms_used", "must not be negative");
   o.ps_servers = s.integer("ps_servers", o.ps_servers);
+  o.ps = parse_ps_options(s.map("ps"));
   o.input_bytes = s.size("input_bytes", o.input_bytes);
   o.input_pipeline_time = s.time("input_pipeline_time", o.input_pipeline_time);
   if (o.input_pipeline_time < 0) s.fail("input_pipeline_time", "must not be negative");

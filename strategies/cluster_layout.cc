@@ -28,6 +28,7 @@ ClusterLayout cluster_layout(const Topology& topo) {
     if (s < 0 || (h.role != "gpu" && h.role != "cpu")) continue;
     if (h.role == "cpu") {
       servers[s].cpus.push_back(h.name);
+      servers[s].cpu_cores.push_back(h.cores);
       continue;
     }
     auto it = h.properties.find("launch_host");
@@ -47,7 +48,7 @@ ClusterLayout cluster_layout_from_hosts(const std::vector<std::string>& gpu_host
   for (const auto& h : gpu_hosts) {
     int s = static_cast<int>(out.servers.size());
     out.gpus.push_back({h, h, s});
-    out.servers.push_back({{s}, {h}});
+    out.servers.push_back({{s}, {h}, {1}});
   }
   return out;
 }

@@ -17,6 +17,7 @@ struct ClusterGpu {
 struct ClusterServer {
   std::vector<int> gpus;          // indices into ClusterLayout::gpus
   std::vector<std::string> cpus;  // CPU socket hosts
+  std::vector<int> cpu_cores;     // cores of each socket host, parallel to cpus
 };
 
 struct ClusterLayout {

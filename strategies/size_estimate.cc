@@ -11,8 +11,7 @@ SizeEstimate estimate_strategy_size(const StrategySizeInputs& in) {
   const double placed = n * in.ops_per_replica * (in.host_overheads ? 2 : 1);
   double comm_ops = 0, flows = 0, extra_deps = 0;
   if (in.parameter_server) {
-    // A pull and a push per gradient tensor and worker, all plain transfers.
-    comm_ops = 2 * n * in.gradient_ops;
+    comm_ops = in.ps_ops_per_tensor * n * in.gradient_ops;
   } else if (n > 1) {
     const double by_size =
         in.bucket_bytes > 0 ? std::ceil(in.gradient_bytes / in.bucket_bytes) : in.gradient_ops;

@@ -17,6 +17,7 @@ struct StrategySizeInputs {
   double iterations = 1;
   bool host_overheads = false;    // a launch op per kernel
   bool parameter_server = false;  // pulls and pushes per tensor instead of all-reduce buckets
+  double ps_ops_per_tensor = 2;   // parameter_server: ops per gradient tensor and replica
   CollectiveAlgo algo = CollectiveAlgo::kAuto;
   double chunks = 1;
   bool analytical = false;  // one delay per collective instead of flows

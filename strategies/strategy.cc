@@ -39,10 +39,15 @@ void check_strategy_size(const PricedReplica& r, const ClusterLayout& layout,
     case StrategyType::k1w1g:
       in.replicas = 1;
       break;
-    case StrategyType::kPsWorker:
+    case StrategyType::kPsWorker: {
       in.replicas = opt.gpus > 0 ? want : static_cast<double>(layout.gpus.size());
       in.parameter_server = true;
+      // A pull and a push per piece: the flow, the requests' ends, the copies and PCIe staging.
+      const double shards = opt.ps.shards > 0 ? opt.ps.shards : layout.servers.size();
+      in.ps_ops_per_tensor =
+          (opt.ps.copies ? 12 : 6) * (opt.ps.policy == PsPolicy::kPartitioned ? shards : 1.0);
       break;
+    }
     case StrategyType::k1wng:
       in.replicas = want;
       in.parameter_server = true;
@@ -136,21 +141,34 @@ ExecutionGraph build_strategy(const PricedReplica& r, const ClusterLayout& layou
     case StrategyType::k1wng: {
       const auto& local = layout.servers[0].gpus;
       too_many(local.size(), "one server");
-      build_parameter_server(b, r, layout, opt, first(want, local), {0}, true);
+      build_parameter_server(b, r, layout, opt, first(want, local));
       break;
     }
     case StrategyType::kPsWorker: {
-      if (opt.ps_servers < 1 || opt.ps_servers >= static_cast<int>(layout.servers.size()))
-        throw InputError("strategy.ps_servers: " + std::to_string(opt.ps_servers) +
-                         " parameter servers need a platform of more servers (it has " +
-                         std::to_string(layout.servers.size()) + ")");
-      std::vector<int> ps(opt.ps_servers), workers;
-      std::iota(ps.begin(), ps.end(), 0);
-      for (size_t s = opt.ps_servers; s < layout.servers.size(); ++s)
+      const bool dedicated = opt.ps.placement == PsPlacement::kDedicated;
+      std::vector<int> ps, workers;
+      if (dedicated) {
+        if (opt.ps_servers < 1 || opt.ps_servers >= static_cast<int>(layout.servers.size()))
+          throw InputError("strategy.ps_servers: " + std::to_string(opt.ps_servers) +
+                           " dedicated parameter servers need a platform of more servers (it has " +
+                           std::to_string(layout.servers.size()) +
+                           "); strategy.ps.placement: colocated runs them on the worker servers");
+        for (int s = 0; s < opt.ps_servers; ++s) ps.push_back(s);
+      }
+      for (size_t s = dedicated ? opt.ps_servers : 0; s < layout.servers.size(); ++s)
         for (int gpu : layout.servers[s].gpus) workers.push_back(gpu);
-      if (opt.gpus > 0) too_many(workers.size(), "the worker servers");
-      build_parameter_server(b, r, layout, opt, opt.gpus > 0 ? first(want, workers) : workers, ps,
-                             false);
+      if (opt.gpus > 0) {
+        too_many(workers.size(), dedicated ? "the worker servers" : "the platform");
+        workers = first(want, workers);
+      }
+      // Colocated: a shard on every server that runs a worker.
+      if (!dedicated)
+        for (int gpu : workers)
+          if (ps.empty() || ps.back() != layout.gpus[gpu].server)
+            ps.push_back(layout.gpus[gpu].server);
+      const int shards = opt.ps.shards > 0 ? opt.ps.shards : static_cast<int>(ps.size());
+      build_ps_worker(b, r, layout, opt, workers,
+                      place_ps_shards(layout, ps, shards, opt.ps.cores));
       break;
     }
     case StrategyType::kAllReduce:

@@ -10,6 +10,7 @@
 #include "engine/execution_graph.h"
 #include "platforms/device_spec.h"
 #include "strategies/cluster_layout.h"
+#include "strategies/ps_options.h"
 #include "workloads/model_graph.h"
 
 namespace orrery {
@@ -42,7 +43,8 @@ struct StrategyOptions {
   bool sm_contention = true;
   int sms_used = 16;
 
-  int ps_servers = 1;  // ps_worker: servers acting as parameter servers (their CPUs)
+  int ps_servers = 1;  // ps_worker, placement dedicated: servers given to parameter servers
+  PsOptions ps;        // ps_worker: placement, shards, variable policy, request costs
 
   // Input I/O (T_d of PAI): the batch copied host -> GPU each iteration; < 0 derives it from
   // the model's first input. An optional CPU input-pipeline stage per batch (Cachew,

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "strategies/graph_builder.h"
+#include "strategies/ps_placement.h"
 
 namespace orrery {
 
@@ -12,10 +13,15 @@ namespace orrery {
 void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& layout,
                          const StrategyOptions& opt, const std::vector<int>& gpus, bool pearl);
 
-// Parameters on CPUs: 1wng (the server's own CPU over PCIe) and PS/Worker (remote servers).
+// 1wng: the replicas on `workers` (GPUs of server 0) keep their parameters on its first CPU.
 void build_parameter_server(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& layout,
-                            const StrategyOptions& opt, const std::vector<int>& workers,
-                            const std::vector<int>& ps_servers, bool local);
+                            const StrategyOptions& opt, const std::vector<int>& workers);
+
+// PS/Worker as deployed: `workers` (ClusterLayout GPU indices) pull from and push to `shards`
+// (ps_placement.h) as opt.ps says.
+void build_ps_worker(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& layout,
+                     const StrategyOptions& opt, const std::vector<int>& workers,
+                     const std::vector<PsShard>& shards);
 
 // "it3/" for multi-iteration runs, "" otherwise.
 std::string iteration_prefix(const StrategyOptions& opt, int it);

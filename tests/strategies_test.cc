@@ -88,13 +88,16 @@ RunResult run(const Topology& t, const ModelGraph& m, const StrategyOptions& opt
 TEST(Strategies, PsPullPushTimeIsTheBottleneckLinksAndHalvesWithTwoPsHosts) {
   // Two variables of 25 M fp32 weights (100 MB each). One worker GPU on server n2. With one PS
   // (n0), its 1 GB/s link carries both pulls (200 MB) then both pushes (200 MB): 0.4 s. With
-  // two PS hosts each carries one variable's pull and push: 0.2 s.
+  // two PS hosts each carries one variable's pull and push: 0.2 s. Flows only: no requests'
+  // software time, no host copies (tests/parameter_server_test.cc covers those).
   ModelGraph m = tiny_model(2, 25e6);
   Topology t = ps_platform(3, 1, 1e9);
   StrategyOptions opt;
   opt.type = StrategyType::kPsWorker;
   opt.input_bytes = 0;
   opt.ps_servers = 1;
+  opt.ps.rpc_overhead = 0;
+  opt.ps.copies = false;
   t.hosts.erase(
       std::remove_if(t.hosts.begin(), t.hosts.end(),
                      [](const TopoHost& h) { return h.name == "n0_gpu0" || h.name == "n1_gpu0"; }),

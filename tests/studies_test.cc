@@ -41,7 +41,8 @@ TEST(Studies, EveryStudyExpandsToItsDocumentedPoints) {
       {"pai-hw-ps-worker", 13}, {"pai-hw-allreduce-local", 13},
       {"pai-table3-grid", 288}, {"pai-ps-to-allreduce", 72},
       {"pai-pearl-vs-ps", 4},   {"pai-sim-vs-analytical", 9},
-      {"plan-capacity", 24},    {"gpu-upgrade", 30}};
+      {"plan-capacity", 24},    {"gpu-upgrade", 30},
+      {"ps-vs-one-gpu", 5},     {"ps-poseidon", 16}};
   auto dir = make_temp_dir("studies");
   int seen = 0;
   for (const auto& entry : fs::directory_iterator(source_path("scenarios/studies"))) {
