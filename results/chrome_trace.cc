@@ -1,5 +1,6 @@
 #include "results/chrome_trace.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -226,12 +227,11 @@ void op_event(JsonOut& out, const ExecutionGraph& graph, const Op& op, const OpT
 }
 
 // Overlapping complete events on one thread do not nest, and viewers draw them wrongly or drop
-// them, so a rank's flows are spread over lanes ("comm steps", "comm steps:1", ...): each flow
-// takes the lowest lane free at its start. Flows come in start order.
+// them, so a rank's flows are spread over lanes ("comm steps", "comm steps:1", ...): each flow,
+// taken in start order, gets the lowest lane free at its start.
 struct FlowLanes {
   std::vector<int> lane;      // per flow
   std::vector<int> lanes_of;  // per device: lanes used
-  int max_lanes = 0;
 };
 
 FlowLanes assign_lanes(const ExecutionGraph& graph, const std::vector<FlowRecord>& flows) {
@@ -244,7 +244,13 @@ FlowLanes assign_lanes(const ExecutionGraph& graph, const std::vector<FlowRecord
   std::vector<DeviceLanes> per(graph.devices.size());
   FlowLanes out;
   out.lane.resize(flows.size());
-  for (size_t i = 0; i < flows.size(); ++i) {
+  // The replay records flows in start order; a result built otherwise is sorted here.
+  std::vector<size_t> order(flows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto earlier = [&](size_t a, size_t b) { return flows[a].start < flows[b].start; };
+  if (!std::is_sorted(order.begin(), order.end(), earlier))
+    std::stable_sort(order.begin(), order.end(), earlier);
+  for (size_t i : order) {
     DeviceLanes& d = per[flows[i].src];
     while (!d.busy.empty() && d.busy.top().first <= flows[i].start) {
       d.free.push(d.busy.top().second);
@@ -260,10 +266,7 @@ FlowLanes assign_lanes(const ExecutionGraph& graph, const std::vector<FlowRecord
     d.busy.push({flows[i].end, lane});
     out.lane[i] = lane;
   }
-  for (const DeviceLanes& d : per) {
-    out.lanes_of.push_back(d.used);
-    out.max_lanes = std::max(out.max_lanes, d.used);
-  }
+  for (const DeviceLanes& d : per) out.lanes_of.push_back(d.used);
   return out;
 }
 
@@ -306,7 +309,8 @@ std::string left_out_note(const RunResult& result) {
   return std::to_string(result.flows_issued - static_cast<int64_t>(result.flows.size())) + " of " +
          std::to_string(result.flows_issued) + " collective flows left out: only the first " +
          std::to_string(result.flows.size()) +
-         " (in start order) were recorded (ReplayOptions::max_recorded_flows)";
+         " in start order were recorded (raise output.trace_flows, or "
+         "ReplayOptions::max_recorded_flows, to keep more)";
 }
 
 void write_trace(const std::string& file_path, const ExecutionGraph& graph,
@@ -370,11 +374,13 @@ void write_trace(const std::string& file_path, const ExecutionGraph& graph,
   for (size_t i = 0; i < result.flows.size(); ++i)
     flow_event(out, graph, result.flows[i], first_lane_tid + lanes.lane[i]);
   if (!note.empty()) {
+    double last_start = 0;
+    for (const FlowRecord& f : result.flows) last_start = std::max(last_start, f.start);
     out.begin_event();
     out.raw("{\"name\":");
     out.string(note);
     out.raw(",\"cat\":\"comm_step\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":");
-    out.micros(result.flows.empty() ? 0.0 : result.flows.back().start);
+    out.micros(last_start);
     out.raw("}");
   }
   out.raw("\n]}\n");

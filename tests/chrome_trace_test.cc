@@ -314,6 +314,28 @@ TEST(ChromeTrace, OverlappingFlowsOfARankTakeSeparateLanes) {
   EXPECT_EQ(lane_of, (std::vector<std::string>{"comm steps", "comm steps:1", "comm steps"}));
 }
 
+TEST(ChromeTrace, FlowsOutOfStartOrderStillGetLanesByStart) {
+  ExecutionGraph g = ring_graph();
+  RunResult r;
+  r.timeline = {{0.0, 4e-3}};
+  // Listed [0, 3], [0, 1], [2, 2.5], [4, 5], [2.1, 2.2] ms. Taken in that order, lane 1 would
+  // be free again after [2, 2.5] ended "before" [4, 5], and [2.1, 2.2] would land on it.
+  auto flow = [](double from, double to) { return FlowRecord{from, to, 1, 0, 2, 0, 0}; };
+  r.flows = {flow(0, 3e-3), flow(0, 1e-3), flow(2e-3, 2.5e-3), flow(4e-3, 5e-3),
+             flow(2.1e-3, 2.2e-3)};
+  r.flows_issued = 5;
+  std::string path = testing::make_temp_dir("trace") + "/trace.json";
+  write_chrome_trace(path, g, r);
+  const json trace = read_json(path);
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> spans;
+  for (const json& e : trace["traceEvents"])
+    if (e["ph"] == "X" && e["cat"] == "comm_step")
+      spans[{e["pid"], e["tid"]}].push_back(
+          {e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
+  EXPECT_EQ(spans.size(), 3u);  // three flows overlap at 2.1 ms
+  expect_no_overlap(spans);
+}
+
 TEST(ChromeTrace, FlowsLeftOutAreSaidInTheMetadataAndWhereTheyBegin) {
   ExecutionGraph g = ring_graph();
   RunResult r;
