@@ -5,7 +5,10 @@
 // 2 us per server link). Flow mode: every flow of the hierarchical all-reduces is simulated,
 // so link sharing (congestion) is modelled.
 //
-// Usage: dp50_bench [gpus...] [--analytical]   (default: 8 64 256 1024)
+// Usage: dp50_bench [gpus...] [--analytical] [--flows] [--link-usage]   (default: 8 64 256 1024)
+// --flows records every collective flow (ReplayOptions::record_flows), --link-usage samples
+// link utilization into 256 bins (ReplayOptions::link_usage_bins): their cost is the difference
+// in wall time against a run without them.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -88,7 +91,7 @@ struct Measure {
   long long activities = 0;
 };
 
-Measure run(int gpus, bool analytical) {
+Measure run(int gpus, bool analytical, const ReplayOptions& options) {
   std::fflush(stdout);
   int fds[2];
   if (pipe(fds) != 0) std::abort();
@@ -99,7 +102,7 @@ Measure run(int gpus, bool analytical) {
     PlatformSource p;
     p.topology = dp50_platform(gpus);
     ExecutionGraph g = dp50_graph(p.topology, analytical);
-    RunResult r = replay(p, g, ReplayOptions{false});
+    RunResult r = replay(p, g, options);
     double out[3] = {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                      r.makespan, static_cast<double>(r.activities)};
     if (write(fds[1], out, sizeof out) != sizeof out) _exit(1);
@@ -120,19 +123,28 @@ Measure run(int gpus, bool analytical) {
 int main(int argc, char** argv) {
   std::vector<int> sizes;
   bool analytical = false;
+  ReplayOptions options;
+  options.record_timeline = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--analytical") == 0)
       analytical = true;
+    else if (std::strcmp(argv[i], "--flows") == 0)
+      options.record_flows = true;
+    else if (std::strcmp(argv[i], "--link-usage") == 0)
+      options.link_usage_bins = 256;
     else
       sizes.push_back(std::atoi(argv[i]));
   }
   if (sizes.empty()) sizes = {8, 64, 256, 1024};
   std::printf("dp50: 50 layers x (3 x 100 us), 25 MiB all-reduce per layer, %s collectives\n",
               analytical ? "analytical" : "flow-level (congestion-aware)");
+  if (options.record_flows || options.link_usage_bins > 0)
+    std::printf("recording:%s%s\n", options.record_flows ? " flows" : "",
+                options.link_usage_bins > 0 ? " link usage (256 bins)" : "");
   std::printf("%6s %12s %14s %12s %10s\n", "GPUs", "wall (s)", "activities", "iteration",
               "RSS (MiB)");
   for (int n : sizes) {
-    Measure m = run(n, analytical);
+    Measure m = run(n, analytical, options);
     std::printf("%6d %12.3f %14lld %10.3f ms %10.1f\n", n, m.wall, m.activities, m.makespan * 1e3,
                 m.rss_kib / 1024.0);
   }

@@ -171,6 +171,9 @@ int run_command(const RunArgs& args) {
   ReplayOptions opt;
   opt.record_timeline = sc.record_timeline || !sc.trace_file.empty();
   opt.progress = !args.quiet && isatty(STDERR_FILENO);
+  opt.record_flows = !sc.trace_file.empty();
+  opt.max_recorded_flows = sc.trace_flows;
+  opt.link_usage_bins = sc.output_file.empty() ? 0 : sc.link_usage_bins;
   RunResult r = replay_isolated(sc.platform, sc.graph, opt);
   r.analytical_seconds = sc.analytical_seconds;
   if (!args.quiet) print_summary(sc, r, args.analytical);

@@ -22,6 +22,8 @@
 #include "common/errors.h"
 #include "engine/collective_algos.h"
 #include "engine/collective_cost.h"
+#include "engine/flow_record.h"
+#include "engine/link_usage.h"
 #include "engine/owner_free.h"
 #include "engine/run_result_io.h"
 
@@ -116,6 +118,9 @@ class Replayer {
     assign_queues();
 
     sg4::Activity::on_completion_cb([this](sg4::Activity const& a) { on_complete(a); });
+    // Before poll(): the rates of the interval that just ended, before completions change them.
+    if (link_usage_.on())
+      sg4::Engine::on_time_advance_cb([this](double dt) { link_usage_.sample(dt); });
     sg4::Engine::on_time_advance_cb([this](double) { poll(); });
     for (size_t i = 0; i < g_.ops.size(); ++i)
       if (indeg_[i] == 0) make_ready(static_cast<int>(i));
@@ -170,6 +175,7 @@ class Replayer {
     }
     account_route(src, dst, wire);
     slots_[slot] = {owner, tag, start_comm(src, dst, wire, pack(Tag::kFlow, slot))};
+    flow_log_.start(slot, owner->op, src, dst, wire, sg4::Engine::get_clock());
   }
 
  private:
@@ -472,9 +478,12 @@ class Replayer {
         graveyard_.push_back(std::move(slot.activity));
         account_route(slot.src, slot.dst, slot.wire_bytes);
         slot.activity = start_comm(slot.src, slot.dst, slot.wire_bytes, pack(Tag::kFlow, id));
+        flow_log_.start(id, slot.owner->op, slot.src, slot.dst, slot.wire_bytes,
+                        sg4::Engine::get_clock());
         break;
       }
       case Tag::kFlow: {
+        flow_log_.end(id, sg4::Engine::get_clock());
         FlowSlot& slot = slots_[id];
         ActiveCollective* owner = slot.owner;
         int64_t tag = slot.tag;
@@ -539,7 +548,8 @@ class Replayer {
     if (!cls) return HopClass::kPcie;
     const std::string c = cls;
     if (c == "nvlink" || c == "nvswitch") return HopClass::kNvlink;
-    if (c == "nic" || c == "ethernet" || c == "infiniband" || c == "roce" || c == "network")
+    if (c == "nic" || c == "ethernet" || c == "infiniband" || c == "roce" || c == "sharp" ||
+        c == "network")
       return HopClass::kNetwork;
     return HopClass::kPcie;
   }
@@ -556,7 +566,10 @@ class Replayer {
   }
 
   void account_route(int src, int dst, double bytes) {
-    for (int l : route(src, dst).links) link_bytes_[l] += bytes;
+    for (int l : route(src, dst).links) {
+      link_bytes_[l] += bytes;
+      link_usage_.touch(l);
+    }
   }
 
   RunResult collect();
@@ -598,6 +611,8 @@ class Replayer {
   std::chrono::steady_clock::time_point last_report_;
   bool shown_progress_ = false;
   int64_t activities_ = 0;
+  FlowRecorder flow_log_{opt_.record_flows, opt_.max_recorded_flows};
+  LinkUsageSampler link_usage_{link_ptrs_, opt_.link_usage_bins};
 };
 
 void ActiveCollective::issue(int src, int dst, double bytes, int64_t tag) {
@@ -693,6 +708,8 @@ RunResult Replayer::collect() {
   }
   std::sort(r.links.begin(), r.links.end(),
             [](const LinkStats& a, const LinkStats& b) { return a.name < b.name; });
+  link_usage_.finish(t1, &r);
+  flow_log_.finish(t0, &r);
   if (opt_.record_timeline) {
     r.timeline.resize(g_.ops.size());
     for (size_t i = 0; i < g_.ops.size(); ++i) r.timeline[i] = {start_[i] - t0, end_[i] - t0};

@@ -19,6 +19,13 @@ struct ReplayOptions {
   // The replay stops with an InputError naming this limit when simulated time passes it (a
   // workload of 1e300-second ops, a link of 1 B/s): default from --max-simulated-time.
   double max_simulated_seconds = run_limits().max_simulated_seconds;
+  // Keep the flows collectives issue in RunResult::flows (Chrome traces show them on each
+  // rank's track), at 40 bytes each: the first max_recorded_flows are kept, the rest counted.
+  bool record_flows = false;
+  int64_t max_recorded_flows = 1000000;
+  // Sample every link's usage at each advance of simulated time into LinkStats::utilization,
+  // at most this many bins over the run (engine/link_usage.h); 0: off.
+  int link_usage_bins = 0;
 };
 
 // Pure delays (analytical collectives) run on the platform's timer host (kTimerHost in

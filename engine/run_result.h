@@ -35,6 +35,23 @@ struct LinkStats {
   double latency = 0.0;    // seconds
   double bytes = 0.0;      // bytes of all transfers whose route crosses this link
   std::string link_class;  // "pcie", "nvlink", "ethernet"... (empty for XML platforms)
+  // Achieved bytes/s over `bandwidth` in consecutive bins of RunResult::link_usage_bin_width
+  // from the start of the run (engine/link_usage.h); empty when not sampled.
+  std::vector<double> utilization{};
+};
+
+// One point-to-point flow a collective issued (engine/flow_record.h). 40 bytes, no padding: a
+// run may record millions.
+struct FlowRecord {
+  double start = 0.0;  // seconds from the start of the run
+  double end = 0.0;
+  double bytes = 0.0;  // on the wire: the payload over the protocol's efficiency
+  int32_t src = -1;  // device indices (ExecutionGraph::devices)
+  int32_t dst = -1;
+  int32_t op = -1;  // the collective's op (index into ExecutionGraph::ops)
+  // The flow's place among the flows `src` sent in this collective (0, 1, ...): the step, for a
+  // ring or chain moving each block in one chunk.
+  uint32_t seq = 0;
 };
 
 // How one collective ran, as the planner chose it (engine/collective_plan.h).
@@ -57,6 +74,13 @@ struct RunResult {
   // Parallel to ExecutionGraph::collectives; the last start's choice for a collective that
   // never ran keeps the defaults.
   std::vector<CollectiveChoice> collectives;
+  // Collective flows in start order, the first ReplayOptions::max_recorded_flows of them (empty
+  // unless ReplayOptions::record_flows). flows_issued counts every flow the collectives issued
+  // while recording, so flows_issued > flows.size() says some were left out.
+  std::vector<FlowRecord> flows;
+  int64_t flows_issued = 0;
+  // Width in seconds of the bins of LinkStats::utilization; 0 when not sampled.
+  double link_usage_bin_width = 0.0;
 };
 
 }  // namespace orrery

@@ -2,6 +2,8 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
+#include <vector>
 
 namespace orrery {
 namespace {
@@ -15,6 +17,13 @@ class Writer {
   void str(const std::string& s) {
     pod<uint64_t>(s.size());
     out_ += s;
+  }
+  // A count, then the elements' bytes in one piece: millions of flows or bins copy at memory speed.
+  template <typename T>
+  void block(const std::vector<T>& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    pod<uint64_t>(v.size());
+    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }
   std::string take() { return std::move(out_); }
 
@@ -39,6 +48,16 @@ class Reader {
     std::string s = in_.substr(pos_, n);
     pos_ += n;
     return s;
+  }
+  template <typename T>
+  std::vector<T> block() {
+    static_assert(std::is_trivially_copyable_v<T>);
+    auto n = pod<uint64_t>();
+    if (n > (in_.size() - pos_) / sizeof(T)) throw std::runtime_error("truncated run result");
+    std::vector<T> v(n);
+    if (n > 0) std::memcpy(v.data(), in_.data() + pos_, n * sizeof(T));
+    pos_ += n * sizeof(T);
+    return v;
   }
   bool done() const { return pos_ == in_.size(); }
 
@@ -77,6 +96,7 @@ std::string serialize_run_result(const RunResult& r) {
     w.pod(l.latency);
     w.pod(l.bytes);
     w.str(l.link_class);
+    w.block(l.utilization);
   }
   w.pod<uint64_t>(r.timeline.size());
   for (const auto& t : r.timeline) {
@@ -89,6 +109,9 @@ std::string serialize_run_result(const RunResult& r) {
     w.pod(static_cast<uint8_t>(c.protocol));
     w.pod(c.channels);
   }
+  w.block(r.flows);
+  w.pod(r.flows_issued);
+  w.pod(r.link_usage_bin_width);
   return w.take();
 }
 
@@ -116,6 +139,7 @@ RunResult deserialize_run_result(const std::string& bytes) {
     l.latency = rd.pod<double>();
     l.bytes = rd.pod<double>();
     l.link_class = rd.str();
+    l.utilization = rd.block<double>();
   }
   r.timeline.resize(rd.pod<uint64_t>());
   for (auto& t : r.timeline) {
@@ -128,6 +152,9 @@ RunResult deserialize_run_result(const std::string& bytes) {
     c.protocol = static_cast<CollectiveProtocol>(rd.pod<uint8_t>());
     c.channels = rd.pod<int>();
   }
+  r.flows = rd.block<FlowRecord>();
+  r.flows_issued = rd.pod<int64_t>();
+  r.link_usage_bin_width = rd.pod<double>();
   if (!rd.done()) throw std::runtime_error("trailing bytes after run result");
   return r;
 }

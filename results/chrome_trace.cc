@@ -1,11 +1,14 @@
 #include "results/chrome_trace.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <queue>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -126,6 +129,15 @@ void validate(const ExecutionGraph& graph, const RunResult& result) {
       throw std::invalid_argument("write_chrome_trace: op '" + op.name + "' has no valid device");
     }
   }
+  const int devices = static_cast<int>(graph.devices.size());
+  for (const FlowRecord& f : result.flows) {
+    if (f.src < 0 || f.src >= devices || f.dst < 0 || f.dst >= devices || f.op < 0 ||
+        f.op >= static_cast<int>(graph.ops.size()) || graph.ops[f.op].kind != OpKind::kCollective ||
+        graph.ops[f.op].collective < 0 ||
+        graph.ops[f.op].collective >= static_cast<int>(graph.collectives.size())) {
+      throw std::invalid_argument("write_chrome_trace: a flow names no valid device or collective");
+    }
+  }
 }
 
 void metadata(JsonOut& out, const char* name, int pid, int tid, const char* key,
@@ -214,6 +226,93 @@ void op_event(JsonOut& out, const ExecutionGraph& graph, const Op& op, const OpT
   out.raw("}}");
 }
 
+// Overlapping complete events on one thread do not nest, and viewers draw them wrongly or drop
+// them, so a rank's flows are spread over lanes ("comm steps", "comm steps:1", ...): each flow,
+// taken in start order, gets the lowest lane free at its start.
+struct FlowLanes {
+  std::vector<int> lane;      // per flow
+  std::vector<int> lanes_of;  // per device: lanes used
+};
+
+FlowLanes assign_lanes(const ExecutionGraph& graph, const std::vector<FlowRecord>& flows) {
+  using Busy = std::pair<double, int>;  // (end, lane)
+  struct DeviceLanes {
+    std::priority_queue<Busy, std::vector<Busy>, std::greater<Busy>> busy;
+    std::priority_queue<int, std::vector<int>, std::greater<int>> free;
+    int used = 0;
+  };
+  std::vector<DeviceLanes> per(graph.devices.size());
+  FlowLanes out;
+  out.lane.resize(flows.size());
+  // The replay records flows in start order; a result built otherwise is sorted here.
+  std::vector<size_t> order(flows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto earlier = [&](size_t a, size_t b) { return flows[a].start < flows[b].start; };
+  if (!std::is_sorted(order.begin(), order.end(), earlier))
+    std::stable_sort(order.begin(), order.end(), earlier);
+  for (size_t i : order) {
+    DeviceLanes& d = per[flows[i].src];
+    while (!d.busy.empty() && d.busy.top().first <= flows[i].start) {
+      d.free.push(d.busy.top().second);
+      d.busy.pop();
+    }
+    int lane;
+    if (d.free.empty()) {
+      lane = d.used++;
+    } else {
+      lane = d.free.top();
+      d.free.pop();
+    }
+    d.busy.push({flows[i].end, lane});
+    out.lane[i] = lane;
+  }
+  for (const DeviceLanes& d : per) out.lanes_of.push_back(d.used);
+  return out;
+}
+
+std::string lane_name(int lane) {
+  return lane == 0 ? "comm steps" : "comm steps:" + std::to_string(lane);
+}
+
+void flow_event(JsonOut& out, const ExecutionGraph& graph, const FlowRecord& f, int tid) {
+  const Op& op = graph.ops[f.op];
+  const char* type = collective_type_name(graph.collectives[op.collective].type);
+  const std::string& peer = graph.devices[f.dst].name;
+  out.begin_event();
+  out.raw("{\"name\":");
+  out.string(std::string(type) + " to " + peer);
+  out.raw(",\"cat\":\"comm_step\",\"ph\":\"X\",\"pid\":");
+  out.integer(f.src + 1);
+  out.raw(",\"tid\":");
+  out.integer(tid);
+  out.raw(",\"ts\":");
+  out.micros(f.start);
+  out.raw(",\"dur\":");
+  out.micros(f.end - f.start);
+  out.raw(",\"args\":{\"kind\":\"flow\",\"collective\":");
+  out.string(type);
+  out.raw(",\"op\":");
+  out.string(op.name);
+  out.raw(",\"peer\":");
+  out.string(peer);
+  out.raw(",\"bytes\":");
+  out.number(f.bytes);
+  out.raw(",\"seq\":");
+  out.integer(f.seq);
+  out.raw("}}");
+}
+
+// Flows the replay counted but did not keep: said in the file's metadata and, where they begin,
+// by a global instant event, so a capped trace never passes for a complete one.
+std::string left_out_note(const RunResult& result) {
+  if (result.flows_issued <= static_cast<int64_t>(result.flows.size())) return "";
+  return std::to_string(result.flows_issued - static_cast<int64_t>(result.flows.size())) + " of " +
+         std::to_string(result.flows_issued) + " collective flows left out: only the first " +
+         std::to_string(result.flows.size()) +
+         " in start order were recorded (raise output.trace_flows, or "
+         "ReplayOptions::max_recorded_flows, to keep more)";
+}
+
 void write_trace(const std::string& file_path, const ExecutionGraph& graph,
                  const RunResult& result) {
   // A stream keeps one tid on every device, so "compute" lines up across processes.
@@ -227,8 +326,23 @@ void write_trace(const std::string& file_path, const ExecutionGraph& graph,
       used.emplace(std::make_pair(d, key_of(op.stream)), op.stream);
   }
 
+  const FlowLanes lanes = assign_lanes(graph, result.flows);
+  const std::string note = left_out_note(result);
+
   JsonOut out(file_path);
-  out.raw("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+  out.raw("{\"displayTimeUnit\":\"ns\",");
+  if (!result.flows.empty() || result.flows_issued > 0) {
+    out.raw("\"otherData\":{\"comm_steps_recorded\":");
+    out.integer(static_cast<long long>(result.flows.size()));
+    out.raw(",\"comm_steps_issued\":");
+    out.integer(static_cast<long long>(result.flows_issued));
+    if (!note.empty()) {
+      out.raw(",\"comm_steps_left_out\":");
+      out.string(note);
+    }
+    out.raw("},");
+  }
+  out.raw("\"traceEvents\":[\n");
   for (size_t d = 0; d < graph.devices.size(); ++d) {
     const int pid = static_cast<int>(d) + 1;
     metadata(out, "process_name", pid, 0, "name", &graph.devices[d].name, 0);
@@ -240,11 +354,34 @@ void write_trace(const std::string& file_path, const ExecutionGraph& graph,
     metadata(out, "thread_name", where.first + 1, tid, "name", &name, 0);
     metadata(out, "thread_sort_index", where.first + 1, tid, "sort_index", nullptr, tid);
   }
+  // Lanes come after every stream, so a lane has one tid on every device too.
+  const int first_lane_tid = next_tid;
+  for (size_t d = 0; d < graph.devices.size(); ++d) {
+    for (int lane = 0; lane < lanes.lanes_of[d]; ++lane) {
+      const int pid = static_cast<int>(d) + 1;
+      const std::string name = lane_name(lane);
+      metadata(out, "thread_name", pid, first_lane_tid + lane, "name", &name, 0);
+      metadata(out, "thread_sort_index", pid, first_lane_tid + lane, "sort_index", nullptr,
+               first_lane_tid + lane);
+    }
+  }
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     const OpTiming& t = result.timeline[i];
     if (!std::isfinite(t.start) || !std::isfinite(t.end)) continue;
     const Op& op = graph.ops[i];
     for (int d : devices_of(graph, op)) op_event(out, graph, op, t, tids.at(key_of(op.stream)), d);
+  }
+  for (size_t i = 0; i < result.flows.size(); ++i)
+    flow_event(out, graph, result.flows[i], first_lane_tid + lanes.lane[i]);
+  if (!note.empty()) {
+    double last_start = 0;
+    for (const FlowRecord& f : result.flows) last_start = std::max(last_start, f.start);
+    out.begin_event();
+    out.raw("{\"name\":");
+    out.string(note);
+    out.raw(",\"cat\":\"comm_step\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":");
+    out.micros(last_start);
+    out.raw("}");
   }
   out.raw("\n]}\n");
   out.close();

@@ -7,6 +7,15 @@
 // collective's whole run (args.kind = "collective", collective, bytes, ranks): each rank takes
 // part in it, whichever rank's queue it was started from. Ops without a finite start and end are
 // left out.
+//
+// When the run recorded its collective flows (RunResult::flows), each flow shows on its sending
+// rank's process, on threads "comm steps", "comm steps:1"... after the streams (a flow takes the
+// lowest such lane free at its start, so events on one thread never overlap): name
+// "<collective> to <peer device>", cat "comm_step", args.kind = "flow", collective, op (the
+// collective op's name), peer, bytes, seq (FlowRecord::seq). The top-level "otherData" gives
+// comm_steps_recorded and comm_steps_issued; when the replay left flows out (its
+// max_recorded_flows cap), "comm_steps_left_out" says how many, and a global instant event
+// with the same text marks where they begin.
 #pragma once
 
 #include <string>
@@ -18,7 +27,8 @@ namespace orrery {
 
 // Streams the trace to "<path>.tmp.<pid>" and renames it to `path` when complete, so memory
 // stays flat for million-op graphs and no half-written trace is ever left under `path`.
-// Throws std::invalid_argument when result.timeline is not parallel to graph.ops, InputError
+// Throws std::invalid_argument when result.timeline is not parallel to graph.ops or a flow names
+// no device or collective op of `graph`, InputError
 // naming `path` when it cannot be created or written (common/atomic_file.h).
 void write_chrome_trace(const std::string& path, const ExecutionGraph& graph,
                         const RunResult& result);

@@ -4,6 +4,7 @@
 #include "common/errors.h"
 #include "common/h5_guard.h"
 #include "common/h5_util.h"
+#include "results/h5_link_usage.h"
 #include "results/h5_rows.h"
 #include "results/h5_store.h"
 
@@ -57,6 +58,7 @@ void read_detail(hid_t detail, hid_t str, size_t index, RunRecord* run,
       group.get(), "links", link_type.memory_type(), [&](const h5::LinkRow& r) {
         result.links.push_back({text(r.name), r.bandwidth, r.latency, r.bytes, text(r.link_class)});
       });
+  h5::read_link_utilization(group.get(), &result);
   htri_t has_timeline = H5Lexists(group.get(), "timeline", H5P_DEFAULT);
   h5::check(has_timeline < 0 ? -1 : 0, "look up runs_detail/" + name + "/timeline");
   if (has_timeline == 0) return;

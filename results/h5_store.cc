@@ -9,6 +9,7 @@
 
 #include "common/atomic_file.h"
 #include "common/h5_util.h"
+#include "results/h5_link_usage.h"
 #include "results/h5_rows.h"
 #include "results/param_values.h"
 
@@ -63,6 +64,15 @@ void validate(const std::vector<RunRecord>& runs,
         "write_results_h5: run " + std::to_string(i) + " '" + runs[i].name + "'";
     for (const auto& [key, value] : runs[i].params) {
       if (key.empty()) throw std::invalid_argument(where + " has a parameter with an empty name");
+    }
+    const std::vector<LinkStats>& links = runs[i].result.links;
+    for (const LinkStats& l : links) {
+      if (l.utilization.size() != links.front().utilization.size()) {
+        throw std::invalid_argument(where + ": link " + l.name + " has " +
+                                    std::to_string(l.utilization.size()) +
+                                    " utilization bins, link " + links.front().name + " " +
+                                    std::to_string(links.front().utilization.size()));
+      }
     }
     const std::vector<OpTiming>& timeline = runs[i].result.timeline;
     if (timeline.empty()) continue;
@@ -234,6 +244,7 @@ void write_detail(hid_t parent, hid_t str, size_t index, const RunRecord& run,
   }
   write_devices(group.get(), str, run.result);
   write_links(group.get(), str, run.result);
+  h5::write_link_utilization(group.get(), run.result);
   if (!run.result.timeline.empty()) write_timeline(group.get(), str, *graph, run.result);
 }
 

@@ -233,6 +233,8 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
   sc.output_file = out.str("file", "");
   sc.record_timeline = out.boolean("timeline", true);
   sc.trace_file = out.str("trace", "");
+  sc.link_usage_bins = out.integer("link_usage_bins", 256, 0, 100000);
+  sc.trace_flows = out.integer("trace_flows", 1000000, 0, 100000000);
   out.reject_unknown_keys();
   root.reject_unknown_keys();
 

@@ -36,6 +36,12 @@ struct Scenario {
   std::string output_file;          // HDF5 results; empty: none
   bool record_timeline = true;
   std::string trace_file;  // Chrome trace JSON; empty: none
+  // output.link_usage_bins: per-link utilization over time in the HDF5 file, in at most this
+  // many time bins (engine/link_usage.h); 0: none.
+  int link_usage_bins = 256;
+  // output.trace_flows: collective flows the Chrome trace shows at most (the first, in start
+  // order); the rest are counted and the trace says so.
+  int trace_flows = 1000000;
 };
 
 // "a.b.c=value" overrides applied to the YAML tree before it is read (value parsed as YAML).

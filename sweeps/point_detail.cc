@@ -24,6 +24,9 @@ int run_point_detail(const SweepInput& in, const PointDetailArgs& args) {
   Scenario sc = build_point_scenario(in, p, fresh_base_tree(in));
   ReplayOptions options;
   options.record_timeline = true;
+  options.record_flows = !args.trace.empty();
+  options.max_recorded_flows = sc.trace_flows;
+  options.link_usage_bins = sc.link_usage_bins;
   RunResult r = replay_isolated(sc.platform, sc.graph, options);
   RunRecord record{in.name + "/" + std::to_string(p.index), p.params, r};
   record.params["sweep.index"] = std::to_string(p.index);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "common/errors.h"
+#include "engine/replay.h"
 #include "tests/test_util.h"
 
 namespace orrery {
@@ -220,6 +222,152 @@ TEST(ChromeTrace, ManyOpsStreamQuickly) {
   json trace = read_json(path);
   EXPECT_EQ(trace["traceEvents"].size(), n + 2 * 2 + 2 * 2);
   EXPECT_EQ(trace["traceEvents"].back()["ts"], static_cast<double>(n - 1));
+}
+
+// g0..g3 and a ring all-reduce of 4 MB in ring order 0 -> 2 -> 1 -> 3, two chunks per block.
+ExecutionGraph ring_graph() {
+  ExecutionGraph g;
+  for (int i = 0; i < 4; ++i) {
+    std::string name = "g" + std::to_string(i);
+    g.devices.push_back({name, name, name});
+  }
+  Collective c;
+  c.type = CollectiveType::kAllReduce;
+  c.algo = CollectiveAlgo::kRing;
+  c.ranks = {0, 2, 1, 3};
+  c.bytes = 4e6;
+  c.chunks = 2;
+  append_collective(g, "allreduce.grad", std::move(c), "comm", {});
+  return g;
+}
+
+// Events of one thread must not overlap: viewers only nest complete events.
+void expect_no_overlap(std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> by) {
+  for (auto& [track, spans] : by) {
+    std::sort(spans.begin(), spans.end());
+    for (size_t i = 1; i < spans.size(); ++i)
+      EXPECT_GE(spans[i].first, spans[i - 1].second)
+          << "pid " << track.first << " tid " << track.second;
+  }
+}
+
+TEST(ChromeTrace, EachRanksFlowsShowOnItsOwnTrack) {
+  ExecutionGraph g = ring_graph();
+  ReplayOptions opt;
+  opt.record_flows = true;
+  RunResult r = replay_isolated(testing::star_platform(4, 10e9, 1e-6), g, opt);
+  ASSERT_EQ(r.flows.size(), 48u);  // 2 (n - 1) steps x n ranks x 2 chunks
+  std::string path = testing::make_temp_dir("trace") + "/trace.json";
+  write_chrome_trace(path, g, r);
+
+  const json trace = read_json(path);
+  EXPECT_EQ(trace["otherData"]["comm_steps_recorded"], 48);
+  EXPECT_EQ(trace["otherData"]["comm_steps_issued"], 48);
+  EXPECT_FALSE(trace["otherData"].contains("comm_steps_left_out"));
+  std::map<std::pair<int, int>, std::string> thread_names;
+  for (const json& e : trace["traceEvents"])
+    if (e["name"] == "thread_name") thread_names[{e["pid"], e["tid"]}] = e["args"]["name"];
+  const std::map<int, std::string> next = {{1, "g2"}, {3, "g1"}, {2, "g3"}, {4, "g0"}};  // by pid
+  std::map<int, int> per_pid;
+  int collective_events = 0;
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> spans;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    if (e["args"]["kind"] == "collective") {
+      ++collective_events;
+      continue;
+    }
+    ASSERT_EQ(e["cat"], "comm_step");
+    const int pid = e["pid"];
+    const std::pair<int, int> track{pid, e["tid"].get<int>()};
+    ++per_pid[pid];
+    EXPECT_EQ(thread_names[track].rfind("comm steps", 0), 0u) << thread_names[track];
+    EXPECT_EQ(e["name"], "allreduce to " + next.at(pid));
+    EXPECT_EQ(e["args"]["kind"], "flow");
+    EXPECT_EQ(e["args"]["collective"], "allreduce");
+    EXPECT_EQ(e["args"]["op"], "allreduce.grad");
+    EXPECT_EQ(e["args"]["peer"], next.at(pid));
+    EXPECT_EQ(e["args"]["bytes"], 0.5e6);  // 4 MB / 4 blocks / 2 chunks
+    spans[track].push_back({e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
+  }
+  EXPECT_EQ(collective_events, 4);  // the per-op events stay: the collective on every rank
+  EXPECT_EQ(per_pid, (std::map<int, int>{{1, 12}, {2, 12}, {3, 12}, {4, 12}}));
+  expect_no_overlap(spans);
+}
+
+TEST(ChromeTrace, OverlappingFlowsOfARankTakeSeparateLanes) {
+  ExecutionGraph g = ring_graph();
+  RunResult r;
+  r.timeline = {{0.0, 4e-3}};
+  // g0 sends three flows: [0, 2], [1, 3] and [2, 4] ms. The first and third share a lane.
+  r.flows = {{0.0, 2e-3, 1, 0, 2, 0, 0}, {1e-3, 3e-3, 1, 0, 2, 0, 1}, {2e-3, 4e-3, 1, 0, 2, 0, 2}};
+  r.flows_issued = 3;
+  std::string path = testing::make_temp_dir("trace") + "/trace.json";
+  write_chrome_trace(path, g, r);
+  const json trace = read_json(path);
+  std::map<int, std::string> lanes;  // tid -> thread name on g0
+  for (const json& e : trace["traceEvents"])
+    if (e["name"] == "thread_name" && e["pid"] == 1) lanes[e["tid"]] = e["args"]["name"];
+  std::vector<std::string> lane_of;
+  for (const json& e : trace["traceEvents"])
+    if (e["ph"] == "X" && e["cat"] == "comm_step") lane_of.push_back(lanes[e["tid"]]);
+  EXPECT_EQ(lane_of, (std::vector<std::string>{"comm steps", "comm steps:1", "comm steps"}));
+}
+
+TEST(ChromeTrace, FlowsOutOfStartOrderStillGetLanesByStart) {
+  ExecutionGraph g = ring_graph();
+  RunResult r;
+  r.timeline = {{0.0, 4e-3}};
+  // Listed [0, 3], [0, 1], [2, 2.5], [4, 5], [2.1, 2.2] ms. Taken in that order, lane 1 would
+  // be free again after [2, 2.5] ended "before" [4, 5], and [2.1, 2.2] would land on it.
+  auto flow = [](double from, double to) { return FlowRecord{from, to, 1, 0, 2, 0, 0}; };
+  r.flows = {flow(0, 3e-3), flow(0, 1e-3), flow(2e-3, 2.5e-3), flow(4e-3, 5e-3),
+             flow(2.1e-3, 2.2e-3)};
+  r.flows_issued = 5;
+  std::string path = testing::make_temp_dir("trace") + "/trace.json";
+  write_chrome_trace(path, g, r);
+  const json trace = read_json(path);
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> spans;
+  for (const json& e : trace["traceEvents"])
+    if (e["ph"] == "X" && e["cat"] == "comm_step")
+      spans[{e["pid"], e["tid"]}].push_back(
+          {e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
+  EXPECT_EQ(spans.size(), 3u);  // three flows overlap at 2.1 ms
+  expect_no_overlap(spans);
+}
+
+TEST(ChromeTrace, FlowsLeftOutAreSaidInTheMetadataAndWhereTheyBegin) {
+  ExecutionGraph g = ring_graph();
+  RunResult r;
+  r.timeline = {{0.0, 4e-3}};
+  r.flows = {{0.0, 1e-3, 1, 0, 2, 0, 0}, {1e-3, 2e-3, 1, 2, 1, 0, 0}};
+  r.flows_issued = 5;  // the replay's cap kept the first two
+  std::string path = testing::make_temp_dir("trace") + "/trace.json";
+  write_chrome_trace(path, g, r);
+  const json trace = read_json(path);
+  const std::string note = trace["otherData"]["comm_steps_left_out"];
+  EXPECT_NE(note.find("3 of 5 collective flows left out"), std::string::npos) << note;
+  int marks = 0;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["ph"] != "i") continue;
+    ++marks;
+    EXPECT_EQ(e["name"], note);
+    EXPECT_EQ(e["s"], "g");
+    EXPECT_EQ(e["ts"], 1000.0);  // the last recorded flow's start: the rest start after it
+  }
+  EXPECT_EQ(marks, 1);
+}
+
+TEST(ChromeTrace, RejectsAFlowOfAnUnknownDeviceOrOp) {
+  ExecutionGraph g = ring_graph();
+  RunResult r;
+  r.timeline = {{0.0, 4e-3}};
+  r.flows = {{0.0, 1e-3, 1, 0, 9, 0, 0}};
+  std::string dir = testing::make_temp_dir("trace");
+  EXPECT_THROW(write_chrome_trace(dir + "/a.json", g, r), std::invalid_argument);
+  r.flows = {{0.0, 1e-3, 1, 0, 2, 5, 0}};
+  EXPECT_THROW(write_chrome_trace(dir + "/b.json", g, r), std::invalid_argument);
+  EXPECT_FALSE(fs::exists(dir + "/a.json"));
 }
 
 }  // namespace

@@ -56,7 +56,13 @@ RunResult sample_result(double scale, bool with_timeline) {
   d1.ops = 5;
   r.devices = {d0, d1};
   r.links = {{"nvlink_0_1", 300e9, 1e-6, 1.5e9}, {"pcie0", 32e9, 5e-7, 6.4e7}};
-  if (with_timeline) r.timeline = {{0.0, 0.01}, {0.01, 0.05}, {0.02, 0.06}, {0.06, 0.125}};
+  if (with_timeline) {
+    r.timeline = {{0.0, 0.01}, {0.01, 0.05}, {0.02, 0.06}, {0.06, 0.125}};
+    // Three bins of 2^26 ns (67.108864 ms) cover the 125 ms run.
+    r.link_usage_bin_width = 0.067108864;
+    r.links[0].utilization = {0.25, 1.0, 0.0};
+    r.links[1].utilization = {0.0, 0.5, 0.125};
+  }
   return r;
 }
 
@@ -106,7 +112,9 @@ void expect_same(const RunResult& want, const RunResult& got) {
     EXPECT_EQ(want.links[i].bandwidth, got.links[i].bandwidth);
     EXPECT_EQ(want.links[i].latency, got.links[i].latency);
     EXPECT_EQ(want.links[i].bytes, got.links[i].bytes);
+    EXPECT_EQ(want.links[i].utilization, got.links[i].utilization);
   }
+  EXPECT_EQ(want.link_usage_bin_width, got.link_usage_bin_width);
   ASSERT_EQ(want.timeline.size(), got.timeline.size());
   for (size_t i = 0; i < want.timeline.size(); ++i) {
     EXPECT_EQ(want.timeline[i].start, got.timeline[i].start);
@@ -279,6 +287,42 @@ TEST(H5Store, TimelineWithoutMatchingGraphIsRejectedBeforeWriting) {
   EXPECT_TRUE(dir_entries(dir).empty());
 }
 
+TEST(H5Store, LinkUtilizationIsTwoDimensionalWithItsBinWidth) {
+  std::string dir = testing::make_temp_dir("h5");
+  std::string path = dir + "/results.h5";
+  write_sample(path);
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  hid_t dset = H5Dopen2(file, "runs_detail/0/link_utilization", H5P_DEFAULT);
+  ASSERT_GE(dset, 0);
+  hid_t space = H5Dget_space(dset);
+  hsize_t dims[2] = {0, 0};
+  EXPECT_EQ(H5Sget_simple_extent_ndims(space), 2);
+  H5Sget_simple_extent_dims(space, dims, nullptr);
+  EXPECT_EQ(dims[0], 2u);  // the rows of runs_detail/0/links
+  EXPECT_EQ(dims[1], 3u);  // bins
+  double width = 0;
+  hid_t attr = H5Aopen(dset, "bin_width", H5P_DEFAULT);
+  H5Aread(attr, H5T_NATIVE_DOUBLE, &width);
+  EXPECT_EQ(width, 0.067108864);
+  H5Aclose(attr);
+  H5Sclose(space);
+  H5Dclose(dset);
+  // Runs that sampled nothing have no dataset.
+  EXPECT_EQ(H5Lexists(file, "runs_detail/1/link_utilization", H5P_DEFAULT), 0);
+  H5Fclose(file);
+}
+
+TEST(H5Store, UtilizationOfUnequalLengthIsRejectedBeforeWriting) {
+  std::string dir = testing::make_temp_dir("h5");
+  std::vector<RunRecord> runs = sample_runs();
+  runs[0].result.links[1].utilization.pop_back();
+  ExecutionGraph g = sample_graph();
+  EXPECT_THROW(write_results_h5(dir + "/results.h5", sample_meta(), runs, {&g, nullptr, nullptr}),
+               std::invalid_argument);
+  EXPECT_TRUE(dir_entries(dir).empty());
+}
+
 TEST(H5Store, ReadingANonResultFileIsAnInputError) {
   std::string dir = testing::make_temp_dir("h5");
   EXPECT_THROW(read_results_h5(dir + "/missing.h5"), InputError);
@@ -338,6 +382,12 @@ with h5py.File(sys.argv[1], "r") as f:
     assert dev["ops"][1] == 5
     links = d["links"][:]
     assert links["bandwidth"][0] == 300e9
+    # One row per links row, one column per bin; bin j spans [j, j + 1) x bin_width seconds.
+    u = d["link_utilization"]
+    assert u.shape == (2, 3) and u.dtype == np.float64, (u.shape, u.dtype)
+    assert u.attrs["bin_width"] == 0.067108864 and u.attrs["unit"] == "1"
+    assert list(u[1]) == [0.0, 0.5, 0.125]
+    assert "link_utilization" not in f["runs_detail/1"]
     tl = d["timeline"][:]
     assert tl["op"][1].decode() == 'fwd/matmul "q"'
     assert tl["stream"][2].decode() == "comm:1"

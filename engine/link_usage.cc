@@ -1,0 +1,98 @@
+#include "engine/link_usage.h"
+
+#include <algorithm>
+#include <cmath>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+namespace orrery {
+
+LinkUsageSampler::LinkUsageSampler(const std::vector<simgrid::s4u::Link*>& links, int max_bins)
+    : links_(links), max_bins_(static_cast<size_t>(std::max(0, max_bins))) {}
+
+void LinkUsageSampler::touch(int link) {
+  if (!on()) return;
+  const size_t l = static_cast<size_t>(link);
+  if (l >= is_active_.size()) is_active_.resize(l + 1, 0);
+  if (is_active_[l]) return;
+  is_active_[l] = 1;
+  active_.push_back(link);
+}
+
+void LinkUsageSampler::sample(double dt) {
+  if (!on() || !(dt > 0)) return;
+  const double now = simgrid::s4u::Engine::get_clock();
+  for (size_t k = 0; k < active_.size();) {
+    const size_t l = static_cast<size_t>(active_[k]);
+    const double usage = links_[l]->get_usage();
+    if (usage > 0) {
+      add(l, now - dt, now, usage * dt);
+    } else if (!links_[l]->is_used()) {
+      is_active_[l] = 0;
+      active_[k] = active_.back();
+      active_.pop_back();
+      continue;
+    }
+    ++k;
+  }
+}
+
+void LinkUsageSampler::widen_to(double t) {
+  while (t > static_cast<double>(max_bins_) * width_) {
+    for (auto& bins : bytes_) {
+      if (bins.empty()) continue;
+      for (size_t j = 0; j < max_bins_; ++j) {
+        const double b = bins[j];
+        bins[j] = 0.0;
+        bins[j / 2] += b;
+      }
+    }
+    width_ *= 2;
+  }
+}
+
+void LinkUsageSampler::add(size_t link, double from, double to, double bytes) {
+  widen_to(to);
+  if (bytes_.size() <= link) bytes_.resize(link + 1);
+  auto& bins = bytes_[link];
+  if (bins.empty()) bins.assign(max_bins_, 0.0);
+  const size_t last = max_bins_ - 1;
+  const size_t first_bin = std::min(last, static_cast<size_t>(std::max(0.0, from / width_)));
+  const size_t last_bin = std::min(last, static_cast<size_t>(std::max(0.0, to / width_)));
+  if (first_bin == last_bin) {
+    bins[first_bin] += bytes;
+    return;
+  }
+  // The rate was constant over the interval: each bin gets its share of the interval's length.
+  const double rate = bytes / (to - from);
+  for (size_t j = first_bin; j <= last_bin; ++j) {
+    const double lo = std::max(from, static_cast<double>(j) * width_);
+    const double hi = j == last_bin ? to : std::min(to, static_cast<double>(j + 1) * width_);
+    if (hi > lo) bins[j] += rate * (hi - lo);
+  }
+}
+
+void LinkUsageSampler::finish(double end, RunResult* result) {
+  if (!on()) return;
+  widen_to(end);
+  const size_t bins =
+      std::max<size_t>(1, std::min(max_bins_, static_cast<size_t>(std::ceil(end / width_ - 1e-9))));
+  std::unordered_map<std::string, size_t> index;
+  for (size_t l = 0; l < links_.size(); ++l) index.emplace(links_[l]->get_name(), l);
+  for (LinkStats& link : result->links) {
+    link.utilization.assign(bins, 0.0);
+    auto it = index.find(link.name);
+    if (it == index.end() || it->second >= bytes_.size() || bytes_[it->second].empty()) continue;
+    const auto& carried = bytes_[it->second];
+    const double capacity = link.bandwidth * width_;
+    // A sample that ended on the run's last date may sit in the bin after it: fold it back.
+    for (size_t j = 0; j < max_bins_; ++j)
+      if (carried[j] != 0) link.utilization[std::min(j, bins - 1)] += carried[j] / capacity;
+  }
+  result->link_usage_bin_width = width_;
+}
+
+}  // namespace orrery
