@@ -114,8 +114,8 @@ print(json.dumps({"dict": from_dict.iteration_time_s, "file": from_file.iteratio
 // A step that is all communication: one data-parallel layer of 1 us compute on the quickstart's
 // 4 GPUs, whose 400 MB gradient is ring-all-reduced over the PCIe links of one server, and no
 // input copies. The ring sends 2 (n-1)/n x 400 MB = 600 MB through each GPU's PCIe link, so at
-// 10 GB/s the step takes 60 ms and at 20 GB/s 30 ms, plus microseconds of compute and link
-// latency (< 0.1%). The list form and the dict form of the same override give the same answer.
+// 10 GB/s the step takes 60 ms and at 20 GB/s 30 ms, plus microseconds of compute, link
+// latency and NCCL's launch and step latencies (< 0.2%). The list form and the dict form of the same override give the same answer.
 TEST(PythonModule, DoublingTheBandwidthHalvesACommBoundStep) {
   REQUIRE_BUILT_PYTHON_PACKAGE();
   const json got = run_python_json(R"(
@@ -132,8 +132,8 @@ print(json.dumps({"slow": slow.iteration_time_s, "fast": fast.iteration_time_s,
   const double slow = got.value("slow", 0.0), fast = got.value("fast", 0.0);
   ASSERT_GT(slow, 0.0);
   EXPECT_GT(got.value("slow_comm", 0.0), 0.99 * slow);  // comm-bound, as the comment says
-  EXPECT_NEAR(slow, 0.060, 0.060 * 1e-3);
-  EXPECT_NEAR(fast, 0.030, 0.030 * 1e-3);
+  EXPECT_NEAR(slow, 0.060, 0.060 * 2e-3);
+  EXPECT_NEAR(fast, 0.030, 0.030 * 2e-3);
   EXPECT_EQ(got.value("listed", 0.0), fast);
 }
 

@@ -132,13 +132,19 @@ TEST(Scenario, SyntheticStepMatchesHandComputation) {
   // forward, 2 ms backward; per-layer gradient 1 MB ring-all-reduced in 2 steps of 0.5 MB over
   // gpu -> switch -> gpu (2 us latency + 0.5e6 / 15.75e9 s). The last all-reduce (layer 0)
   // starts after the last backward at 2 + 4 = 6 ms, so the step ends at
-  // 6 ms + 2 x (2 us + 31.746 us) + 0.2 ms update.
+  // 6 ms + 2 x (2 us + 31.746 us) + 0.2 ms update with the bytes-only model (protocol ideal).
+  // NCCL's plan (the default) is Simple (LL128 needs NVLink, LL loses at 1 MB): its 8.4 us
+  // launch latency, and each step takes 5.7 us (NCCL's per-step latency over PCIe) in place of
+  // the route's 2 us.
   auto dir = make_temp_dir("scn");
   write_file(dir + "/s.yaml", kBase);
-  Scenario sc = load_scenario(dir + "/s.yaml");
-  RunResult r = replay_isolated(sc.platform, sc.graph, ReplayOptions{});
-  double step = 2e-6 + 0.5e6 / 15.75e9;
+  const double step = 2e-6 + 0.5e6 / 15.75e9;
+  Scenario ideal = load_scenario(dir + "/s.yaml", {"workload.protocol=ideal"});
+  RunResult r = replay_isolated(ideal.platform, ideal.graph, ReplayOptions{});
   EXPECT_NEAR(r.makespan, 6e-3 + 2 * step + 2e-4, 1e-9);
+  Scenario nccl = load_scenario(dir + "/s.yaml");
+  r = replay_isolated(nccl.platform, nccl.graph, ReplayOptions{});
+  EXPECT_NEAR(r.makespan, 6e-3 + 8.4e-6 + 2 * (step + 3.7e-6) + 2e-4, 1e-9);
 }
 
 TEST(Scenario, RunWritesHdf5ThatReadsBack) {

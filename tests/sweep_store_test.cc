@@ -65,8 +65,9 @@ TEST(SweepStore, WriteErrorIsNamedAndLeavesNoResult) {
   const std::string dir = make_temp_dir("sweep_store");
   write_file(dir + "/s.yaml", kSweep);
   const std::string out = dir + "/out.h5";
-  // 16 KiB: the journal (about 2 KiB) fits, the HDF5 file (over 30 KiB) does not.
-  Ran r = run(dir, "sweep " + dir + "/s.yaml -o " + out + " -j 1 -q", "ulimit -f 16;");
+  // 30 blocks: 15 KiB in dash's 512-byte blocks, 30 KiB in bash's 1 KiB ones. Either way the
+  // journal (about 8.5 KiB: six points' results) fits and the HDF5 file (over 33 KiB) does not.
+  Ran r = run(dir, "sweep " + dir + "/s.yaml -o " + out + " -j 1 -q", "ulimit -f 30;");
   EXPECT_EQ(r.status, 2) << r.out;  // not 139: the crash at exit after a failed close is gone
   EXPECT_NE(r.out.find(out + ": cannot write: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("ulimit -f"), std::string::npos) << r.out;
