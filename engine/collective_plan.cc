@@ -436,15 +436,35 @@ CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
       plan.groups = ideal ? raw_groups : groups;
       plan.merge_inter = inter_rings_share_bottleneck(raw_groups, topo.route);
       if (ideal) plan.pipeline = 1;
+      // Chunks stream through the phases: a step's latency is paid once over the pipeline, not
+      // once per chunk (NCCL's model charges a ring step's latency whatever the size).
+      for (auto& h : plan.hop_latency) h /= plan.pipeline;
       return plan;
     case CollectiveAlgo::kNvls:
       plan.groups = groups;
       plan.endpoints = {topo.nvls.at(0)};
+      // NCCL's tuner charges NVLS its NVLink latency once per collective (plus the network's
+      // across servers), not per step.
+      plan.base_latency = kNvlsHop[static_cast<int>(HopClass::kNvlink)] * kUs;
+      if (groups.size() > 1) plan.base_latency += kNvlsHop[static_cast<int>(HopClass::kNetwork)] * kUs;
+      plan.hop_latency = {};
       return plan;
-    case CollectiveAlgo::kCollNet:
+    case CollectiveAlgo::kCollNet: {
       plan.groups = groups;
       plan.endpoints = {topo.collnet};
+      // NCCL's CollNet Direct latency, once per collective: a step inside the server each way
+      // and 0.4 us of serialization per local peer, plus the network's.
+      const double g = static_cast<double>(groups.empty() ? 1 : groups[0].size());
+      const HopClass intra = groups.empty() || groups[0].size() < 2
+                                 ? HopClass::kNvlink
+                                 : topo.route(groups[0][0], groups[0][1]).hop;
+      plan.base_latency = (2 * (std::min(1.0, g - 1) * kCollNetHop[static_cast<int>(intra)] +
+                                (g - 1) * 0.4) +
+                           kCollNetHop[static_cast<int>(HopClass::kNetwork)]) *
+                          kUs;
+      plan.hop_latency = {};
       return plan;
+    }
     default:
       break;
   }
