@@ -196,6 +196,51 @@ TEST(NcclCollectives, PipelinedHierarchicalOverlapsItsPhases) {
   EXPECT_LT(piped, 0.75 * serial);
 }
 
+TEST(NcclCollectives, NvlsReducesInTheSwitchWhereThePlatformHasIt) {
+  // DGX H100: NVLink SHARP. At 1 GiB the tuner picks NVLS: each GPU sends (n+1)/n of each of the
+  // 16 chunks of B/16 up to the switch and receives as much back, at 0.85 of its NVLink rate
+  // (NCCL's nvlsEfficiency); up and down use the two directions of the links, so the pipeline
+  // takes 17 chunk times, plus NCCL's 25 us once.
+  Platform p = platform("{preset: dgx-h100, servers: 1}");
+  const double B = 1 << 30;
+  auto row = bench_one(p, CollectiveType::kAllReduce, B, CollectiveAlgo::kAuto,
+                       CollectiveProtocol::kAuto, false);
+  EXPECT_EQ(row.choice.algo, CollectiveAlgo::kNvls);
+  EXPECT_EQ(row.choice.protocol, CollectiveProtocol::kSimple);
+  const double rate = 0.85 * link_named(p.source.topology, "n0_gpu0_nvlink").bandwidth;
+  const double chunk = 9.0 / 8 * B / 16 / rate;
+  EXPECT_NEAR(row.seconds, 25e-6 + 17 * chunk, 0.01 * row.seconds);
+  // Without NVLink SHARP NVLS is never a candidate: a ring, at the links' full rate.
+  Platform off = platform("{preset: dgx-h100, servers: 1, server: {nvlink: {sharp: false}}}");
+  auto ring = bench_one(off, CollectiveType::kAllReduce, B, CollectiveAlgo::kAuto,
+                        CollectiveProtocol::kAuto, false);
+  EXPECT_EQ(ring.choice.algo, CollectiveAlgo::kRing);
+  EXPECT_GT(row.busbw, 1.2 * ring.busbw);
+}
+
+TEST(NcclCollectives, CollNetOnlyWithSharpSwitches) {
+  // Two DGX H100: with SHARP in the fabric the tuner takes CollNet for some sizes (NCCL's
+  // CollNet Direct wins medium messages); without it CollNet never runs, and forcing it falls
+  // back to a ring.
+  Platform sharp = platform("{preset: dgx-h100, servers: 2, fabric: {sharp: true}}");
+  Platform plain = platform("{preset: dgx-h100, servers: 2}");
+  int collnet = 0;
+  for (double b = 8; b <= 8.0 * (1 << 30); b *= 4) {
+    collnet += bench_one(sharp, CollectiveType::kAllReduce, b, CollectiveAlgo::kAuto,
+                         CollectiveProtocol::kAuto, true)
+                   .choice.algo == CollectiveAlgo::kCollNet;
+    EXPECT_NE(bench_one(plain, CollectiveType::kAllReduce, b, CollectiveAlgo::kAuto,
+                        CollectiveProtocol::kAuto, true)
+                  .choice.algo,
+              CollectiveAlgo::kCollNet);
+  }
+  EXPECT_GT(collnet, 0);
+  EXPECT_EQ(bench_one(plain, CollectiveType::kAllReduce, 1 << 24, CollectiveAlgo::kCollNet,
+                      CollectiveProtocol::kAuto, true)
+                .choice.algo,
+            CollectiveAlgo::kRing);
+}
+
 TEST(NcclCollectives, FlowAndAnalyticalAgreeOnUncontendedTopologies) {
   // Tolerance 10%: equal shares of a link (analytical) against max-min fairness (flows) differ
   // only where flows of unequal routes share a link, as all-to-all's do on the DGX-1 mesh.

@@ -70,8 +70,8 @@ constexpr double kInfiniband = 4096.0 / (4096 + 26);
 constexpr double kTcpEthernet = 1448.0 / 1538;
 
 TEST(PlatformBench, EachLinkClassDeliversItsBandwidth) {
-  // At these rates the route's latency shows: GPU-NVSwitch-GPU crosses two 1 us links.
-  auto through_switch = [](double bw) { return kBytes / (2e-6 + kBytes / bw); };
+  // At these rates the route's latency shows: GPU-NVSwitch-GPU crosses two 0.3 us links.
+  auto through_switch = [](double bw) { return kBytes / (0.6e-6 + kBytes / bw); };
   // Links carry their achievable rate: NVLink at nvlink.efficiency of its signalling rate, NICs
   // at their packet efficiency.
   auto a100 = bench(preset("dgx-a100", "servers: 2\n"));
