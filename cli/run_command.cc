@@ -39,7 +39,9 @@ void check_writable_dir(const std::string& file, const char* what) {
 }
 
 // The device line of the header (results/run_report.h) for a scenario.
-std::string device_line(const Scenario& sc) { return orrery::device_line(sc.device, sc.ops_priced); }
+std::string device_line(const Scenario& sc) {
+  return orrery::device_line(sc.device, sc.ops_priced);
+}
 
 void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
   const RunReport report = make_run_report(r);
@@ -119,8 +121,8 @@ std::string current_command_line() {
 // Output paths of a run: the flags win; a --set variation of the scenario's own paths is
 // named after its overrides (cli/output_paths.h).
 void resolve_outputs(const RunArgs& args, Scenario* sc) {
-  sc->output_file = args.output.empty() ? name_for_overrides(sc->output_file, args.overrides)
-                                        : args.output;
+  sc->output_file =
+      args.output.empty() ? name_for_overrides(sc->output_file, args.overrides) : args.output;
   sc->trace_file =
       args.trace.empty() ? name_for_overrides(sc->trace_file, args.overrides) : args.trace;
 }
@@ -146,11 +148,12 @@ int validate_command(const RunArgs& args) {
   Scenario sc = load_scenario(args.scenario, args.overrides);
   resolve_outputs(args, &sc);
   if (!sc.platform.xml_file.empty()) check_xml_platform(sc);
-  std::printf("%s: ok\n  platform  %s\n  device    %s\n  workload  %zu devices, %zu ops\n"
-              "  output    %s\n",
-              args.scenario.c_str(), sc.platform_summary.c_str(), device_line(sc).c_str(),
-              sc.graph.devices.size(), sc.graph.ops.size(),
-              sc.output_file.empty() ? "(none)" : sc.output_file.c_str());
+  std::printf(
+      "%s: ok\n  platform  %s\n  device    %s\n  workload  %zu devices, %zu ops\n"
+      "  output    %s\n",
+      args.scenario.c_str(), sc.platform_summary.c_str(), device_line(sc).c_str(),
+      sc.graph.devices.size(), sc.graph.ops.size(),
+      sc.output_file.empty() ? "(none)" : sc.output_file.c_str());
   return 0;
 }
 
@@ -162,8 +165,8 @@ int run_command(const RunArgs& args) {
   check_writable_dir(sc.trace_file, "trace file");
   // Checked before simulating, so a refused path costs nothing; notes print at the end.
   std::vector<std::string> notes;
-  for (const auto& [file, what] : {std::pair{sc.output_file, "output file"},
-                                   std::pair{sc.trace_file, "trace file"}})
+  for (const auto& [file, what] :
+       {std::pair{sc.output_file, "output file"}, std::pair{sc.trace_file, "trace file"}})
     if (!file.empty())
       if (auto note = check_replaceable(file, what, sc.text, args.force); !note.empty())
         notes.push_back(note);

@@ -379,8 +379,8 @@ CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
     plan.pipeline = c.pipeline > 0 ? c.pipeline : pipeline_chunks(c.bytes);
     // Trees and the chains of Broadcast and Reduce forward a chunk as soon as it arrived:
     // NCCL pipelines them in its buffer's steps.
-    const bool chain = algo == CollectiveAlgo::kRing && (c.type == CollectiveType::kBroadcast ||
-                                                         c.type == CollectiveType::kReduce);
+    const bool chain = algo == CollectiveAlgo::kRing &&
+                       (c.type == CollectiveType::kBroadcast || c.type == CollectiveType::kReduce);
     if (algo == CollectiveAlgo::kTree || chain)
       plan.chunks = std::max(
           c.chunks, static_cast<int>(std::clamp(std::ceil(c.bytes / kTreeStepBytes[pi]), 1.0,
@@ -446,7 +446,8 @@ CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
       // NCCL's tuner charges NVLS its NVLink latency once per collective (plus the network's
       // across servers), not per step.
       plan.base_latency = kNvlsHop[static_cast<int>(HopClass::kNvlink)] * kUs;
-      if (groups.size() > 1) plan.base_latency += kNvlsHop[static_cast<int>(HopClass::kNetwork)] * kUs;
+      if (groups.size() > 1)
+        plan.base_latency += kNvlsHop[static_cast<int>(HopClass::kNetwork)] * kUs;
       plan.hop_latency = {};
       return plan;
     case CollectiveAlgo::kCollNet: {
@@ -458,10 +459,10 @@ CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
       const HopClass intra = groups.empty() || groups[0].size() < 2
                                  ? HopClass::kNvlink
                                  : topo.route(groups[0][0], groups[0][1]).hop;
-      plan.base_latency = (2 * (std::min(1.0, g - 1) * kCollNetHop[static_cast<int>(intra)] +
-                                (g - 1) * 0.4) +
-                           kCollNetHop[static_cast<int>(HopClass::kNetwork)]) *
-                          kUs;
+      plan.base_latency =
+          (2 * (std::min(1.0, g - 1) * kCollNetHop[static_cast<int>(intra)] + (g - 1) * 0.4) +
+           kCollNetHop[static_cast<int>(HopClass::kNetwork)]) *
+          kUs;
       plan.hop_latency = {};
       return plan;
     }

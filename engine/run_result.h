@@ -46,7 +46,7 @@ struct FlowRecord {
   double start = 0.0;  // seconds from the start of the run
   double end = 0.0;
   double bytes = 0.0;  // on the wire: the payload over the protocol's efficiency
-  int32_t src = -1;  // device indices (ExecutionGraph::devices)
+  int32_t src = -1;    // device indices (ExecutionGraph::devices)
   int32_t dst = -1;
   int32_t op = -1;  // the collective's op (index into ExecutionGraph::ops)
   // The flow's place among the flows `src` sent in this collective (0, 1, ...): the step, for a

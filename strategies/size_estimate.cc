@@ -31,8 +31,8 @@ SizeEstimate estimate_strategy_size(const StrategySizeInputs& in) {
   e.activities = it * (placed + n + (in.parameter_server ? comm_ops : flows));
   e.memory_bytes = e.ops * kBytesPerOp + (2 * e.ops + it * extra_deps) * kBytesPerDep;
   char basis[160];
-  std::snprintf(basis, sizeof basis, "%.0f replicas x %.0f ops x %.0f iterations, %.3g flows",
-                n, in.ops_per_replica * (in.host_overheads ? 2 : 1), it, it * flows);
+  std::snprintf(basis, sizeof basis, "%.0f replicas x %.0f ops x %.0f iterations, %.3g flows", n,
+                in.ops_per_replica * (in.host_overheads ? 2 : 1), it, it * flows);
   e.basis = basis;
   return e;
 }

@@ -56,7 +56,7 @@ struct StrategyOptions {
   // Per-kernel launch ops on each GPU's CPU thread (models/host_overhead.h): PyTorch's eager
   // mode. false: the step runs as one CUDA graph (no per-kernel host time).
   bool host_overheads = true;
-  int iterations = 1;           // consecutive training steps to simulate
+  int iterations = 1;  // consecutive training steps to simulate
 };
 
 // What a strategy needs to know about one replica: the model, each op's duration on the

@@ -115,7 +115,8 @@ print(json.dumps({"dict": from_dict.iteration_time_s, "file": from_file.iteratio
 // 4 GPUs, whose 400 MB gradient is ring-all-reduced over the PCIe links of one server, and no
 // input copies. The ring sends 2 (n-1)/n x 400 MB = 600 MB through each GPU's PCIe link, so at
 // 10 GB/s the step takes 60 ms and at 20 GB/s 30 ms, plus microseconds of compute, link
-// latency and NCCL's launch and step latencies (< 0.2%). The list form and the dict form of the same override give the same answer.
+// latency and NCCL's launch and step latencies (< 0.2%). The list form and the dict form of the
+// same override give the same answer.
 TEST(PythonModule, DoublingTheBandwidthHalvesACommBoundStep) {
   REQUIRE_BUILT_PYTHON_PACKAGE();
   const json got = run_python_json(R"(
@@ -149,7 +150,7 @@ import json, orrery
 out = {}
 try:
     orrery.run(")" + source_path("scenarios/quickstart.yaml") +
-                            R"(", ["workload.layerz=3"])
+                                   R"(", ["workload.layerz=3"])
 except ValueError as e:
     out["file"] = [type(e).__name__, isinstance(e, orrery.InputError), str(e)]
 try:
