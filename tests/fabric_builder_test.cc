@@ -14,6 +14,7 @@
 #include "platforms/platform_spec.h"
 #include "platforms/routing.h"
 #include "platforms/simgrid_links.h"
+#include "tests/concurrent_transfers.h"
 #include "tests/test_util.h"
 
 namespace orrery {
@@ -178,30 +179,7 @@ double makespan(const Topology& t, const std::vector<std::pair<std::string, std:
                 double bytes) {
   PlatformSource p;
   p.topology = t;
-  ExecutionGraph g;
-  std::map<std::string, int> dev;
-  auto device = [&](const std::string& h) {
-    if (!dev.count(h)) {
-      dev[h] = static_cast<int>(g.devices.size());
-      Device d;
-      d.name = d.host = d.launch_host = h;
-      g.devices.push_back(d);
-    }
-    return dev[h];
-  };
-  int stream = 0;
-  for (const auto& [a, b] : flows) {
-    Op op;
-    op.name = a + "_" + b;
-    op.kind = OpKind::kTransfer;
-    op.src = device(a);
-    op.dst = device(b);
-    op.device = op.src;
-    op.stream = {StreamClass::kComm, stream++};
-    op.transfer_bytes = bytes;
-    g.ops.push_back(op);
-  }
-  return replay_isolated(p, g, ReplayOptions{}).makespan;
+  return replay_isolated(p, testing::concurrent_transfers(flows, bytes), ReplayOptions{}).makespan;
 }
 
 TEST(FabricBuilder, FlowsToSharpAreLimitedByEachGpusNic) {

@@ -13,6 +13,7 @@
 #include "platforms/platform_probe.h"
 #include "platforms/platform_spec.h"
 #include "platforms/routing.h"
+#include "tests/concurrent_transfers.h"
 #include "tests/test_util.h"
 
 namespace orrery {
@@ -121,36 +122,15 @@ TEST(NvlinkBuilder, FlowsToNvlsRunAtEachGpusNvlinkRate) {
   // endpoint's link carries 8 x 370.8 of its 2 x 8 x 370.8 GB/s, so each takes 0.3 us (the
   // NVLink hop's latency) + 1 GB / 370.8 GB/s, as if the switch were not there.
   Topology t = preset("dgx-h100", "servers: 1\n");
-  ExecutionGraph g;
-  std::map<std::string, int> dev;
-  auto device = [&](const std::string& h) {
-    if (!dev.count(h)) {
-      dev[h] = static_cast<int>(g.devices.size());
-      Device d;
-      d.name = d.host = d.launch_host = h;
-      g.devices.push_back(d);
-    }
-    return dev[h];
-  };
-  int stream = 0;
+  std::vector<std::pair<std::string, std::string>> flows;
   for (int i = 0; i < 8; ++i) {
     const std::string gpu = "n0_gpu" + std::to_string(i);
-    const std::vector<std::pair<std::string, std::string>> both_ways = {{gpu, "n0_nvls"},
-                                                                        {"n0_nvls", gpu}};
-    for (const auto& [a, b] : both_ways) {
-      Op op;
-      op.name = a + "_to_" + b;
-      op.kind = OpKind::kTransfer;
-      op.src = device(a);
-      op.dst = device(b);
-      op.device = op.src;
-      op.stream = {StreamClass::kComm, stream++};
-      op.transfer_bytes = 1e9;
-      g.ops.push_back(op);
-    }
+    flows.push_back({gpu, "n0_nvls"});
+    flows.push_back({"n0_nvls", gpu});
   }
   PlatformSource p;
   p.topology = t;
+  const ExecutionGraph g = testing::concurrent_transfers(flows, 1e9);
   RunResult r = replay_isolated(p, g, ReplayOptions{});
   EXPECT_NEAR(r.makespan, 0.3e-6 + 1e9 / (18 * 25e9 * 0.824), 1e-9);
 }

@@ -12,6 +12,7 @@
 #include "common/yaml_reader.h"
 #include "engine/replay.h"
 #include "platforms/platform_spec.h"
+#include "tests/concurrent_transfers.h"
 
 namespace orrery {
 namespace {
@@ -116,29 +117,7 @@ TEST(PlatformBench, FullDuplexWhereTheHardwareIs) {
 // Total rate of transfers that all start at once.
 double aggregate_rate(const PlatformSource& p,
                       const std::vector<std::pair<std::string, std::string>>& flows) {
-  ExecutionGraph g;
-  std::map<std::string, int> dev;
-  auto device = [&](const std::string& h) {
-    if (!dev.count(h)) {
-      dev[h] = static_cast<int>(g.devices.size());
-      Device d;
-      d.name = d.host = d.launch_host = h;
-      g.devices.push_back(d);
-    }
-    return dev[h];
-  };
-  for (const auto& [a, b] : flows) {
-    Op op;
-    op.name = a + "_" + b;
-    op.kind = OpKind::kTransfer;
-    op.src = device(a);
-    op.dst = device(b);
-    op.device = op.src;
-    op.stream = {StreamClass::kComm, 0};
-    op.transfer_bytes = kBytes;
-    g.ops.push_back(op);
-  }
-  RunResult r = replay_isolated(p, g, ReplayOptions{});
+  RunResult r = replay_isolated(p, testing::concurrent_transfers(flows, kBytes), ReplayOptions{});
   return flows.size() * kBytes / r.makespan;
 }
 
