@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   orrery::register_estimator_commands(app, commands);
   orrery::register_cost_commands(app, commands);
   orrery::register_bench_commands(app, commands);
+  orrery::register_llm_commands(app, commands);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,174 @@
+#include "strategies/llm_memory.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "common/errors.h"
+
+namespace orrery {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", bytes / kGiB);
+  return buf;
+}
+
+double peak_of(const std::vector<MemoryBreakdown>& stages, int* at) {
+  double peak = 0;
+  for (const auto& s : stages)
+    if (s.total() > peak) {
+      peak = s.total();
+      *at = s.stage;
+    }
+  return peak;
+}
+
+}  // namespace
+
+BytesPerParameter bytes_per_parameter(Precision p) {
+  if (p == Precision::kFp32) return {4, 4, 8};
+  return {2, 2, 12};
+}
+
+double layer_activation_bytes(const LlmConfig& m, const ParallelPlan& plan) {
+  const double s = static_cast<double>(plan.sequence(m)) / plan.cp;  // this GPU's tokens
+  const double s_all = static_cast<double>(plan.sequence(m));
+  const double b = plan.micro_batch, h = static_cast<double>(m.hidden);
+  const double f = static_cast<double>(m.ffn), a = static_cast<double>(m.heads);
+  const double g = static_cast<double>(m.kv_heads) / a;  // K and V width over h
+  const double t = plan.tp;
+  const double outside_tp = plan.sequence_parallel ? t : 1.0;
+  if (plan.recompute == Recompute::kFull) return 2 * s * b * h / outside_tp;
+  // Outside the tensor-parallel regions: the two norms' inputs (2sbh each), the inputs of the
+  // QKV and first MLP GEMMs (2sbh each) and two dropout masks (sbh each).
+  const double replicated = 10 * s * b * h;
+  // Inside: Q, K and V (2sbh, 2sbh g each), the output projection's input (2sbh); the MLP's
+  // activation input and output (2sbf each), or for SwiGLU the gate and up outputs and their
+  // product (6sbf). A token's MLP runs in top_k experts.
+  double mlp = (m.gated_mlp ? 6 : 4) * s * b * f;
+  if (m.moe()) mlp *= static_cast<double>(m.top_k);
+  const double split = (4 + 4 * g) * s * b * h + mlp;
+  // The attention core: softmax output and its dropout mask and output (5 a s^2 b); with flash
+  // attention only the softmax statistics (fp32 per row). Recomputed under selective.
+  double core = plan.flash_attention ? 4 * a * s * b : 5 * a * s * s_all * b;
+  if (plan.recompute == Recompute::kSelective) core = 0;
+  return replicated / outside_tp + (split + core) / t;
+}
+
+std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& plan,
+                                        const MemoryOptions& opt) {
+  const LlmParams params = llm_params(m);
+  const BytesPerParameter per = bytes_per_parameter(plan.precision);
+  const double t = plan.tp, h = static_cast<double>(m.hidden);
+  const double v = static_cast<double>(m.vocab);
+  const double s = static_cast<double>(plan.sequence(m)) / plan.cp;
+  const double b = plan.micro_batch;
+  const int pp = plan.pp;
+  const int micro = plan.micro_batches();
+  const double dense_shards = static_cast<double>(plan.dp) * plan.cp;
+  const double expert_shards = dense_shards / plan.ep;
+  const double act_layer = layer_activation_bytes(m, plan);
+  const std::vector<int> layers = stage_layers(plan, m);
+
+  std::vector<MemoryBreakdown> out;
+  for (int st = 0; st < pp; ++st) {
+    MemoryBreakdown mb;
+    mb.stage = st;
+    mb.layers = layers[st];
+    const double l = layers[st];
+    // This GPU's share: attention split by TP, norms and the router replicated, its ep share of
+    // the experts split by TP; the vocabulary-parallel embedding on the first stage, the head
+    // on the last (a tied head keeps a copy there when the stages differ).
+    double dense = l * (params.attention / t + params.norms + params.router);
+    double experts = l * params.expert * static_cast<double>(m.experts / plan.ep) / t;
+    if (st == 0) {
+      dense += v * h / t;
+      if (m.learned_positions) dense += static_cast<double>(m.seq_len) * h;
+    }
+    if (st == pp - 1) {
+      if (!m.tied_embeddings || pp > 1) dense += v * h / t;
+      dense += params.norms / 2;  // the final norm
+    }
+    mb.parameters = dense + experts;
+    auto sharded = [&](double bytes_per, bool shard) {
+      return bytes_per * (shard ? dense / dense_shards + experts / expert_shards : dense + experts);
+    };
+    mb.weights = sharded(per.weights, plan.zero >= 3);
+    mb.gradients = sharded(per.gradients, plan.zero >= 2);
+    mb.optimizer = sharded(per.optimizer, plan.zero >= 1);
+
+    // Micro-batches in flight at the stage's peak: all of them under GPipe; under 1F1B the
+    // stage's distance from the end of the pipeline (the first stage holds pp); interleaving
+    // adds (pp - 1) / (pp x chunks) (Korthikanti et al., section 4.2.3).
+    int in_flight = plan.schedule == PipelineSchedule::kGpipe ? micro : std::min(pp - st, micro);
+    double factor = in_flight;
+    if (plan.schedule == PipelineSchedule::kInterleaved)
+      factor *= 1.0 + (pp - 1.0) / (pp * static_cast<double>(plan.virtual_stages));
+    mb.in_flight = in_flight;
+    mb.activations = l * act_layer * factor;
+    // The last stage's logits, kept in fp32 for the vocabulary-parallel cross entropy.
+    if (st == pp - 1) mb.activations += 4 * s * b * v / t * in_flight;
+
+    if (plan.zero >= 3)
+      mb.buffers += 2 * per.weights * (params.attention + params.expert * m.experts / plan.ep) / t;
+    else if (dense_shards > 1)
+      mb.buffers += 2 * opt.bucket_bytes;
+    if (m.moe())  // all-to-all dispatch and combine of one layer's routed tokens
+      mb.buffers += 2 * 2 * s * b * h * static_cast<double>(m.top_k) * opt.moe_capacity_factor;
+    mb.reserved = opt.reserved_bytes;
+    out.push_back(mb);
+  }
+  return out;
+}
+
+std::string MemoryVerdict::message() const {
+  if (fits) return "fits: " + gib(peak) + " of " + gib(capacity) + " GiB";
+  std::string s = "out of memory: needs " + gib(peak) + " GiB of " + gib(capacity) + " (over by " +
+                  gib(peak - capacity) + ")";
+  if (would_fit.empty()) return s + "; no single change of recomputation, ZeRO or micro-batch fits";
+  s += "; would fit with ";
+  for (size_t i = 0; i < would_fit.size(); ++i) s += (i ? ", or " : "") + would_fit[i];
+  return s;
+}
+
+MemoryVerdict check_memory(const LlmConfig& m, const ParallelPlan& plan, double capacity,
+                           const MemoryOptions& opt) {
+  MemoryVerdict v;
+  v.capacity = capacity;
+  v.peak = peak_of(llm_memory(m, plan, opt), &v.peak_stage);
+  v.fits = v.peak <= capacity;
+  if (v.fits) return v;
+  // Single changes, the cheapest in compute first.
+  std::vector<std::pair<std::string, ParallelPlan>> tries;
+  auto with = [&](const std::string& label, auto change) {
+    ParallelPlan p = plan;
+    change(p);
+    tries.push_back({label, p});
+  };
+  if (plan.recompute == Recompute::kNone)
+    with("recompute: selective", [](ParallelPlan& p) { p.recompute = Recompute::kSelective; });
+  if (plan.tp > 1 && !plan.sequence_parallel)
+    with("sequence_parallel: true", [](ParallelPlan& p) { p.sequence_parallel = true; });
+  for (int z = plan.zero + 1; z <= (plan.pp > 1 ? 1 : 3); ++z)
+    with("zero: " + std::to_string(z), [z](ParallelPlan& p) { p.zero = z; });
+  for (int mbs = plan.micro_batch / 2; mbs >= 1; mbs /= 2)
+    with("micro_batch: " + std::to_string(mbs), [mbs](ParallelPlan& p) { p.micro_batch = mbs; });
+  if (plan.recompute != Recompute::kFull)
+    with("recompute: full", [](ParallelPlan& p) { p.recompute = Recompute::kFull; });
+  for (const auto& [label, p] : tries) {
+    if (v.would_fit.size() == 3) break;
+    try {
+      check_parallel_plan(p, m, 0, "plan");
+    } catch (const InputError&) {
+      continue;
+    }
+    int at = 0;
+    if (peak_of(llm_memory(m, p, opt), &at) <= capacity) v.would_fit.push_back(label);
+  }
+  return v;
+}
+
+}  // namespace orrery

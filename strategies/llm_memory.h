@@ -1,0 +1,76 @@
+// Memory of one GPU training a language model under a parallel plan: weights, gradients and
+// optimizer states per precision and ZeRO stage; activations per layer for the plan's
+// recomputation, tensor, sequence and context parallelism (Korthikanti et al., "Reducing
+// Activation Recomputation in Large Transformer Models", MLSys 2023, section 4 and Table 2),
+// times the micro-batches the pipeline schedule keeps in flight; communication buffers and a
+// fixed framework reserve. The peak over the pipeline stages decides whether the plan fits.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "strategies/parallel_plan.h"
+#include "workloads/llm_config.h"
+
+namespace orrery {
+
+struct MemoryOptions {
+  // CUDA context, cuBLAS / cuDNN workspaces and NCCL's buffers, which no formula gives: an
+  // assumption of about 1 GiB (what a PyTorch process holds before its first tensor), to
+  // override per scenario.
+  double reserved_bytes = 1.0 * (1 << 30);
+  // Data-parallel gradient buckets (DDP's 25 MiB, two in flight) and ZeRO-3 / FSDP's gathered
+  // layers (the one running and the one prefetched).
+  double bucket_bytes = 25.0 * (1 << 20);
+  double moe_capacity_factor = 1.0;  // expert capacity over the even share of routed tokens
+};
+
+struct MemoryBreakdown {
+  int stage = 0;          // pipeline stage
+  int layers = 0;         // transformer layers on it
+  double parameters = 0;  // held by the GPU before sharding (its TP / EP share)
+  double weights = 0;     // bytes
+  double gradients = 0;
+  double optimizer = 0;
+  double activations = 0;  // at the schedule's peak of micro-batches in flight
+  int in_flight = 0;       // micro-batches whose activations are held at that peak
+  double buffers = 0;
+  double reserved = 0;
+  double total() const {
+    return weights + gradients + optimizer + activations + buffers + reserved;
+  }
+};
+
+// Bytes of activations one transformer layer keeps for backward for one micro-batch on one GPU
+// (16-bit activations): Korthikanti et al.'s accounting generalized to grouped-query attention
+// and gated (SwiGLU) MLPs; equal to their sbh(34 + 5as/h) for a GPT layer without parallelism.
+double layer_activation_bytes(const LlmConfig& model, const ParallelPlan& plan);
+
+// Bytes per parameter of weights, gradients and optimizer states before ZeRO sharding: mixed
+// precision with Adam 2 + 2 + 12 (Rajbhandari et al., "ZeRO: Memory Optimizations Toward
+// Training Trillion Parameter Models", SC'20, section 3.1), fp32 with Adam 4 + 4 + 8.
+struct BytesPerParameter {
+  double weights, gradients, optimizer;
+};
+BytesPerParameter bytes_per_parameter(Precision p);
+
+// Every pipeline stage's memory, the first stage first.
+std::vector<MemoryBreakdown> llm_memory(const LlmConfig& model, const ParallelPlan& plan,
+                                        const MemoryOptions& options = {});
+
+struct MemoryVerdict {
+  bool fits = true;
+  double peak = 0;  // bytes, the largest stage
+  int peak_stage = 0;
+  double capacity = 0;  // the device's memory
+  // When it does not fit: single changes to the plan that would (e.g. "recompute: full",
+  // "zero: 1", "micro_batch: 1", "tp: 8"), at most three, the cheapest in compute first.
+  std::vector<std::string> would_fit;
+  // "fits: 61.2 of 80 GiB" or "out of memory: needs 91.4 GiB of 80 (over by 11.4); would fit
+  // with recompute: selective".
+  std::string message() const;
+};
+MemoryVerdict check_memory(const LlmConfig& model, const ParallelPlan& plan, double capacity_bytes,
+                           const MemoryOptions& options = {});
+
+}  // namespace orrery

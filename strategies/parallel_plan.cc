@@ -1,0 +1,145 @@
+#include "strategies/parallel_plan.h"
+
+#include <string>
+#include <vector>
+
+#include "common/errors.h"
+
+namespace orrery {
+namespace {
+
+template <typename E, size_t N>
+bool parse_named(const std::string& s, const std::pair<const char*, E> (&names)[N], E* out) {
+  for (const auto& [name, value] : names)
+    if (s == name) {
+      *out = value;
+      return true;
+    }
+  return false;
+}
+
+constexpr std::pair<const char*, PipelineSchedule> kSchedules[] = {
+    {"gpipe", PipelineSchedule::kGpipe},
+    {"1f1b", PipelineSchedule::k1f1b},
+    {"interleaved", PipelineSchedule::kInterleaved}};
+constexpr std::pair<const char*, Recompute> kRecompute[] = {
+    {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
+constexpr std::pair<const char*, Precision> kPrecision[] = {
+    {"bf16", Precision::kBf16}, {"fp16", Precision::kFp16}, {"fp32", Precision::kFp32}};
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+const char* pipeline_schedule_name(PipelineSchedule s) {
+  for (const auto& [name, value] : kSchedules)
+    if (value == s) return name;
+  return "?";
+}
+bool parse_pipeline_schedule(const std::string& s, PipelineSchedule* out) {
+  return parse_named(s, kSchedules, out);
+}
+const char* recompute_name(Recompute r) {
+  for (const auto& [name, value] : kRecompute)
+    if (value == r) return name;
+  return "?";
+}
+bool parse_recompute(const std::string& s, Recompute* out) {
+  return parse_named(s, kRecompute, out);
+}
+const char* precision_name(Precision p) {
+  for (const auto& [name, value] : kPrecision)
+    if (value == p) return name;
+  return "?";
+}
+bool parse_precision(const std::string& s, Precision* out) {
+  return parse_named(s, kPrecision, out);
+}
+
+int ParallelPlan::micro_batches() const {
+  if (global_batch <= 0) return 1;
+  return global_batch / (micro_batch * dp);
+}
+
+void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
+                         const std::string& origin) {
+  auto fail = [&](const std::string& key, const std::string& why) {
+    throw InputError(origin + ": " + key + ": " + why);
+  };
+  const struct {
+    const char* key;
+    int value;
+  } degrees[] = {{"tp", p.tp},
+                 {"pp", p.pp},
+                 {"dp", p.dp},
+                 {"cp", p.cp},
+                 {"ep", p.ep},
+                 {"micro_batch", p.micro_batch},
+                 {"virtual_stages", p.virtual_stages}};
+  for (const auto& d : degrees)
+    if (d.value < 1) fail(d.key, "must be at least 1, got " + num(d.value));
+  if (m.heads % p.tp != 0)
+    fail("tp", "tp = " + num(p.tp) + " must divide the " + num(m.heads) + " attention heads of " +
+                   m.name);
+  if (m.kv_heads % p.tp != 0)
+    fail("tp", "tp = " + num(p.tp) + " must divide the " + num(m.kv_heads) +
+                   " key/value heads of " + m.name + " (each GPU holds whole KV groups)");
+  if (m.ffn % p.tp != 0)
+    fail("tp", "tp = " + num(p.tp) + " must divide the FFN width " + num(m.ffn) + " of " + m.name);
+  if (p.pp > m.layers)
+    fail("pp", "pp = " + num(p.pp) + " stages for " + num(m.layers) + " layers: at most " +
+                   num(m.layers));
+  if (p.schedule != PipelineSchedule::kInterleaved && p.virtual_stages != 1)
+    fail("virtual_stages", "only the interleaved schedule runs several model chunks per GPU");
+  if (p.schedule == PipelineSchedule::kInterleaved) {
+    if (p.pp < 2) fail("schedule", "interleaving needs pp >= 2");
+    if (m.layers % (p.pp * p.virtual_stages) != 0)
+      fail("virtual_stages", "pp x virtual_stages = " + num(p.pp * p.virtual_stages) +
+                                 " chunks must divide the " + num(m.layers) + " layers");
+    if (p.micro_batches() % p.pp != 0)
+      fail("global_batch", "the interleaved schedule runs micro-batches in groups of pp = " +
+                               num(p.pp) + "; " + num(p.micro_batches()) + " is not a multiple");
+  }
+  if (!m.moe() && p.ep > 1) fail("ep", "expert parallelism needs a mixture-of-experts model");
+  if (m.moe() && m.experts % p.ep != 0)
+    fail("ep", "ep = " + num(p.ep) + " must divide the " + num(m.experts) + " experts");
+  if ((p.dp * p.cp) % p.ep != 0)
+    fail("ep", "ep = " + num(p.ep) + " must divide dp x cp = " + num(p.dp * p.cp) +
+                   " (experts are spread over the data-parallel GPUs)");
+  const int64_t s = p.sequence(m);
+  if (s < 1) fail("seq_len", "must be at least 1");
+  if (p.cp > 1 && s % (2 * p.cp) != 0)
+    fail("cp", "cp = " + num(p.cp) + " splits each sequence into 2 x cp chunks; " + num(s) +
+                   " tokens do not divide");
+  if (p.global_batch < 0) fail("global_batch", "must be positive");
+  if (p.global_batch > 0 && p.global_batch % (p.micro_batch * p.dp) != 0)
+    fail("global_batch",
+         num(p.global_batch) +
+             " sequences are not a multiple of micro_batch x dp = " + num(p.micro_batch * p.dp));
+  if (p.sequence_parallel && p.tp < 2) fail("sequence_parallel", "needs tp >= 2");
+  if (p.zero < 0 || p.zero > 3) fail("zero", "expected 0, 1, 2 or 3, got " + num(p.zero));
+  if (p.zero >= 2 && p.pp > 1)
+    fail("zero", "ZeRO-" + num(p.zero) +
+                     " shards gradients that pipeline stages accumulate over micro-batches; "
+                     "DeepSpeed refuses it with pp > 1: use zero 1");
+  if (gpus > 0 && p.gpus() != gpus)
+    fail("tp x pp x dp x cp", num(p.tp) + " x " + num(p.pp) + " x " + num(p.dp) + " x " +
+                                  num(p.cp) + " = " + num(p.gpus()) + " GPUs, the platform has " +
+                                  num(gpus));
+}
+
+std::vector<int> stage_layers(const ParallelPlan& plan, const LlmConfig& model) {
+  const int pp = plan.pp;
+  const int layers = static_cast<int>(model.layers);
+  std::vector<int> out(pp, layers / pp);
+  int extra = layers % pp;
+  // Middle stages first, then the last, then the first: the ends hold the embedding and head.
+  std::vector<int> order;
+  for (int s = 1; s + 1 < pp; ++s) order.push_back(s);
+  if (pp > 1) order.push_back(pp - 1);
+  order.push_back(0);
+  for (size_t i = 0; extra > 0; ++i, --extra) ++out[order[i % order.size()]];
+  return out;
+}
+
+}  // namespace orrery

@@ -1,0 +1,74 @@
+// How a large model is spread over GPUs: the degrees of tensor (TP), pipeline (PP), data (DP),
+// context (CP) and expert (EP) parallelism, the micro-batching, the pipeline schedule, the
+// sharding of the data-parallel replicas (ZeRO / FSDP) and activation recomputation, as
+// Megatron-LM and DeepSpeed users state them. A plain value: the LLM strategy builds the
+// per-device graphs from it and the memory model (strategies/llm_memory.h) sizes each GPU's
+// share.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workloads/llm_config.h"
+
+namespace orrery {
+
+enum class PipelineSchedule {
+  kGpipe,        // every micro-batch's forward, then every backward (Huang et al., GPipe)
+  k1f1b,         // one forward, one backward in steady state (PipeDream-Flush, Megatron's default)
+  kInterleaved,  // 1F1B over `virtual_stages` model chunks per GPU (Narayanan et al., SC'21)
+};
+const char* pipeline_schedule_name(PipelineSchedule s);  // "gpipe", "1f1b", "interleaved"
+bool parse_pipeline_schedule(const std::string& s, PipelineSchedule* out);
+
+enum class Recompute {
+  kNone,
+  kSelective,  // the attention core (softmax, dropout, scores x values) recomputed in backward
+  kFull,       // each layer's forward recomputed from its input in backward
+};
+const char* recompute_name(Recompute r);  // "none", "selective", "full"
+bool parse_recompute(const std::string& s, Recompute* out);
+
+enum class Precision { kBf16, kFp16, kFp32 };  // bf16/fp16: mixed precision, fp32 master weights
+const char* precision_name(Precision p);
+bool parse_precision(const std::string& s, Precision* out);
+
+struct ParallelPlan {
+  int tp = 1;  // tensor-parallel degree: one layer's GEMMs split over tp GPUs
+  int pp = 1;  // pipeline stages
+  int dp = 1;  // data-parallel replicas
+  int cp = 1;  // context parallel: each sequence split over cp GPUs
+  int ep = 1;  // expert parallel (MoE): experts spread over ep GPUs of the data-parallel group
+  bool sequence_parallel = false;  // Megatron's: norms and dropouts split over the TP group
+  int micro_batch = 1;             // sequences per micro-batch per replica
+  int global_batch = 0;  // sequences per iteration over all replicas (0: micro_batch x dp)
+  int64_t seq_len = 0;   // tokens per sequence (0: the model's)
+  PipelineSchedule schedule = PipelineSchedule::k1f1b;
+  int virtual_stages = 1;  // interleaved: model chunks per pipeline GPU
+  int zero = 0;            // 0: all-reduce DP; 1, 2, 3: ZeRO stages (3 is FSDP's full shard)
+  Recompute recompute = Recompute::kNone;
+  Precision precision = Precision::kBf16;
+  bool flash_attention = true;  // attention without materialized s x s scores
+
+  int gpus() const { return tp * pp * dp * cp; }
+  // Micro-batches each replica runs per iteration (gradient accumulation steps).
+  int micro_batches() const;
+  int64_t sequence(const LlmConfig& m) const { return seq_len > 0 ? seq_len : m.seq_len; }
+};
+
+// Throws InputError naming `origin` and the key when the plan cannot run `model` on `gpus`
+// GPUs: a degree below 1; tp not dividing heads, kv heads or the FFN width; pp above the layer
+// count; interleaving whose chunks do not divide the layers or whose micro-batches are not a
+// multiple of pp; ep on a dense model or not dividing the experts or dp x cp; cp not dividing
+// the sequence in 2 x cp chunks; a global batch that is not a multiple of micro_batch x dp;
+// sequence parallelism without tp; ZeRO-2/3 with pipeline stages (DeepSpeed refuses the pair);
+// tp x pp x dp x cp different from `gpus` (when gpus > 0).
+void check_parallel_plan(const ParallelPlan& plan, const LlmConfig& model, int gpus,
+                         const std::string& origin);
+
+// Layers on each pipeline stage, the first stage first: an even split, the remainder on the
+// middle stages so the stages holding the embedding and the output head carry fewer.
+std::vector<int> stage_layers(const ParallelPlan& plan, const LlmConfig& model);
+
+}  // namespace orrery
