@@ -53,6 +53,18 @@ void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
   if (!sc.workload_summary.empty()) std::printf("           %s\n", sc.workload_summary.c_str());
   std::printf("\n");
   std::printf("Iteration time  %s\n", format_time(s.iteration_time_s).c_str());
+  if (sc.llm && s.iteration_time_s > 0) {
+    const LlmRunInfo& l = *sc.llm;
+    const double per_gpu = l.model_flops / s.iteration_time_s / l.gpus;
+    std::printf(
+        "Throughput      %.0f tokens/s, %.1f TFLOP/s per GPU, MFU %.1f%% (model FLOPs of "
+        "Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters "
+        "Using Megatron-LM, over the GPU's dense peak)\n",
+        l.tokens / s.iteration_time_s, per_gpu / 1e12,
+        l.peak_flops_per_gpu > 0 ? 100 * per_gpu / l.peak_flops_per_gpu : 0.0);
+    std::printf("Memory          %s%s\n", l.fits ? "" : "OUT OF MEMORY: the plan does not run; ",
+                l.memory.c_str());
+  }
   if (analytical) {
     if (r.analytical_seconds > 0)
       std::printf(

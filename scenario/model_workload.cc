@@ -25,28 +25,6 @@ namespace fs = std::filesystem;
 namespace orrery {
 namespace {
 
-CollectiveOptions read_collectives(const YamlMap& m) {
-  CollectiveOptions c;
-  std::string algo = m.str("algo", "auto");
-  if (!parse_collective_algo(algo, &c.algo))
-    m.fail("algo", "expected auto, ring, tree, hierarchical, nvls, collnet or direct, got \"" +
-                       algo + "\"");
-  std::string protocol = m.str("protocol", "auto");
-  if (!parse_collective_protocol(protocol, &c.protocol))
-    m.fail("protocol", "expected auto, LL, LL128, Simple or ideal, got \"" + protocol + "\"");
-  c.chunks = m.integer("chunks", c.chunks);
-  if (c.chunks < 1) m.fail("chunks", "must be at least 1");
-  c.pipeline = m.integer("pipeline", c.pipeline);
-  if (c.pipeline < 0 || c.pipeline > 1024)
-    m.fail("pipeline", "must be between 0 (chosen by size) and 1024");
-  std::string mode = m.str("mode", "flow");
-  if (mode != "flow" && mode != "analytical")
-    m.fail("mode", "expected flow or analytical, got \"" + mode + "\"");
-  c.analytical = mode == "analytical";
-  m.reject_unknown_keys();
-  return c;
-}
-
 // Servers whose GPUs run a device of the graph the strategy built (its own choice of GPUs).
 int servers_spanned(const ClusterLayout& layout, const ExecutionGraph& graph) {
   std::set<std::string> hosts;
@@ -67,7 +45,7 @@ StrategyOptions read_strategy(const YamlMap& s) {
   o.bucket_bytes = s.size("bucket", o.bucket_bytes);
   if (o.bucket_bytes <= 0) s.fail("bucket", "must be positive");
   o.overlap = s.boolean("overlap", o.overlap);
-  o.collectives = read_collectives(s.map("collectives"));
+  o.collectives = read_collective_options(s.map("collectives"));
   o.sm_contention = s.boolean("sm_contention", o.sm_contention);
   o.sms_used = s.integer("sms_used", o.sms_used);
   if (o.sms_used < 0) s.fail("sms_used", "must not be negative");
@@ -86,6 +64,28 @@ StrategyOptions read_strategy(const YamlMap& s) {
 }
 
 }  // namespace
+
+CollectiveOptions read_collective_options(const YamlMap& m) {
+  CollectiveOptions c;
+  std::string algo = m.str("algo", "auto");
+  if (!parse_collective_algo(algo, &c.algo))
+    m.fail("algo", "expected auto, ring, tree, hierarchical, nvls, collnet or direct, got \"" +
+                       algo + "\"");
+  std::string protocol = m.str("protocol", "auto");
+  if (!parse_collective_protocol(protocol, &c.protocol))
+    m.fail("protocol", "expected auto, LL, LL128, Simple or ideal, got \"" + protocol + "\"");
+  c.chunks = m.integer("chunks", c.chunks);
+  if (c.chunks < 1) m.fail("chunks", "must be at least 1");
+  c.pipeline = m.integer("pipeline", c.pipeline);
+  if (c.pipeline < 0 || c.pipeline > 1024)
+    m.fail("pipeline", "must be between 0 (chosen by size) and 1024");
+  std::string mode = m.str("mode", "flow");
+  if (mode != "flow" && mode != "analytical")
+    m.fail("mode", "expected flow or analytical, got \"" + mode + "\"");
+  c.analytical = mode == "analytical";
+  m.reject_unknown_keys();
+  return c;
+}
 
 ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
                                    const ClusterLayout& layout, const DeviceSpec& device,

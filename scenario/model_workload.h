@@ -18,6 +18,7 @@
 #include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
 #include "strategies/cluster_layout.h"
+#include "strategies/strategy.h"
 
 namespace orrery {
 
@@ -32,6 +33,9 @@ struct ModelWorkload {
 // scenario's one GPU (Scenario::device), on which every op is priced; `server` the generated
 // platform's server (null for SimGrid XML platforms: no analytical estimate). Relative files
 // resolve in `base_dir`.
+// A strategy's `collectives` mapping: algo, protocol, chunks, pipeline, mode.
+CollectiveOptions read_collective_options(const YamlMap& collectives);
+
 ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& workload,
                                    const ClusterLayout& layout, const DeviceSpec& device,
                                    const ServerSpec* server, const std::string& base_dir);

@@ -111,6 +111,17 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
     sc->graph = load_chakra_traces(files, opt);
     return;
   }
+  if (type == "llm") {
+    if (sc->platform.topology.hosts.empty())
+      w.fail("type", "language-model workloads need a generated platform (a preset), not XML");
+    LlmWorkload lw =
+        build_llm_workload(root, w, cluster_layout(sc->platform.topology), sc->device, base_dir);
+    sc->graph = std::move(lw.graph);
+    sc->workload_summary = lw.summary;
+    sc->ops_priced = true;
+    sc->llm = lw.info;
+    return;
+  }
   if (type == "model" || type == "model_file" || type == "hf_config") {
     ClusterLayout layout = sc->platform.topology.hosts.empty()
                                ? cluster_layout_from_hosts([&] {
@@ -129,8 +140,9 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
     return;
   }
   if (type != "synthetic-dp")
-    w.fail("type", "expected model, model_file, hf_config, graph, chakra or synthetic-dp, got \"" +
-                       type + "\"");
+    w.fail("type",
+           "expected model, model_file, hf_config, llm, graph, chakra or synthetic-dp, got \"" +
+               type + "\"");
   DataParallelPattern p;
   p.layers = w.integer("layers", p.layers);
   if (p.layers < 1) w.fail("layers", "must be at least 1");

@@ -13,6 +13,7 @@
 #include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
 #include "platforms/simgrid_platform.h"
+#include "scenario/llm_workload.h"
 
 namespace orrery {
 
@@ -31,6 +32,7 @@ struct Scenario {
   bool ops_priced = false;  // model workloads: every op was priced on `device`
   ExecutionGraph graph;
   std::string workload_summary;               // one line (model workloads)
+  std::optional<LlmRunInfo> llm;              // language-model workloads: throughput, memory
   std::optional<ServerSpec> platform_server;  // generated platforms: their server
   double analytical_seconds = 0.0;  // model workloads: the PAI analytical estimate (pai_estimate.h)
   std::string output_file;          // HDF5 results; empty: none

@@ -48,6 +48,7 @@ class GraphBuilder {
                  std::vector<int> deps);
 
   void add_dep(int op, int dep) { g_.ops[op].deps.push_back(dep); }
+  void set_stream(int op, Stream s) { g_.ops[op].stream = s; }
   ExecutionGraph take();
   const ExecutionGraph& graph() const { return g_; }
 

@@ -1,0 +1,136 @@
+#include "scenario/llm_workload.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "common/errors.h"
+#include "common/input_file.h"
+#include "engine/graph_check.h"
+#include "models/cost_model.h"
+#include "scenario/model_workload.h"
+#include "strategies/llm_memory.h"
+#include "strategies/llm_strategy.h"
+
+namespace fs = std::filesystem;
+
+namespace orrery {
+namespace {
+
+LlmConfig read_model(const YamlMap& w, const std::string& base_dir) {
+  if (w.has("file")) {
+    std::string file = w.required_str("file");
+    if (!fs::path(file).is_absolute()) file = (fs::path(base_dir) / file).string();
+    const fs::path path(file);
+    // "llama-2-70b.json", or "llama-2-70b/config.json" as checkpoints lay it out.
+    std::string name =
+        path.stem() == "config" ? path.parent_path().filename().string() : path.stem().string();
+    try {
+      return read_llm_config(read_input_file(file, "model config"), file, name);
+    } catch (const InputError& e) {
+      w.fail("file", e.what());
+    }
+  }
+  const std::string name = w.required_str("model");
+  if (const LlmConfig* m = find_llm(name)) return *m;
+  std::string known;
+  for (const auto& m : llm_zoo()) known += (known.empty() ? "" : ", ") + m.name;
+  w.fail("model", "unknown language model \"" + name + "\" (built in: " + known +
+                      "; or give file: a config.json)");
+}
+
+ParallelPlan read_plan(const YamlMap& w, const YamlMap& s, int gpus, MemoryOptions* memory) {
+  ParallelPlan p;
+  const std::string type = s.str("type", "llm");
+  if (type != "llm")
+    s.fail("type",
+           "a language-model workload runs the llm strategy (its plan keys), got \"" + type + "\"");
+  p.tp = s.integer("tp", 1);
+  p.pp = s.integer("pp", 1);
+  p.cp = s.integer("cp", 1);
+  p.ep = s.integer("ep", 1);
+  for (const char* key : {"tp", "pp", "cp", "ep"})
+    if (s.integer(key, 1) < 1) s.fail(key, "must be at least 1");
+  const int model_parallel = p.tp * p.pp * p.cp;
+  if (gpus % model_parallel != 0)
+    s.fail("tp", "tp x pp x cp = " + std::to_string(model_parallel) + " must divide the " +
+                     std::to_string(gpus) + " GPUs (data parallelism takes the rest)");
+  p.dp = gpus / model_parallel;
+  p.sequence_parallel = s.boolean("sequence_parallel", false);
+  const std::string schedule = s.str("schedule", "1f1b");
+  if (!parse_pipeline_schedule(schedule, &p.schedule))
+    s.fail("schedule", "expected gpipe, 1f1b or interleaved, got \"" + schedule + "\"");
+  p.virtual_stages = s.integer("virtual_stages", 1);
+  p.zero = s.integer("zero", 0);
+  const std::string recompute = s.str("recompute", "none");
+  if (!parse_recompute(recompute, &p.recompute))
+    s.fail("recompute", "expected none, selective or full, got \"" + recompute + "\"");
+  const std::string precision = s.str("precision", "bf16");
+  if (!parse_precision(precision, &p.precision))
+    s.fail("precision", "expected bf16, fp16 or fp32, got \"" + precision + "\"");
+  p.flash_attention = s.boolean("flash_attention", true);
+  memory->reserved_bytes = s.size("reserved", memory->reserved_bytes);
+  if (memory->reserved_bytes < 0) s.fail("reserved", "must not be negative");
+  p.micro_batch = w.integer("micro_batch", 1);
+  p.global_batch = w.integer("global_batch", 0);
+  p.seq_len = w.integer("seq_len", 0);
+  return p;
+}
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+}  // namespace
+
+LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const ClusterLayout& layout,
+                               const DeviceSpec& device, const std::string& base_dir) {
+  const LlmConfig model = read_model(w, base_dir);
+  const YamlMap s = root.map("strategy");
+  const int gpus = static_cast<int>(layout.gpus.size());
+  MemoryOptions memory;
+  ParallelPlan plan = read_plan(w, s, gpus, &memory);
+  if (plan.global_batch == 0) plan.global_batch = plan.micro_batch * plan.dp;
+  const CollectiveOptions collectives = read_collective_options(s.map("collectives"));
+  w.reject_unknown_keys();
+  s.reject_unknown_keys();
+  check_parallel_plan(plan, model, gpus, root.origin() + ": strategy");
+
+  const CostModel cost(parse_cost_model(root, "cost_model", base_dir));
+  const LlmCosts costs =
+      price_llm(model, plan, [&](const ModelOp& op) { return cost.estimate(op, device).seconds; });
+  LlmWorkload out;
+  LlmStep step = build_llm_step(model, plan, layout.gpus, costs, collectives);
+  check_graph(step.graph, root.origin() + ": workload");
+  out.graph = std::move(step.graph);
+
+  LlmRunInfo& info = out.info;
+  info.tokens = step.tokens;
+  info.model_flops = step.model_flops;
+  info.gpus = gpus;
+  const DType dtype = plan.precision == Precision::kFp32   ? DType::kFP32
+                      : plan.precision == Precision::kFp16 ? DType::kFP16
+                                                           : DType::kBF16;
+  info.peak_flops_per_gpu = device.peak_flops(dtype, true);
+  const MemoryVerdict v = check_memory(model, plan, device.mem_bytes, memory);
+  info.peak_memory = v.peak;
+  info.memory_capacity = v.capacity;
+  info.fits = v.fits;
+  info.memory = v.message();
+
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%s (%.1fB parameters), %d x %d-token sequences per iteration on %d x %s: TP %d x "
+                "PP %d x DP %d, %s, %d micro-batches of %d, ZeRO-%d, recompute %s; peak memory %s "
+                "of %s",
+                model.name.c_str(), llm_params(model).total / 1e9, plan.global_batch,
+                static_cast<int>(plan.sequence(model)), gpus, device.name.c_str(), plan.tp, plan.pp,
+                plan.dp, pipeline_schedule_name(plan.schedule), plan.micro_batches(),
+                plan.micro_batch, plan.zero, recompute_name(plan.recompute), gib(v.peak).c_str(),
+                gib(v.capacity).c_str());
+  out.summary = line;
+  return out;
+}
+
+}  // namespace orrery

@@ -1,0 +1,45 @@
+// A scenario's language-model workload: a built-in model or a config.json, trained under the
+// strategy's parallel plan on every GPU of the platform, ops priced on the scenario's device
+// (strategies/llm_strategy.h), with the plan's per-GPU memory checked against the device.
+//
+//   workload: {type: llm, model: llama2_70b | file: config.json, seq_len: 4096,
+//              global_batch: 512, micro_batch: 1}
+//   strategy: {tp: 8, pp: 4, cp: 1, sequence_parallel: true, schedule: 1f1b,
+//              zero: 1, recompute: selective, precision: bf16, flash_attention: true,
+//              reserved: 1GiB, collectives: {...}}       (dp = GPUs / (tp x pp x cp))
+#pragma once
+
+#include <string>
+
+#include "common/yaml_reader.h"
+#include "engine/execution_graph.h"
+#include "platforms/device_spec.h"
+#include "strategies/cluster_layout.h"
+
+namespace orrery {
+
+// What a run reports beside the iteration time for a language model.
+struct LlmRunInfo {
+  double tokens = 0;       // per iteration
+  double model_flops = 0;  // per iteration (Megatron-LM's count, no recomputation)
+  int gpus = 0;
+  double peak_flops_per_gpu = 0;  // the device's dense peak in the plan's precision
+  double peak_memory = 0;         // bytes, the fullest GPU
+  double memory_capacity = 0;     // bytes
+  bool fits = true;
+  std::string memory;  // the verdict: "fits: ..." or "out of memory: ... would fit with ..."
+};
+
+struct LlmWorkload {
+  ExecutionGraph graph;
+  std::string summary;  // one line: model, plan, device
+  LlmRunInfo info;
+};
+
+// `root` is the scenario, `workload` its workload mapping; ops priced on `device` by the
+// scenario's cost model. Throws InputError naming the key for a bad model, plan or batch.
+LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& workload,
+                               const ClusterLayout& layout, const DeviceSpec& device,
+                               const std::string& base_dir);
+
+}  // namespace orrery

@@ -1,0 +1,118 @@
+#include "strategies/llm_pricing.h"
+
+#include <map>
+#include <string>
+
+#include "strategies/llm_memory.h"
+#include "workloads/op_query.h"
+
+namespace orrery {
+namespace {
+
+std::string n(double v) { return std::to_string(static_cast<int64_t>(v)); }
+
+class Pricer {
+ public:
+  Pricer(const OpPricer& price, DType dtype) : price_(price), dtype_(dtype) {}
+
+  void op(BlockCost* into, const std::string& type, const std::map<std::string, std::string>& f) {
+    const ModelOp m = query_op(type, f, dtype_, "llm " + type);
+    into->seconds += price_(m);
+    into->flops += m.flops;
+    into->bytes += m.bytes;
+  }
+  // [M, K] x [K, N]; backward: dX = dY W^T ([M, N] x [N, K]) and dW = X^T dY ([K, M] x [M, N]).
+  void linear(BlockCost* fwd, BlockCost* bwd, double m, double k, double nn) {
+    op(fwd, "linear", {{"B", "1"}, {"M", n(m)}, {"K", n(k)}, {"N", n(nn)}});
+    op(bwd, "linear", {{"B", "1"}, {"M", n(m)}, {"K", n(nn)}, {"N", n(k)}});
+    op(bwd, "linear", {{"B", "1"}, {"M", n(k)}, {"K", n(m)}, {"N", n(nn)}});
+  }
+  // An element-wise op over [rows, cols] and its backward op-graph type.
+  void rows(BlockCost* fwd, BlockCost* bwd, const std::string& data_type,
+            const std::string& bwd_type, double r, double c) {
+    op(fwd, data_type, {{"B", n(r)}, {"H", n(c)}});
+    const std::string shape = n(r) + "x" + n(c);
+    if (!bwd_type.empty()) op(bwd, bwd_type, {{"in", shape + ";" + shape}});
+  }
+
+ private:
+  const OpPricer& price_;
+  DType dtype_;
+};
+
+}  // namespace
+
+LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& price) {
+  const DType dtype = p.precision == Precision::kFp32   ? DType::kFP32
+                      : p.precision == Precision::kFp16 ? DType::kFP16
+                                                        : DType::kBF16;
+  Pricer pr(price, dtype);
+  LlmCosts c;
+  const double t = p.tp;
+  const double s = static_cast<double>(p.sequence(m)) / p.cp;  // query tokens on this GPU
+  const double s_kv = static_cast<double>(p.sequence(m));      // keys each query attends
+  const double tokens = p.micro_batch * s;
+  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn);
+  const double d = static_cast<double>(m.head_dim());
+  const double heads = static_cast<double>(m.heads) / t;
+  const double kv = static_cast<double>(m.kv_heads) * d;
+  const double norm_rows = p.sequence_parallel ? tokens / t : tokens;
+
+  // Attention block: norm, QKV projection (column parallel), scores, softmax, context, output
+  // projection (row parallel), residual add.
+  pr.rows(&c.attention_fwd, &c.attention_bwd, "ln", "layernorm_bwd", norm_rows, h);
+  pr.linear(&c.attention_fwd, &c.attention_bwd, tokens, h, (h + 2 * kv) / t);
+  BlockCost core_bwd;
+  const double bh = p.micro_batch * heads;
+  pr.op(&c.attention_core_fwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(s_kv)}, {"K", n(d)}});
+  pr.rows(&c.attention_core_fwd, &core_bwd, "softmax", "softmax_bwd", bh * s, s_kv);
+  pr.op(&c.attention_core_fwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(d)}, {"K", n(s_kv)}});
+  // Backward of the two batched products: two products each.
+  for (int i = 0; i < 2; ++i) {
+    pr.op(&core_bwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(s_kv)}, {"K", n(d)}});
+    pr.op(&core_bwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(d)}, {"K", n(s_kv)}});
+  }
+  auto add = [](BlockCost* to, const BlockCost& x) {
+    to->seconds += x.seconds;
+    to->flops += x.flops;
+    to->bytes += x.bytes;
+  };
+  add(&c.attention_fwd, c.attention_core_fwd);
+  add(&c.attention_bwd, core_bwd);
+  pr.linear(&c.attention_fwd, &c.attention_bwd, tokens, h / t, h);
+  pr.rows(&c.attention_fwd, &c.attention_bwd, "add", "", norm_rows, h);
+
+  // MLP block: norm, up (and gate) projection, activation (and gating product), down
+  // projection, residual add. Experts: each token through top_k of them.
+  pr.rows(&c.mlp_fwd, &c.mlp_bwd, "ln", "layernorm_bwd", norm_rows, h);
+  const double routed = tokens * static_cast<double>(m.top_k);
+  const double up = (m.gated_mlp ? 2 : 1) * f / t;
+  pr.linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, up);
+  pr.rows(&c.mlp_fwd, &c.mlp_bwd, "gelu", "gelu_bwd", routed, f / t);
+  if (m.gated_mlp) pr.rows(&c.mlp_fwd, &c.mlp_bwd, "mul", "", routed, f / t);
+  pr.linear(&c.mlp_fwd, &c.mlp_bwd, routed, f / t, h);
+  if (m.moe()) pr.linear(&c.mlp_fwd, &c.mlp_bwd, tokens, h, static_cast<double>(m.experts));
+  pr.rows(&c.mlp_fwd, &c.mlp_bwd, "add", "", norm_rows, h);
+
+  // Embedding: a gather of tokens x h (one pass), its backward a scatter-add.
+  pr.rows(&c.embedding_fwd, &c.embedding_bwd, "mulu", "", tokens, h);
+  pr.rows(&c.embedding_bwd, &c.embedding_bwd, "add", "", tokens, h);
+  // Head: final norm, logits over the vocabulary-parallel head, cross entropy.
+  const double v = static_cast<double>(m.vocab) / t;
+  pr.rows(&c.head_fwd, &c.head_bwd, "ln", "layernorm_bwd", norm_rows, h);
+  pr.linear(&c.head_fwd, &c.head_bwd, tokens, h, v);
+  pr.op(&c.head_fwd, "cross_entropy", {{"in", n(tokens) + "x" + n(v)}});
+  pr.op(&c.head_bwd, "cross_entropy_bwd", {{"in", n(tokens) + "x" + n(v)}});
+
+  // Adam over each stage's parameters on one GPU (its ZeRO-1+ shard).
+  for (const auto& stage : llm_memory(m, p)) {
+    BlockCost o;
+    double params = stage.parameters;
+    if (p.zero >= 1) params /= static_cast<double>(p.dp) * p.cp;
+    if (params >= 1) pr.op(&o, "adam_update", {{"in", n(params)}});
+    c.optimizer.push_back(o);
+  }
+  return c;
+}
+
+}  // namespace orrery

@@ -1,0 +1,36 @@
+// The compute of one GPU's share of a transformer layer, the embedding, the output head and the
+// optimizer under a parallel plan, priced kernel by kernel: the GEMMs of the attention and MLP
+// blocks at their tensor-parallel shapes, the attention core, norms and element-wise ops,
+// forward and backward (a GEMM's backward is its data-gradient and weight-gradient GEMMs).
+#pragma once
+
+#include <functional>
+
+#include "strategies/parallel_plan.h"
+#include "workloads/llm_config.h"
+#include "workloads/model_graph.h"
+
+namespace orrery {
+
+// Seconds of one op on the target GPU (the scenario's cost model; a test's fixed rate).
+using OpPricer = std::function<double(const ModelOp&)>;
+
+struct BlockCost {
+  double seconds = 0;
+  double flops = 0;
+  double bytes = 0;
+};
+
+struct LlmCosts {
+  // One layer, one micro-batch, one GPU.
+  BlockCost attention_fwd, mlp_fwd, attention_bwd, mlp_bwd;
+  BlockCost attention_core_fwd;            // the part selective recomputation runs again
+  BlockCost embedding_fwd, embedding_bwd;  // first stage
+  BlockCost head_fwd, head_bwd;            // last stage: final norm, logits, cross entropy
+  // Adam over the parameters one GPU updates (its ZeRO shard), per pipeline stage.
+  std::vector<BlockCost> optimizer;
+};
+
+LlmCosts price_llm(const LlmConfig& model, const ParallelPlan& plan, const OpPricer& price);
+
+}  // namespace orrery

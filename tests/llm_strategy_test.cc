@@ -1,0 +1,194 @@
+// Language models under parallel plans as op graphs (strategies/llm_strategy.h): the
+// tensor-parallel collectives of a layer counted and sized by hand, the pipeline bubble
+// (p - 1) / (m + p - 1) of GPipe and 1F1B on uniform stages out of the replay, the
+// data-parallel gradient reductions (all-reduce, or ZeRO-1's reduce-scatter and all-gather),
+// recomputation's extra forward, and a full plan replayed on a DGX A100.
+#include "strategies/llm_strategy.h"
+
+#include <gtest/gtest.h>
+
+#include "common/errors.h"
+#include "engine/replay.h"
+#include "platforms/platform_spec.h"
+#include "scenario/scenario.h"
+#include "tests/test_util.h"
+
+namespace orrery {
+namespace {
+
+struct Cluster {
+  PlatformSource source;
+  std::vector<ClusterGpu> gpus;
+};
+
+Cluster dgx_a100(int gpus) {
+  Cluster c;
+  c.source.topology =
+      build_topology(parse_platform_spec(YAML::Load("{preset: dgx-a100, servers: 1}"), "test"));
+  const auto hosts = gpu_hosts(c.source.topology);
+  for (int i = 0; i < gpus; ++i) c.gpus.push_back({hosts[i], hosts[i], 0});
+  return c;
+}
+
+const LlmConfig& llama() { return *find_llm("llama2_7b"); }
+
+// Fixed costs: a layer's blocks 1 ms forward and 2 ms backward each, nothing else.
+LlmCosts uniform(int stages) {
+  LlmCosts c;
+  c.attention_fwd.seconds = c.mlp_fwd.seconds = 1e-3;
+  c.attention_bwd.seconds = c.mlp_bwd.seconds = 2e-3;
+  c.attention_core_fwd.seconds = 0.25e-3;
+  c.optimizer.assign(stages, BlockCost{});
+  return c;
+}
+
+struct Count {
+  int n = 0;
+  double bytes = 0;
+};
+Count collectives(const ExecutionGraph& g, CollectiveType type, int group) {
+  Count c;
+  for (const auto& coll : g.collectives)
+    if (coll.type == type && static_cast<int>(coll.ranks.size()) == group) {
+      ++c.n;
+      c.bytes = coll.bytes;
+    }
+  return c;
+}
+
+TEST(LlmStrategy, TensorParallelCollectivesPerLayer) {
+  // LLaMA-2 7B (32 layers), TP 2, one micro-batch of 1 x 512 tokens: an all-reduce of the
+  // block's output [512, 4096] in 16 bits after each of the two blocks, forward and backward:
+  // 4 per layer, 4 MiB each. Full recomputation runs each layer's forward again in backward,
+  // with its two all-reduces.
+  ParallelPlan p;
+  p.tp = 2;
+  p.seq_len = 512;
+  Cluster c = dgx_a100(2);
+  LlmStep step = build_llm_step(llama(), p, c.gpus, uniform(1), {});
+  Count ar = collectives(step.graph, CollectiveType::kAllReduce, 2);
+  EXPECT_EQ(ar.n, 4 * 32);
+  EXPECT_EQ(ar.bytes, 512.0 * 4096 * 2);
+  EXPECT_EQ(step.tokens, 512);
+  p.recompute = Recompute::kFull;
+  step = build_llm_step(llama(), p, c.gpus, uniform(1), {});
+  EXPECT_EQ(collectives(step.graph, CollectiveType::kAllReduce, 2).n, 6 * 32);
+  // Sequence parallelism: a reduce-scatter after and an all-gather before each block, both ways.
+  p.recompute = Recompute::kNone;
+  p.sequence_parallel = true;
+  step = build_llm_step(llama(), p, c.gpus, uniform(1), {});
+  EXPECT_EQ(collectives(step.graph, CollectiveType::kAllReduce, 2).n, 0);
+  EXPECT_EQ(collectives(step.graph, CollectiveType::kReduceScatter, 2).n, 4 * 32);
+  EXPECT_EQ(collectives(step.graph, CollectiveType::kAllGather, 2).n, 4 * 32);
+}
+
+TEST(LlmStrategy, PipelineBubbleIsPMinusOneOverMPlusPMinusOne) {
+  // 4 stages of 8 layers, 8 micro-batches. Per micro-batch a stage computes 8 x 2 ms forward and
+  // 8 x 4 ms backward: 48 ms. Both schedules take (m + p - 1) x 48 ms = 528 ms, the stages idle
+  // (p - 1) / (m + p - 1) = 3/11 of it; the 6 activation and gradient sends on the critical path
+  // (0.5 MiB over NVLink) add microseconds.
+  Cluster c = dgx_a100(4);
+  for (auto schedule : {PipelineSchedule::kGpipe, PipelineSchedule::k1f1b}) {
+    ParallelPlan p;
+    p.pp = 4;
+    p.seq_len = 64;
+    p.global_batch = 8;
+    p.schedule = schedule;
+    check_parallel_plan(p, llama(), 4, "test");
+    LlmStep step = build_llm_step(llama(), p, c.gpus, uniform(4), {});
+    RunResult r = replay_isolated(c.source, step.graph, ReplayOptions{});
+    const double m = 8, pp = 4, per_micro = 48e-3;
+    EXPECT_NEAR(r.makespan, (m + pp - 1) * per_micro, 1e-3) << pipeline_schedule_name(schedule);
+    const double busy = m * per_micro;
+    EXPECT_NEAR(1 - busy / r.makespan, (pp - 1) / (m + pp - 1), 0.003);
+  }
+}
+
+TEST(LlmStrategy, DataParallelGradientsPerLayer) {
+  // DP 2 over one stage of 32 layers: one all-reduce of each layer's bf16 gradients (202.4 M
+  // parameters, 2 bytes each); ZeRO-1 reduce-scatters them instead and all-gathers the weights
+  // once after the optimizer.
+  ParallelPlan p;
+  p.dp = 2;
+  p.seq_len = 64;
+  Cluster c = dgx_a100(2);
+  LlmStep step = build_llm_step(llama(), p, c.gpus, uniform(1), {});
+  Count ar = collectives(step.graph, CollectiveType::kAllReduce, 2);
+  EXPECT_EQ(ar.n, 32);
+  const LlmParams params = llm_params(llama());
+  EXPECT_EQ(ar.bytes, 2 * params.per_layer);
+  p.zero = 1;
+  step = build_llm_step(llama(), p, c.gpus, uniform(1), {});
+  EXPECT_EQ(collectives(step.graph, CollectiveType::kAllReduce, 2).n, 0);
+  EXPECT_EQ(collectives(step.graph, CollectiveType::kReduceScatter, 2).n, 32);
+  EXPECT_EQ(collectives(step.graph, CollectiveType::kAllGather, 2).n, 1);
+  EXPECT_EQ(step.tokens, 2 * 64);
+}
+
+TEST(LlmStrategy, FullPlanRunsOnADgxA100) {
+  // TP 2 x PP 2 x DP 2 on 8 A100s, 4 micro-batches, sequence parallelism, selective
+  // recomputation, ZeRO-1, NCCL collectives, ops priced at 100 TFLOP/s and 1 TB/s.
+  ParallelPlan p;
+  p.tp = 2;
+  p.pp = 2;
+  p.dp = 2;
+  p.seq_len = 256;
+  p.global_batch = 8;
+  p.sequence_parallel = true;
+  p.recompute = Recompute::kSelective;
+  p.zero = 1;
+  check_parallel_plan(p, llama(), 8, "test");
+  const LlmCosts costs =
+      price_llm(llama(), p, [](const ModelOp& op) { return op.flops / 100e12 + op.bytes / 1e12; });
+  Cluster c = dgx_a100(8);
+  CollectiveOptions coll;
+  LlmStep step = build_llm_step(llama(), p, c.gpus, costs, coll);
+  RunResult r = replay_isolated(c.source, step.graph, ReplayOptions{});
+  // No faster than one stage's compute for its micro-batches, the slowest GPU's busy time.
+  const double per_micro =
+      16 * (costs.attention_fwd.seconds + costs.mlp_fwd.seconds + costs.attention_bwd.seconds +
+            costs.mlp_bwd.seconds + costs.attention_core_fwd.seconds);
+  EXPECT_GT(r.makespan, 4 * per_micro);
+  EXPECT_LT(r.makespan, 3 * 4 * per_micro);
+  EXPECT_EQ(step.tokens, 8 * 256);
+  EXPECT_NEAR(step.model_flops, llm_training_flops_per_token(llama(), 256) * 8 * 256, 1);
+  // Refused until modelled.
+  p.zero = 0;
+  p.schedule = PipelineSchedule::kInterleaved;
+  EXPECT_THROW(build_llm_step(llama(), p, c.gpus, costs, coll), InputError);
+}
+
+TEST(LlmStrategy, ScenarioRunsAndReportsThroughputAndMemory) {
+  Scenario sc = load_scenario(testing::source_path("scenarios/llm/llama2-7b-dgx-a100.yaml"),
+                              {"workload.global_batch=4", "workload.seq_len=1024"});
+  ASSERT_TRUE(sc.llm.has_value());
+  EXPECT_EQ(sc.llm->tokens, 4 * 1024);
+  EXPECT_EQ(sc.llm->gpus, 8);
+  EXPECT_TRUE(sc.llm->fits);
+  EXPECT_NE(sc.llm->memory.find("fits: "), std::string::npos);
+  EXPECT_EQ(sc.llm->peak_flops_per_gpu, sc.device.peak_flops(DType::kBF16, true));
+  const RunResult r = replay_isolated(sc.platform, sc.graph, ReplayOptions{});
+  // Slower than the model FLOPs at the GPUs' peak, faster than at a tenth of it.
+  const double at_peak = sc.llm->model_flops / (8 * sc.llm->peak_flops_per_gpu);
+  EXPECT_GT(r.makespan, at_peak);
+  EXPECT_LT(r.makespan, 10 * at_peak);
+  // Bad plans are refused with the key named.
+  auto refused = [](const std::string& set) {
+    try {
+      load_scenario(testing::source_path("scenarios/llm/llama2-7b-dgx-a100.yaml"), {set});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refused("strategy.tp=3").find("tp x pp x cp = 6 must divide the 8 GPUs"),
+            std::string::npos);
+  EXPECT_NE(refused("workload.model=gpt5").find("unknown language model \"gpt5\""),
+            std::string::npos);
+  EXPECT_NE(refused("strategy.schedule=zigzag").find("expected gpipe, 1f1b or interleaved"),
+            std::string::npos);
+  EXPECT_NE(refused("strategy.tq=2").find("tq"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace orrery
