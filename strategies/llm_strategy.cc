@@ -16,30 +16,41 @@ constexpr Stream kTpStream{StreamClass::kComm, 0};
 constexpr Stream kDpStream{StreamClass::kComm, 1};
 constexpr Stream kSendFwd{StreamClass::kComm, 2};
 constexpr Stream kSendBwd{StreamClass::kComm, 3};
-constexpr double kActivationBytes = 2.0;  // 16-bit activations and gradients
+constexpr Stream kEpStream{StreamClass::kComm, 4};
+constexpr double kActivationBytes = 2.0;  // 16-bit activations, gradients and gathered weights
 
 struct Item {
   bool forward = true;
   int micro = 0;
+  int chunk = 0;  // model chunk (interleaved schedule)
 };
 
-// The order a stage runs its micro-batches' forward and backward passes.
-std::vector<Item> schedule_of(PipelineSchedule s, int stages, int stage, int micro) {
+// The order a stage runs its passes. Interleaved: Megatron's order of (micro-batch, chunk)
+// pairs, pp micro-batches per chunk in turn, warming up with (pp - stage - 1) x 2 + (v - 1) x pp
+// forwards.
+std::vector<Item> schedule_of(const ParallelPlan& p, int stage, int micro) {
+  const int pp = p.pp;
   std::vector<Item> out;
-  if (s == PipelineSchedule::kGpipe) {
-    for (int i = 0; i < micro; ++i) out.push_back({true, i});
-    for (int i = 0; i < micro; ++i) out.push_back({false, i});
+  if (p.schedule == PipelineSchedule::kGpipe) {
+    for (int i = 0; i < micro; ++i) out.push_back({true, i, 0});
+    for (int i = 0; i < micro; ++i) out.push_back({false, i, 0});
     return out;
   }
-  // 1F1B: warm up with the forwards that fill the pipeline below this stage, then alternate,
-  // then drain the backwards.
-  const int warm = std::min(stages - stage - 1, micro);
-  for (int i = 0; i < warm; ++i) out.push_back({true, i});
-  for (int i = 0; i + warm < micro; ++i) {
-    out.push_back({true, warm + i});
-    out.push_back({false, i});
+  const int v = p.schedule == PipelineSchedule::kInterleaved ? p.virtual_stages : 1;
+  const int total = micro * v;
+  auto item = [&](int k, bool forward) {
+    int chunk = (k / pp) % v;
+    if (!forward) chunk = v - 1 - chunk;
+    return Item{forward, (k / (pp * v)) * pp + k % pp, chunk};
+  };
+  int warm = v == 1 ? pp - stage - 1 : (pp - stage - 1) * 2 + (v - 1) * pp;
+  warm = std::min(warm, total);
+  for (int k = 0; k < warm; ++k) out.push_back(item(k, true));
+  for (int k = 0; k + warm < total; ++k) {
+    out.push_back(item(warm + k, true));
+    out.push_back(item(k, false));
   }
-  for (int i = micro - warm; i < micro; ++i) out.push_back({false, i});
+  for (int k = total - warm; k < total; ++k) out.push_back(item(k, false));
   return out;
 }
 
@@ -49,37 +60,38 @@ class Builder {
           const LlmCosts& costs, const CollectiveOptions& coll)
       : m_(m), p_(p), costs_(costs), coll_(coll), b_(replica_) {
     for (const auto& g : gpus) dev_.push_back(b_.gpu(g));
-    layers_ = stage_layers(p, m);
+    lanes_ = p.dp * p.tp;
+    chunks_ = p.schedule == PipelineSchedule::kInterleaved ? p.virtual_stages : 1;
+    const std::vector<int> per_stage = stage_layers(p, m);
+    for (int s = 0; s < p.pp; ++s) chunk_layers_.push_back(per_stage[s] / chunks_);
     micro_ = p.micro_batches();
     const double tokens = p.micro_batch * static_cast<double>(p.sequence(m));
     tp_bytes_ = tokens * static_cast<double>(m.hidden) * kActivationBytes;
     send_bytes_ = tp_bytes_ / p.tp;  // Megatron's scatter-gather: each TP rank sends its share
+    // Routed tokens that leave the GPU for the other ep - 1 ranks' experts.
+    a2a_bytes_ = tp_bytes_ * static_cast<double>(m.top_k) * (p.ep - 1) / p.ep;
     const LlmParams params = llm_params(m);
-    layer_grad_bytes_ = (params.attention / p.tp + params.norms + params.router +
-                         params.expert * static_cast<double>(m.experts) / p.tp) *
-                        kActivationBytes;
+    layer_bytes_ = (params.attention / p.tp + params.norms + params.router +
+                    params.expert * static_cast<double>(m.experts) / p.tp) *
+                   kActivationBytes;
   }
 
   LlmStep build() {
-    const int pp = p_.pp, dp = p_.dp, tp = p_.tp;
-    // Entry and exit ops of every (replica, stage, pass, micro-batch), per TP rank.
-    for (int d = 0; d < dp; ++d)
-      for (int s = 0; s < pp; ++s) {
-        std::vector<int> last(tp, -1);
-        for (const Item& it : schedule_of(p_.schedule, pp, s, micro_)) {
-          Pass& pass = passes_[{d, s, it.forward, it.micro}];
-          pass.entry.assign(tp, -1);
-          if (it.forward)
-            forward(d, s, it.micro, &last, &pass);
-          else
-            backward(d, s, it.micro, &last, &pass);
-        }
-        tail_[{d, s}] = last;
+    for (int s = 0; s < p_.pp; ++s) {
+      std::vector<int> last(lanes_, -1);
+      for (const Item& it : schedule_of(p_, s, micro_)) {
+        Pass& pass = passes_[{s, it.forward, it.micro, it.chunk}];
+        pass.entry.assign(lanes_, -1);
+        if (it.forward)
+          forward(s, it, &last, &pass);
+        else
+          backward(s, it, &last, &pass);
       }
+      optimizer(s, last);
+    }
     link_stages();
-    data_parallel();
     LlmStep out;
-    out.tokens = static_cast<double>(p_.micro_batch) * micro_ * dp * p_.sequence(m_);
+    out.tokens = static_cast<double>(p_.micro_batch) * micro_ * p_.dp * p_.sequence(m_);
     out.model_flops = llm_training_flops_per_token(m_, p_.sequence(m_)) * out.tokens;
     out.graph = b_.take();
     return out;
@@ -87,164 +99,223 @@ class Builder {
 
  private:
   struct Pass {
-    std::vector<int> entry;  // per TP rank: the pass's first op (gets the cross-stage dep)
-    std::vector<int> exit;   // per TP rank: its last op
+    std::vector<int> entry;  // per lane: the pass's first op (gets the cross-stage dep)
+    std::vector<int> exit;   // per lane: its last op
   };
+  using Lanes = std::vector<int>;  // an op index per lane (d x tp + t)
 
-  int device(int t, int d, int s) const { return dev_[llm_rank(p_, t, 0, d, s)]; }
-
-  std::string name(int d, int s, int t, int micro, const std::string& what) const {
-    return "d" + std::to_string(d) + ".s" + std::to_string(s) + ".t" + std::to_string(t) + ".mb" +
-           std::to_string(micro) + "." + what;
+  int device(int lane, int s) const { return dev_[llm_rank(p_, lane % p_.tp, 0, lane / p_.tp, s)]; }
+  std::string name(int s, int lane, const Item& it, const std::string& what) const {
+    return "s" + std::to_string(s) + ".d" + std::to_string(lane / p_.tp) + ".t" +
+           std::to_string(lane % p_.tp) + ".mb" + std::to_string(it.micro) +
+           (chunks_ > 1 ? ".c" + std::to_string(it.chunk) : "") + "." + what;
   }
 
-  // One compute op per TP rank, each after that rank's previous op.
-  void compute(int d, int s, int micro, const std::string& what, const BlockCost& cost,
-               const char* phase, std::vector<int>* last, Pass* pass) {
-    for (int t = 0; t < p_.tp; ++t) {
+  // One compute op per lane after the lane's last op (and `wait`, an op per lane, if given).
+  void compute(int s, const Item& it, const std::string& what, const BlockCost& cost,
+               const char* phase, Lanes* last, Pass* pass, const Lanes* wait = nullptr) {
+    for (int lane = 0; lane < lanes_; ++lane) {
       std::vector<int> deps;
-      if ((*last)[t] >= 0) deps.push_back((*last)[t]);
-      const int op = b_.compute(name(d, s, t, micro, what), device(t, d, s), Stream{}, cost.seconds,
+      if ((*last)[lane] >= 0) deps.push_back((*last)[lane]);
+      if (wait && (*wait)[lane] >= 0) deps.push_back((*wait)[lane]);
+      const int op = b_.compute(name(s, lane, it, what), device(lane, s), Stream{}, cost.seconds,
                                 cost.flops, cost.bytes, phase, std::move(deps));
-      if (pass->entry[t] < 0) pass->entry[t] = op;
-      (*last)[t] = op;
+      if (pass->entry[lane] < 0) pass->entry[lane] = op;
+      (*last)[lane] = op;
     }
   }
 
-  // The TP group's collective after each rank's last op (none without TP).
-  void tp_collective(int d, int s, int micro, const std::string& what, CollectiveType type,
-                     std::vector<int>* last, Pass* pass) {
+  // A collective per group of lanes, after each member's last op. `groups` lists lanes.
+  // Blocking: it becomes the members' last op; otherwise its op per lane is returned.
+  Lanes collective(int s, const Item& it, const std::string& what, CollectiveType type,
+                   double bytes, const std::vector<std::vector<int>>& groups, Stream stream,
+                   bool blocking, Lanes* last, Pass* pass) {
+    Lanes ops(lanes_, -1);
+    for (const auto& group : groups) {
+      Collective c = make(type, bytes);
+      std::vector<int> deps;
+      for (int lane : group) {
+        c.ranks.push_back(device(lane, s));
+        if ((*last)[lane] >= 0) deps.push_back((*last)[lane]);
+      }
+      const int op = b_.collective(name(s, group.front(), it, what), c, "comm", std::move(deps));
+      b_.set_stream(op, stream);
+      for (int lane : group) {
+        ops[lane] = op;
+        if (!blocking) continue;
+        if (pass->entry[lane] < 0) pass->entry[lane] = op;
+        (*last)[lane] = op;
+      }
+    }
+    return ops;
+  }
+
+  std::vector<std::vector<int>> tp_groups() const {
+    std::vector<std::vector<int>> g(p_.dp);
+    for (int lane = 0; lane < lanes_; ++lane) g[lane / p_.tp].push_back(lane);
+    return g;
+  }
+  // Lanes of the same TP rank in replicas [first, first + size).
+  std::vector<std::vector<int>> replica_groups(int size) const {
+    std::vector<std::vector<int>> g;
+    for (int first = 0; first < p_.dp; first += size)
+      for (int t = 0; t < p_.tp; ++t) {
+        std::vector<int> group;
+        for (int d = first; d < first + size; ++d) group.push_back(d * p_.tp + t);
+        g.push_back(std::move(group));
+      }
+    return g;
+  }
+
+  void tp_block_end(int s, const Item& it, const std::string& what, Lanes* last, Pass* pass) {
     if (p_.tp < 2) return;
-    Collective c = make(type, tp_bytes_);
-    for (int t = 0; t < p_.tp; ++t) c.ranks.push_back(device(t, d, s));
-    std::vector<int> deps;
-    for (int t = 0; t < p_.tp; ++t)
-      if ((*last)[t] >= 0) deps.push_back((*last)[t]);
-    const int op = b_.collective(name(d, s, 0, micro, what), c, "comm", std::move(deps));
-    b_.set_stream(op, kTpStream);
-    for (int t = 0; t < p_.tp; ++t) {
-      if (pass->entry[t] < 0) pass->entry[t] = op;
-      (*last)[t] = op;
+    const bool sp = p_.sequence_parallel;
+    collective(s, it, what + (sp ? ".rs" : ".ar"),
+               sp ? CollectiveType::kReduceScatter : CollectiveType::kAllReduce, tp_bytes_,
+               tp_groups(), kTpStream, true, last, pass);
+  }
+  void tp_block_start(int s, const Item& it, const std::string& what, Lanes* last, Pass* pass) {
+    if (p_.tp < 2 || !p_.sequence_parallel) return;
+    collective(s, it, what + ".ag", CollectiveType::kAllGather, tp_bytes_, tp_groups(), kTpStream,
+               true, last, pass);
+  }
+  void all_to_all(int s, const Item& it, const std::string& what, Lanes* last, Pass* pass) {
+    if (p_.ep < 2) return;
+    collective(s, it, what, CollectiveType::kAllToAll, a2a_bytes_, replica_groups(p_.ep), kEpStream,
+               true, last, pass);
+  }
+
+  // ZeRO-3 / FSDP: a layer's weights gathered over the replicas before use.
+  Lanes gather_weights(int s, const Item& it, const std::string& what, Lanes* last, Pass* pass) {
+    if (p_.zero < 3 || p_.dp < 2) return Lanes(lanes_, -1);
+    return collective(s, it, what, CollectiveType::kAllGather, layer_bytes_, replica_groups(p_.dp),
+                      kDpStream, false, last, pass);
+  }
+
+  void layer_forward(int s, const Item& it, const std::string& l, Lanes* last, Pass* pass,
+                     const char* phase, const Lanes* weights) {
+    tp_block_start(s, it, l + ".attn", last, pass);
+    compute(s, it, l + ".attn", costs_.attention_fwd, phase, last, pass, weights);
+    tp_block_end(s, it, l + ".attn", last, pass);
+    tp_block_start(s, it, l + ".mlp", last, pass);
+    all_to_all(s, it, l + ".dispatch", last, pass);
+    compute(s, it, l + ".mlp", costs_.mlp_fwd, phase, last, pass);
+    all_to_all(s, it, l + ".combine", last, pass);
+    tp_block_end(s, it, l + ".mlp", last, pass);
+  }
+
+  bool first_chunk(int s, const Item& it) const { return s == 0 && it.chunk == 0; }
+  bool last_chunk(int s, const Item& it) const { return s == p_.pp - 1 && it.chunk == chunks_ - 1; }
+  std::string layer_name(const Item& it, int l) const {
+    return "L" + std::to_string(it.chunk * 1000 + l);
+  }
+
+  void forward(int s, const Item& it, Lanes* last, Pass* pass) {
+    if (first_chunk(s, it)) compute(s, it, "embed", costs_.embedding_fwd, "forward", last, pass);
+    // ZeRO-3 prefetch: layer l + 1's gather is issued as layer l starts.
+    Lanes next = gather_weights(s, it, layer_name(it, 0) + ".fwd.ag", last, pass);
+    for (int l = 0; l < chunk_layers_[s]; ++l) {
+      const Lanes weights = next;
+      if (l + 1 < chunk_layers_[s])
+        next = gather_weights(s, it, layer_name(it, l + 1) + ".fwd.ag", last, pass);
+      layer_forward(s, it, layer_name(it, l) + ".fwd", last, pass, "forward", &weights);
     }
-  }
-
-  // After a block: all-reduce, or reduce-scatter with sequence parallelism (its all-gather
-  // comes before the next block).
-  void after_block(int d, int s, int micro, const std::string& what, std::vector<int>* last,
-                   Pass* pass) {
-    tp_collective(
-        d, s, micro, what + (p_.sequence_parallel ? ".rs" : ".ar"),
-        p_.sequence_parallel ? CollectiveType::kReduceScatter : CollectiveType::kAllReduce, last,
-        pass);
-  }
-  void before_block(int d, int s, int micro, const std::string& what, std::vector<int>* last,
-                    Pass* pass) {
-    if (p_.sequence_parallel)
-      tp_collective(d, s, micro, what + ".ag", CollectiveType::kAllGather, last, pass);
-  }
-
-  void layer_forward(int d, int s, int micro, const std::string& l, std::vector<int>* last,
-                     Pass* pass, const char* phase) {
-    before_block(d, s, micro, l + ".attn", last, pass);
-    compute(d, s, micro, l + ".attn", costs_.attention_fwd, phase, last, pass);
-    after_block(d, s, micro, l + ".attn", last, pass);
-    before_block(d, s, micro, l + ".mlp", last, pass);
-    compute(d, s, micro, l + ".mlp", costs_.mlp_fwd, phase, last, pass);
-    after_block(d, s, micro, l + ".mlp", last, pass);
-  }
-
-  void forward(int d, int s, int micro, std::vector<int>* last, Pass* pass) {
-    if (s == 0) compute(d, s, micro, "embed", costs_.embedding_fwd, "forward", last, pass);
-    for (int l = 0; l < layers_[s]; ++l)
-      layer_forward(d, s, micro, "L" + std::to_string(l) + ".fwd", last, pass, "forward");
-    if (s == p_.pp - 1) compute(d, s, micro, "head", costs_.head_fwd, "forward", last, pass);
+    if (last_chunk(s, it)) compute(s, it, "head", costs_.head_fwd, "forward", last, pass);
     pass->exit = *last;
   }
 
-  void backward(int d, int s, int micro, std::vector<int>* last, Pass* pass) {
-    if (s == p_.pp - 1) compute(d, s, micro, "head.bwd", costs_.head_bwd, "backward", last, pass);
-    const bool final_micro = micro == micro_ - 1;
-    for (int l = layers_[s] - 1; l >= 0; --l) {
-      const std::string L = "L" + std::to_string(l);
+  void backward(int s, const Item& it, Lanes* last, Pass* pass) {
+    if (last_chunk(s, it)) compute(s, it, "head.bwd", costs_.head_bwd, "backward", last, pass);
+    const bool final_micro = it.micro == micro_ - 1;
+    const int n = chunk_layers_[s];
+    Lanes next = gather_weights(s, it, layer_name(it, n - 1) + ".bwd.ag", last, pass);
+    for (int l = n - 1; l >= 0; --l) {
+      const std::string L = layer_name(it, l);
+      const Lanes weights = next;
+      if (l > 0) next = gather_weights(s, it, layer_name(it, l - 1) + ".bwd.ag", last, pass);
       if (p_.recompute == Recompute::kFull)
-        layer_forward(d, s, micro, L + ".recompute", last, pass, "recompute");
+        layer_forward(s, it, L + ".recompute", last, pass, "recompute", &weights);
       // Backward mirrors forward: each block's input gradient is all-reduced over the group
       // (reduce-scattered with sequence parallelism, after an all-gather of its input).
-      before_block(d, s, micro, L + ".mlp.bwd", last, pass);
-      compute(d, s, micro, L + ".mlp.bwd", costs_.mlp_bwd, "backward", last, pass);
-      after_block(d, s, micro, L + ".mlp.bwd", last, pass);
+      tp_block_start(s, it, L + ".mlp.bwd", last, pass);
+      all_to_all(s, it, L + ".combine.bwd", last, pass);
+      compute(s, it, L + ".mlp.bwd", costs_.mlp_bwd, "backward", last, pass, &weights);
+      all_to_all(s, it, L + ".dispatch.bwd", last, pass);
+      tp_block_end(s, it, L + ".mlp.bwd", last, pass);
       if (p_.recompute == Recompute::kSelective)
-        compute(d, s, micro, L + ".core.recompute", costs_.attention_core_fwd, "recompute", last,
-                pass);
-      before_block(d, s, micro, L + ".attn.bwd", last, pass);
-      compute(d, s, micro, L + ".attn.bwd", costs_.attention_bwd, "backward", last, pass);
-      if (final_micro) grads_ready_[{d, s, l}] = *last;
-      after_block(d, s, micro, L + ".attn.bwd", last, pass);
+        compute(s, it, L + ".core.recompute", costs_.attention_core_fwd, "recompute", last, pass);
+      tp_block_start(s, it, L + ".attn.bwd", last, pass);
+      compute(s, it, L + ".attn.bwd", costs_.attention_bwd, "backward", last, pass);
+      reduce_gradients(s, it, L, final_micro, last, pass);
+      tp_block_end(s, it, L + ".attn.bwd", last, pass);
     }
-    if (s == 0) compute(d, s, micro, "embed.bwd", costs_.embedding_bwd, "backward", last, pass);
+    if (first_chunk(s, it))
+      compute(s, it, "embed.bwd", costs_.embedding_bwd, "backward", last, pass);
     pass->exit = *last;
   }
 
-  // Activations forward and gradients backward between neighbouring stages, TP rank to TP rank.
-  void link_stages() {
-    for (int d = 0; d < p_.dp; ++d)
-      for (int s = 0; s + 1 < p_.pp; ++s)
-        for (int mb = 0; mb < micro_; ++mb)
-          for (int t = 0; t < p_.tp; ++t) {
-            const Pass& f = passes_.at({d, s, true, mb});
-            const Pass& next_f = passes_.at({d, s + 1, true, mb});
-            int x =
-                b_.transfer(name(d, s, t, mb, "send.act"), device(t, d, s), kSendFwd,
-                            device(t, d, s), device(t, d, s + 1), send_bytes_, "comm", {f.exit[t]});
-            b_.add_dep(next_f.entry[t], x);
-            const Pass& bwd = passes_.at({d, s + 1, false, mb});
-            const Pass& prev_b = passes_.at({d, s, false, mb});
-            int g = b_.transfer(name(d, s + 1, t, mb, "send.grad"), device(t, d, s + 1), kSendBwd,
-                                device(t, d, s + 1), device(t, d, s), send_bytes_, "comm",
-                                {bwd.exit[t]});
-            b_.add_dep(prev_b.entry[t], g);
-          }
+  // A layer's gradients, reduced over the replicas as soon as backward made them, beside the
+  // rest of backward: all-reduced (ZeRO-0) or reduce-scattered (ZeRO-1) after the last
+  // micro-batch; reduce-scattered after every micro-batch under ZeRO-2 and ZeRO-3, whose GPUs
+  // keep only their shard of the gradients.
+  void reduce_gradients(int s, const Item& it, const std::string& L, bool final_micro, Lanes* last,
+                        Pass* pass) {
+    if (p_.dp < 2) return;
+    if (p_.zero < 2 && !final_micro) return;
+    const CollectiveType type =
+        p_.zero == 0 ? CollectiveType::kAllReduce : CollectiveType::kReduceScatter;
+    const Lanes ops = collective(s, it, L + (p_.zero == 0 ? ".grad.ar" : ".grad.rs"), type,
+                                 layer_bytes_, replica_groups(p_.dp), kDpStream, false, last, pass);
+    for (int lane = 0; lane < lanes_; ++lane) reduced_[s].push_back(ops[lane]);
   }
 
-  // Each layer's gradients reduced over the replicas once the last micro-batch's backward made
-  // them, then the optimizer on every GPU (ZeRO-1: on its shard, then the weights gathered).
-  void data_parallel() {
-    const bool zero = p_.zero >= 1;
-    for (int s = 0; s < p_.pp; ++s)
-      for (int t = 0; t < p_.tp; ++t) {
-        std::vector<int> reduced;
-        if (p_.dp > 1)
-          for (int l = layers_[s] - 1; l >= 0; --l) {
-            Collective c = make(zero ? CollectiveType::kReduceScatter : CollectiveType::kAllReduce,
-                                layer_grad_bytes_);
-            std::vector<int> deps;
-            for (int d = 0; d < p_.dp; ++d) {
-              c.ranks.push_back(device(t, d, s));
-              deps.push_back(grads_ready_.at({d, s, l})[t]);
-            }
-            const int op = b_.collective("s" + std::to_string(s) + ".t" + std::to_string(t) + ".L" +
-                                             std::to_string(l) + (zero ? ".grad.rs" : ".grad.ar"),
-                                         c, "comm", std::move(deps));
-            b_.set_stream(op, kDpStream);
-            reduced.push_back(op);
+  // After the stage's passes and its gradients' reductions: Adam on every GPU's shard, then
+  // (ZeRO-1 and -2) the updated weights gathered.
+  void optimizer(int s, const Lanes& last) {
+    Item it;
+    Lanes after(lanes_, -1);
+    for (int lane = 0; lane < lanes_; ++lane) {
+      std::vector<int> deps;
+      if (last[lane] >= 0) deps.push_back(last[lane]);
+      for (size_t i = lane; i < reduced_[s].size(); i += lanes_) deps.push_back(reduced_[s][i]);
+      const BlockCost& o = costs_.optimizer[s];
+      after[lane] = b_.compute(name(s, lane, it, "optimizer"), device(lane, s), Stream{}, o.seconds,
+                               o.flops, o.bytes, "optimizer", std::move(deps));
+    }
+    if ((p_.zero == 1 || p_.zero == 2) && p_.dp > 1) {
+      Pass scratch;
+      scratch.entry.assign(lanes_, -1);
+      const int layers = chunk_layers_[s] * chunks_;
+      collective(s, it, "weights.ag", CollectiveType::kAllGather, layer_bytes_ * layers,
+                 replica_groups(p_.dp), kDpStream, true, &after, &scratch);
+    }
+  }
+
+  // Where a pass's output goes: the next virtual stage (the next stage, or from the last stage
+  // to the first stage's next chunk) forward, the previous one backward.
+  void link_stages() {
+    const int pp = p_.pp;
+    for (int s = 0; s < pp; ++s)
+      for (int c = 0; c < chunks_; ++c)
+        for (int mb = 0; mb < micro_; ++mb) {
+          const bool end = s == pp - 1 && c == chunks_ - 1;
+          if (end) continue;
+          const int ns = (s + 1) % pp, nc = s == pp - 1 ? c + 1 : c;
+          const Pass& f = passes_.at({s, true, mb, c});
+          const Pass& nf = passes_.at({ns, true, mb, nc});
+          const Pass& nb = passes_.at({ns, false, mb, nc});
+          const Pass& b = passes_.at({s, false, mb, c});
+          const Item it{true, mb, c};
+          for (int lane = 0; lane < lanes_; ++lane) {
+            const int here = device(lane, s), there = device(lane, ns);
+            int x = b_.transfer(name(s, lane, it, "send.act"), here, kSendFwd, here, there,
+                                send_bytes_, "comm", {f.exit[lane]});
+            b_.add_dep(nf.entry[lane], x);
+            int g = b_.transfer(name(ns, lane, it, "send.grad"), there, kSendBwd, there, here,
+                                send_bytes_, "comm", {nb.exit[lane]});
+            b_.add_dep(b.entry[lane], g);
           }
-        std::vector<int> updated;
-        for (int d = 0; d < p_.dp; ++d) {
-          std::vector<int> deps = reduced;
-          deps.push_back(tail_.at({d, s})[t]);
-          updated.push_back(b_.compute(name(d, s, t, 0, "optimizer"), device(t, d, s), Stream{},
-                                       costs_.optimizer[s].seconds, costs_.optimizer[s].flops,
-                                       costs_.optimizer[s].bytes, "optimizer", std::move(deps)));
         }
-        if (zero && p_.dp > 1) {
-          Collective c = make(CollectiveType::kAllGather, layer_grad_bytes_ * layers_[s]);
-          for (int d = 0; d < p_.dp; ++d) c.ranks.push_back(device(t, d, s));
-          const int op =
-              b_.collective("s" + std::to_string(s) + ".t" + std::to_string(t) + ".weights.ag", c,
-                            "comm", updated);
-          b_.set_stream(op, kDpStream);
-        }
-      }
   }
 
   Collective make(CollectiveType type, double bytes) const {
@@ -266,12 +337,11 @@ class Builder {
   PricedReplica replica_;
   GraphBuilder b_;
   std::vector<int> dev_;
-  std::vector<int> layers_;
-  int micro_ = 1;
-  double tp_bytes_ = 0, send_bytes_ = 0, layer_grad_bytes_ = 0;
-  std::map<std::tuple<int, int, bool, int>, Pass> passes_;
-  std::map<std::pair<int, int>, std::vector<int>> tail_;
-  std::map<std::tuple<int, int, int>, std::vector<int>> grads_ready_;
+  int lanes_ = 1, chunks_ = 1, micro_ = 1;
+  std::vector<int> chunk_layers_;
+  double tp_bytes_ = 0, send_bytes_ = 0, a2a_bytes_ = 0, layer_bytes_ = 0;
+  std::map<std::tuple<int, bool, int, int>, Pass> passes_;  // (stage, forward, micro, chunk)
+  std::map<int, std::vector<int>> reduced_;  // per stage: gradient reductions, lane-major
 };
 
 }  // namespace
@@ -283,13 +353,9 @@ int llm_rank(const ParallelPlan& p, int tp, int cp, int dp, int pp) {
 LlmStep build_llm_step(const LlmConfig& model, const ParallelPlan& plan,
                        const std::vector<ClusterGpu>& gpus, const LlmCosts& costs,
                        const CollectiveOptions& collectives) {
-  auto refuse = [](const std::string& what) {
-    throw InputError("strategy: " + what + " is not simulated yet (memory is: orrery llm memory)");
-  };
-  if (plan.schedule == PipelineSchedule::kInterleaved) refuse("the interleaved schedule");
-  if (plan.cp > 1) refuse("context parallelism");
-  if (plan.ep > 1) refuse("expert parallelism");
-  if (plan.zero >= 2) refuse("ZeRO-" + std::to_string(plan.zero));
+  if (plan.cp > 1)
+    throw InputError(
+        "strategy: context parallelism is not simulated yet (its memory is: orrery llm memory)");
   if (static_cast<int>(gpus.size()) != plan.gpus())
     throw InputError("strategy: the plan needs " + std::to_string(plan.gpus()) +
                      " GPUs, the platform has " + std::to_string(gpus.size()));
