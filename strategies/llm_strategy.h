@@ -1,12 +1,12 @@
 // A language model trained under a parallel plan, as per-GPU op graphs (Megatron-LM's layout):
-// every GPU runs its tensor-parallel share of its pipeline stage's layers for each
-// micro-batch, in the order its pipeline schedule gives (GPipe or 1F1B); tensor-parallel
-// all-reduces (reduce-scatter / all-gather with sequence parallelism) after the attention and
-// MLP blocks, forward and backward; activations and their gradients sent between stages; after
-// the last micro-batch's backward, each layer's gradients all-reduced (ZeRO-1:
-// reduce-scattered, the updated weights all-gathered) over the data-parallel replicas while
-// backward goes on, then the optimizer. The bubble, the exposed communication and the
-// recomputation come out of the replay.
+// every GPU runs its tensor-parallel share of its pipeline stage's layers (its model chunks,
+// interleaved) for each micro-batch, in the order its pipeline schedule gives (GPipe, 1F1B,
+// interleaved 1F1B); tensor-parallel all-reduces (reduce-scatter / all-gather with sequence
+// parallelism) around the attention and MLP blocks, forward and backward; MoE all-to-alls over
+// the expert-parallel group; activations and their gradients sent between stages; each layer's
+// gradients reduced over the data-parallel replicas as backward makes them (all-reduce, or
+// ZeRO's reduce-scatter and weight all-gathers), then the optimizer. The bubble, the exposed
+// communication and the recomputation come out of the replay (docs/strategies.md).
 #pragma once
 
 #include <vector>
@@ -30,9 +30,8 @@ struct LlmStep {
   double model_flops = 0;  // per iteration, llm_training_flops_per_token x tokens
 };
 
-// `gpus` in rank order, plan.gpus() of them (check_parallel_plan first). The interleaved
-// schedule, context parallelism above 1, expert parallelism above 1 and ZeRO-2/3 are refused
-// (InputError) until they are modelled.
+// `gpus` in rank order, plan.gpus() of them (check_parallel_plan first). Context parallelism
+// above 1 is refused (InputError) until it is modelled.
 LlmStep build_llm_step(const LlmConfig& model, const ParallelPlan& plan,
                        const std::vector<ClusterGpu>& gpus, const LlmCosts& costs,
                        const CollectiveOptions& collectives);
