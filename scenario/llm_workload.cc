@@ -93,6 +93,19 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   ParallelPlan plan = read_plan(w, s, gpus, &memory);
   if (plan.global_batch == 0) plan.global_batch = plan.micro_batch * plan.dp;
   const CollectiveOptions collectives = read_collective_options(s.map("collectives"));
+  LlmBuildOptions build;
+  const std::string replicas = s.str("replicas", "all");
+  if (replicas != "all" && replicas != "one")
+    s.fail("replicas",
+           "expected all or one (replica 0 in full, the others in its data-parallel "
+           "collectives only), got \"" +
+               replicas + "\"");
+  build.all_replicas = replicas == "all";
+  const std::string tp_mode =
+      s.str("tp_collectives", collectives.analytical ? "analytical" : "flow");
+  if (tp_mode != "flow" && tp_mode != "analytical")
+    s.fail("tp_collectives", "expected flow or analytical, got \"" + tp_mode + "\"");
+  build.tp_analytical = tp_mode == "analytical";
   w.reject_unknown_keys();
   s.reject_unknown_keys();
   check_parallel_plan(plan, model, gpus, root.origin() + ": strategy");
@@ -101,7 +114,7 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   const LlmCosts costs =
       price_llm(model, plan, [&](const ModelOp& op) { return cost.estimate(op, device).seconds; });
   LlmWorkload out;
-  LlmStep step = build_llm_step(model, plan, layout.gpus, costs, collectives);
+  LlmStep step = build_llm_step(model, plan, layout.gpus, costs, collectives, build);
   check_graph(step.graph, root.origin() + ": workload");
   out.graph = std::move(step.graph);
 

@@ -47,6 +47,7 @@ class GraphBuilder {
   int collective(const std::string& name, Collective c, const std::string& phase,
                  std::vector<int> deps);
 
+  void reserve(size_t ops) { g_.ops.reserve(ops); }
   void add_dep(int op, int dep) { g_.ops[op].deps.push_back(dep); }
   void set_stream(int op, Stream s) { g_.ops[op].stream = s; }
   ExecutionGraph take();

@@ -57,8 +57,8 @@ std::vector<Item> schedule_of(const ParallelPlan& p, int stage, int micro) {
 class Builder {
  public:
   Builder(const LlmConfig& m, const ParallelPlan& p, const std::vector<ClusterGpu>& gpus,
-          const LlmCosts& costs, const CollectiveOptions& coll)
-      : m_(m), p_(p), costs_(costs), coll_(coll), b_(replica_) {
+          const LlmCosts& costs, const CollectiveOptions& coll, const LlmBuildOptions& build)
+      : m_(m), p_(p), costs_(costs), coll_(coll), build_(build), b_(replica_) {
     for (const auto& g : gpus) dev_.push_back(b_.gpu(g));
     lanes_ = p.dp * p.tp;
     chunks_ = p.schedule == PipelineSchedule::kInterleaved ? p.virtual_stages : 1;
@@ -74,6 +74,10 @@ class Builder {
     layer_bytes_ = (params.attention / p.tp + params.norms + params.router +
                     params.expert * static_cast<double>(m.experts) / p.tp) *
                    kActivationBytes;
+    // Ops per simulated lane: about 12 per layer and pass (compute, collectives, recomputation),
+    // plus the sends; growing the vector by doubling would copy every op several times.
+    const double live_lanes = build.all_replicas ? lanes_ : p.tp;
+    b_.reserve(static_cast<size_t>(live_lanes * micro_ * 2 * (m.layers + 2) * 12 + 1024));
   }
 
   LlmStep build() {
@@ -104,6 +108,9 @@ class Builder {
   };
   using Lanes = std::vector<int>;  // an op index per lane (d x tp + t)
 
+  // Lanes whose ops are simulated: all, or replica 0's.
+  bool live(int lane) const { return build_.all_replicas || lane < p_.tp; }
+
   int device(int lane, int s) const { return dev_[llm_rank(p_, lane % p_.tp, 0, lane / p_.tp, s)]; }
   std::string name(int s, int lane, const Item& it, const std::string& what) const {
     return "s" + std::to_string(s) + ".d" + std::to_string(lane / p_.tp) + ".t" +
@@ -115,6 +122,7 @@ class Builder {
   void compute(int s, const Item& it, const std::string& what, const BlockCost& cost,
                const char* phase, Lanes* last, Pass* pass, const Lanes* wait = nullptr) {
     for (int lane = 0; lane < lanes_; ++lane) {
+      if (!live(lane)) continue;
       std::vector<int> deps;
       if ((*last)[lane] >= 0) deps.push_back((*last)[lane]);
       if (wait && (*wait)[lane] >= 0) deps.push_back((*wait)[lane]);
@@ -132,7 +140,11 @@ class Builder {
                    bool blocking, Lanes* last, Pass* pass) {
     Lanes ops(lanes_, -1);
     for (const auto& group : groups) {
+      bool any = false;
+      for (int lane : group) any = any || live(lane);
+      if (!any) continue;
       Collective c = make(type, bytes);
+      if (stream == kTpStream && build_.tp_analytical) c.analytical = true;
       std::vector<int> deps;
       for (int lane : group) {
         c.ranks.push_back(device(lane, s));
@@ -141,6 +153,7 @@ class Builder {
       const int op = b_.collective(name(s, group.front(), it, what), c, "comm", std::move(deps));
       b_.set_stream(op, stream);
       for (int lane : group) {
+        if (!live(lane)) continue;
         ops[lane] = op;
         if (!blocking) continue;
         if (pass->entry[lane] < 0) pass->entry[lane] = op;
@@ -275,6 +288,7 @@ class Builder {
     Item it;
     Lanes after(lanes_, -1);
     for (int lane = 0; lane < lanes_; ++lane) {
+      if (!live(lane)) continue;
       std::vector<int> deps;
       if (last[lane] >= 0) deps.push_back(last[lane]);
       for (size_t i = lane; i < reduced_[s].size(); i += lanes_) deps.push_back(reduced_[s][i]);
@@ -307,6 +321,7 @@ class Builder {
           const Pass& b = passes_.at({s, false, mb, c});
           const Item it{true, mb, c};
           for (int lane = 0; lane < lanes_; ++lane) {
+            if (!live(lane)) continue;
             const int here = device(lane, s), there = device(lane, ns);
             int x = b_.transfer(name(s, lane, it, "send.act"), here, kSendFwd, here, there,
                                 send_bytes_, "comm", {f.exit[lane]});
@@ -334,6 +349,7 @@ class Builder {
   const ParallelPlan& p_;
   const LlmCosts& costs_;
   const CollectiveOptions& coll_;
+  const LlmBuildOptions& build_;
   PricedReplica replica_;
   GraphBuilder b_;
   std::vector<int> dev_;
@@ -352,7 +368,7 @@ int llm_rank(const ParallelPlan& p, int tp, int cp, int dp, int pp) {
 
 LlmStep build_llm_step(const LlmConfig& model, const ParallelPlan& plan,
                        const std::vector<ClusterGpu>& gpus, const LlmCosts& costs,
-                       const CollectiveOptions& collectives) {
+                       const CollectiveOptions& collectives, const LlmBuildOptions& build) {
   if (plan.cp > 1)
     throw InputError(
         "strategy: context parallelism is not simulated yet (its memory is: orrery llm memory)");
@@ -361,7 +377,7 @@ LlmStep build_llm_step(const LlmConfig& model, const ParallelPlan& plan,
                      " GPUs, the platform has " + std::to_string(gpus.size()));
   if (static_cast<int>(costs.optimizer.size()) != plan.pp)
     throw std::logic_error("build_llm_step: costs priced for another pipeline depth");
-  return Builder(model, plan, gpus, costs, collectives).build();
+  return Builder(model, plan, gpus, costs, collectives, build).build();
 }
 
 }  // namespace orrery

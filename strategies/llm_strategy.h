@@ -30,10 +30,22 @@ struct LlmStep {
   double model_flops = 0;  // per iteration, llm_training_flops_per_token x tokens
 };
 
+// How much of the step is simulated in detail. The data-parallel replicas of a stage run the
+// same ops at the same times, so `all_replicas: false` simulates replica 0 in full and the
+// others only as members of the data- and expert-parallel collectives (their links still carry
+// those collectives' flows; their own pipeline and tensor-parallel traffic is left out): DP
+// times fewer ops. TP collectives stay inside a server's NVLink domain, where nothing else
+// shares the links; `tp_analytical` prices them with the alpha-beta model even when the other
+// collectives run as flows.
+struct LlmBuildOptions {
+  bool all_replicas = true;
+  bool tp_analytical = false;
+};
+
 // `gpus` in rank order, plan.gpus() of them (check_parallel_plan first). Context parallelism
 // above 1 is refused (InputError) until it is modelled.
 LlmStep build_llm_step(const LlmConfig& model, const ParallelPlan& plan,
                        const std::vector<ClusterGpu>& gpus, const LlmCosts& costs,
-                       const CollectiveOptions& collectives);
+                       const CollectiveOptions& collectives, const LlmBuildOptions& build = {});
 
 }  // namespace orrery
