@@ -226,6 +226,38 @@ TEST(LlmStrategy, ExpertParallelAllToAllPerMoeLayer) {
   EXPECT_GT(r.makespan, 32 * 6e-3);
 }
 
+TEST(LlmStrategy, OneReplicaInFullGivesTheStepOfAll) {
+  // TP 2 x PP 2 x DP 2 on one DGX A100: the replicas' pipeline and TP traffic use links of
+  // their own (each GPU's NVLink), so simulating replica 0 in full and replica 1 only in the
+  // gradient all-reduces gives the same step with about half the ops.
+  ParallelPlan p;
+  p.tp = 2;
+  p.pp = 2;
+  p.dp = 2;
+  p.seq_len = 256;
+  p.global_batch = 8;
+  Cluster c = dgx_a100(8);
+  const LlmCosts costs =
+      price_llm(llama(), p, [](const ModelOp& op) { return op.flops / 100e12 + op.bytes / 1e12; });
+  CollectiveOptions coll;
+  LlmStep all = build_llm_step(llama(), p, c.gpus, costs, coll);
+  LlmBuildOptions one;
+  one.all_replicas = false;
+  LlmStep half = build_llm_step(llama(), p, c.gpus, costs, coll, one);
+  EXPECT_LT(half.graph.ops.size(), 0.55 * all.graph.ops.size());
+  EXPECT_EQ(half.tokens, all.tokens);
+  const double t_all = replay_isolated(c.source, all.graph, ReplayOptions{}).makespan;
+  const double t_one = replay_isolated(c.source, half.graph, ReplayOptions{}).makespan;
+  EXPECT_NEAR(t_one, t_all, 1e-3 * t_all);
+  // TP collectives priced analytically: the same step within 2% (NVSwitch links are not shared).
+  one.tp_analytical = true;
+  const double t_alpha =
+      replay_isolated(c.source, build_llm_step(llama(), p, c.gpus, costs, coll, one).graph,
+                      ReplayOptions{})
+          .makespan;
+  EXPECT_NEAR(t_alpha, t_all, 0.02 * t_all);
+}
+
 TEST(LlmStrategy, ScenarioRunsAndReportsThroughputAndMemory) {
   Scenario sc = load_scenario(testing::source_path("scenarios/llm/llama2-7b-dgx-a100.yaml"),
                               {"workload.global_batch=4", "workload.seq_len=1024"});
