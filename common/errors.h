@@ -14,4 +14,13 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Well-formed input that asks for what the hardware cannot do: a parallel plan whose degrees
+// do not divide the model or the GPUs, or that does not fit the GPUs' memory. A single run
+// treats it as bad input (exit 2); a sweep or a plan records the point as infeasible, not
+// failed.
+class InfeasibleError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 }  // namespace orrery

@@ -52,8 +52,9 @@ ParallelPlan read_plan(const YamlMap& w, const YamlMap& s, int gpus, MemoryOptio
     if (s.integer(key, 1) < 1) s.fail(key, "must be at least 1");
   const int model_parallel = p.tp * p.pp * p.cp;
   if (gpus % model_parallel != 0)
-    s.fail("tp", "tp x pp x cp = " + std::to_string(model_parallel) + " must divide the " +
-                     std::to_string(gpus) + " GPUs (data parallelism takes the rest)");
+    throw InfeasibleError(
+        s.origin() + ": strategy.tp: tp x pp x cp = " + std::to_string(model_parallel) +
+        " must divide the " + std::to_string(gpus) + " GPUs (data parallelism takes the rest)");
   p.dp = gpus / model_parallel;
   p.sequence_parallel = s.boolean("sequence_parallel", false);
   const std::string schedule = s.str("schedule", "1f1b");

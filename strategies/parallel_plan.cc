@@ -63,8 +63,12 @@ int ParallelPlan::micro_batches() const {
 
 void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
                          const std::string& origin) {
-  auto fail = [&](const std::string& key, const std::string& why) {
+  // Values no plan can have are bad input; plans the model or the GPUs cannot run, infeasible.
+  auto bad = [&](const std::string& key, const std::string& why) {
     throw InputError(origin + ": " + key + ": " + why);
+  };
+  auto fail = [&](const std::string& key, const std::string& why) {
+    throw InfeasibleError(origin + ": " + key + ": " + why);
   };
   const struct {
     const char* key;
@@ -77,7 +81,7 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
                  {"micro_batch", p.micro_batch},
                  {"virtual_stages", p.virtual_stages}};
   for (const auto& d : degrees)
-    if (d.value < 1) fail(d.key, "must be at least 1, got " + num(d.value));
+    if (d.value < 1) bad(d.key, "must be at least 1, got " + num(d.value));
   if (m.heads % p.tp != 0)
     fail("tp", "tp = " + num(p.tp) + " must divide the " + num(m.heads) + " attention heads of " +
                    m.name);
@@ -107,17 +111,17 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
     fail("ep", "ep = " + num(p.ep) + " must divide dp x cp = " + num(p.dp * p.cp) +
                    " (experts are spread over the data-parallel GPUs)");
   const int64_t s = p.sequence(m);
-  if (s < 1) fail("seq_len", "must be at least 1");
+  if (s < 1) bad("seq_len", "must be at least 1");
   if (p.cp > 1 && s % (2 * p.cp) != 0)
     fail("cp", "cp = " + num(p.cp) + " splits each sequence into 2 x cp chunks; " + num(s) +
                    " tokens do not divide");
-  if (p.global_batch < 0) fail("global_batch", "must be positive");
+  if (p.global_batch < 0) bad("global_batch", "must be positive");
   if (p.global_batch > 0 && p.global_batch % (p.micro_batch * p.dp) != 0)
     fail("global_batch",
          num(p.global_batch) +
              " sequences are not a multiple of micro_batch x dp = " + num(p.micro_batch * p.dp));
   if (p.sequence_parallel && p.tp < 2) fail("sequence_parallel", "needs tp >= 2");
-  if (p.zero < 0 || p.zero > 3) fail("zero", "expected 0, 1, 2 or 3, got " + num(p.zero));
+  if (p.zero < 0 || p.zero > 3) bad("zero", "expected 0, 1, 2 or 3, got " + num(p.zero));
   if (p.zero >= 2 && p.pp > 1)
     fail("zero", "ZeRO-" + num(p.zero) +
                      " shards gradients that pipeline stages accumulate over micro-batches; "

@@ -57,8 +57,9 @@ struct ParallelPlan {
   int64_t sequence(const LlmConfig& m) const { return seq_len > 0 ? seq_len : m.seq_len; }
 };
 
-// Throws InputError naming `origin` and the key when the plan cannot run `model` on `gpus`
-// GPUs: a degree below 1; tp not dividing heads, kv heads or the FFN width; pp above the layer
+// Throws InputError naming `origin` and the key for values no plan has (a degree below 1, a
+// ZeRO stage outside 0-3), InfeasibleError (common/errors.h) when the plan cannot run `model`
+// on `gpus` GPUs: tp not dividing heads, kv heads or the FFN width; pp above the layer
 // count; interleaving whose chunks do not divide the layers or whose micro-batches are not a
 // multiple of pp; ep on a dense model or not dividing the experts or dp x cp; cp not dividing
 // the sequence in 2 x cp chunks; a global batch that is not a multiple of micro_batch x dp;

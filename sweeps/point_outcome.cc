@@ -6,7 +6,7 @@
 namespace orrery {
 namespace {
 
-constexpr uint32_t kMagic = 0x4f535031;  // "OSP1"
+constexpr uint32_t kMagic = 0x4f535032;  // "OSP2": with the infeasible flag
 
 template <typename T>
 void put(std::string* out, const T& v) {
@@ -43,6 +43,7 @@ std::string serialize_outcome(const PointOutcome& o) {
   put(&out, o.index);
   put(&out, o.hash);
   put<uint8_t>(&out, o.ok ? 1 : 0);
+  put<uint8_t>(&out, o.infeasible ? 1 : 0);
   put_str(&out, o.error);
   put_str(&out, o.result_bytes);
   return out;
@@ -56,6 +57,7 @@ PointOutcome deserialize_outcome(const std::string& bytes) {
   o.index = take<int64_t>(bytes, &pos);
   o.hash = take<uint64_t>(bytes, &pos);
   o.ok = take<uint8_t>(bytes, &pos) != 0;
+  o.infeasible = take<uint8_t>(bytes, &pos) != 0;
   o.error = take_str(bytes, &pos);
   o.result_bytes = take_str(bytes, &pos);
   if (pos != bytes.size()) throw std::runtime_error("trailing bytes after sweep point outcome");

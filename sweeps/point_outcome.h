@@ -11,8 +11,11 @@ struct PointOutcome {
   int64_t index = 0;
   uint64_t hash = 0;
   bool ok = false;
-  std::string error;         // why the point failed ("" when ok)
+  std::string error;         // why the point failed or is infeasible ("" when ok)
   std::string result_bytes;  // serialize_run_result() of the point's RunResult (when ok)
+  // Not ok because the point asks for what the hardware cannot do (common/errors.h
+  // InfeasibleError, or a plan that does not fit memory): recorded, not counted as failed.
+  bool infeasible = false;
 };
 
 std::string serialize_outcome(const PointOutcome& o);

@@ -22,12 +22,17 @@ std::string run_point_in_child(SweepInput& in, const SweepPoint& point) {
       if (point.index >= std::atoll(hold))
         for (int i = 0; i < 6000; ++i) ::poll(nullptr, 0, 100);
     Scenario sc = build_point_scenario(in, point, in.base);
+    // A plan that does not fit the GPUs' memory would not run: no time to simulate.
+    if (sc.llm && !sc.llm->fits) throw InfeasibleError(sc.llm->memory);
     ReplayOptions options;
     options.record_timeline = false;
     RunResult r = replay(sc.platform, sc.graph, options);
     r.analytical_seconds = sc.analytical_seconds;
     o.result_bytes = serialize_run_result(r);
     o.ok = true;
+  } catch (const InfeasibleError& e) {
+    o.infeasible = true;
+    o.error = e.what();
   } catch (const InputError& e) {
     o.error = e.what();
   } catch (const std::exception& e) {

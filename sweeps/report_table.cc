@@ -21,6 +21,7 @@ std::string param(const RunRecord& r, const std::string& key) {
 }
 
 bool failed(const RunRecord& r) { return param(r, kParamStatus) == "failed"; }
+bool infeasible(const RunRecord& r) { return param(r, kParamStatus) == "infeasible"; }
 
 // Bookkeeping parameters that the table shows in their own columns (or not at all).
 bool bookkeeping(const std::string& key) {
@@ -115,8 +116,8 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
     const RunSummary& s = results.summaries[i];
     std::vector<std::string> row = {index_of(r, i)};
     for (const auto& c : columns) row.push_back(cell(param(r, c), options.max_width));
-    if (failed(r)) {
-      row.push_back("FAILED");
+    if (failed(r) || infeasible(r)) {
+      row.push_back(failed(r) ? "FAILED" : "infeasible");
       for (size_t k = 0; k < numbers; ++k) row.push_back("-");
     } else {
       char rate[32];
@@ -155,6 +156,12 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
     if (shown++ == 0) out << "\nFailed points:\n";
     out << "  " << index_of(runs[i], i) << ": " << param(runs[i], kParamError) << "\n";
   }
+  shown = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (!infeasible(runs[i])) continue;
+    if (shown++ == 0) out << "\nInfeasible points (plans the GPUs cannot run):\n";
+    out << "  " << index_of(runs[i], i) << ": " << param(runs[i], kParamError) << "\n";
+  }
 }
 
 void write_report_csv(std::ostream& out, const LoadedResults& results) {
@@ -175,8 +182,8 @@ void write_report_csv(std::ostream& out, const LoadedResults& results) {
     const RunSummary& s = results.summaries[i];
     std::vector<std::string> row = {index_of(r, i), r.name};
     for (const auto& k : keys) row.push_back(param(r, k));
-    bool bad = failed(r);
-    row.push_back(bad ? "failed" : "ok");
+    bool bad = failed(r) || infeasible(r);
+    row.push_back(failed(r) ? "failed" : bad ? "infeasible" : "ok");
     row.push_back(param(r, kParamError));
     if (bad) {
       for (int k = 0; k < 10; ++k) row.push_back("");

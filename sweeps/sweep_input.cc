@@ -130,6 +130,8 @@ Scenario build_point_scenario(const SweepInput& in, const SweepPoint& point, YAM
   apply(tree, point.assignments);
   try {
     return build_scenario(tree, in.path, point.canonical);
+  } catch (const InfeasibleError& e) {
+    throw InfeasibleError(attribute_to_sweep(e.what(), point.assignments, in.base, in.path));
   } catch (const InputError& e) {
     throw InputError(attribute_to_sweep(e.what(), point.assignments, in.base, in.path));
   }
@@ -160,12 +162,21 @@ std::string validate_sweep(const SweepInput& in) {
     if (attributed != e.what() && attributed.find("unknown key") != std::string::npos)
       throw InputError(attributed);
   }
-  try {
-    return build_point_scenario(in, in.points[0], fresh_base_tree(in)).platform_summary;
-  } catch (const InputError& e) {
-    if (in.spec.axes.empty() && in.spec.derived.empty()) throw;
-    throw InputError(std::string("sweep point 0: ") + e.what());
+  // The first point that builds decides; points asking for plans the GPUs cannot run are
+  // recorded as infeasible when the sweep runs, so they are passed over here.
+  for (size_t i = 0; i < in.points.size(); ++i) {
+    try {
+      return build_point_scenario(in, in.points[i], fresh_base_tree(in)).platform_summary;
+    } catch (const InfeasibleError& e) {
+      if (i + 1 < in.points.size()) continue;
+      throw InputError("every point of the sweep is infeasible; the last: " +
+                       std::string(e.what()));
+    } catch (const InputError& e) {
+      if (in.spec.axes.empty() && in.spec.derived.empty()) throw;
+      throw InputError("sweep point " + std::to_string(i) + ": " + e.what());
+    }
   }
+  throw InputError(in.path + ": the sweep has no points");
 }
 
 }  // namespace orrery

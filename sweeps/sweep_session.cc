@@ -32,7 +32,7 @@ void print_failures(const SweepInput& in, const SweepStore& store) {
   int shown = 0, failed = store.points_failed();
   for (const auto& p : in.points) {
     const PointOutcome* o = store.outcome(p.hash);
-    if (!o || o->ok) continue;
+    if (!o || o->ok || o->infeasible) continue;
     if (++shown > 5) {
       std::printf("  ... %d more failed points: orrery report %s\n", failed - 5,
                   store.output().c_str());
@@ -102,8 +102,13 @@ int coordinate(const SweepSessionArgs& args, const SweepHooks& hooks, SweepInput
       std::printf(" (%d job(s))", jobs);
     }
     std::printf(" in %.2f s\n", stats.wall_s);
-    std::printf("Results    %s: %d ok, %d failed\n", output.c_str(),
-                store.points_done() - store.points_failed(), store.points_failed());
+    const int infeasible = store.points_infeasible();
+    std::printf("Results    %s: %d ok, %d failed", output.c_str(),
+                store.points_done() - store.points_failed() - infeasible, store.points_failed());
+    if (infeasible > 0)
+      std::printf(", %d infeasible (a plan the GPUs cannot run: orrery report lists why)",
+                  infeasible);
+    std::printf("\n");
     print_failures(in, store);
     if (hooks.report) hooks.report(in, store);
     std::printf("Report     orrery report %s\n", output.c_str());

@@ -241,7 +241,8 @@ YAML::Node preset_value(const YAML::Node& base, const std::vector<Assignment>& s
   if (!model.IsDefined()) model = get_at_path(it->second, "server.gpu.model");
   if (!model.IsDefined() || !model.IsScalar()) return v;
   try {
-    const std::string text = device_field_text(device_spec(model.Scalar()), path.substr(gpu.size()));
+    const std::string text =
+        device_field_text(device_spec(model.Scalar()), path.substr(gpu.size()));
     if (!text.empty()) return YAML::Node(text);
   } catch (const InputError&) {
     // An unknown device is reported when the point's scenario is built.
@@ -337,8 +338,8 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, const YAML::Node& ba
         return true;
       };
       bool computed = false;
-      std::string text = evaluate_template(d.expression, resolve,
-                                           d.where + ": sweep.derived." + d.key, &computed);
+      std::string text =
+          evaluate_template(d.expression, resolve, d.where + ": sweep.derived." + d.key, &computed);
       YAML::Node value(text);
       // Arithmetic over quantities yields base units with no unit written: say so, or the
       // scenario reader would refuse the bare number.

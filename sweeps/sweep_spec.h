@@ -90,7 +90,7 @@ const std::vector<std::string>& sweep_identity_skip_keys();
 // Parameter names the sweep adds to every point's RunRecord::params.
 inline constexpr const char* kParamIndex = "sweep.index";
 inline constexpr const char* kParamHash = "sweep.hash";
-inline constexpr const char* kParamStatus = "sweep.status";  // "ok" or "failed"
+inline constexpr const char* kParamStatus = "sweep.status";  // "ok", "failed", "infeasible"
 inline constexpr const char* kParamError = "sweep.error";
 inline constexpr const char* kParamVaried = "sweep.varied";  // one_at_a_time: key, or "base"
 

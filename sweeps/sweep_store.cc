@@ -72,6 +72,7 @@ void SweepStore::load_h5() {
       continue;
     }
     o.ok = status->second == "ok";
+    o.infeasible = status->second == "infeasible";
     auto error = run.params.find(kParamError);
     if (error != run.params.end()) o.error = error->second;
     if (o.ok) o.result_bytes = serialize_run_result(run.result);
@@ -144,11 +145,20 @@ int SweepStore::points_done() const {
   return n;
 }
 
+int SweepStore::points_infeasible() const {
+  int n = 0;
+  for (const auto& p : in_.points) {
+    const PointOutcome* o = outcome(p.hash);
+    n += o && o->infeasible ? 1 : 0;
+  }
+  return n;
+}
+
 int SweepStore::points_failed() const {
   int n = 0;
   for (const auto& p : in_.points) {
     const PointOutcome* o = outcome(p.hash);
-    n += o && !o->ok ? 1 : 0;
+    n += o && !o->ok && !o->infeasible ? 1 : 0;
   }
   return n;
 }
@@ -163,7 +173,7 @@ void SweepStore::write_output() {
     r.params = p.params;
     r.params[kParamIndex] = std::to_string(p.index);
     r.params[kParamHash] = hash_hex(p.hash);
-    r.params[kParamStatus] = o->ok ? "ok" : "failed";
+    r.params[kParamStatus] = o->ok ? "ok" : o->infeasible ? "infeasible" : "failed";
     r.params[kParamError] = o->error;
     if (o->ok) r.result = deserialize_run_result(o->result_bytes);
     if (decorate_) decorate_(p, o, &r.params);

@@ -25,9 +25,9 @@ class SweepStore {
 
   // Takes the output's lock (results/output_lock.h: a second sweep writing the same output
   // refuses, naming the first), loads what an earlier run of this sweep finished (from `output`
-  // and its journal) and opens the journal for appending. `fresh` discards both first; `retry_failed` forgets failed
-  // points so they run again. Throws InputError when the output holds points that are not in
-  // this sweep (the scenario changed) or is not a sweep results file.
+  // and its journal) and opens the journal for appending. `fresh` discards both first;
+  // `retry_failed` forgets failed points so they run again. Throws InputError when the output holds
+  // points that are not in this sweep (the scenario changed) or is not a sweep results file.
   void open(bool fresh, bool retry_failed);
 
   bool done(uint64_t hash) const { return outcomes_.count(hash) > 0; }
@@ -49,6 +49,7 @@ class SweepStore {
   const PointOutcome* outcome(uint64_t hash) const;
   int points_done() const;                // points (indices) with an outcome
   int points_failed() const;              // of which failed
+  int points_infeasible() const;          // of which infeasible (not failed)
   int loaded() const { return loaded_; }  // outcomes found on open
   bool changed_since_write() const { return changed_; }
   const std::string& output() const { return output_; }

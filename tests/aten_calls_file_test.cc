@@ -40,8 +40,7 @@ TEST(AtenCallsFile, ProfilerRefusesAFileThatWouldRunCode) {
   const std::string dir = make_temp_dir("calls_hostile");
   const std::string evil = write_hostile_calls_file(dir);
   const std::string cmd = "/usr/bin/python3 " + source_path("scripts/profile_ops.py") +
-                          " --calls " + evil + " -o " + dir + "/db.csv > " + dir +
-                          "/log.txt 2>&1";
+                          " --calls " + evil + " -o " + dir + "/db.csv > " + dir + "/log.txt 2>&1";
   EXPECT_NE(std::system(cmd.c_str()), 0);
   EXPECT_FALSE(std::filesystem::exists(dir + "/ran")) << "unpickling ran a command";
   EXPECT_FALSE(std::filesystem::exists(dir + "/db.csv"));
@@ -55,8 +54,8 @@ TEST(AtenCallsFile, DdpRewriterRefusesAFileThatWouldRunCode) {
   const std::string dir = make_temp_dir("calls_hostile_ddp");
   const std::string evil = write_hostile_calls_file(dir);
   write_file(dir + "/g.model.json", R"({"format": "orrery-model", "name": "g", "ops": []})");
-  const std::string cmd = "/usr/bin/python3 " + source_path("scripts/validate_ddp.py") + " " +
-                          dir + "/g.model.json " + evil + " -o " + dir + "/ddp.json > " + dir +
+  const std::string cmd = "/usr/bin/python3 " + source_path("scripts/validate_ddp.py") + " " + dir +
+                          "/g.model.json " + evil + " -o " + dir + "/ddp.json > " + dir +
                           "/log.txt 2>&1";
   EXPECT_NE(std::system(cmd.c_str()), 0);
   EXPECT_FALSE(std::filesystem::exists(dir + "/ran")) << "unpickling ran a command";

@@ -1,7 +1,8 @@
 // Chakra execution-trace import: the real ASTRA-sim microbenchmark traces in the shared
-// fixtures/chakra folder beside the repository (written by Chakra's own tools, read in place) and small traces encoded here, field by
-// field, from et_def.proto. Replay expectations are worked out by hand from link bandwidth and
-// latency (network factors are 1: a flow over k links takes k x latency + bytes / bandwidth).
+// fixtures/chakra folder beside the repository (written by Chakra's own tools, read in place) and
+// small traces encoded here, field by field, from et_def.proto. Replay expectations are worked out
+// by hand from link bandwidth and latency (network factors are 1: a flow over k links takes k x
+// latency + bytes / bandwidth).
 #include <gtest/gtest.h>
 #include <zlib.h>
 

@@ -166,9 +166,11 @@ TEST(GraphCheck, BadAmounts) {
       {0, &Op::duration, 1e300,
        "ops[0] \"fwd\": duration 1e+300 s is outside the accepted range, between 0 s and "
        "86400 s (or -1 for unset)"},
-      {1, &Op::flops, 2e21, "ops[1] \"bwd\": flops 2e+21 is outside the accepted range, "
-                            "between 0 and 1e+21"},
-      {1, &Op::bytes, 1e300, "bytes 1e+300 B is outside the accepted range, between 0 B and 1000 TB"},
+      {1, &Op::flops, 2e21,
+       "ops[1] \"bwd\": flops 2e+21 is outside the accepted range, "
+       "between 0 and 1e+21"},
+      {1, &Op::bytes, 1e300,
+       "bytes 1e+300 B is outside the accepted range, between 0 B and 1000 TB"},
       {2, &Op::transfer_bytes, 2e15, "ops[2] \"send\": transfer_bytes 2000 TB is outside"},
   };
   for (const Case& c : cases) {
@@ -202,7 +204,9 @@ TEST(GraphCheck, CollectiveAmountsAndChunks) {
   EXPECT_EQ(with([](Collective&) {}), "");
   EXPECT_CONTAINS(with([](Collective& c) { c.bytes = 1e300; }),
                   "ops[3] \"ar\": collective bytes 1e+300 B is outside the accepted range");
-  EXPECT_CONTAINS(with([](Collective& c) { c.counts = {1e6, 1e200}; }),
+  EXPECT_CONTAINS(with([](Collective& c) {
+                    c.counts = {1e6, 1e200};
+                  }),
                   "collective count 1e+200 B is outside");
   EXPECT_CONTAINS(with([](Collective& c) { c.chunks = 0; }),
                   "collective chunks 0 is outside the accepted range, between 1 and 65536");

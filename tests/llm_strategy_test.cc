@@ -258,6 +258,32 @@ TEST(LlmStrategy, OneReplicaInFullGivesTheStepOfAll) {
   EXPECT_NEAR(t_alpha, t_all, 0.02 * t_all);
 }
 
+TEST(LlmStrategy, SweepRecordsPlansTheGpusCannotRunAsInfeasible) {
+  // LLaMA-2 7B on one DGX A100 of 40 GB GPUs over TP 1, 3 and 8: TP 1 (data parallel, no
+  // ZeRO) needs 16 bytes a parameter, 108 GB, on every GPU; TP 3 does not divide the 8 GPUs
+  // or the 32 heads; TP 8 runs. The sweep succeeds with 1 ok and 2 infeasible points, and the
+  // report says why.
+  const std::string dir = testing::make_temp_dir("llm_sweep");
+  testing::write_file(dir + "/s.yaml", R"(name: llm-sweep
+platform: {preset: dgx-a100, servers: 1}
+device: A100-SXM4-40GB
+workload: {type: llm, model: llama2_7b, seq_len: 512, global_batch: 8}
+strategy: {tp: 1}
+sweep:
+  grid:
+    strategy.tp: [1, 3, 8]
+)");
+  const std::string bin = testing::orrery_bin();
+  auto r = testing::run_shell(bin + " sweep " + dir + "/s.yaml -o " + dir + "/out.h5 -j 1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("1 ok, 0 failed, 2 infeasible"), std::string::npos) << r.output;
+  r = testing::run_shell(bin + " report " + dir + "/out.h5");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Infeasible points"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("out of memory: needs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("must divide the 8 GPUs"), std::string::npos) << r.output;
+}
+
 TEST(LlmStrategy, ScenarioRunsAndReportsThroughputAndMemory) {
   Scenario sc = load_scenario(testing::source_path("scenarios/llm/llama2-7b-dgx-a100.yaml"),
                               {"workload.global_batch=4", "workload.seq_len=1024"});

@@ -41,7 +41,8 @@ TEST(OutputPaths, OverridesNameTheFile) {
   EXPECT_EQ(name_for_overrides("", {"a=1"}), "");
   EXPECT_EQ(name_for_overrides("out/q.h5", {"platform.server.gpus=8"}),
             "out/q--platform.server.gpus=8.h5");
-  EXPECT_EQ(name_for_overrides("q.trace.json", {"a.b=x y/z", "c=2"}), "q.trace--a.b=x_y_z--c=2.json");
+  EXPECT_EQ(name_for_overrides("q.trace.json", {"a.b=x y/z", "c=2"}),
+            "q.trace--a.b=x_y_z--c=2.json");
   // Long override lists become a hash: same overrides, same name; others, another name.
   std::vector<std::string> many(20, "platform.server.nic.bandwidth=100Gbps");
   std::string a = name_for_overrides("out/q.h5", many);

@@ -4,7 +4,6 @@
 // Debian package in scripts/setup. A new import without a setup line fails here on every
 // machine, not only on a fresh one.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -36,7 +35,8 @@ Command run(const std::string& cmd) {
 
 // Module -> the files that import it, from the scanner's "MODULE<TAB>FILE,FILE" lines.
 std::map<std::string, std::string> scan(const std::string& root) {
-  Command c = run("/usr/bin/python3 " + source_path("scripts/python_imports.py") + " --root " + root);
+  Command c =
+      run("/usr/bin/python3 " + source_path("scripts/python_imports.py") + " --root " + root);
   EXPECT_EQ(c.status, 0) << c.output;
   std::map<std::string, std::string> modules;
   std::istringstream lines(c.output);
@@ -82,7 +82,8 @@ TEST(PythonImports, ScannerCountsRealImportsOnly) {
   const auto found = scan(root);
   std::set<std::string> names;
   for (const auto& [name, files] : found) names.insert(name);
-  EXPECT_EQ(names, (std::set<std::string>{"alpha", "beta", "delta", "epsilon", "eta", "gamma", "zeta"}));
+  EXPECT_EQ(names,
+            (std::set<std::string>{"alpha", "beta", "delta", "epsilon", "eta", "gamma", "zeta"}));
   EXPECT_EQ(found.count("alpha") ? found.at("alpha") : "", "scripts/tool.py");
   EXPECT_EQ(found.count("delta") ? found.at("delta") : "", "tests/x_test.cc");
   EXPECT_EQ(found.count("eta") ? found.at("eta") : "", "docs/guide.md");
@@ -111,8 +112,8 @@ TEST(PythonImports, EveryImportedModuleImports) {
     Command c = run("/usr/bin/python3 -c 'import " + module + "'");
     const std::string package =
         packages.count(module) ? packages.at(module) : "python3-" + module + " (not in setup)";
-    EXPECT_EQ(c.status, 0) << "/usr/bin/python3 cannot import '" << module << "' (used by "
-                           << files << "): install the Debian package " << package
+    EXPECT_EQ(c.status, 0) << "/usr/bin/python3 cannot import '" << module << "' (used by " << files
+                           << "): install the Debian package " << package
                            << " (scripts/setup does)\n"
                            << c.output;
   }

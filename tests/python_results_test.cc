@@ -37,7 +37,8 @@ print(json.dumps({"columns": list(df.columns), "rows": df.to_dict("records"),
 )";
 
 json dump(const std::string& function, const std::string& file) {
-  return run_python_json("import sys\nsys.argv = ['', '" + function + "', '" + file + "']\n" + kDump);
+  return run_python_json("import sys\nsys.argv = ['', '" + function + "', '" + file + "']\n" +
+                         kDump);
 }
 
 // `orrery run -o`: one row, the /runs columns, numbers equal to what the C++ reader sees.
@@ -119,10 +120,11 @@ sweep:
   }
 
   // The docs' groupby: the mean iteration time per layer count; 4 layers take longer.
-  const json by_layers = run_python_json("import json, orrery\nruns = orrery.load_runs('" + dir +
-                                  "/sweep.h5')\nm = runs.groupby('workload.layers')"
-                                  "['iteration_time_s'].mean()\nprint(json.dumps({str(int(k)): v "
-                                  "for k, v in m.items()}))\n");
+  const json by_layers =
+      run_python_json("import json, orrery\nruns = orrery.load_runs('" + dir +
+                      "/sweep.h5')\nm = runs.groupby('workload.layers')"
+                      "['iteration_time_s'].mean()\nprint(json.dumps({str(int(k)): v "
+                      "for k, v in m.items()}))\n");
   ASSERT_EQ(by_layers.size(), 2u) << by_layers.dump();
   EXPECT_LT(by_layers.value("2", 1e9), by_layers.value("4", 0.0));
 }

@@ -8,8 +8,8 @@
 
 #include "engine/replay.h"
 #include "tests/test_util.h"
-#include "workloads/model_graph_json.h"
 #include "workloads/fixed_rate_graph.h"
+#include "workloads/model_graph_json.h"
 
 namespace orrery {
 namespace {

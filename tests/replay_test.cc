@@ -219,7 +219,8 @@ TEST(Replay, ASlowLinkHitsTheDefaultLimitInsteadOfSpinning) {
   // 1 TB over 1 KB/s is 1e9 s of simulated time (31 years): the default 30-day limit stops it.
   auto g = devices(2);
   add_transfer(g, "send", 0, 1, 1e12);
-  std::string msg = limit_error(star({"g0", "g1"}, 1e3, 0), g, ReplayOptions{}.max_simulated_seconds);
+  std::string msg =
+      limit_error(star({"g0", "g1"}, 1e3, 0), g, ReplayOptions{}.max_simulated_seconds);
   EXPECT_NE(msg.find("limit of 2592000 s (30 days)"), std::string::npos) << msg;
   EXPECT_NE(msg.find("running: \"send\""), std::string::npos) << msg;
 }

@@ -343,9 +343,8 @@ TEST(Expression, Templates) {
 
 TEST(Expression, DeepNestingIsAnErrorNotAStackOverflow) {
   double v;
-  EXPECT_TRUE(evaluate_arithmetic(std::string(kMaxExpressionDepth, '(') + "1+1" +
-                                      std::string(kMaxExpressionDepth, ')'),
-                                  &v));
+  EXPECT_TRUE(evaluate_arithmetic(
+      std::string(kMaxExpressionDepth, '(') + "1+1" + std::string(kMaxExpressionDepth, ')'), &v));
   EXPECT_EQ(v, 2);
   const std::string deep = std::string(100000, '(') + "1+1" + std::string(100000, ')');
   EXPECT_THROW(evaluate_arithmetic(deep, &v), InputError);

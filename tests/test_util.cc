@@ -1,8 +1,7 @@
 #include "tests/test_util.h"
 
-#include <gtest/gtest.h>
-
 #include <dirent.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,7 +79,8 @@ std::vector<int> child_pids(int parent) {
   while (dirent* e = ::readdir(proc)) {
     int pid = std::atoi(e->d_name);
     if (pid <= 0) continue;
-    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last
+    // ')'.
     std::string stat = read_file("/proc/" + std::string(e->d_name) + "/stat");
     auto close = stat.rfind(')');
     char state = 0;

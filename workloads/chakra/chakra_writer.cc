@@ -46,6 +46,11 @@ ChakraProtoMsg::CollectiveCommType comm_type(CollectiveType t) {
       return ChakraProtoMsg::REDUCE;
     case CollectiveType::kAllToAll:
       return ChakraProtoMsg::ALL_TO_ALL;
+    case CollectiveType::kSendRecv:
+      // Chakra writes point-to-point traffic as send and receive nodes, not as a collective.
+      throw InputError(
+          "Chakra export: a send/recv collective has no Chakra collective type (Chakra "
+          "writes point-to-point traffic as send and receive nodes)");
   }
   return ChakraProtoMsg::ALL_REDUCE;
 }
