@@ -47,10 +47,6 @@ double max_block(const Collective& c) {
   return *std::max_element(c.counts.begin(), c.counts.end());
 }
 
-double pipelined(int steps, int chunks, double step_time) {
-  return steps <= 0 ? 0.0 : (steps + chunks - 1) * step_time;
-}
-
 // Ring-shaped algorithms keep every link of the ring busy at every step, so chunking cannot beat
 // the per-link volume: steps x (block / rate), plus latency paid once per pipelined step.
 double ring_time(int steps, int chunks, double block, const std::vector<Flow>& flows,
