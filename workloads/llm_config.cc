@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.h"
+#include "workloads/config_json.h"
 
 namespace orrery {
 namespace {
@@ -164,13 +165,7 @@ void check_llm_config(const LlmConfig& c, const std::string& origin) {
 
 LlmConfig read_llm_config(const std::string& json_text, const std::string& origin,
                           const std::string& name) {
-  json j;
-  try {
-    j = json::parse(json_text);
-  } catch (const json::exception& e) {
-    throw InputError(origin + ": not JSON: " + e.what());
-  }
-  if (!j.is_object()) throw InputError(origin + ": expected a JSON object (a config.json)");
+  json j = parse_config_json(json_text, origin);
   const std::string type = j.contains("model_type") && j["model_type"].is_string()
                                ? j["model_type"].get<std::string>()
                                : "";

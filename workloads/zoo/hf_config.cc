@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.h"
+#include "workloads/config_json.h"
 
 namespace orrery::zoo {
 namespace {
@@ -31,13 +32,7 @@ std::string text_field(const json& j, const char* key, const std::string& fallba
 }  // namespace
 
 HfModel read_hf_config(const std::string& json_text, const std::string& origin) {
-  json j;
-  try {
-    j = json::parse(json_text);
-  } catch (const json::exception& e) {
-    throw InputError(origin + ": not JSON: " + e.what());
-  }
-  if (!j.is_object()) throw InputError(origin + ": expected a JSON object (a config.json)");
+  json j = parse_config_json(json_text, origin);
   HfModel m;
   m.model_type = text_field(j, "model_type", "");
   auto put = [&](const char* key, const std::vector<const char*>& names, bool required = true) {
