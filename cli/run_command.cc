@@ -199,8 +199,19 @@ int run_command(const RunArgs& args) {
   }
   if (!sc.output_file.empty()) {
     if (!sc.record_timeline) r.timeline.clear();
-    ResultFileMeta meta{sc.text, ORRERY_VERSION, sc.platform_summary, current_command_line(),
-                        device_label(sc.device)};
+    ResultFileMeta meta{sc.text,
+                        ORRERY_VERSION,
+                        sc.platform_summary,
+                        current_command_line(),
+                        device_label(sc.device),
+                        0.0,
+                        0.0,
+                        ""};
+    if (sc.llm) {
+      meta.tokens_per_iteration = sc.llm->tokens;
+      meta.model_flops_per_iteration = sc.llm->model_flops;
+      meta.memory = sc.llm->memory;
+    }
     write_results_h5(sc.output_file, meta, {RunRecord{sc.name, {}, r}}, {&sc.graph});
     if (!args.quiet) std::printf("Results    %s\n", sc.output_file.c_str());
   }

@@ -97,6 +97,11 @@ void write_meta(hid_t file, const ResultFileMeta& meta) {
   h5::write_string_attr(file, "platform", meta.platform_description);
   h5::write_string_attr(file, "created_by", meta.created_by);
   h5::write_string_attr(file, "device", meta.device);
+  if (meta.tokens_per_iteration > 0) {
+    h5::write_double_attr(file, "tokens_per_iteration", meta.tokens_per_iteration);
+    h5::write_double_attr(file, "model_flops_per_iteration", meta.model_flops_per_iteration);
+  }
+  if (!meta.memory.empty()) h5::write_string_attr(file, "memory", meta.memory);
   h5::write_int_attr(file, "format_version", kResultsFormatVersion);
 }
 

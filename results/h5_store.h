@@ -34,6 +34,12 @@ struct ResultFileMeta {
   // The run's GPU as the run header names it (platforms/device_spec.h device_label); "" in
   // files written before the attribute existed.
   std::string device;
+  // Language-model runs (scenario/llm_workload.h): per iteration, the tokens trained and the
+  // model FLOPs, and the memory verdict of the fullest GPU; 0 and "" for other runs (the
+  // attributes are then not written).
+  double tokens_per_iteration = 0.0;
+  double model_flops_per_iteration = 0.0;
+  std::string memory;
 };
 
 // The headline numbers of one run: one row of /runs. Means are over the devices that ran at

@@ -32,8 +32,14 @@ int run_point_detail(const SweepInput& in, const PointDetailArgs& args) {
   record.params["sweep.index"] = std::to_string(p.index);
   record.params["sweep.hash"] = hash_hex(p.hash);
   // The point's own scenario, so the file explains itself without the sweep.
-  ResultFileMeta meta{p.canonical, ORRERY_VERSION, sc.platform_summary, args.created_by,
-                      device_label(sc.device)};
+  ResultFileMeta meta{p.canonical,
+                      ORRERY_VERSION,
+                      sc.platform_summary,
+                      args.created_by,
+                      device_label(sc.device),
+                      0.0,
+                      0.0,
+                      ""};
   write_results_h5(args.output, meta, {record}, {&sc.graph});
   if (!args.trace.empty()) write_chrome_trace(args.trace, sc.graph, r);
   if (!args.quiet) {

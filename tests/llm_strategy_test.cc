@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "common/h5_util.h"
 #include "engine/replay.h"
 #include "platforms/platform_spec.h"
 #include "scenario/scenario.h"
@@ -282,6 +283,31 @@ sweep:
   EXPECT_NE(r.output.find("Infeasible points"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("out of memory: needs"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("must divide the 8 GPUs"), std::string::npos) << r.output;
+}
+
+TEST(LlmStrategy, RunPrintsThroughputAndWritesItWithTheMemoryVerdict) {
+  const std::string dir = testing::make_temp_dir("llm_run");
+  auto r = testing::run_shell(testing::orrery_bin() + " run " +
+                              testing::source_path("scenarios/llm/llama2-7b-dgx-a100.yaml") +
+                              " --set workload.global_batch=2 --set workload.seq_len=512 -o " +
+                              dir + "/out.h5");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Throughput      "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Memory          fits: "), std::string::npos) << r.output;
+  hid_t f = H5Fopen((dir + "/out.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  double tokens = 0, flops = 0;
+  for (auto [name, out] : {std::pair{"tokens_per_iteration", &tokens},
+                           std::pair{"model_flops_per_iteration", &flops}}) {
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    ASSERT_GE(a, 0) << name;
+    H5Aread(a, H5T_NATIVE_DOUBLE, out);
+    H5Aclose(a);
+  }
+  EXPECT_EQ(tokens, 2 * 512);
+  EXPECT_NEAR(flops, llm_training_flops_per_token(llama(), 512) * 1024, 1e-6 * flops);
+  EXPECT_EQ(h5::read_string_attr(f, "memory").rfind("fits: ", 0), 0u);
+  H5Fclose(f);
 }
 
 TEST(LlmStrategy, ScenarioRunsAndReportsThroughputAndMemory) {
