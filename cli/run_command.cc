@@ -64,6 +64,11 @@ void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
         l.peak_flops_per_gpu > 0 ? 100 * per_gpu / l.peak_flops_per_gpu : 0.0);
     std::printf("Memory          %s%s\n", l.fits ? "" : "OUT OF MEMORY: the plan does not run; ",
                 l.memory.c_str());
+    if (l.train_tokens > 0) {
+      const double seconds = l.train_tokens / (l.tokens / s.iteration_time_s);
+      std::printf("Training run    %.4g tokens in %.1f days on %d GPUs (%.3g GPU-hours)\n",
+                  l.train_tokens, seconds / 86400, l.gpus, seconds * l.gpus / 3600);
+    }
   }
   if (analytical) {
     if (r.analytical_seconds > 0)

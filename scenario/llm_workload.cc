@@ -1,6 +1,7 @@
 #include "scenario/llm_workload.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "common/errors.h"
@@ -77,6 +78,38 @@ ParallelPlan read_plan(const YamlMap& w, const YamlMap& s, int gpus, MemoryOptio
   return p;
 }
 
+// A token count: a number, or one with a K, M, B or T suffix ("300B", "2T").
+double read_tokens(const YamlMap& w, const char* key) {
+  if (!w.has(key)) return 0.0;
+  const std::string text = w.str(key, "");
+  double scale = 1.0;
+  std::string digits = text;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'K':
+        scale = 1e3;
+        break;
+      case 'M':
+        scale = 1e6;
+        break;
+      case 'B':
+        scale = 1e9;
+        break;
+      case 'T':
+        scale = 1e12;
+        break;
+      default:
+        break;
+    }
+    if (scale != 1.0) digits.pop_back();
+  }
+  char* end = nullptr;
+  const double v = std::strtod(digits.c_str(), &end);
+  if (digits.empty() || *end != '\0' || !(v > 0) || !(v * scale < 1e18))
+    w.fail(key, "expected a positive token count such as 300e9, 300B or 2T, got \"" + text + "\"");
+  return v * scale;
+}
+
 std::string gib(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
@@ -92,6 +125,7 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   const int gpus = static_cast<int>(layout.gpus.size());
   MemoryOptions memory;
   ParallelPlan plan = read_plan(w, s, gpus, &memory);
+  const double train_tokens = read_tokens(w, "train_tokens");
   if (plan.global_batch == 0) plan.global_batch = plan.micro_batch * plan.dp;
   const CollectiveOptions collectives = read_collective_options(s.map("collectives"));
   LlmBuildOptions build;
@@ -123,6 +157,7 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   info.tokens = step.tokens;
   info.model_flops = step.model_flops;
   info.gpus = gpus;
+  info.train_tokens = train_tokens;
   const DType dtype = plan.precision == Precision::kFp32   ? DType::kFP32
                       : plan.precision == Precision::kFp16 ? DType::kFP16
                                                            : DType::kBF16;

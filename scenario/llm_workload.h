@@ -3,7 +3,7 @@
 // (strategies/llm_strategy.h), with the plan's per-GPU memory checked against the device.
 //
 //   workload: {type: llm, model: llama2_70b | file: config.json, seq_len: 4096,
-//              global_batch: 512, micro_batch: 1}
+//              global_batch: 512, micro_batch: 1, train_tokens: 2T}
 //   strategy: {tp: 8, pp: 4, cp: 1, sequence_parallel: true, schedule: 1f1b,
 //              zero: 1, recompute: selective, precision: bf16, flash_attention: true,
 //              reserved: 1GiB, collectives: {...}, replicas: all | one,
@@ -28,7 +28,8 @@ struct LlmRunInfo {
   double peak_memory = 0;         // bytes, the fullest GPU
   double memory_capacity = 0;     // bytes
   bool fits = true;
-  std::string memory;  // the verdict: "fits: ..." or "out of memory: ... would fit with ..."
+  std::string memory;       // the verdict: "fits: ..." or "out of memory: ... would fit with ..."
+  double train_tokens = 0;  // workload.train_tokens: a training run's tokens (0: not asked)
 };
 
 struct LlmWorkload {

@@ -289,10 +289,12 @@ TEST(LlmStrategy, RunPrintsThroughputAndWritesItWithTheMemoryVerdict) {
   const std::string dir = testing::make_temp_dir("llm_run");
   auto r = testing::run_shell(testing::orrery_bin() + " run " +
                               testing::source_path("scenarios/llm/llama2-7b-dgx-a100.yaml") +
-                              " --set workload.global_batch=2 --set workload.seq_len=512 -o " +
+                              " --set workload.global_batch=2 --set workload.seq_len=512 --set "
+                              "workload.train_tokens=1B -o " +
                               dir + "/out.h5");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("Throughput      "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Training run    1e+09 tokens in "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("Memory          fits: "), std::string::npos) << r.output;
   hid_t f = H5Fopen((dir + "/out.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(f, 0);
@@ -340,6 +342,8 @@ TEST(LlmStrategy, ScenarioRunsAndReportsThroughputAndMemory) {
   EXPECT_NE(refused("strategy.schedule=zigzag").find("expected gpipe, 1f1b or interleaved"),
             std::string::npos);
   EXPECT_NE(refused("strategy.tq=2").find("tq"), std::string::npos);
+  EXPECT_NE(refused("workload.train_tokens=2X").find("expected a positive token count"),
+            std::string::npos);
 }
 
 }  // namespace
