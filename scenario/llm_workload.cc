@@ -110,12 +110,6 @@ double read_tokens(const YamlMap& w, const char* key) {
   return v * scale;
 }
 
-std::string gib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
-  return buf;
-}
-
 }  // namespace
 
 LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const ClusterLayout& layout,
@@ -158,9 +152,7 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   info.model_flops = step.model_flops;
   info.gpus = gpus;
   info.train_tokens = train_tokens;
-  const DType dtype = plan.precision == Precision::kFp32   ? DType::kFP32
-                      : plan.precision == Precision::kFp16 ? DType::kFP16
-                                                           : DType::kBF16;
+  const DType dtype = precision_dtype(plan.precision);
   info.peak_flops_per_gpu = device.peak_flops(dtype, true);
   const MemoryVerdict v = check_memory(model, plan, device.mem_bytes, memory);
   info.peak_memory = v.peak;
@@ -176,8 +168,8 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
                 model.name.c_str(), llm_params(model).total / 1e9, plan.global_batch,
                 static_cast<int>(plan.sequence(model)), gpus, device.name.c_str(), plan.tp, plan.pp,
                 plan.dp, pipeline_schedule_name(plan.schedule), plan.micro_batches(),
-                plan.micro_batch, plan.zero, recompute_name(plan.recompute), gib(v.peak).c_str(),
-                gib(v.capacity).c_str());
+                plan.micro_batch, plan.zero, recompute_name(plan.recompute),
+                (format_gib(v.peak) + " GiB").c_str(), (format_gib(v.capacity) + " GiB").c_str());
   out.summary = line;
   return out;
 }

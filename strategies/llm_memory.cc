@@ -10,12 +10,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-std::string gib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", bytes / kGiB);
-  return buf;
-}
-
 double peak_of(const std::vector<MemoryBreakdown>& stages, int* at) {
   double peak = 0;
   for (const auto& s : stages)
@@ -27,6 +21,12 @@ double peak_of(const std::vector<MemoryBreakdown>& stages, int* at) {
 }
 
 }  // namespace
+
+std::string format_gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", bytes / kGiB);
+  return buf;
+}
 
 BytesPerParameter bytes_per_parameter(Precision p) {
   if (p == Precision::kFp32) return {4, 4, 8};
@@ -125,9 +125,9 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
 }
 
 std::string MemoryVerdict::message() const {
-  if (fits) return "fits: " + gib(peak) + " of " + gib(capacity) + " GiB";
-  std::string s = "out of memory: needs " + gib(peak) + " GiB of " + gib(capacity) + " (over by " +
-                  gib(peak - capacity) + ")";
+  if (fits) return "fits: " + format_gib(peak) + " of " + format_gib(capacity) + " GiB";
+  std::string s = "out of memory: needs " + format_gib(peak) + " GiB of " + format_gib(capacity) +
+                  " (over by " + format_gib(peak - capacity) + ")";
   if (would_fit.empty()) return s + "; no single change of recomputation, ZeRO or micro-batch fits";
   s += "; would fit with ";
   for (size_t i = 0; i < would_fit.size(); ++i) s += (i ? ", or " : "") + would_fit[i];

@@ -70,6 +70,9 @@ struct MemoryVerdict {
   // with recompute: selective".
   std::string message() const;
 };
+// Bytes in GiB with one decimal, no unit ("17.8"): how the verdicts write sizes.
+std::string format_gib(double bytes);
+
 MemoryVerdict check_memory(const LlmConfig& model, const ParallelPlan& plan, double capacity_bytes,
                            const MemoryOptions& options = {});
 

@@ -43,9 +43,7 @@ class Pricer {
 }  // namespace
 
 LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& price) {
-  const DType dtype = p.precision == Precision::kFp32   ? DType::kFP32
-                      : p.precision == Precision::kFp16 ? DType::kFP16
-                                                        : DType::kBF16;
+  const DType dtype = precision_dtype(p.precision);
   Pricer pr(price, dtype);
   LlmCosts c;
   const double t = p.tp;

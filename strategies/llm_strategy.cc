@@ -7,6 +7,7 @@
 
 #include "common/errors.h"
 #include "strategies/graph_builder.h"
+#include "strategies/strategy_parts.h"
 
 namespace orrery {
 namespace {
@@ -143,7 +144,7 @@ class Builder {
       bool any = false;
       for (int lane : group) any = any || live(lane);
       if (!any) continue;
-      Collective c = make(type, bytes);
+      Collective c = make_collective(type, bytes, coll_);
       if (stream == kTpStream && build_.tp_analytical) c.analytical = true;
       std::vector<int> deps;
       for (int lane : group) {
@@ -331,18 +332,6 @@ class Builder {
             b_.add_dep(b.entry[lane], g);
           }
         }
-  }
-
-  Collective make(CollectiveType type, double bytes) const {
-    Collective c;
-    c.type = type;
-    c.algo = coll_.algo;
-    c.protocol = coll_.protocol;
-    c.pipeline = coll_.pipeline;
-    c.chunks = coll_.chunks;
-    c.analytical = coll_.analytical;
-    c.bytes = bytes;
-    return c;
   }
 
   const LlmConfig& m_;

@@ -55,6 +55,17 @@ const char* precision_name(Precision p) {
 bool parse_precision(const std::string& s, Precision* out) {
   return parse_named(s, kPrecision, out);
 }
+DType precision_dtype(Precision p) {
+  switch (p) {
+    case Precision::kFp32:
+      return DType::kFP32;
+    case Precision::kFp16:
+      return DType::kFP16;
+    case Precision::kBf16:
+      break;
+  }
+  return DType::kBF16;
+}
 
 int ParallelPlan::micro_batches() const {
   if (global_batch <= 0) return 1;

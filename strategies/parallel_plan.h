@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/dtype.h"
 #include "workloads/llm_config.h"
 
 namespace orrery {
@@ -32,6 +33,7 @@ bool parse_recompute(const std::string& s, Recompute* out);
 
 enum class Precision { kBf16, kFp16, kFp32 };  // bf16/fp16: mixed precision, fp32 master weights
 const char* precision_name(Precision p);
+DType precision_dtype(Precision p);  // the element type of activations, weights and GEMMs
 bool parse_precision(const std::string& s, Precision* out);
 
 struct ParallelPlan {

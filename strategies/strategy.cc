@@ -95,17 +95,22 @@ double sm_share(const StrategyOptions& opt, const PricedReplica& r) {
   return std::min(0.99, static_cast<double>(opt.sms_used) / r.device->sms);
 }
 
-Collective make_collective(CollectiveType type, const std::vector<int>& ranks, double bytes,
-                           const StrategyOptions& opt, const PricedReplica& r) {
+Collective make_collective(CollectiveType type, double bytes, const CollectiveOptions& o) {
   Collective c;
   c.type = type;
-  c.algo = opt.collectives.algo;
-  c.protocol = opt.collectives.protocol;
-  c.pipeline = opt.collectives.pipeline;
-  c.chunks = opt.collectives.chunks;
-  c.analytical = opt.collectives.analytical;
-  c.ranks = ranks;
+  c.algo = o.algo;
+  c.protocol = o.protocol;
+  c.pipeline = o.pipeline;
+  c.chunks = o.chunks;
+  c.analytical = o.analytical;
   c.bytes = bytes;
+  return c;
+}
+
+Collective make_collective(CollectiveType type, const std::vector<int>& ranks, double bytes,
+                           const StrategyOptions& opt, const PricedReplica& r) {
+  Collective c = make_collective(type, bytes, opt.collectives);
+  c.ranks = ranks;
   c.sm_share = sm_share(opt, r);
   return c;
 }

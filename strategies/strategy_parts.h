@@ -29,6 +29,9 @@ std::string iteration_prefix(const StrategyOptions& opt, int it);
 // Fraction of a GPU a collective holds (sms_used / SMs), 0 when contention is off.
 double sm_share(const StrategyOptions& opt, const PricedReplica& r);
 
+// A collective of `bytes` with the scenario's algorithm, protocol, pipelining and mode; no ranks.
+Collective make_collective(CollectiveType type, double bytes, const CollectiveOptions& o);
+// The same over `ranks`, holding its share of each GPU's SMs.
 Collective make_collective(CollectiveType type, const std::vector<int>& ranks, double bytes,
                            const StrategyOptions& opt, const PricedReplica& r);
 
