@@ -16,14 +16,12 @@
 #include "platforms/simgrid_links.h"
 #include "tests/concurrent_transfers.h"
 #include "tests/test_util.h"
+#include "tests/topology_lookup.h"
 
 namespace orrery {
 namespace {
 
-Topology preset(const std::string& name, const std::string& extra = "") {
-  std::string yaml = "preset: " + name + "\n" + extra;
-  return build_topology(parse_platform_spec(load_yaml_text(yaml, "t.yaml"), "t.yaml", "platform"));
-}
+using testing::preset;
 
 // The nodes a route visits, ends included.
 std::vector<std::string> nodes(const Topology& t, const std::string& a, const std::string& b) {
@@ -41,17 +39,8 @@ double route_latency(const Topology& t, const std::string& a, const std::string&
   return l;
 }
 
-const TopoHost* host(const Topology& t, const std::string& name) {
-  for (const auto& h : t.hosts)
-    if (h.name == name) return &h;
-  return nullptr;
-}
-
-const TopoLink* link(const Topology& t, const std::string& name) {
-  for (const auto& l : t.links)
-    if (l.name == name) return &l;
-  return nullptr;
-}
+using testing::find_host;
+using testing::find_link;
 
 using Nodes = std::vector<std::string>;
 
@@ -76,8 +65,8 @@ TEST(FabricBuilder, RailOptimizedBetweenRailsCrossesTheSpine) {
   // Three switches: rail 0, the spine, rail 5.
   EXPECT_NEAR(route_latency(t, "n0_gpu0", "n1_gpu5"), 4e-6 + 2 * 0.6e-6 + 3 * 0.13e-6, 1e-12);
   // Rail uplinks: a unit of 32 servers' NIC k, 1:1.
-  ASSERT_NE(link(t, "rail5_up"), nullptr);
-  EXPECT_NEAR(link(t, "rail5_up")->bandwidth, 32 * 50e9 * 4096 / 4122, 1e-2);
+  ASSERT_NE(find_link(t, "rail5_up"), nullptr);
+  EXPECT_NEAR(find_link(t, "rail5_up")->bandwidth, 32 * 50e9 * 4096 / 4122, 1e-2);
 }
 
 TEST(FabricBuilder, RailOptimizedUnitsShareTheSpine) {
@@ -112,7 +101,7 @@ TEST(FabricBuilder, RailOptimizedRoutesAreSimgridsRoutes) {
 TEST(FabricBuilder, SharpHostOnlyWhenAskedFor) {
   for (const char* name : {"dgx-a100", "dgx-h100", "dgx1-v100"}) {
     Topology t = preset(name, "servers: 2\n");
-    EXPECT_EQ(host(t, "fabric_sharp"), nullptr) << name;
+    EXPECT_EQ(find_host(t, "fabric_sharp"), nullptr) << name;
     for (const auto& h : t.hosts) EXPECT_EQ(h.properties.count("collnet_host"), 0u) << h.name;
     for (const auto& l : t.links) EXPECT_NE(l.link_class, "sharp") << l.name;
   }
@@ -120,7 +109,7 @@ TEST(FabricBuilder, SharpHostOnlyWhenAskedFor) {
 
 TEST(FabricBuilder, SharpHostSitsOnTheTopOfTheFabric) {
   Topology t = preset("dgx-h100", "servers: 2\nfabric: {sharp: true}\n");
-  const TopoHost* sharp = host(t, "fabric_sharp");
+  const TopoHost* sharp = find_host(t, "fabric_sharp");
   ASSERT_NE(sharp, nullptr);
   EXPECT_EQ(sharp->role, "collnet");
   for (const auto& h : t.hosts) {
@@ -130,7 +119,7 @@ TEST(FabricBuilder, SharpHostSitsOnTheTopOfTheFabric) {
     }
     EXPECT_EQ(h.properties.at("collnet_host"), "fabric_sharp") << h.name;
   }
-  const TopoLink* l = link(t, "fabric_sharp_link");
+  const TopoLink* l = find_link(t, "fabric_sharp_link");
   ASSERT_NE(l, nullptr);
   EXPECT_EQ(l->link_class, "sharp");
   EXPECT_EQ(l->latency, 0);

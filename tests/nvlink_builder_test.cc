@@ -15,26 +15,15 @@
 #include "platforms/routing.h"
 #include "tests/concurrent_transfers.h"
 #include "tests/test_util.h"
+#include "tests/topology_lookup.h"
 
 namespace orrery {
 namespace {
 
-Topology preset(const std::string& name, const std::string& extra = "") {
-  std::string yaml = "preset: " + name + "\n" + extra;
-  return build_topology(parse_platform_spec(load_yaml_text(yaml, "t.yaml"), "t.yaml", "platform"));
-}
+using testing::preset;
 
-const TopoHost* host(const Topology& t, const std::string& name) {
-  for (const auto& h : t.hosts)
-    if (h.name == name) return &h;
-  return nullptr;
-}
-
-const TopoLink* link(const Topology& t, const std::string& name) {
-  for (const auto& l : t.links)
-    if (l.name == name) return &l;
-  return nullptr;
-}
+using testing::find_host;
+using testing::find_link;
 
 TEST(NvlinkBuilder, NvlsHostOnlyWithNvlinkSharp) {
   for (const char* name : {"dgx-a100", "dgx2-v100", "dgx1-v100", "pai-nvlink"}) {
@@ -46,17 +35,17 @@ TEST(NvlinkBuilder, NvlsHostOnlyWithNvlinkSharp) {
     for (const auto& l : t.links) EXPECT_NE(l.link_class, "nvswitch") << name << ": " << l.name;
   }
   Topology off = preset("dgx-h100", "servers: 1\nserver: {nvlink: {sharp: false}}\n");
-  EXPECT_EQ(host(off, "n0_nvls"), nullptr);
+  EXPECT_EQ(find_host(off, "n0_nvls"), nullptr);
 }
 
 TEST(NvlinkBuilder, NvlsHostPerServerNamedByEveryGpu) {
   Topology t = preset("dgx-h100", "servers: 2\n");
   for (int s = 0; s < 2; ++s) {
     const std::string nvls = "n" + std::to_string(s) + "_nvls";
-    const TopoHost* h = host(t, nvls);
+    const TopoHost* h = find_host(t, nvls);
     ASSERT_NE(h, nullptr) << nvls;
     EXPECT_EQ(h->role, "nvls");
-    const TopoLink* l = link(t, nvls + "_link");
+    const TopoLink* l = find_link(t, nvls + "_link");
     ASSERT_NE(l, nullptr);
     EXPECT_EQ(l->link_class, "nvswitch");
     EXPECT_EQ(l->latency, 0);

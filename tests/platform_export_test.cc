@@ -15,14 +15,12 @@
 #include "platforms/platform_spec.h"
 #include "platforms/routing.h"
 #include "tests/test_util.h"
+#include "tests/topology_lookup.h"
 
 namespace orrery {
 namespace {
 
-Topology preset(const std::string& name, const std::string& extra = "") {
-  std::string yaml = "preset: " + name + "\n" + extra;
-  return build_topology(parse_platform_spec(load_yaml_text(yaml, "t.yaml"), "t.yaml", "platform"));
-}
+using testing::preset;
 
 PlatformSource exported(const Topology& t, const std::string& tag) {
   PlatformSource p;

@@ -13,14 +13,12 @@
 #include "platforms/platform_spec.h"
 #include "platforms/routing.h"
 #include "platforms/simgrid_links.h"
+#include "tests/topology_lookup.h"
 
 namespace orrery {
 namespace {
 
-Topology preset(const std::string& name, const std::string& extra = "") {
-  std::string yaml = "preset: " + name + "\n" + extra;
-  return build_topology(parse_platform_spec(load_yaml_text(yaml, "t.yaml"), "t.yaml", "platform"));
-}
+using testing::preset;
 
 std::vector<std::string> classes(const Topology& t, const std::string& a, const std::string& b) {
   RouteFinder f(t);
