@@ -209,18 +209,6 @@ int pipeline_chunks(double bytes) {
 
 }  // namespace
 
-const char* hop_class_name(HopClass h) {
-  switch (h) {
-    case HopClass::kNvlink:
-      return "nvlink";
-    case HopClass::kPcie:
-      return "pcie";
-    case HopClass::kNetwork:
-      return "network";
-  }
-  return "unknown";
-}
-
 std::vector<std::vector<int>> uniform_node_groups(const std::vector<int>& ranks,
                                                   const std::vector<int>& node_of) {
   std::vector<std::vector<int>> groups;

@@ -23,7 +23,6 @@ namespace orrery {
 // the CPU interconnect inside a server, or a NIC and the network between servers.
 enum class HopClass : uint8_t { kNvlink = 0, kPcie = 1, kNetwork = 2 };
 inline constexpr int kNumHopClasses = 3;
-const char* hop_class_name(HopClass h);
 
 // The route between two devices as the cost model needs it.
 struct RouteInfo {

@@ -49,8 +49,9 @@ ParallelPlan read_plan(const YamlMap& w, const YamlMap& s, int gpus, MemoryOptio
   p.pp = s.integer("pp", 1);
   p.cp = s.integer("cp", 1);
   p.ep = s.integer("ep", 1);
-  for (const char* key : {"tp", "pp", "cp", "ep"})
-    if (s.integer(key, 1) < 1) s.fail(key, "must be at least 1");
+  for (const auto& [key, degree] :
+       {std::pair{"tp", p.tp}, std::pair{"pp", p.pp}, std::pair{"cp", p.cp}, std::pair{"ep", p.ep}})
+    if (degree < 1) s.fail(key, "must be at least 1");
   const int model_parallel = p.tp * p.pp * p.cp;
   if (gpus % model_parallel != 0)
     throw InfeasibleError(
