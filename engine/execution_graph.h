@@ -95,6 +95,10 @@ struct Collective {
   // 0: one chunk per 4 MiB (NCCL's Simple buffer per channel), at most 16; protocol ideal: 1.
   int pipeline = 0;
   bool analytical = false;  // alpha-beta time instead of flows
+  // Analytical only: the time of `repeat` such collectives run back to back, as one op. A
+  // pass of a language model's layers fused into one op carries its tensor-parallel
+  // collectives this way (strategies/llm_strategy.h).
+  int repeat = 1;
   // Fraction of each participating GPU's compute capacity the collective holds while it runs
   // (AllReduce SM contention, Tianshu section 3.3: 16 of 80 SMs on a V100).
   double sm_share = 0.0;

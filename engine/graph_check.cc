@@ -97,6 +97,12 @@ void check_collective(const ExecutionGraph& g, const Collective& c, const std::s
   if (!limits::kCollectiveChunks.contains(c.chunks))
     fail(origin,
          where + ": collective chunks " + out_of_range(c.chunks, limits::kCollectiveChunks));
+  if (c.repeat < 1 || c.repeat > 1000000)
+    fail(origin, where + ": collective repeat " + std::to_string(c.repeat) +
+                     " must be an integer in [1, 1000000]");
+  if (c.repeat > 1 && !c.analytical)
+    fail(origin, where + ": collective repeat " + std::to_string(c.repeat) +
+                     " needs an analytical collective (flows cannot be repeated as one op)");
   if (!(c.sm_share >= 0 && c.sm_share < 1)) {
     fail(origin, where + ": collective sm_share " + number(c.sm_share) + " must be in [0, 1)");
   }

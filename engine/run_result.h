@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/execution_graph.h"
@@ -27,6 +28,13 @@ struct DeviceStats {
   double exposed_comm = 0.0;
   double memory_bound = 0.0;  // the part of compute-stream busy time in memory-bound ops
   int64_t ops = 0;
+  // exposed_comm split by comm queue index (comm:0, comm:1, ...): each queue is charged for
+  // the time it runs while neither compute nor a lower-numbered queue does, so the parts sum
+  // to exposed_comm and a strategy orders its queues from the most blocking one (a language
+  // model's tensor-parallel queue first, its data-parallel queue last).
+  std::vector<double> exposed_by_queue{};
+  // Compute-stream busy time per op phase ("forward", "backward", "recompute", ...), by name.
+  std::vector<std::pair<std::string, double>> compute_by_phase{};
 };
 
 struct LinkStats {

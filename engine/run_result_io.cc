@@ -69,7 +69,7 @@ class Reader {
   size_t pos_ = 0;
 };
 
-constexpr uint32_t kMagic = 0x4f525233;  // "ORR3"
+constexpr uint32_t kMagic = 0x4f525234;  // "ORR4"
 
 }  // namespace
 
@@ -88,6 +88,12 @@ std::string serialize_run_result(const RunResult& r) {
     w.pod(d.exposed_comm);
     w.pod(d.memory_bound);
     w.pod(d.ops);
+    w.block(d.exposed_by_queue);
+    w.pod<uint64_t>(d.compute_by_phase.size());
+    for (const auto& [phase, seconds] : d.compute_by_phase) {
+      w.str(phase);
+      w.pod(seconds);
+    }
   }
   w.pod<uint64_t>(r.links.size());
   for (const auto& l : r.links) {
@@ -131,6 +137,12 @@ RunResult deserialize_run_result(const std::string& bytes) {
     d.exposed_comm = rd.pod<double>();
     d.memory_bound = rd.pod<double>();
     d.ops = rd.pod<int64_t>();
+    d.exposed_by_queue = rd.block<double>();
+    d.compute_by_phase.resize(rd.pod<uint64_t>());
+    for (auto& [phase, seconds] : d.compute_by_phase) {
+      phase = rd.str();
+      seconds = rd.pod<double>();
+    }
   }
   r.links.resize(rd.pod<uint64_t>());
   for (auto& l : r.links) {

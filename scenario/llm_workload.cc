@@ -114,7 +114,8 @@ double read_tokens(const YamlMap& w, const char* key) {
 }  // namespace
 
 LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const ClusterLayout& layout,
-                               const DeviceSpec& device, const std::string& base_dir) {
+                               const DeviceSpec& device, const std::string& base_dir,
+                               bool skip_out_of_memory) {
   const LlmConfig model = read_model(w, base_dir);
   const YamlMap s = root.map("strategy");
   const int gpus = static_cast<int>(layout.gpus.size());
@@ -139,6 +140,8 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   w.reject_unknown_keys();
   s.reject_unknown_keys();
   check_parallel_plan(plan, model, gpus, root.origin() + ": strategy");
+  const MemoryVerdict v = check_memory(model, plan, device.mem_bytes, memory);
+  if (!v.fits && skip_out_of_memory) throw InfeasibleError(v.message());
 
   const CostModel cost(parse_cost_model(root, "cost_model", base_dir));
   const LlmCosts costs =
@@ -155,7 +158,6 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   info.train_tokens = train_tokens;
   const DType dtype = precision_dtype(plan.precision);
   info.peak_flops_per_gpu = device.peak_flops(dtype, true);
-  const MemoryVerdict v = check_memory(model, plan, device.mem_bytes, memory);
   info.peak_memory = v.peak;
   info.memory_capacity = v.capacity;
   info.fits = v.fits;

@@ -39,9 +39,11 @@ struct LlmWorkload {
 };
 
 // `root` is the scenario, `workload` its workload mapping; ops priced on `device` by the
-// scenario's cost model. Throws InputError naming the key for a bad model, plan or batch.
+// scenario's cost model. Throws InputError naming the key for a bad model, plan or batch;
+// InfeasibleError with the memory verdict, before building anything, for a plan that does not
+// fit when `skip_out_of_memory`.
 LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& workload,
                                const ClusterLayout& layout, const DeviceSpec& device,
-                               const std::string& base_dir);
+                               const std::string& base_dir, bool skip_out_of_memory = false);
 
 }  // namespace orrery

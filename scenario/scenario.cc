@@ -83,7 +83,8 @@ void read_platform(const YamlMap& root, const std::string& base_dir, Scenario* s
 }
 
 void read_workload(const YamlMap& root, const std::string& base_dir,
-                   const std::vector<GpuPlacement>& platform_gpus, Scenario* sc) {
+                   const std::vector<GpuPlacement>& platform_gpus,
+                   const ScenarioBuildOptions& options, Scenario* sc) {
   if (!root.has("workload")) root.fail("workload", "is required");
   YamlMap w = root.map("workload");
   std::string type = w.str("type", "synthetic-dp");
@@ -115,7 +116,8 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
     if (sc->platform.topology.hosts.empty())
       w.fail("type", "language-model workloads need a generated platform (a preset), not XML");
     LlmWorkload lw =
-        build_llm_workload(root, w, cluster_layout(sc->platform.topology), sc->device, base_dir);
+        build_llm_workload(root, w, cluster_layout(sc->platform.topology), sc->device, base_dir,
+                           options.skip_out_of_memory);
     sc->graph = std::move(lw.graph);
     sc->workload_summary = lw.summary;
     sc->ops_priced = true;
@@ -214,7 +216,7 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
 }
 
 Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
-                        const std::string& text) {
+                        const std::string& text, const ScenarioBuildOptions& options) {
   Scenario sc;
   sc.origin = origin;
   sc.text = text;
@@ -234,11 +236,12 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
   std::vector<GpuPlacement> gpus;
   try {
     read_platform(root, base_dir, &sc, &gpus);
-    read_workload(root, base_dir, gpus, &sc);
+    read_workload(root, base_dir, gpus, options, &sc);
   } catch (const InputError& e) {
     // Builders below the scenario (size guards, strategies) name the item but not the file.
     const std::string what = e.what();
     if (what.find(origin) != std::string::npos) throw;
+    if (dynamic_cast<const InfeasibleError*>(&e)) throw InfeasibleError(origin + ": " + what);
     throw InputError(origin + ": " + what);
   }
   YamlMap out = root.map("output");

@@ -51,6 +51,13 @@ void apply_override(YAML::Node& root, const std::string& assignment);
 
 // Reads, overrides and resolves a scenario. Throws InputError naming the file, line and key.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
-Scenario build_scenario(const YAML::Node& root, const std::string& origin, const std::string& text);
+struct ScenarioBuildOptions {
+  // A language-model plan that does not fit the GPUs' memory throws InfeasibleError (with the
+  // verdict) before its graph is built: sweeps and plans record it without simulating it.
+  // Otherwise it is built and simulated, and the run reports the verdict.
+  bool skip_out_of_memory = false;
+};
+Scenario build_scenario(const YAML::Node& root, const std::string& origin, const std::string& text,
+                        const ScenarioBuildOptions& options = {});
 
 }  // namespace orrery

@@ -12,12 +12,13 @@
 namespace orrery {
 namespace {
 
-// Comm streams: each kind of traffic on its own, as Megatron's communicators are.
-constexpr Stream kTpStream{StreamClass::kComm, 0};
-constexpr Stream kDpStream{StreamClass::kComm, 1};
-constexpr Stream kSendFwd{StreamClass::kComm, 2};
-constexpr Stream kSendBwd{StreamClass::kComm, 3};
-constexpr Stream kEpStream{StreamClass::kComm, 4};
+// Comm streams: each kind of traffic on its own, as Megatron's communicators are, numbered from
+// the most blocking (the replay charges exposed time to the lowest-numbered queue running).
+constexpr Stream kTpStream{StreamClass::kComm, kLlmTpQueue};
+constexpr Stream kEpStream{StreamClass::kComm, kLlmEpQueue};
+constexpr Stream kSendFwd{StreamClass::kComm, kLlmSendFwdQueue};
+constexpr Stream kSendBwd{StreamClass::kComm, kLlmSendBwdQueue};
+constexpr Stream kDpStream{StreamClass::kComm, kLlmDpQueue};
 constexpr double kActivationBytes = 2.0;  // 16-bit activations, gradients and gathered weights
 
 struct Item {
@@ -62,6 +63,7 @@ class Builder {
       : m_(m), p_(p), costs_(costs), coll_(coll), build_(build), b_(replica_) {
     for (const auto& g : gpus) dev_.push_back(b_.gpu(g));
     lanes_ = p.dp * p.tp;
+    fuse_ = build.fuse_passes && build.tp_analytical && p.ep < 2;
     chunks_ = p.schedule == PipelineSchedule::kInterleaved ? p.virtual_stages : 1;
     const std::vector<int> per_stage = stage_layers(p, m);
     for (int s = 0; s < p.pp; ++s) chunk_layers_.push_back(per_stage[s] / chunks_);
@@ -138,7 +140,7 @@ class Builder {
   // Blocking: it becomes the members' last op; otherwise its op per lane is returned.
   Lanes collective(int s, const Item& it, const std::string& what, CollectiveType type,
                    double bytes, const std::vector<std::vector<int>>& groups, Stream stream,
-                   bool blocking, Lanes* last, Pass* pass) {
+                   bool blocking, Lanes* last, Pass* pass, int repeat = 1) {
     Lanes ops(lanes_, -1);
     for (const auto& group : groups) {
       bool any = false;
@@ -146,6 +148,7 @@ class Builder {
       if (!any) continue;
       Collective c = make_collective(type, bytes, coll_);
       if (stream == kTpStream && build_.tp_analytical) c.analytical = true;
+      c.repeat = repeat;
       std::vector<int> deps;
       for (int lane : group) {
         c.ranks.push_back(device(lane, s));
@@ -224,7 +227,71 @@ class Builder {
     return "L" + std::to_string(it.chunk * 1000 + l);
   }
 
+  // Passes without data-parallel traffic inside them (no per-layer gradient reduction or
+  // weight gather) run as one op per kind of work: their layers' compute, and their
+  // tensor-parallel collectives as one analytical op repeated. The TP ranks of a replica run
+  // identical ops in lockstep, so the pass takes the same time as op by op.
+  bool fused(const Item& it) const {
+    if (!fuse_) return false;
+    if (p_.dp < 2) return true;
+    return it.forward ? p_.zero < 3 : p_.zero < 2 && it.micro != micro_ - 1;
+  }
+
+  static void add(BlockCost* sum, const BlockCost& c, double times = 1) {
+    sum->seconds += c.seconds * times;
+    sum->flops += c.flops * times;
+    sum->bytes += c.bytes * times;
+  }
+
+  // `blocks` tensor-parallel blocks' collectives (attention and MLP: two per layer).
+  void tp_collectives(int s, const Item& it, const std::string& what, int blocks, Lanes* last,
+                      Pass* pass) {
+    if (p_.tp < 2 || blocks == 0) return;
+    const bool sp = p_.sequence_parallel;
+    std::vector<CollectiveType> kinds;
+    if (sp) kinds = {CollectiveType::kAllGather, CollectiveType::kReduceScatter};
+    else kinds = {CollectiveType::kAllReduce};
+    for (CollectiveType type : kinds) {
+      collective(s, it, what + "." + collective_type_name(type), type, tp_bytes_, tp_groups(),
+                 kTpStream, true, last, pass, blocks);
+    }
+  }
+
+  void fused_forward(int s, const Item& it, Lanes* last, Pass* pass) {
+    const int n = chunk_layers_[s];
+    BlockCost c;
+    if (first_chunk(s, it)) add(&c, costs_.embedding_fwd);
+    add(&c, costs_.attention_fwd, n);
+    add(&c, costs_.mlp_fwd, n);
+    if (last_chunk(s, it)) add(&c, costs_.head_fwd);
+    compute(s, it, "fwd", c, "forward", last, pass);
+    tp_collectives(s, it, "fwd.tp", 2 * n, last, pass);
+    pass->exit = *last;
+  }
+
+  void fused_backward(int s, const Item& it, Lanes* last, Pass* pass) {
+    const int n = chunk_layers_[s];
+    BlockCost re, c;
+    int blocks = 2 * n;
+    if (p_.recompute == Recompute::kFull) {
+      add(&re, costs_.attention_fwd, n);
+      add(&re, costs_.mlp_fwd, n);
+      blocks += 2 * n;
+    } else if (p_.recompute == Recompute::kSelective) {
+      add(&re, costs_.attention_core_fwd, n);
+    }
+    if (last_chunk(s, it)) add(&c, costs_.head_bwd);
+    add(&c, costs_.mlp_bwd, n);
+    add(&c, costs_.attention_bwd, n);
+    if (first_chunk(s, it)) add(&c, costs_.embedding_bwd);
+    if (p_.recompute != Recompute::kNone) compute(s, it, "recompute", re, "recompute", last, pass);
+    compute(s, it, "bwd", c, "backward", last, pass);
+    tp_collectives(s, it, "bwd.tp", blocks, last, pass);
+    pass->exit = *last;
+  }
+
   void forward(int s, const Item& it, Lanes* last, Pass* pass) {
+    if (fused(it)) return fused_forward(s, it, last, pass);
     if (first_chunk(s, it)) compute(s, it, "embed", costs_.embedding_fwd, "forward", last, pass);
     // ZeRO-3 prefetch: layer l + 1's gather is issued as layer l starts.
     Lanes next = gather_weights(s, it, layer_name(it, 0) + ".fwd.ag", last, pass);
@@ -239,6 +306,7 @@ class Builder {
   }
 
   void backward(int s, const Item& it, Lanes* last, Pass* pass) {
+    if (fused(it)) return fused_backward(s, it, last, pass);
     if (last_chunk(s, it)) compute(s, it, "head.bwd", costs_.head_bwd, "backward", last, pass);
     const bool final_micro = it.micro == micro_ - 1;
     const int n = chunk_layers_[s];
@@ -343,6 +411,7 @@ class Builder {
   GraphBuilder b_;
   std::vector<int> dev_;
   int lanes_ = 1, chunks_ = 1, micro_ = 1;
+  bool fuse_ = false;
   std::vector<int> chunk_layers_;
   double tp_bytes_ = 0, send_bytes_ = 0, a2a_bytes_ = 0, layer_bytes_ = 0;
   std::map<std::tuple<int, bool, int, int>, Pass> passes_;  // (stage, forward, micro, chunk)

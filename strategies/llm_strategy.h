@@ -37,10 +37,23 @@ struct LlmStep {
 // times fewer ops. TP collectives stay inside a server's NVLink domain, where nothing else
 // shares the links; `tp_analytical` prices them with the alpha-beta model even when the other
 // collectives run as flows.
+// With `tp_analytical`, `fuse_passes` builds each pass that has no data-parallel traffic inside
+// it (every forward but ZeRO-3's, every backward but the last micro-batch's under ZeRO-0/1) as
+// one compute op per phase and one repeated analytical op per kind of TP collective: the same
+// pass time, some 10x fewer ops. Off, or with expert parallelism, every layer has its ops.
 struct LlmBuildOptions {
   bool all_replicas = true;
   bool tp_analytical = false;
+  bool fuse_passes = true;
 };
+
+// The comm queues of the llm strategy's GPUs, from the most blocking: RunResult's
+// DeviceStats::exposed_by_queue charges exposed time in this order.
+inline constexpr int kLlmTpQueue = 0;
+inline constexpr int kLlmEpQueue = 1;
+inline constexpr int kLlmSendFwdQueue = 2;
+inline constexpr int kLlmSendBwdQueue = 3;
+inline constexpr int kLlmDpQueue = 4;
 
 // `gpus` in rank order, plan.gpus() of them (check_parallel_plan first). Context parallelism
 // above 1 is refused (InputError) until it is modelled.

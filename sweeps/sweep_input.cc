@@ -121,15 +121,18 @@ namespace {
 Scenario build_unattributed(const SweepInput& in, const std::vector<Assignment>& sets,
                             const std::string& text, YAML::Node tree) {
   apply(tree, sets);
-  return build_scenario(tree, in.path, text);
+  ScenarioBuildOptions options;
+  options.skip_out_of_memory = true;  // checking keys and values needs no graph
+  return build_scenario(tree, in.path, text, options);
 }
 
 }  // namespace
 
-Scenario build_point_scenario(const SweepInput& in, const SweepPoint& point, YAML::Node tree) {
+Scenario build_point_scenario(const SweepInput& in, const SweepPoint& point, YAML::Node tree,
+                              const ScenarioBuildOptions& options) {
   apply(tree, point.assignments);
   try {
-    return build_scenario(tree, in.path, point.canonical);
+    return build_scenario(tree, in.path, point.canonical, options);
   } catch (const InfeasibleError& e) {
     throw InfeasibleError(attribute_to_sweep(e.what(), point.assignments, in.base, in.path));
   } catch (const InputError& e) {
@@ -166,7 +169,9 @@ std::string validate_sweep(const SweepInput& in) {
   // recorded as infeasible when the sweep runs, so they are passed over here.
   for (size_t i = 0; i < in.points.size(); ++i) {
     try {
-      return build_point_scenario(in, in.points[i], fresh_base_tree(in)).platform_summary;
+      ScenarioBuildOptions options;
+      options.skip_out_of_memory = true;
+      return build_point_scenario(in, in.points[i], fresh_base_tree(in), options).platform_summary;
     } catch (const InfeasibleError& e) {
       if (i + 1 < in.points.size()) continue;
       throw InputError("every point of the sweep is infeasible; the last: " +

@@ -31,7 +31,8 @@ SweepInput load_sweep_input(const std::string& path, const std::vector<std::stri
 // The scenario of one point. `tree` must be a private copy of the base tree (a forked child's
 // own in.base, or fresh_base_tree()): the point's keys are written into it. Errors are
 // rethrown as InputError saying which sweep entry set the offending key.
-Scenario build_point_scenario(const SweepInput& in, const SweepPoint& point, YAML::Node tree);
+Scenario build_point_scenario(const SweepInput& in, const SweepPoint& point, YAML::Node tree,
+                              const ScenarioBuildOptions& options = {});
 
 // A new copy of the base tree (parsed again: yaml-cpp's Clone drops line numbers).
 YAML::Node fresh_base_tree(const SweepInput& in);

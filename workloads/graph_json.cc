@@ -89,6 +89,11 @@ Collective read_collective(const Fields& f, OpRefs* refs) {
     if (!a->is_boolean()) f.fail("\"analytical\" must be true or false, got " + describe(*a));
     c.analytical = a->get<bool>();
   }
+  if (const json* r = f.find("repeat")) {
+    if (!r->is_number_integer() || r->get<long long>() < 1 || r->get<long long>() > 1000000)
+      f.fail("\"repeat\" must be an integer in [1, 1000000], got " + describe(*r));
+    c.repeat = static_cast<int>(r->get<long long>());
+  }
   double share = 0;
   if (f.amount("sm_share", "fraction of the GPU", &share)) c.sm_share = share;
   return c;
@@ -103,7 +108,7 @@ OpRefs read_op(const json& j, std::size_t index, const std::string& origin, Op* 
   f.set_where(op_where(index, op->name));
   f.only({"name", "device", "stream", "kind", "duration", "flops", "bytes", "src", "dst", "phase",
           "deps", "collective", "ranks", "algo", "protocol", "counts", "root", "chunks", "analytical",
-          "sm_share"});
+          "repeat", "sm_share"});
   p.device = f.required_text("device");
 
   std::string s;
@@ -126,7 +131,8 @@ OpRefs read_op(const json& j, std::size_t index, const std::string& origin, Op* 
 
   const bool collective = op->kind == OpKind::kCollective;
   for (const char* key :
-       {"collective", "ranks", "algo", "protocol", "counts", "root", "chunks", "analytical", "sm_share"}) {
+       {"collective", "ranks", "algo", "protocol", "counts", "root", "chunks", "analytical", "repeat",
+        "sm_share"}) {
     if (!collective && f.has(key))
       f.fail("\"" + std::string(key) + "\" is only allowed on a collective op");
   }
@@ -436,6 +442,7 @@ void write_graph_json(const ExecutionGraph& g, std::ostream& out) {
       if (c.root != 0) j["root"] = g.devices.at(c.ranks.at(c.root)).name;
       if (c.chunks != 1) j["chunks"] = c.chunks;
       if (c.analytical) j["analytical"] = true;
+      if (c.repeat != 1) j["repeat"] = c.repeat;
       if (c.sm_share != 0) j["sm_share"] = c.sm_share;
     } else if (op.kind == OpKind::kTransfer) {
       j["kind"] = "transfer";
