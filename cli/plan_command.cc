@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/plan_search.h"
 #include "cli/sweep_args.h"
 #include "common/units.h"
 #include "engine/run_result_io.h"
@@ -127,6 +128,21 @@ SweepHooks plan_hooks() {
   return hooks;
 }
 
+// The capacity plan (a platform space and a price table) or, with plan.search, the parallel
+// plans of a language model: which one is known once the input is loaded.
+SweepHooks plan_hooks_for_input() {
+  const SweepHooks capacity = plan_hooks(), search = plan_search_hooks();
+  auto pick = [capacity, search](const SweepInput& in) -> const SweepHooks& {
+    return in.search.active ? search : capacity;
+  };
+  SweepHooks hooks;
+  hooks.prepare = [pick](const SweepInput& in, SweepStore& s) { pick(in).prepare(in, s); };
+  hooks.conclude = [pick](const SweepInput& in, SweepStore& s) { pick(in).conclude(in, s); };
+  hooks.report = [pick](const SweepInput& in, const SweepStore& s) { pick(in).report(in, s); };
+  hooks.list = [pick](const SweepInput& in) { pick(in).list(in); };
+  return hooks;
+}
+
 }  // namespace
 
 void register_plan_commands(CLI::App& app, CommandList& out) {
@@ -144,7 +160,7 @@ void register_plan_commands(CLI::App& app, CommandList& out) {
       "\"Capacity planning\".");
   out.push_back({plan, [] {
                    args.created_by = current_command_line();
-                   return run_sweep_session(args, plan_hooks());
+                   return run_sweep_session(args, plan_hooks_for_input());
                  }});
 }
 

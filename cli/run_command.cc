@@ -20,6 +20,7 @@
 #include "results/chrome_trace.h"
 #include "results/h5_store.h"
 #include "results/run_report.h"
+#include "scenario/llm_figures.h"
 #include "scenario/scenario.h"
 
 namespace fs = std::filesystem;
@@ -55,20 +56,24 @@ void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
   std::printf("Iteration time  %s\n", format_time(s.iteration_time_s).c_str());
   if (sc.llm && s.iteration_time_s > 0) {
     const LlmRunInfo& l = *sc.llm;
-    const double per_gpu = l.model_flops / s.iteration_time_s / l.gpus;
+    const LlmFigures f = llm_figures(l, r);
     std::printf(
         "Throughput      %.0f tokens/s, %.1f TFLOP/s per GPU, MFU %.1f%% (model FLOPs of "
         "Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters "
         "Using Megatron-LM, over the GPU's dense peak)\n",
-        l.tokens / s.iteration_time_s, per_gpu / 1e12,
-        l.peak_flops_per_gpu > 0 ? 100 * per_gpu / l.peak_flops_per_gpu : 0.0);
+        f.tokens_per_s, f.tflops_per_gpu, 100 * f.mfu);
+    const LlmBreakdown& b = f.breakdown;
+    std::printf(
+        "Time per GPU    compute %s, recompute %s, exposed TP %s, EP %s, PP %s, DP %s, "
+        "idle (bubble) %s\n",
+        format_time(b.compute).c_str(), format_time(b.recompute).c_str(),
+        format_time(b.tp).c_str(), format_time(b.ep).c_str(), format_time(b.pp).c_str(),
+        format_time(b.dp).c_str(), format_time(b.bubble).c_str());
     std::printf("Memory          %s%s\n", l.fits ? "" : "OUT OF MEMORY: the plan does not run; ",
                 l.memory.c_str());
-    if (l.train_tokens > 0) {
-      const double seconds = l.train_tokens / (l.tokens / s.iteration_time_s);
+    if (l.train_tokens > 0)
       std::printf("Training run    %.4g tokens in %.1f days on %d GPUs (%.3g GPU-hours)\n",
-                  l.train_tokens, seconds / 86400, l.gpus, seconds * l.gpus / 3600);
-    }
+                  l.train_tokens, f.train_days, l.gpus, f.gpu_hours);
   }
   if (analytical) {
     if (r.analytical_seconds > 0)

@@ -15,9 +15,8 @@
 namespace fs = std::filesystem;
 
 namespace orrery {
-namespace {
 
-LlmConfig read_model(const YamlMap& w, const std::string& base_dir) {
+LlmConfig read_llm_model(const YamlMap& w, const std::string& base_dir) {
   if (w.has("file")) {
     std::string file = w.required_str("file");
     if (!fs::path(file).is_absolute()) file = (fs::path(base_dir) / file).string();
@@ -38,6 +37,8 @@ LlmConfig read_model(const YamlMap& w, const std::string& base_dir) {
   w.fail("model", "unknown language model \"" + name + "\" (built in: " + known +
                       "; or give file: a config.json)");
 }
+
+namespace {
 
 ParallelPlan read_plan(const YamlMap& w, const YamlMap& s, int gpus, MemoryOptions* memory) {
   ParallelPlan p;
@@ -111,20 +112,29 @@ double read_tokens(const YamlMap& w, const char* key) {
   return v * scale;
 }
 
-}  // namespace
-
-LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const ClusterLayout& layout,
-                               const DeviceSpec& device, const std::string& base_dir,
-                               bool skip_out_of_memory) {
-  const LlmConfig model = read_model(w, base_dir);
-  const YamlMap s = root.map("strategy");
-  const int gpus = static_cast<int>(layout.gpus.size());
+// Every key of the workload and strategy, read and checked: the model, the plan and how it
+// is simulated.
+struct LlmSetup {
+  LlmConfig model;
+  ParallelPlan plan;
   MemoryOptions memory;
-  ParallelPlan plan = read_plan(w, s, gpus, &memory);
-  const double train_tokens = read_tokens(w, "train_tokens");
-  if (plan.global_batch == 0) plan.global_batch = plan.micro_batch * plan.dp;
-  const CollectiveOptions collectives = read_collective_options(s.map("collectives"));
+  CollectiveOptions collectives;
   LlmBuildOptions build;
+  double train_tokens = 0;
+};
+
+LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
+                        const std::string& base_dir) {
+  LlmSetup out;
+  out.model = read_llm_model(w, base_dir);
+  const YamlMap s = root.map("strategy");
+  ParallelPlan& plan = out.plan;
+  plan = read_plan(w, s, gpus, &out.memory);
+  out.train_tokens = read_tokens(w, "train_tokens");
+  if (plan.global_batch == 0) plan.global_batch = plan.micro_batch * plan.dp;
+  const CollectiveOptions& collectives = out.collectives =
+      read_collective_options(s.map("collectives"));
+  LlmBuildOptions& build = out.build;
   const std::string replicas = s.str("replicas", "all");
   if (replicas != "all" && replicas != "one")
     s.fail("replicas",
@@ -137,17 +147,40 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   if (tp_mode != "flow" && tp_mode != "analytical")
     s.fail("tp_collectives", "expected flow or analytical, got \"" + tp_mode + "\"");
   build.tp_analytical = tp_mode == "analytical";
+  // Everything analytical and replica 0 alone: its TP ranks are one lane (llm_strategy.h).
+  build.one_tp_rank = !build.all_replicas && build.tp_analytical && collectives.analytical;
   w.reject_unknown_keys();
   s.reject_unknown_keys();
-  check_parallel_plan(plan, model, gpus, root.origin() + ": strategy");
-  const MemoryVerdict v = check_memory(model, plan, device.mem_bytes, memory);
+  check_parallel_plan(plan, out.model, gpus, root.origin() + ": strategy");
+  return out;
+}
+
+}  // namespace
+
+void check_llm_fits(const YamlMap& root, const YamlMap& w, const DeviceSpec& device, int gpus,
+                    const std::string& base_dir) {
+  const LlmSetup setup = read_llm_setup(root, w, gpus, base_dir);
+  const MemoryVerdict v = check_memory(setup.model, setup.plan, device.mem_bytes, setup.memory);
+  if (!v.fits) throw InfeasibleError(v.message());
+}
+
+LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const ClusterLayout& layout,
+                               const DeviceSpec& device, const std::string& base_dir,
+                               bool skip_out_of_memory) {
+  const int gpus = static_cast<int>(layout.gpus.size());
+  const LlmSetup setup = read_llm_setup(root, w, gpus, base_dir);
+  const LlmConfig& model = setup.model;
+  const ParallelPlan& plan = setup.plan;
+  const double train_tokens = setup.train_tokens;
+  const MemoryVerdict v = check_memory(model, plan, device.mem_bytes, setup.memory);
   if (!v.fits && skip_out_of_memory) throw InfeasibleError(v.message());
 
   const CostModel cost(parse_cost_model(root, "cost_model", base_dir));
   const LlmCosts costs =
       price_llm(model, plan, [&](const ModelOp& op) { return cost.estimate(op, device).seconds; });
   LlmWorkload out;
-  LlmStep step = build_llm_step(model, plan, layout.gpus, costs, collectives, build);
+  LlmStep step =
+      build_llm_step(model, plan, layout.gpus, costs, setup.collectives, setup.build);
   check_graph(step.graph, root.origin() + ": workload");
   out.graph = std::move(step.graph);
 

@@ -16,6 +16,7 @@
 #include "engine/execution_graph.h"
 #include "platforms/device_spec.h"
 #include "strategies/cluster_layout.h"
+#include "workloads/llm_config.h"
 
 namespace orrery {
 
@@ -37,6 +38,16 @@ struct LlmWorkload {
   std::string summary;  // one line: model, plan, device
   LlmRunInfo info;
 };
+
+// The model of a workload mapping: `model` (a built-in name) or `file` (a config.json, relative
+// to `base_dir`). Throws InputError naming the key.
+LlmConfig read_llm_model(const YamlMap& workload, const std::string& base_dir);
+
+// Reads every workload and strategy key as build_llm_workload does and throws InfeasibleError
+// with the memory verdict when the plan does not fit `gpus` GPUs like `device`: the check a
+// sweep makes before it builds the platform.
+void check_llm_fits(const YamlMap& root, const YamlMap& workload, const DeviceSpec& device,
+                    int gpus, const std::string& base_dir);
 
 // `root` is the scenario, `workload` its workload mapping; ops priced on `device` by the
 // scenario's cost model. Throws InputError naming the key for a bad model, plan or batch;

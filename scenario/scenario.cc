@@ -55,7 +55,8 @@ std::string summarize(const PlatformSpec& s) {
 }
 
 // Platform section -> source. `gpus` receives the GPU placement a synthetic workload uses.
-void read_platform(const YamlMap& root, const std::string& base_dir, Scenario* sc,
+void read_platform(const YamlMap& root, const std::string& base_dir,
+                   const ScenarioBuildOptions& options, Scenario* sc,
                    std::vector<GpuPlacement>* gpus) {
   if (!root.has("platform")) root.fail("platform", "is required (a preset or an xml file)");
   YamlMap pm = root.map("platform");
@@ -74,6 +75,12 @@ void read_platform(const YamlMap& root, const std::string& base_dir, Scenario* s
   if (root.has("device"))
     spec.server.gpu =
         parse_device_spec(root.raw("device"), root.origin(), "device", spec.server.gpu);
+  // A language-model plan that cannot fit is refused before the platform is built.
+  if (options.skip_out_of_memory) {
+    const YamlMap w = root.map("workload");
+    if (w.str("type", "") == "llm")
+      check_llm_fits(root, w, spec.server.gpu, spec.servers * spec.server.gpus, base_dir);
+  }
   sc->platform.topology = build_topology(spec);
   sc->platform_summary = summarize(spec);
   sc->device = spec.server.gpu;
@@ -235,7 +242,7 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
   sc.description = root.str("description", "");
   std::vector<GpuPlacement> gpus;
   try {
-    read_platform(root, base_dir, &sc, &gpus);
+    read_platform(root, base_dir, options, &sc, &gpus);
     read_workload(root, base_dir, gpus, options, &sc);
   } catch (const InputError& e) {
     // Builders below the scenario (size guards, strategies) name the item but not the file.

@@ -79,7 +79,7 @@ class Builder {
                    kActivationBytes;
     // Ops per simulated lane: about 12 per layer and pass (compute, collectives, recomputation),
     // plus the sends; growing the vector by doubling would copy every op several times.
-    const double live_lanes = build.all_replicas ? lanes_ : p.tp;
+    const double live_lanes = (build.all_replicas ? lanes_ : p.tp) / (build.one_tp_rank ? p.tp : 1);
     b_.reserve(static_cast<size_t>(live_lanes * micro_ * 2 * (m.layers + 2) * 12 + 1024));
   }
 
@@ -111,8 +111,12 @@ class Builder {
   };
   using Lanes = std::vector<int>;  // an op index per lane (d x tp + t)
 
-  // Lanes whose ops are simulated: all, or replica 0's.
-  bool live(int lane) const { return build_.all_replicas || lane < p_.tp; }
+  // Lanes whose ops are simulated: all, or replica 0's; of those only TP rank 0 with
+  // `one_tp_rank`.
+  bool live(int lane) const {
+    if (build_.one_tp_rank && lane % p_.tp != 0) return false;
+    return build_.all_replicas || lane < p_.tp;
+  }
 
   int device(int lane, int s) const { return dev_[llm_rank(p_, lane % p_.tp, 0, lane / p_.tp, s)]; }
   std::string name(int s, int lane, const Item& it, const std::string& what) const {

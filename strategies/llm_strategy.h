@@ -41,10 +41,17 @@ struct LlmStep {
 // it (every forward but ZeRO-3's, every backward but the last micro-batch's under ZeRO-0/1) as
 // one compute op per phase and one repeated analytical op per kind of TP collective: the same
 // pass time, some 10x fewer ops. Off, or with expert parallelism, every layer has its ops.
+//
+// `one_tp_rank` simulates TP rank 0 of each simulated replica only, for plans whose every
+// collective is analytical (TP ranks then run identical ops in lockstep and nothing of theirs
+// contends): the TP collectives still span the whole group, the data-parallel ones the TP
+// rank 0 of each replica; the other ranks' pipeline sends, which would run beside rank 0's on
+// their own NICs in a rail-optimized server, are left out. TP times fewer ops.
 struct LlmBuildOptions {
   bool all_replicas = true;
   bool tp_analytical = false;
   bool fuse_passes = true;
+  bool one_tp_rank = false;
 };
 
 // The comm queues of the llm strategy's GPUs, from the most blocking: RunResult's

@@ -6,7 +6,7 @@
 namespace orrery {
 namespace {
 
-constexpr uint32_t kMagic = 0x4f535032;  // "OSP2": with the infeasible flag
+constexpr uint32_t kMagic = 0x4f535033;  // "OSP3": with the infeasible flag and metrics
 
 template <typename T>
 void put(std::string* out, const T& v) {
@@ -46,6 +46,11 @@ std::string serialize_outcome(const PointOutcome& o) {
   put<uint8_t>(&out, o.infeasible ? 1 : 0);
   put_str(&out, o.error);
   put_str(&out, o.result_bytes);
+  put<uint64_t>(&out, o.metrics.size());
+  for (const auto& [name, value] : o.metrics) {
+    put_str(&out, name);
+    put(&out, value);
+  }
   return out;
 }
 
@@ -60,6 +65,12 @@ PointOutcome deserialize_outcome(const std::string& bytes) {
   o.infeasible = take<uint8_t>(bytes, &pos) != 0;
   o.error = take_str(bytes, &pos);
   o.result_bytes = take_str(bytes, &pos);
+  const auto metrics = take<uint64_t>(bytes, &pos);
+  if (metrics > bytes.size()) throw std::runtime_error("truncated sweep point outcome");
+  for (uint64_t i = 0; i < metrics; ++i) {
+    std::string name = take_str(bytes, &pos);
+    o.metrics.emplace_back(std::move(name), take<double>(bytes, &pos));
+  }
   if (pos != bytes.size()) throw std::runtime_error("trailing bytes after sweep point outcome");
   return o;
 }

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace orrery {
 
@@ -16,7 +18,13 @@ struct PointOutcome {
   // Not ok because the point asks for what the hardware cannot do (common/errors.h
   // InfeasibleError, or a plan that does not fit memory): recorded, not counted as failed.
   bool infeasible = false;
+  // Figures the workload reports beside the run (a language model's tokens/s, MFU and time
+  // breakdown, scenario/llm_figures.h), stored with the point's parameters; their names start
+  // with kMetricPrefix, which is how a resumed sweep finds them again.
+  std::vector<std::pair<std::string, double>> metrics;
 };
+
+inline constexpr const char* kMetricPrefix = "llm.";
 
 std::string serialize_outcome(const PointOutcome& o);
 // Throws std::runtime_error on truncated or malformed bytes.

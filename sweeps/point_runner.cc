@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "engine/replay.h"
 #include "engine/run_result_io.h"
+#include "scenario/llm_figures.h"
 
 namespace orrery {
 
@@ -29,6 +30,7 @@ std::string run_point_in_child(SweepInput& in, const SweepPoint& point) {
     options.record_timeline = false;
     RunResult r = replay(sc.platform, sc.graph, options);
     r.analytical_seconds = sc.analytical_seconds;
+    if (sc.llm) o.metrics = llm_metrics(llm_figures(*sc.llm, r));
     o.result_bytes = serialize_run_result(r);
     o.ok = true;
   } catch (const InfeasibleError& e) {

@@ -133,7 +133,7 @@ SweepRunStats coordinate_sweep(SweepInput& in, SweepStore& store, const SweepRun
     if (store.changed_since_write() &&
         seconds_since(last_write) > std::max(opt.flush_interval_s, 10 * write_cost)) {
       auto t = Clock::now();
-      store.write_output();
+      store.write_output_in_child();
       write_cost = seconds_since(t);
       last_write = Clock::now();
     }

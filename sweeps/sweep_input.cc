@@ -27,9 +27,11 @@ YAML::Node parse_tree(const std::string& path, const std::string& file_text,
   if (!root.IsMap()) throw InputError(path + ": the scenario must be a mapping of keys to values");
   for (const auto& o : overrides) apply_override(root, o);
   if (sweep) *sweep = root["sweep"];
-  if (plan) *plan = root["plan"];
+  const YAML::Node plan_section = root["plan"];
+  if (plan) *plan = plan_section;
   root.remove("sweep");
   root.remove("plan");
+  apply_llm_search_defaults(plan_section, root);
   return root;
 }
 
@@ -68,7 +70,11 @@ bool mentions_below(const std::string& message, const std::string& path) {
 void apply(YAML::Node tree, const std::vector<Assignment>& sets) {
   for (const auto& a : sets) {
     const YAML::Node& v = a.value;
-    set_at_path(tree, a.key, v.IsMap() || v.IsSequence() ? YAML::Clone(v) : v, a.where);
+    // Values made by the program (a plan search's) have no line to keep; a copy keeps the
+    // point's tree from sharing yaml-cpp's memory pool with a sweep of thousands of values,
+    // which every later insert into the tree would merge again.
+    const bool copy = v.IsMap() || v.IsSequence() || v.Mark().is_null();
+    set_at_path(tree, a.key, copy ? YAML::Clone(v) : v, a.where);
   }
 }
 
@@ -107,6 +113,24 @@ SweepInput load_sweep_input(const std::string& path, const std::vector<std::stri
   in.name = root.str("name", std::filesystem::path(path).stem().string());
   in.output_file = root.map("output").str("file", "");
   in.spec = parse_sweep_spec(sweep, path);
+  in.search = expand_llm_search(in.plan, in.base, path);
+  if (in.search.active) {
+    // The plans vary fastest, after the scenario's own axes, which must leave their keys alone.
+    SweepSpec plans = parse_sweep_spec(in.search.sweep, path);
+    for (const auto& axis : in.spec.axes)
+      for (const auto& value : axis.values)
+        for (const auto& set : value.sets)
+          for (const auto& key : plans.axes.front().values.front().sets)
+            if (set.key == key.key)
+              throw InputError(set.where + ": " + set.source + " sets \"" + set.key +
+                               "\", which plan.search varies; search it there instead");
+    for (auto& axis : plans.axes) {
+      axis.source = "plan.search";
+      for (auto& value : axis.values)
+        for (auto& set : value.sets) set.source = "plan.search";
+      in.spec.axes.push_back(std::move(axis));
+    }
+  }
   in.points = expand_sweep(in.spec, in.base, sweep_identity_skip_keys(), path);
   return in;
 }
@@ -174,6 +198,8 @@ std::string validate_sweep(const SweepInput& in) {
       return build_point_scenario(in, in.points[i], fresh_base_tree(in), options).platform_summary;
     } catch (const InfeasibleError& e) {
       if (i + 1 < in.points.size()) continue;
+      // A plan search reports that no plan fits; a sweep of infeasible points is a mistake.
+      if (in.search.active) return "every plan is infeasible (" + std::string(e.what()) + ")";
       throw InputError("every point of the sweep is infeasible; the last: " +
                        std::string(e.what()));
     } catch (const InputError& e) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scenario/scenario.h"
+#include "sweeps/llm_search.h"
 #include "sweeps/sweep_spec.h"
 
 namespace orrery {
@@ -23,6 +24,7 @@ struct SweepInput {
   std::string output_file;  // output.file of the scenario ("" when absent)
   SweepSpec spec;
   std::vector<SweepPoint> points;
+  LlmSearchSummary search;  // plan.search: the parallel plans added as an axis (llm_search.h)
 };
 
 // Reads, overrides and expands. Throws InputError naming the file, line and key.

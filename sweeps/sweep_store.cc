@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <set>
 
+#include "common/child_process.h"
 #include "common/errors.h"
 #include "engine/run_result_io.h"
+#include "sweeps/expression.h"
 #include "sweeps/yaml_path.h"
 
 namespace fs = std::filesystem;
@@ -76,6 +78,13 @@ void SweepStore::load_h5() {
     auto error = run.params.find(kParamError);
     if (error != run.params.end()) o.error = error->second;
     if (o.ok) o.result_bytes = serialize_run_result(run.result);
+    // The workload's metrics were written as parameters (write_output).
+    for (const auto& [key, value] : run.params) {
+      if (key.rfind(kMetricPrefix, 0) != 0) continue;
+      char* end = nullptr;
+      const double v = std::strtod(value.c_str(), &end);
+      if (!value.empty() && *end == '\0') o.metrics.emplace_back(key, v);
+    }
     keep(std::move(o));
   }
   if (foreign > 0)
@@ -176,6 +185,7 @@ void SweepStore::write_output() {
     r.params[kParamStatus] = o->ok ? "ok" : o->infeasible ? "infeasible" : "failed";
     r.params[kParamError] = o->error;
     if (o->ok) r.result = deserialize_run_result(o->result_bytes);
+    for (const auto& [name, value] : o->metrics) r.params[name] = format_number(value);
     if (decorate_) decorate_(p, o, &r.params);
     runs.push_back(std::move(r));
   }
@@ -186,6 +196,17 @@ void SweepStore::write_output() {
   status.complete = status.points_done == status.points_total;
   status.attrs = status_attrs_;
   write_sweep_h5(output_, meta_, runs, status);
+  changed_ = false;
+  file_current_ = true;
+}
+
+void SweepStore::write_output_in_child() {
+  run_in_child(
+      [this] {
+        write_output();
+        return std::string();
+      },
+      "writing " + output_);
   changed_ = false;
   file_current_ = true;
 }

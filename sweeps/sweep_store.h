@@ -37,6 +37,10 @@ class SweepStore {
 
   // Rewrites the HDF5 output from every finished point, in point order.
   void write_output();
+  // The same, written by a forked child: the rows, HDF5's buffers and what they free stay out of
+  // this process's heap, whose pages every later forked point would otherwise fault in one copy
+  // at a time (a plan search of 1,000 points ran 1.5x longer). Throws like write_output.
+  void write_output_in_child();
   // The final write: the output, then the journal is removed (it holds nothing more).
   void finish();
 

@@ -1,0 +1,127 @@
+#include "cli/plan_search.h"
+
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#include "common/units.h"
+#include "sweeps/expression.h"
+#include "sweeps/llm_plan.h"
+#include "sweeps/sweep_store.h"
+
+namespace orrery {
+namespace {
+
+struct SearchState {
+  LlmPlanSpec spec;
+  std::vector<LlmPlanRow> rows;              // ranked, once the sweep is done
+  std::map<uint64_t, const LlmPlanRow*> by_hash;
+  int infeasible = 0, failed = 0;
+  bool train = false, priced = false;
+};
+
+std::string plan_text(const LlmPlanRow& r) {
+  char s[96];
+  std::snprintf(s, sizeof s, "%5d %3d %3d %4d %3d %4d  %-9s %s", r.gpus, r.tp, r.pp, r.dp,
+                r.micro_batch, r.zero, r.recompute.c_str(),
+                r.schedule == "interleaved" ? ("int. x" + std::to_string(r.virtual_stages)).c_str()
+                                            : r.schedule.c_str());
+  return s;
+}
+
+std::string seconds(double s) {
+  char t[32];
+  std::snprintf(t, sizeof t, "%.3f", s);
+  return t;
+}
+
+void print_search(const SearchState& st, const SweepInput& in) {
+  const LlmSearchSummary& s = in.search;
+  std::printf("\nPlan search  %s: %lld combination(s) of the search values, %lld valid plan(s)",
+              s.model.c_str(), static_cast<long long>(s.combinations),
+              static_cast<long long>(s.plans));
+  if (in.points.size() != static_cast<size_t>(s.plans))
+    std::printf(" (%zu points with the scenario's own axes)", in.points.size());
+  std::printf(";\n             %zu simulated, %d do not fit the GPUs' memory or cannot run "
+              "(recorded, not simulated)%s\n",
+              st.rows.size(), st.infeasible,
+              st.failed ? (", " + std::to_string(st.failed) + " failed").c_str() : "");
+  if (st.rows.empty()) {
+    std::printf("\nNo plan ran: every one is infeasible (orrery report lists why).\n\n");
+    return;
+  }
+  const size_t top = std::min(st.rows.size(), static_cast<size_t>(st.spec.top));
+  std::printf("\nBest %zu by %s (seconds per iteration; the breakdown is an average GPU's):\n", top,
+              st.spec.by_cost ? "cost per iteration" : "time per iteration");
+  std::printf("  %4s  %5s %3s %3s %4s %3s %4s  %-9s %-8s %9s %10s %6s  %8s %8s %7s %7s %7s %7s",
+              "rank", "GPUs", "TP", "PP", "DP", "mb", "ZeRO", "recompute", "schedule", "iteration",
+              "tokens/s", "MFU", "compute", "recomp", "TP", "PP", "DP", "bubble");
+  if (st.train) std::printf(" %7s", "days");
+  if (st.priced) std::printf(" %12s", st.train ? "run cost" : "cost/iter");
+  std::printf("  point\n");
+  for (size_t i = 0; i < top; ++i) {
+    const LlmPlanRow& r = st.rows[i];
+    const LlmFigures& f = r.figures;
+    const LlmBreakdown& b = f.breakdown;
+    std::printf("  %4d  %-40s %9s %10.0f %5.1f%%  %8s %8s %7s %7s %7s %7s", r.rank,
+                plan_text(r).c_str(), seconds(f.iteration_s).c_str(), f.tokens_per_s,
+                100 * f.mfu, seconds(b.compute).c_str(), seconds(b.recompute).c_str(),
+                seconds(b.tp + b.ep).c_str(), seconds(b.pp).c_str(), seconds(b.dp).c_str(),
+                seconds(b.bubble).c_str());
+    if (st.train) std::printf(" %7.1f", f.train_days);
+    if (st.priced) std::printf(" %12.0f", st.train ? r.training_cost : r.cost_per_iteration);
+    std::printf("  %lld\n", static_cast<long long>(r.index));
+  }
+  std::printf(
+      "\nTP includes expert-parallel all-to-alls; exposed communication is what compute waits "
+      "for; bubble is time with nothing running. Every plan and its figures: orrery report %s\n\n",
+      "FILE.h5");
+}
+
+}  // namespace
+
+SweepHooks plan_search_hooks() {
+  auto st = std::make_shared<SearchState>();
+  SweepHooks hooks;
+  hooks.prepare = [st](const SweepInput& in, SweepStore& store) {
+    st->spec = parse_llm_plan_spec(in.plan, in.path);
+    st->priced = st->spec.gpu_hour > 0 || !st->spec.gpu_hour_by_model.empty();
+    store.file_attrs()["plan_kind"] = "parallel plans";
+    store.file_attrs()["plan_rank_by"] = st->spec.by_cost ? "cost" : "time";
+    store.set_decorator(
+        [st](const SweepPoint& p, const PointOutcome*, std::map<std::string, std::string>* params) {
+          auto it = st->by_hash.find(p.hash);
+          if (it == st->by_hash.end()) return;
+          const LlmPlanRow& r = *it->second;
+          (*params)[kParamPlanRank] = std::to_string(r.rank);
+          if (r.gpu_hour > 0) {
+            (*params)[kParamPlanIterationCost] = format_number(r.cost_per_iteration);
+            if (r.training_cost > 0)
+              (*params)[kParamPlanTrainingCost] = format_number(r.training_cost);
+          }
+        });
+  };
+  hooks.conclude = [st](const SweepInput& in, SweepStore& store) {
+    std::vector<const PointOutcome*> outcomes;
+    for (const auto& p : in.points) outcomes.push_back(store.outcome(p.hash));
+    st->rows = rank_llm_plans(st->spec, in, outcomes);
+    st->by_hash.clear();
+    for (const auto& r : st->rows) {
+      st->by_hash[in.points[r.index].hash] = &r;
+      st->train = st->train || r.figures.train_days > 0;
+    }
+    st->infeasible = store.points_infeasible();
+    st->failed = store.points_failed();
+  };
+  hooks.report = [st](const SweepInput& in, const SweepStore&) { print_search(*st, in); };
+  hooks.list = [](const SweepInput& in) {
+    parse_llm_plan_spec(in.plan, in.path);
+    std::printf("%s: %lld combination(s) of the search values, %lld valid plan(s), %zu point(s)\n",
+                in.search.model.c_str(), static_cast<long long>(in.search.combinations),
+                static_cast<long long>(in.search.plans), in.points.size());
+    print_points(in);
+  };
+  return hooks;
+}
+
+}  // namespace orrery

@@ -1,0 +1,48 @@
+// What a language-model run reports beside its iteration time: throughput as users compare it
+// (tokens/s, TFLOP/s per GPU, MFU), a training run's length, and where an average GPU's
+// iteration goes. Shared by `orrery run`, sweeps (per-point metrics) and `orrery plan`.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/run_result.h"
+#include "scenario/llm_workload.h"
+
+namespace orrery {
+
+// Seconds of one iteration on an average GPU that computes (the replay's DeviceStats, over
+// the GPUs with compute ops), summing to the iteration time: compute busy split into
+// recomputation and the rest; communication not hidden behind compute, charged to the most
+// blocking kind running (tensor-parallel, then expert-parallel all-to-all, then pipeline
+// sends, then data-parallel); and idle time with nothing running (the pipeline bubble and
+// waits on other stages).
+struct LlmBreakdown {
+  double compute = 0;
+  double recompute = 0;
+  double tp = 0;
+  double ep = 0;
+  double pp = 0;
+  double dp = 0;
+  double bubble = 0;
+};
+
+struct LlmFigures {
+  double gpus = 0;
+  double iteration_s = 0;
+  double tokens_per_s = 0;
+  double tflops_per_gpu = 0;  // model FLOPs (no recomputation) per second per GPU, / 1e12
+  double mfu = 0;             // fraction of the GPU's dense peak in the plan's precision
+  double train_days = 0;      // of workload.train_tokens (0 when not given)
+  double gpu_hours = 0;       // likewise
+  LlmBreakdown breakdown;
+};
+
+LlmFigures llm_figures(const LlmRunInfo& info, const RunResult& r);
+
+// The figures as named numbers, "llm.tokens_per_s", "llm.mfu", "llm.bubble_s"...: a sweep
+// stores them with each point.
+std::vector<std::pair<std::string, double>> llm_metrics(const LlmFigures& f);
+
+}  // namespace orrery

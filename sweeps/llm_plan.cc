@@ -1,0 +1,140 @@
+#include "sweeps/llm_plan.h"
+
+#include <algorithm>
+#include <set>
+
+#include "common/errors.h"
+#include "common/yaml_reader.h"
+#include "engine/run_result_io.h"
+
+namespace orrery {
+namespace {
+
+std::string value_text(const SweepInput& in, const SweepPoint& p, const std::string& path,
+                       const std::string& fallback) {
+  const YAML::Node v = point_value(in.base, p, path);
+  return v.IsDefined() && v.IsScalar() ? v.Scalar() : fallback;
+}
+
+int value_int(const SweepInput& in, const SweepPoint& p, const std::string& path, int fallback) {
+  try {
+    return std::stoi(value_text(in, p, path, std::to_string(fallback)));
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
+// The GPU model of a point: platform.server.gpu as a name, or its `model` key.
+std::string gpu_model(const SweepInput& in, const SweepPoint& p) {
+  const YAML::Node v = point_value(in.base, p, "platform.server.gpu");
+  if (v.IsDefined() && v.IsScalar()) return v.Scalar();
+  if (v.IsDefined() && v.IsMap() && v["model"] && v["model"].IsScalar())
+    return v["model"].Scalar();
+  return "";
+}
+
+double metric(const PointOutcome& o, const std::string& name) {
+  for (const auto& [k, v] : o.metrics)
+    if (k == name) return v;
+  return 0.0;
+}
+
+}  // namespace
+
+LlmPlanSpec parse_llm_plan_spec(const YAML::Node& plan, const std::string& origin) {
+  const YamlMap p(plan, origin, "plan");
+  LlmPlanSpec spec;
+  p.raw("search");  // read by llm_search.h
+  const std::string rank_by = p.str("rank_by", "time");
+  if (rank_by != "time" && rank_by != "cost")
+    p.fail("rank_by", "expected time (per iteration) or cost, got \"" + rank_by + "\"");
+  spec.by_cost = rank_by == "cost";
+  spec.top = p.integer("top", 10, 1, 100000);
+  const YamlMap prices = p.map("prices");
+  if (prices.has("gpu_hour")) {
+    const YAML::Node g = prices.raw("gpu_hour");
+    if (g.IsMap()) {
+      const YamlMap by(g, origin, "plan.prices.gpu_hour");
+      for (const auto& kv : g) {
+        const std::string model = kv.first.as<std::string>();
+        const double price = by.number(model, -1);
+        if (!(price >= 0)) by.fail(model, "expected a price per GPU-hour, a number >= 0");
+        spec.gpu_hour_by_model[model] = price;
+      }
+      if (spec.gpu_hour_by_model.empty())
+        prices.fail("gpu_hour", "expected a price, or GPU models with their prices");
+    } else {
+      spec.gpu_hour = prices.number("gpu_hour", -1);
+      if (!(spec.gpu_hour > 0)) prices.fail("gpu_hour", "expected a price per GPU-hour above 0");
+    }
+  }
+  prices.reject_unknown_keys();
+  p.reject_unknown_keys();
+  if (spec.by_cost && spec.gpu_hour == 0 && spec.gpu_hour_by_model.empty())
+    p.fail("rank_by", "ranking by cost needs plan.prices.gpu_hour");
+  return spec;
+}
+
+std::vector<LlmPlanRow> rank_llm_plans(const LlmPlanSpec& spec, const SweepInput& in,
+                                       const std::vector<const PointOutcome*>& outcomes) {
+  std::vector<LlmPlanRow> rows;
+  std::set<uint64_t> seen;
+  for (const SweepPoint& p : in.points) {
+    const PointOutcome* o = outcomes[p.index];
+    if (!o || !o->ok || !seen.insert(p.hash).second) continue;
+    LlmPlanRow r;
+    r.index = p.index;
+    r.tp = value_int(in, p, "strategy.tp", 1);
+    r.pp = value_int(in, p, "strategy.pp", 1);
+    r.micro_batch = value_int(in, p, "workload.micro_batch", 1);
+    r.zero = value_int(in, p, "strategy.zero", 0);
+    r.recompute = value_text(in, p, "strategy.recompute", "none");
+    r.schedule = value_text(in, p, "strategy.schedule", "1f1b");
+    r.virtual_stages = r.schedule == "interleaved" ? value_int(in, p, "strategy.virtual_stages", 1) : 1;
+    r.gpu = gpu_model(in, p);
+    r.gpus = static_cast<int>(metric(*o, "llm.gpus"));
+    const int cp = value_int(in, p, "strategy.cp", 1);
+    r.dp = r.gpus / std::max(1, r.tp * r.pp * cp);
+    LlmFigures& f = r.figures;
+    f.iteration_s = deserialize_run_result(o->result_bytes).makespan;
+    f.tokens_per_s = metric(*o, "llm.tokens_per_s");
+    f.tflops_per_gpu = metric(*o, "llm.tflops_per_gpu");
+    f.mfu = metric(*o, "llm.mfu");
+    f.train_days = metric(*o, "llm.train_days");
+    f.gpu_hours = metric(*o, "llm.gpu_hours");
+    LlmBreakdown& b = f.breakdown;
+    b.compute = metric(*o, "llm.compute_s");
+    b.recompute = metric(*o, "llm.recompute_s");
+    b.tp = metric(*o, "llm.tp_exposed_s");
+    b.ep = metric(*o, "llm.ep_exposed_s");
+    b.pp = metric(*o, "llm.pp_exposed_s");
+    b.dp = metric(*o, "llm.dp_exposed_s");
+    b.bubble = metric(*o, "llm.bubble_s");
+    if (!spec.gpu_hour_by_model.empty()) {
+      auto it = spec.gpu_hour_by_model.find(r.gpu);
+      if (it == spec.gpu_hour_by_model.end()) {
+        std::string known;
+        for (const auto& [k, v] : spec.gpu_hour_by_model) known += (known.empty() ? "" : ", ") + k;
+        throw InputError(in.path + ": plan.prices.gpu_hour: no price for GPU \"" + r.gpu +
+                         "\" (point " + std::to_string(p.index) + "; priced: " + known + ")");
+      }
+      r.gpu_hour = it->second;
+    } else {
+      r.gpu_hour = spec.gpu_hour;
+    }
+    r.cost_per_iteration = r.gpus * f.iteration_s / 3600 * r.gpu_hour;
+    r.training_cost = f.gpu_hours * r.gpu_hour;
+    rows.push_back(std::move(r));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [&](const LlmPlanRow& a, const LlmPlanRow& b) {
+    if (spec.by_cost && a.cost_per_iteration != b.cost_per_iteration)
+      return a.cost_per_iteration < b.cost_per_iteration;
+    if (a.figures.iteration_s != b.figures.iteration_s)
+      return a.figures.iteration_s < b.figures.iteration_s;
+    return a.index < b.index;
+  });
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].rank = static_cast<int>(i) + 1;
+  return rows;
+}
+
+}  // namespace orrery

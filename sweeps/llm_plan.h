@@ -1,0 +1,60 @@
+// Ranking the parallel plans of a plan search (sweeps/llm_search.h) once they ran: every
+// simulated plan with its time per iteration, throughput, breakdown and cost, ordered by the
+// plan section's criterion. The rest of the `plan:` section of such a file:
+//
+//   plan:
+//     search: {...}
+//     rank_by: time            # time per iteration (equally: time to train N tokens), or cost
+//     prices: {gpu_hour: 2.5}  # per GPU-hour; or {gpu_hour: {H100-SXM5: 2.5, A100-SXM4-80GB: 1.6}}
+//                              # by the GPU model of platform.server.gpu
+//     top: 10                  # plans printed
+//
+// With workload.train_tokens, each plan also gets the days and GPU-hours a training run of
+// that many tokens takes, and its cost.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scenario/llm_figures.h"
+#include "sweeps/point_outcome.h"
+#include "sweeps/sweep_input.h"
+
+namespace orrery {
+
+struct LlmPlanSpec {
+  bool by_cost = false;  // rank_by: cost
+  double gpu_hour = 0;   // one price for every GPU (0: none)
+  std::map<std::string, double> gpu_hour_by_model;
+  int top = 10;
+};
+
+// Reads rank_by, prices and top strictly (InputError naming the file, line and key); rank_by
+// cost needs prices.
+LlmPlanSpec parse_llm_plan_spec(const YAML::Node& plan, const std::string& origin);
+
+struct LlmPlanRow {
+  int64_t index = 0;  // the sweep point
+  int gpus = 0, tp = 1, pp = 1, dp = 1, micro_batch = 1, zero = 0, virtual_stages = 1;
+  std::string recompute, schedule, gpu;
+  LlmFigures figures;
+  double gpu_hour = 0;            // the price used (0: not priced)
+  double cost_per_iteration = 0;  // gpus x iteration x price per GPU-second
+  double training_cost = 0;       // of workload.train_tokens
+  int rank = 0;                   // 1: the best
+};
+
+// One row per distinct simulated point (the first index of each hash), ranked. Throws
+// InputError naming plan.prices.gpu_hour when a point's GPU has no price.
+std::vector<LlmPlanRow> rank_llm_plans(const LlmPlanSpec& spec, const SweepInput& in,
+                                       const std::vector<const PointOutcome*>& outcomes);
+
+// Parameter names a plan search adds to every simulated point.
+inline constexpr const char* kParamPlanRank = "plan.rank";
+inline constexpr const char* kParamPlanIterationCost = "plan.cost_per_iteration";
+inline constexpr const char* kParamPlanTrainingCost = "plan.training_cost";
+
+}  // namespace orrery
