@@ -149,15 +149,20 @@ void register_plan_commands(CLI::App& app, CommandList& out) {
   static SweepSessionArgs args;
   auto* plan = app.add_subcommand(
       "plan",
-      "Capacity planning: the cheapest platforms that meet a throughput target, and the "
-      "cost/throughput Pareto front");
+      "Capacity planning: the cheapest platforms that meet a throughput target and the "
+      "cost/throughput Pareto front; or, with plan.search, the best parallel plans of a language "
+      "model");
   add_sweep_options(plan, args, true);
   plan->footer(
-      "Every candidate is priced before anything runs (plan.prices), then simulated like a "
-      "sweep point. Prints the cheapest candidates that meet plan.target and the "
-      "cost/throughput Pareto front; the HDF5 file stores plan.cost, plan.throughput, "
-      "plan.meets_target and plan.pareto with every candidate. See docs/sweeps.md, "
-      "\"Capacity planning\".");
+      "A platform plan (plan.target, plan.prices): every candidate is priced before anything "
+      "runs, then simulated like a sweep point; prints the cheapest candidates that meet the "
+      "target and the cost/throughput Pareto front, and stores plan.cost, plan.throughput, "
+      "plan.meets_target and plan.pareto with every candidate (docs/sweeps.md, \"Capacity "
+      "planning\"). A plan search (plan.search with tp, pp, micro_batch, zero, recompute, "
+      "schedule, gpus lists; plan.rank_by time|cost, plan.prices.gpu_hour, plan.top): every "
+      "valid parallel plan of the llm workload becomes a point, plans that do not fit memory are "
+      "recorded as infeasible without simulating, the rest are ranked with their breakdown "
+      "(docs/strategies.md, \"Searching plans\").");
   out.push_back({plan, [] {
                    args.created_by = current_command_line();
                    return run_sweep_session(args, plan_hooks_for_input());

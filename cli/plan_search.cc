@@ -35,7 +35,18 @@ std::string seconds(double s) {
   return t;
 }
 
-void print_search(const SearchState& st, const SweepInput& in) {
+// The point's values of the scenario's own sweep axes (the plan's own keys left out).
+std::string own_axes(const SweepInput& in, const SweepPoint& p) {
+  std::string s;
+  const YAML::Node plan_keys = in.search.sweep["zip"][0];
+  for (const auto& [k, v] : p.params) {
+    if (k.rfind("sweep.", 0) == 0 || plan_keys[k]) continue;
+    s += (s.empty() ? "" : "  ") + k + "=" + v;
+  }
+  return s;
+}
+
+void print_search(const SearchState& st, const SweepInput& in, const std::string& output) {
   const LlmSearchSummary& s = in.search;
   std::printf("\nPlan search  %s: %lld combination(s) of the search values, %lld valid plan(s)",
               s.model.c_str(), static_cast<long long>(s.combinations),
@@ -70,12 +81,14 @@ void print_search(const SearchState& st, const SweepInput& in) {
                 seconds(b.bubble).c_str());
     if (st.train) std::printf(" %7.1f", f.train_days);
     if (st.priced) std::printf(" %12.0f", st.train ? r.training_cost : r.cost_per_iteration);
-    std::printf("  %lld\n", static_cast<long long>(r.index));
+    std::printf("  %lld", static_cast<long long>(r.index));
+    const std::string own = own_axes(in, in.points[r.index]);
+    std::printf("%s%s\n", own.empty() ? "" : "  ", own.c_str());
   }
   std::printf(
       "\nTP includes expert-parallel all-to-alls; exposed communication is what compute waits "
       "for; bubble is time with nothing running. Every plan and its figures: orrery report %s\n\n",
-      "FILE.h5");
+      output.c_str());
 }
 
 }  // namespace
@@ -113,7 +126,9 @@ SweepHooks plan_search_hooks() {
     st->infeasible = store.points_infeasible();
     st->failed = store.points_failed();
   };
-  hooks.report = [st](const SweepInput& in, const SweepStore&) { print_search(*st, in); };
+  hooks.report = [st](const SweepInput& in, const SweepStore& store) {
+    print_search(*st, in, store.output());
+  };
   hooks.list = [](const SweepInput& in) {
     parse_llm_plan_spec(in.plan, in.path);
     std::printf("%s: %lld combination(s) of the search values, %lld valid plan(s), %zu point(s)\n",

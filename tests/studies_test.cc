@@ -43,7 +43,7 @@ TEST(Studies, EveryStudyExpandsToItsDocumentedPoints) {
       {"pai-pearl-vs-ps", 4},   {"pai-sim-vs-analytical", 9},
       {"plan-capacity", 24},    {"gpu-upgrade", 30},
       {"ps-vs-one-gpu", 5},     {"ps-poseidon", 16},
-      {"llama2-70b-plans", 64}};
+      {"llama2-70b-plans", 64}, {"llama2-70b-plan-search", 1014}};
   auto dir = make_temp_dir("studies");
   int seen = 0;
   for (const auto& entry : fs::directory_iterator(source_path("scenarios/studies"))) {
