@@ -25,12 +25,14 @@ LlmBreakdown breakdown_of(const RunResult& r) {
     b.compute += busy - recompute;
     b.tp += queue(d, kLlmTpQueue);
     b.ep += queue(d, kLlmEpQueue);
+    b.cp += queue(d, kLlmCpQueue);
     b.pp += queue(d, kLlmSendFwdQueue) + queue(d, kLlmSendBwdQueue);
     b.dp += queue(d, kLlmDpQueue);
     b.bubble += std::max(0.0, r.makespan - busy - d.exposed_comm);
   }
   if (n == 0) return b;
-  for (double* v : {&b.compute, &b.recompute, &b.tp, &b.ep, &b.pp, &b.dp, &b.bubble}) *v /= n;
+  for (double* v : {&b.compute, &b.recompute, &b.tp, &b.ep, &b.cp, &b.pp, &b.dp, &b.bubble})
+    *v /= n;
   return b;
 }
 
@@ -60,7 +62,8 @@ std::vector<std::pair<std::string, double>> llm_metrics(const LlmFigures& f) {
       {"llm.gpus", f.gpus},                  {"llm.tokens_per_s", f.tokens_per_s},  {"llm.tflops_per_gpu", f.tflops_per_gpu},
       {"llm.mfu", f.mfu},                    {"llm.compute_s", b.compute},
       {"llm.recompute_s", b.recompute},      {"llm.tp_exposed_s", b.tp},
-      {"llm.ep_exposed_s", b.ep},            {"llm.pp_exposed_s", b.pp},
+      {"llm.ep_exposed_s", b.ep},            {"llm.cp_exposed_s", b.cp},
+      {"llm.pp_exposed_s", b.pp},
       {"llm.dp_exposed_s", b.dp},            {"llm.bubble_s", b.bubble}};
   if (f.train_days > 0) {
     m.emplace_back("llm.train_days", f.train_days);

@@ -15,14 +15,15 @@ namespace orrery {
 // Seconds of one iteration on an average GPU that computes (the replay's DeviceStats, over
 // the GPUs with compute ops), summing to the iteration time: compute busy split into
 // recomputation and the rest; communication not hidden behind compute, charged to the most
-// blocking kind running (tensor-parallel, then expert-parallel all-to-all, then pipeline
-// sends, then data-parallel); and idle time with nothing running (the pipeline bubble and
+// blocking kind running (tensor-parallel, then expert-parallel all-to-all, then the context-
+// parallel exchange of keys and values, then pipeline sends, then data-parallel); and idle time with nothing running (the pipeline bubble and
 // waits on other stages).
 struct LlmBreakdown {
   double compute = 0;
   double recompute = 0;
   double tp = 0;
   double ep = 0;
+  double cp = 0;
   double pp = 0;
   double dp = 0;
   double bubble = 0;

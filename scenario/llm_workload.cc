@@ -199,11 +199,13 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   char line[512];
   std::snprintf(line, sizeof line,
                 "%s (%.1fB parameters), %d x %d-token sequences per iteration on %d x %s: TP %d x "
-                "PP %d x DP %d, %s, %d micro-batches of %d, ZeRO-%d, recompute %s; peak memory %s "
-                "of %s",
+                "PP %d x DP %d%s%s, %s, %d micro-batches of %d, ZeRO-%d, recompute %s; peak memory "
+                "%s of %s",
                 model.name.c_str(), llm_params(model).total / 1e9, plan.global_batch,
                 static_cast<int>(plan.sequence(model)), gpus, device.name.c_str(), plan.tp, plan.pp,
-                plan.dp, pipeline_schedule_name(plan.schedule), plan.micro_batches(),
+                plan.dp, plan.cp > 1 ? (" x CP " + std::to_string(plan.cp)).c_str() : "",
+                plan.ep > 1 ? (", EP " + std::to_string(plan.ep)).c_str() : "",
+                pipeline_schedule_name(plan.schedule), plan.micro_batches(),
                 plan.micro_batch, plan.zero, recompute_name(plan.recompute),
                 (format_gib(v.peak) + " GiB").c_str(), (format_gib(v.capacity) + " GiB").c_str());
   out.summary = line;

@@ -58,8 +58,8 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
 
   // Attention block: norm, QKV projection (column parallel), scores, softmax, context, output
   // projection (row parallel), residual add.
-  pr.rows(&c.attention_fwd, &c.attention_bwd, "ln", "layernorm_bwd", norm_rows, h);
-  pr.linear(&c.attention_fwd, &c.attention_bwd, tokens, h, (h + 2 * kv) / t);
+  pr.rows(&c.attention_qkv_fwd, &c.attention_bwd, "ln", "layernorm_bwd", norm_rows, h);
+  pr.linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, (h + 2 * kv) / t);
   BlockCost core_bwd;
   const double bh = p.micro_batch * heads;
   pr.op(&c.attention_core_fwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(s_kv)}, {"K", n(d)}});
@@ -75,6 +75,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     to->flops += x.flops;
     to->bytes += x.bytes;
   };
+  add(&c.attention_fwd, c.attention_qkv_fwd);
   add(&c.attention_fwd, c.attention_core_fwd);
   add(&c.attention_bwd, core_bwd);
   pr.linear(&c.attention_fwd, &c.attention_bwd, tokens, h / t, h);

@@ -25,6 +25,7 @@ struct LlmCosts {
   // One layer, one micro-batch, one GPU.
   BlockCost attention_fwd, mlp_fwd, attention_bwd, mlp_bwd;
   BlockCost attention_core_fwd;            // the part selective recomputation runs again
+  BlockCost attention_qkv_fwd;             // its norm and QKV projection (before the core)
   BlockCost embedding_fwd, embedding_bwd;  // first stage
   BlockCost head_fwd, head_bwd;            // last stage: final norm, logits, cross entropy
   // Adam over the parameters one GPU updates (its ZeRO shard), per pipeline stage.

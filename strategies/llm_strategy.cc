@@ -16,6 +16,7 @@ namespace {
 // the most blocking (the replay charges exposed time to the lowest-numbered queue running).
 constexpr Stream kTpStream{StreamClass::kComm, kLlmTpQueue};
 constexpr Stream kEpStream{StreamClass::kComm, kLlmEpQueue};
+constexpr Stream kCpStream{StreamClass::kComm, kLlmCpQueue};
 constexpr Stream kSendFwd{StreamClass::kComm, kLlmSendFwdQueue};
 constexpr Stream kSendBwd{StreamClass::kComm, kLlmSendBwdQueue};
 constexpr Stream kDpStream{StreamClass::kComm, kLlmDpQueue};
@@ -62,24 +63,30 @@ class Builder {
           const LlmCosts& costs, const CollectiveOptions& coll, const LlmBuildOptions& build)
       : m_(m), p_(p), costs_(costs), coll_(coll), build_(build), b_(replica_) {
     for (const auto& g : gpus) dev_.push_back(b_.gpu(g));
-    lanes_ = p.dp * p.tp;
-    fuse_ = build.fuse_passes && build.tp_analytical && p.ep < 2;
+    shards_ = p.dp * p.cp;
+    lanes_ = shards_ * p.tp;
+    fuse_ = build.fuse_passes && build.tp_analytical && p.ep < 2 && p.cp < 2;
     chunks_ = p.schedule == PipelineSchedule::kInterleaved ? p.virtual_stages : 1;
     const std::vector<int> per_stage = stage_layers(p, m);
     for (int s = 0; s < p.pp; ++s) chunk_layers_.push_back(per_stage[s] / chunks_);
     micro_ = p.micro_batches();
-    const double tokens = p.micro_batch * static_cast<double>(p.sequence(m));
+    // A GPU's tokens: its 1/cp share of each sequence (2 x cp chunks, two each, balanced).
+    const double tokens = p.micro_batch * static_cast<double>(p.sequence(m)) / p.cp;
     tp_bytes_ = tokens * static_cast<double>(m.hidden) * kActivationBytes;
     send_bytes_ = tp_bytes_ / p.tp;  // Megatron's scatter-gather: each TP rank sends its share
     // Routed tokens that leave the GPU for the other ep - 1 ranks' experts.
     a2a_bytes_ = tp_bytes_ * static_cast<double>(m.top_k) * (p.ep - 1) / p.ep;
+    // The keys and values of a GPU's chunk (its TP share of the KV heads), 16-bit.
+    kv_bytes_ = tokens * 2.0 * static_cast<double>(m.kv_heads) * m.head_dim() / p.tp *
+                kActivationBytes;
     const LlmParams params = llm_params(m);
     layer_bytes_ = (params.attention / p.tp + params.norms + params.router +
                     params.expert * static_cast<double>(m.experts) / p.tp) *
                    kActivationBytes;
     // Ops per simulated lane: about 12 per layer and pass (compute, collectives, recomputation),
     // plus the sends; growing the vector by doubling would copy every op several times.
-    const double live_lanes = (build.all_replicas ? lanes_ : p.tp) / (build.one_tp_rank ? p.tp : 1);
+    const double live_lanes =
+        (build.all_replicas ? lanes_ : p.cp * p.tp) / (build.one_tp_rank ? p.tp : 1);
     b_.reserve(static_cast<size_t>(live_lanes * micro_ * 2 * (m.layers + 2) * 12 + 1024));
   }
 
@@ -109,18 +116,25 @@ class Builder {
     std::vector<int> entry;  // per lane: the pass's first op (gets the cross-stage dep)
     std::vector<int> exit;   // per lane: its last op
   };
-  using Lanes = std::vector<int>;  // an op index per lane (d x tp + t)
+  // Lane (d x cp + c) x tp + t is TP rank t of CP rank c of replica d: the data-parallel
+  // gradient group is the dp x cp "shards" of a TP rank, as Megatron's.
+  using Lanes = std::vector<int>;  // an op index per lane
 
   // Lanes whose ops are simulated: all, or replica 0's; of those only TP rank 0 with
   // `one_tp_rank`.
   bool live(int lane) const {
     if (build_.one_tp_rank && lane % p_.tp != 0) return false;
-    return build_.all_replicas || lane < p_.tp;
+    return build_.all_replicas || lane < p_.cp * p_.tp;
   }
 
-  int device(int lane, int s) const { return dev_[llm_rank(p_, lane % p_.tp, 0, lane / p_.tp, s)]; }
+  int device(int lane, int s) const {
+    const int shard = lane / p_.tp;
+    return dev_[llm_rank(p_, lane % p_.tp, shard % p_.cp, shard / p_.cp, s)];
+  }
   std::string name(int s, int lane, const Item& it, const std::string& what) const {
-    return "s" + std::to_string(s) + ".d" + std::to_string(lane / p_.tp) + ".t" +
+    const int shard = lane / p_.tp;
+    return "s" + std::to_string(s) + ".d" + std::to_string(shard / p_.cp) +
+           (p_.cp > 1 ? ".x" + std::to_string(shard % p_.cp) : "") + ".t" +
            std::to_string(lane % p_.tp) + ".mb" + std::to_string(it.micro) +
            (chunks_ > 1 ? ".c" + std::to_string(it.chunk) : "") + "." + what;
   }
@@ -172,14 +186,15 @@ class Builder {
   }
 
   std::vector<std::vector<int>> tp_groups() const {
-    std::vector<std::vector<int>> g(p_.dp);
+    std::vector<std::vector<int>> g(shards_);
     for (int lane = 0; lane < lanes_; ++lane) g[lane / p_.tp].push_back(lane);
     return g;
   }
-  // Lanes of the same TP rank in replicas [first, first + size).
+  // Lanes of the same TP rank in shards [first, first + size): the CP group of a replica
+  // (size cp), the EP groups (size ep), the data-parallel group (size dp x cp).
   std::vector<std::vector<int>> replica_groups(int size) const {
     std::vector<std::vector<int>> g;
-    for (int first = 0; first < p_.dp; first += size)
+    for (int first = 0; first < shards_; first += size)
       for (int t = 0; t < p_.tp; ++t) {
         std::vector<int> group;
         for (int d = first; d < first + size; ++d) group.push_back(d * p_.tp + t);
@@ -208,21 +223,49 @@ class Builder {
 
   // ZeRO-3 / FSDP: a layer's weights gathered over the replicas before use.
   Lanes gather_weights(int s, const Item& it, const std::string& what, Lanes* last, Pass* pass) {
-    if (p_.zero < 3 || p_.dp < 2) return Lanes(lanes_, -1);
-    return collective(s, it, what, CollectiveType::kAllGather, layer_bytes_, replica_groups(p_.dp),
-                      kDpStream, false, last, pass);
+    if (p_.zero < 3 || shards_ < 2) return Lanes(lanes_, -1);
+    return collective(s, it, what, CollectiveType::kAllGather, layer_bytes_,
+                      replica_groups(shards_), kDpStream, false, last, pass);
   }
 
   void layer_forward(int s, const Item& it, const std::string& l, Lanes* last, Pass* pass,
                      const char* phase, const Lanes* weights) {
     tp_block_start(s, it, l + ".attn", last, pass);
-    compute(s, it, l + ".attn", costs_.attention_fwd, phase, last, pass, weights);
+    if (p_.cp > 1)
+      context_parallel_attention(s, it, l + ".attn", phase, last, pass, weights);
+    else
+      compute(s, it, l + ".attn", costs_.attention_fwd, phase, last, pass, weights);
     tp_block_end(s, it, l + ".attn", last, pass);
     tp_block_start(s, it, l + ".mlp", last, pass);
     all_to_all(s, it, l + ".dispatch", last, pass);
     compute(s, it, l + ".mlp", costs_.mlp_fwd, phase, last, pass);
     all_to_all(s, it, l + ".combine", last, pass);
     tp_block_end(s, it, l + ".mlp", last, pass);
+  }
+
+  static BlockCost part(const BlockCost& c, double share) {
+    return {c.seconds * share, c.flops * share, c.bytes * share};
+  }
+  static BlockCost minus(const BlockCost& a, const BlockCost& b) {
+    return {a.seconds - b.seconds, a.flops - b.flops, a.bytes - b.bytes};
+  }
+
+  // Context parallelism's attention (Megatron's ring attention): each GPU projects its chunk's
+  // queries, keys and values, then passes the keys and values around the CP group (an
+  // all-gather) while it attends over its own chunk; attending over the others' waits for
+  // them; the output projection follows.
+  void context_parallel_attention(int s, const Item& it, const std::string& what,
+                                  const char* phase, Lanes* last, Pass* pass,
+                                  const Lanes* weights) {
+    const double cp = p_.cp;
+    const BlockCost& core = costs_.attention_core_fwd;
+    compute(s, it, what + ".qkv", costs_.attention_qkv_fwd, phase, last, pass, weights);
+    const Lanes kv = collective(s, it, what + ".kv.ag", CollectiveType::kAllGather,
+                                kv_bytes_ * cp, replica_groups(p_.cp), kCpStream, false, last, pass);
+    compute(s, it, what + ".local", part(core, 1 / cp), phase, last, pass);
+    compute(s, it, what + ".remote", part(core, (cp - 1) / cp), phase, last, pass, &kv);
+    compute(s, it, what + ".out",
+            minus(minus(costs_.attention_fwd, costs_.attention_qkv_fwd), core), phase, last, pass);
   }
 
   bool first_chunk(int s, const Item& it) const { return s == 0 && it.chunk == 0; }
@@ -237,7 +280,7 @@ class Builder {
   // identical ops in lockstep, so the pass takes the same time as op by op.
   bool fused(const Item& it) const {
     if (!fuse_) return false;
-    if (p_.dp < 2) return true;
+    if (shards_ < 2) return true;
     return it.forward ? p_.zero < 3 : p_.zero < 2 && it.micro != micro_ - 1;
   }
 
@@ -323,6 +366,12 @@ class Builder {
         layer_forward(s, it, L + ".recompute", last, pass, "recompute", &weights);
       // Backward mirrors forward: each block's input gradient is all-reduced over the group
       // (reduce-scattered with sequence parallelism, after an all-gather of its input).
+      // Context parallelism: the keys and values come around the ring again for the attention's
+      // backward, fetched while the MLP's runs.
+      const Lanes kv = p_.cp > 1 ? collective(s, it, L + ".attn.bwd.kv.ag",
+                                              CollectiveType::kAllGather, kv_bytes_ * p_.cp,
+                                              replica_groups(p_.cp), kCpStream, false, last, pass)
+                                 : Lanes(lanes_, -1);
       tp_block_start(s, it, L + ".mlp.bwd", last, pass);
       all_to_all(s, it, L + ".combine.bwd", last, pass);
       compute(s, it, L + ".mlp.bwd", costs_.mlp_bwd, "backward", last, pass, &weights);
@@ -331,7 +380,15 @@ class Builder {
       if (p_.recompute == Recompute::kSelective)
         compute(s, it, L + ".core.recompute", costs_.attention_core_fwd, "recompute", last, pass);
       tp_block_start(s, it, L + ".attn.bwd", last, pass);
-      compute(s, it, L + ".attn.bwd", costs_.attention_bwd, "backward", last, pass);
+      compute(s, it, L + ".attn.bwd", costs_.attention_bwd, "backward", last, pass, &kv);
+      if (p_.cp > 1) {
+        // The keys' and values' gradients go back to their chunks' GPUs (a reduce-scatter)
+        // beside the next layer's backward; the optimizer waits for them.
+        const Lanes dkv = collective(s, it, L + ".attn.bwd.dkv.rs", CollectiveType::kReduceScatter,
+                                     kv_bytes_ * p_.cp, replica_groups(p_.cp), kCpStream, false,
+                                     last, pass);
+        for (int lane = 0; lane < lanes_; ++lane) reduced_[s].push_back(dkv[lane]);
+      }
       reduce_gradients(s, it, L, final_micro, last, pass);
       tp_block_end(s, it, L + ".attn.bwd", last, pass);
     }
@@ -346,12 +403,13 @@ class Builder {
   // keep only their shard of the gradients.
   void reduce_gradients(int s, const Item& it, const std::string& L, bool final_micro, Lanes* last,
                         Pass* pass) {
-    if (p_.dp < 2) return;
+    if (shards_ < 2) return;
     if (p_.zero < 2 && !final_micro) return;
     const CollectiveType type =
         p_.zero == 0 ? CollectiveType::kAllReduce : CollectiveType::kReduceScatter;
     const Lanes ops = collective(s, it, L + (p_.zero == 0 ? ".grad.ar" : ".grad.rs"), type,
-                                 layer_bytes_, replica_groups(p_.dp), kDpStream, false, last, pass);
+                                 layer_bytes_, replica_groups(shards_), kDpStream, false, last,
+                                 pass);
     for (int lane = 0; lane < lanes_; ++lane) reduced_[s].push_back(ops[lane]);
   }
 
@@ -369,12 +427,12 @@ class Builder {
       after[lane] = b_.compute(name(s, lane, it, "optimizer"), device(lane, s), Stream{}, o.seconds,
                                o.flops, o.bytes, "optimizer", std::move(deps));
     }
-    if ((p_.zero == 1 || p_.zero == 2) && p_.dp > 1) {
+    if ((p_.zero == 1 || p_.zero == 2) && shards_ > 1) {
       Pass scratch;
       scratch.entry.assign(lanes_, -1);
       const int layers = chunk_layers_[s] * chunks_;
       collective(s, it, "weights.ag", CollectiveType::kAllGather, layer_bytes_ * layers,
-                 replica_groups(p_.dp), kDpStream, true, &after, &scratch);
+                 replica_groups(shards_), kDpStream, true, &after, &scratch);
     }
   }
 
@@ -414,10 +472,10 @@ class Builder {
   PricedReplica replica_;
   GraphBuilder b_;
   std::vector<int> dev_;
-  int lanes_ = 1, chunks_ = 1, micro_ = 1;
+  int lanes_ = 1, chunks_ = 1, micro_ = 1, shards_ = 1;
   bool fuse_ = false;
   std::vector<int> chunk_layers_;
-  double tp_bytes_ = 0, send_bytes_ = 0, a2a_bytes_ = 0, layer_bytes_ = 0;
+  double tp_bytes_ = 0, send_bytes_ = 0, a2a_bytes_ = 0, layer_bytes_ = 0, kv_bytes_ = 0;
   std::map<std::tuple<int, bool, int, int>, Pass> passes_;  // (stage, forward, micro, chunk)
   std::map<int, std::vector<int>> reduced_;  // per stage: gradient reductions, lane-major
 };
@@ -431,9 +489,6 @@ int llm_rank(const ParallelPlan& p, int tp, int cp, int dp, int pp) {
 LlmStep build_llm_step(const LlmConfig& model, const ParallelPlan& plan,
                        const std::vector<ClusterGpu>& gpus, const LlmCosts& costs,
                        const CollectiveOptions& collectives, const LlmBuildOptions& build) {
-  if (plan.cp > 1)
-    throw InputError(
-        "strategy: context parallelism is not simulated yet (its memory is: orrery llm memory)");
   if (static_cast<int>(gpus.size()) != plan.gpus())
     throw InputError("strategy: the plan needs " + std::to_string(plan.gpus()) +
                      " GPUs, the platform has " + std::to_string(gpus.size()));

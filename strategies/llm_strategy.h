@@ -3,7 +3,9 @@
 // interleaved) for each micro-batch, in the order its pipeline schedule gives (GPipe, 1F1B,
 // interleaved 1F1B); tensor-parallel all-reduces (reduce-scatter / all-gather with sequence
 // parallelism) around the attention and MLP blocks, forward and backward; MoE all-to-alls over
-// the expert-parallel group; activations and their gradients sent between stages; each layer's
+// the expert-parallel group; with context parallelism each GPU holding 1/cp of every sequence
+// and exchanging keys and values around the CP group for attention (ring attention, overlapped
+// with the local chunk's attention); activations and their gradients sent between stages; each layer's
 // gradients reduced over the data-parallel replicas as backward makes them (all-reduce, or
 // ZeRO's reduce-scatter and weight all-gathers), then the optimizer. The bubble, the exposed
 // communication and the recomputation come out of the replay (docs/strategies.md).
@@ -58,12 +60,12 @@ struct LlmBuildOptions {
 // DeviceStats::exposed_by_queue charges exposed time in this order.
 inline constexpr int kLlmTpQueue = 0;
 inline constexpr int kLlmEpQueue = 1;
-inline constexpr int kLlmSendFwdQueue = 2;
-inline constexpr int kLlmSendBwdQueue = 3;
-inline constexpr int kLlmDpQueue = 4;
+inline constexpr int kLlmCpQueue = 2;
+inline constexpr int kLlmSendFwdQueue = 3;
+inline constexpr int kLlmSendBwdQueue = 4;
+inline constexpr int kLlmDpQueue = 5;
 
-// `gpus` in rank order, plan.gpus() of them (check_parallel_plan first). Context parallelism
-// above 1 is refused (InputError) until it is modelled.
+// `gpus` in rank order, plan.gpus() of them (check_parallel_plan first).
 LlmStep build_llm_step(const LlmConfig& model, const ParallelPlan& plan,
                        const std::vector<ClusterGpu>& gpus, const LlmCosts& costs,
                        const CollectiveOptions& collectives, const LlmBuildOptions& build = {});

@@ -93,8 +93,8 @@ std::vector<LlmPlanRow> rank_llm_plans(const LlmPlanSpec& spec, const SweepInput
     r.virtual_stages = r.schedule == "interleaved" ? value_int(in, p, "strategy.virtual_stages", 1) : 1;
     r.gpu = gpu_model(in, p);
     r.gpus = static_cast<int>(metric(*o, "llm.gpus"));
-    const int cp = value_int(in, p, "strategy.cp", 1);
-    r.dp = r.gpus / std::max(1, r.tp * r.pp * cp);
+    r.cp = value_int(in, p, "strategy.cp", 1);
+    r.dp = r.gpus / std::max(1, r.tp * r.pp * r.cp);
     LlmFigures& f = r.figures;
     f.iteration_s = deserialize_run_result(o->result_bytes).makespan;
     f.tokens_per_s = metric(*o, "llm.tokens_per_s");
@@ -107,6 +107,7 @@ std::vector<LlmPlanRow> rank_llm_plans(const LlmPlanSpec& spec, const SweepInput
     b.recompute = metric(*o, "llm.recompute_s");
     b.tp = metric(*o, "llm.tp_exposed_s");
     b.ep = metric(*o, "llm.ep_exposed_s");
+    b.cp = metric(*o, "llm.cp_exposed_s");
     b.pp = metric(*o, "llm.pp_exposed_s");
     b.dp = metric(*o, "llm.dp_exposed_s");
     b.bubble = metric(*o, "llm.bubble_s");

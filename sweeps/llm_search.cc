@@ -13,9 +13,9 @@ namespace orrery {
 namespace {
 
 struct SearchLists {
-  std::vector<int> gpus, tp, pp, micro_batch, zero, virtual_stages;
+  std::vector<int> gpus, tp, pp, cp, micro_batch, zero, virtual_stages;
   std::vector<std::string> recompute, schedule;
-  bool search_gpus = false, search_schedule = false;
+  bool search_gpus = false, search_schedule = false, search_cp = false;
 };
 
 // A list of positive integers, or absent (`fallback` then).
@@ -103,6 +103,8 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
   const bool pp_given = s.has("pp");
   l.tp = int_list(s, "tp", divisors(per_server, per_server), 1, 1024);
   const std::vector<int> pp_list = int_list(s, "pp", {}, 1, 4096);
+  l.search_cp = s.has("cp");
+  l.cp = int_list(s, "cp", {root.map("strategy").integer("cp", 1)}, 1, 1024);
   l.micro_batch = int_list(s, "micro_batch", {1, 2, 4, 8}, 1, 1 << 20);
   l.zero = int_list(s, "zero", {0, 1, 2, 3}, 0, 3);
   l.recompute = text_list(s, "recompute", {"none", "selective", "full"});
@@ -124,7 +126,6 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
   // The scenario's fixed choices, as the llm workload reads them.
   const YamlMap st = root.map("strategy");
   ParallelPlan fixed;
-  fixed.cp = st.integer("cp", 1);
   fixed.ep = st.integer("ep", 1);
   const bool sequence_parallel = st.boolean("sequence_parallel", false);
   parse_precision(st.str("precision", "bf16"), &fixed.precision);  // checked per point
@@ -135,9 +136,10 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
   YAML::Node zip;
   auto push = [&](const char* key, const auto& value) { zip[key].push_back(value); };
   for (int gpus : l.gpus)
-    for (int tp : l.tp) {
+    for (int tp : l.tp)
+      for (int cp : l.cp) {
       const std::vector<int> pps =
-          pp_given ? pp_list : divisors(gpus / std::max(tp, 1), model.layers);
+          pp_given ? pp_list : divisors(gpus / std::max(tp * cp, 1), model.layers);
       for (int pp : pps)
         for (int mb : l.micro_batch)
           for (int zero : l.zero)
@@ -150,6 +152,7 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
                   ParallelPlan c = fixed;
                   c.tp = tp;
                   c.pp = pp;
+                  c.cp = cp;
                   if (gpus % (tp * pp * c.cp) != 0) continue;
                   c.dp = gpus / (tp * pp * c.cp);
                   c.sequence_parallel = sequence_parallel && tp > 1;
@@ -167,6 +170,7 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
                   if (l.search_gpus) push("platform.servers", gpus / per_server);
                   push("strategy.tp", tp);
                   push("strategy.pp", pp);
+                  if (l.search_cp) push("strategy.cp", cp);
                   push("workload.micro_batch", mb);
                   push("strategy.zero", zero);
                   push("strategy.recompute", rc);

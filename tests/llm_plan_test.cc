@@ -130,7 +130,8 @@ TEST(LlmPlan, BreakdownAddsUpToTheIterationAndFindsTheBubble) {
   info.gpus = 4;
   const LlmFigures f = llm_figures(info, r);
   const LlmBreakdown& b = f.breakdown;
-  EXPECT_NEAR(b.compute + b.recompute + b.tp + b.ep + b.pp + b.dp + b.bubble, r.makespan, 1e-12);
+  EXPECT_NEAR(b.compute + b.recompute + b.tp + b.ep + b.cp + b.pp + b.dp + b.bubble, r.makespan,
+              1e-12);
   EXPECT_NEAR(b.compute, 8 * 48e-3, 1e-9);
   EXPECT_NEAR(b.recompute, 8 * 8 * 0.25e-3, 1e-9);
   EXPECT_EQ(b.tp, 0);
@@ -308,7 +309,8 @@ plan:
     // The breakdown adds up to the iteration; cost = GPUs x hours x price.
     double sum = 0;
     for (const char* k : {"llm.compute_s", "llm.recompute_s", "llm.tp_exposed_s",
-                          "llm.ep_exposed_s", "llm.pp_exposed_s", "llm.dp_exposed_s",
+                          "llm.ep_exposed_s", "llm.cp_exposed_s", "llm.pp_exposed_s",
+                          "llm.dp_exposed_s",
                           "llm.bubble_s"})
       sum += std::atof(p.at(k).c_str());
     EXPECT_NEAR(sum, t, 1e-6 * t);

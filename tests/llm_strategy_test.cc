@@ -9,6 +9,7 @@
 
 #include "common/errors.h"
 #include "common/h5_util.h"
+#include "engine/graph_check.h"
 #include "engine/replay.h"
 #include "platforms/platform_spec.h"
 #include "scenario/scenario.h"
@@ -126,6 +127,46 @@ TEST(LlmStrategy, DataParallelGradientsPerLayer) {
   EXPECT_EQ(step.tokens, 2 * 64);
 }
 
+TEST(LlmStrategy, ContextParallelExchangesKeysAndValuesPerLayer) {
+  // TP 2 x CP 2 on 4 A100s, one micro-batch of 1,024 tokens: each GPU holds 512 tokens and its
+  // TP half of the 32 KV heads of 128: 512 x 2 x 16 x 128 x 2 bytes = 4 MiB of keys and values,
+  // all-gathered over the CP pair (8 MiB in all) before the attention forward, again before its
+  // backward, and their gradients reduce-scattered after it: per TP rank, 32 layers x (1 + 1)
+  // all-gathers and 32 reduce-scatters. The TP all-reduces carry the GPU's 512 tokens, and the
+  // weight gradients are all-reduced over the CP pair (the data-parallel group is DP x CP).
+  ParallelPlan p;
+  p.tp = 2;
+  p.cp = 2;
+  p.seq_len = 1024;
+  check_parallel_plan(p, llama(), 4, "test");
+  Cluster c = dgx_a100(4);
+  const LlmStep step = build_llm_step(llama(), p, c.gpus, uniform(1), {});
+  check_graph(step.graph, "cp");
+  int ag = 0, rs = 0, ar_tp = 0, ar_dp = 0;
+  for (const auto& coll : step.graph.collectives) {
+    const bool cp_pair = coll.ranks.size() == 2 && coll.ranks[1] - coll.ranks[0] == 2;
+    if (coll.type == CollectiveType::kAllGather && cp_pair) {
+      ++ag;
+      EXPECT_EQ(coll.bytes, 2 * 512.0 * 2 * 16 * 128 * 2);
+    } else if (coll.type == CollectiveType::kReduceScatter && cp_pair) {
+      ++rs;
+      EXPECT_EQ(coll.bytes, 2 * 512.0 * 2 * 16 * 128 * 2);
+    } else if (coll.type == CollectiveType::kAllReduce && cp_pair) {
+      ++ar_dp;
+    } else if (coll.type == CollectiveType::kAllReduce) {
+      ++ar_tp;
+      EXPECT_EQ(coll.bytes, 512.0 * 4096 * 2);
+    }
+  }
+  EXPECT_EQ(ag, 2 * 2 * 32);  // 2 TP ranks, forward and backward, 32 layers
+  EXPECT_EQ(rs, 2 * 32);
+  EXPECT_EQ(ar_dp, 2 * 32);   // each TP rank's layer gradients over its CP pair
+  EXPECT_EQ(ar_tp, 2 * 4 * 32);  // 2 CP ranks, 4 per layer
+  EXPECT_EQ(step.tokens, 1024);
+  const RunResult r = replay_isolated(c.source, step.graph, ReplayOptions{});
+  EXPECT_GT(r.makespan, 0);
+}
+
 TEST(LlmStrategy, FullPlanRunsOnADgxA100) {
   // TP 2 x PP 2 x DP 2 on 8 A100s, 4 micro-batches, sequence parallelism, selective
   // recomputation, ZeRO-1, NCCL collectives, ops priced at 100 TFLOP/s and 1 TB/s.
@@ -153,8 +194,7 @@ TEST(LlmStrategy, FullPlanRunsOnADgxA100) {
   EXPECT_LT(r.makespan, 3 * 4 * per_micro);
   EXPECT_EQ(step.tokens, 8 * 256);
   EXPECT_NEAR(step.model_flops, llm_training_flops_per_token(llama(), 256) * 8 * 256, 1);
-  // Refused until modelled.
-  p.cp = 2;
+  // A plan for other GPUs than it is given is refused.
   p.dp = 1;
   EXPECT_THROW(build_llm_step(llama(), p, c.gpus, costs, coll), InputError);
 }
