@@ -14,7 +14,7 @@ namespace {
 
 struct SearchState {
   LlmPlanSpec spec;
-  std::vector<LlmPlanRow> rows;              // ranked, once the sweep is done
+  std::vector<LlmPlanRow> rows;  // ranked, once the sweep is done
   std::map<uint64_t, const LlmPlanRow*> by_hash;
   int infeasible = 0, failed = 0;
   bool train = false, priced = false;
@@ -22,8 +22,8 @@ struct SearchState {
 
 std::string plan_text(const LlmPlanRow& r) {
   char s[96];
-  std::snprintf(s, sizeof s, "%5d %3d %3d %4d %2d %3d %4d  %-9s %s", r.gpus, r.tp, r.pp, r.dp,
-                r.cp, r.micro_batch, r.zero, r.recompute.c_str(),
+  std::snprintf(s, sizeof s, "%5d %3d %3d %4d %2d %3d %4d  %-9s %s", r.gpus, r.tp, r.pp, r.dp, r.cp,
+                r.micro_batch, r.zero, r.recompute.c_str(),
                 r.schedule == "interleaved" ? ("int. x" + std::to_string(r.virtual_stages)).c_str()
                                             : r.schedule.c_str());
   return s;
@@ -53,10 +53,11 @@ void print_search(const SearchState& st, const SweepInput& in, const std::string
               static_cast<long long>(s.plans));
   if (in.points.size() != static_cast<size_t>(s.plans))
     std::printf(" (%zu points with the scenario's own axes)", in.points.size());
-  std::printf(";\n             %zu simulated, %d do not fit the GPUs' memory or cannot run "
-              "(recorded, not simulated)%s\n",
-              st.rows.size(), st.infeasible,
-              st.failed ? (", " + std::to_string(st.failed) + " failed").c_str() : "");
+  std::printf(
+      ";\n             %zu simulated, %d do not fit the GPUs' memory or cannot run "
+      "(recorded, not simulated)%s\n",
+      st.rows.size(), st.infeasible,
+      st.failed ? (", " + std::to_string(st.failed) + " failed").c_str() : "");
   if (st.rows.empty()) {
     std::printf("\nNo plan ran: every one is infeasible (orrery report lists why).\n\n");
     return;
@@ -65,8 +66,8 @@ void print_search(const SearchState& st, const SweepInput& in, const std::string
   std::printf("\nBest %zu by %s (seconds per iteration; the breakdown is an average GPU's):\n", top,
               st.spec.by_cost ? "cost per iteration" : "time per iteration");
   std::printf("  %4s  %5s %3s %3s %4s %2s %3s %4s  %-9s %-8s %9s %10s %6s  %8s %8s %7s %7s %7s %7s",
-              "rank", "GPUs", "TP", "PP", "DP", "CP", "mb", "ZeRO", "recompute", "schedule", "iteration",
-              "tokens/s", "MFU", "compute", "recomp", "TP", "PP", "DP", "bubble");
+              "rank", "GPUs", "TP", "PP", "DP", "CP", "mb", "ZeRO", "recompute", "schedule",
+              "iteration", "tokens/s", "MFU", "compute", "recomp", "TP", "PP", "DP", "bubble");
   if (st.train) std::printf(" %7s", "days");
   if (st.priced) std::printf(" %12s", st.train ? "run cost" : "cost/iter");
   std::printf("  point\n");
@@ -75,8 +76,8 @@ void print_search(const SearchState& st, const SweepInput& in, const std::string
     const LlmFigures& f = r.figures;
     const LlmBreakdown& b = f.breakdown;
     std::printf("  %4d  %-43s %9s %10.0f %5.1f%%  %8s %8s %7s %7s %7s %7s", r.rank,
-                plan_text(r).c_str(), seconds(f.iteration_s).c_str(), f.tokens_per_s,
-                100 * f.mfu, seconds(b.compute).c_str(), seconds(b.recompute).c_str(),
+                plan_text(r).c_str(), seconds(f.iteration_s).c_str(), f.tokens_per_s, 100 * f.mfu,
+                seconds(b.compute).c_str(), seconds(b.recompute).c_str(),
                 seconds(b.tp + b.cp + b.ep).c_str(), seconds(b.pp).c_str(), seconds(b.dp).c_str(),
                 seconds(b.bubble).c_str());
     if (st.train) std::printf(" %7.1f", f.train_days);
@@ -86,7 +87,8 @@ void print_search(const SearchState& st, const SweepInput& in, const std::string
     std::printf("%s%s\n", own.empty() ? "" : "  ", own.c_str());
   }
   std::printf(
-      "\nTP includes the context-parallel exchanges and expert-parallel all-to-alls; exposed communication is what compute waits "
+      "\nTP includes the context-parallel exchanges and expert-parallel all-to-alls; exposed "
+      "communication is what compute waits "
       "for; bubble is time with nothing running. Every plan and its figures: orrery report %s\n\n",
       output.c_str());
 }

@@ -66,9 +66,8 @@ void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
     std::printf(
         "Time per GPU    compute %s, recompute %s, exposed TP %s, EP %s, CP %s, PP %s, DP %s, "
         "idle (bubble) %s\n",
-        format_time(b.compute).c_str(), format_time(b.recompute).c_str(),
-        format_time(b.tp).c_str(), format_time(b.ep).c_str(), format_time(b.cp).c_str(),
-        format_time(b.pp).c_str(),
+        format_time(b.compute).c_str(), format_time(b.recompute).c_str(), format_time(b.tp).c_str(),
+        format_time(b.ep).c_str(), format_time(b.cp).c_str(), format_time(b.pp).c_str(),
         format_time(b.dp).c_str(), format_time(b.bubble).c_str());
     std::printf("Memory          %s%s\n", l.fits ? "" : "OUT OF MEMORY: the plan does not run; ",
                 l.memory.c_str());

@@ -58,13 +58,18 @@ LlmFigures llm_figures(const LlmRunInfo& info, const RunResult& r) {
 
 std::vector<std::pair<std::string, double>> llm_metrics(const LlmFigures& f) {
   const LlmBreakdown& b = f.breakdown;
-  std::vector<std::pair<std::string, double>> m = {
-      {"llm.gpus", f.gpus},                  {"llm.tokens_per_s", f.tokens_per_s},  {"llm.tflops_per_gpu", f.tflops_per_gpu},
-      {"llm.mfu", f.mfu},                    {"llm.compute_s", b.compute},
-      {"llm.recompute_s", b.recompute},      {"llm.tp_exposed_s", b.tp},
-      {"llm.ep_exposed_s", b.ep},            {"llm.cp_exposed_s", b.cp},
-      {"llm.pp_exposed_s", b.pp},
-      {"llm.dp_exposed_s", b.dp},            {"llm.bubble_s", b.bubble}};
+  std::vector<std::pair<std::string, double>> m = {{"llm.gpus", f.gpus},
+                                                   {"llm.tokens_per_s", f.tokens_per_s},
+                                                   {"llm.tflops_per_gpu", f.tflops_per_gpu},
+                                                   {"llm.mfu", f.mfu},
+                                                   {"llm.compute_s", b.compute},
+                                                   {"llm.recompute_s", b.recompute},
+                                                   {"llm.tp_exposed_s", b.tp},
+                                                   {"llm.ep_exposed_s", b.ep},
+                                                   {"llm.cp_exposed_s", b.cp},
+                                                   {"llm.pp_exposed_s", b.pp},
+                                                   {"llm.dp_exposed_s", b.dp},
+                                                   {"llm.bubble_s", b.bubble}};
   if (f.train_days > 0) {
     m.emplace_back("llm.train_days", f.train_days);
     m.emplace_back("llm.gpu_hours", f.gpu_hours);

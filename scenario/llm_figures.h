@@ -16,8 +16,8 @@ namespace orrery {
 // the GPUs with compute ops), summing to the iteration time: compute busy split into
 // recomputation and the rest; communication not hidden behind compute, charged to the most
 // blocking kind running (tensor-parallel, then expert-parallel all-to-all, then the context-
-// parallel exchange of keys and values, then pipeline sends, then data-parallel); and idle time with nothing running (the pipeline bubble and
-// waits on other stages).
+// parallel exchange of keys and values, then pipeline sends, then data-parallel); and idle time
+// with nothing running (the pipeline bubble and waits on other stages).
 struct LlmBreakdown {
   double compute = 0;
   double recompute = 0;

@@ -179,8 +179,7 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   const LlmCosts costs =
       price_llm(model, plan, [&](const ModelOp& op) { return cost.estimate(op, device).seconds; });
   LlmWorkload out;
-  LlmStep step =
-      build_llm_step(model, plan, layout.gpus, costs, setup.collectives, setup.build);
+  LlmStep step = build_llm_step(model, plan, layout.gpus, costs, setup.collectives, setup.build);
   check_graph(step.graph, root.origin() + ": workload");
   out.graph = std::move(step.graph);
 
@@ -205,9 +204,9 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
                 static_cast<int>(plan.sequence(model)), gpus, device.name.c_str(), plan.tp, plan.pp,
                 plan.dp, plan.cp > 1 ? (" x CP " + std::to_string(plan.cp)).c_str() : "",
                 plan.ep > 1 ? (", EP " + std::to_string(plan.ep)).c_str() : "",
-                pipeline_schedule_name(plan.schedule), plan.micro_batches(),
-                plan.micro_batch, plan.zero, recompute_name(plan.recompute),
-                (format_gib(v.peak) + " GiB").c_str(), (format_gib(v.capacity) + " GiB").c_str());
+                pipeline_schedule_name(plan.schedule), plan.micro_batches(), plan.micro_batch,
+                plan.zero, recompute_name(plan.recompute), (format_gib(v.peak) + " GiB").c_str(),
+                (format_gib(v.capacity) + " GiB").c_str());
   out.summary = line;
   return out;
 }

@@ -122,9 +122,8 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
   if (type == "llm") {
     if (sc->platform.topology.hosts.empty())
       w.fail("type", "language-model workloads need a generated platform (a preset), not XML");
-    LlmWorkload lw =
-        build_llm_workload(root, w, cluster_layout(sc->platform.topology), sc->device, base_dir,
-                           options.skip_out_of_memory);
+    LlmWorkload lw = build_llm_workload(root, w, cluster_layout(sc->platform.topology), sc->device,
+                                        base_dir, options.skip_out_of_memory);
     sc->graph = std::move(lw.graph);
     sc->workload_summary = lw.summary;
     sc->ops_priced = true;

@@ -77,8 +77,8 @@ class Builder {
     // Routed tokens that leave the GPU for the other ep - 1 ranks' experts.
     a2a_bytes_ = tp_bytes_ * static_cast<double>(m.top_k) * (p.ep - 1) / p.ep;
     // The keys and values of a GPU's chunk (its TP share of the KV heads), 16-bit.
-    kv_bytes_ = tokens * 2.0 * static_cast<double>(m.kv_heads) * m.head_dim() / p.tp *
-                kActivationBytes;
+    kv_bytes_ =
+        tokens * 2.0 * static_cast<double>(m.kv_heads) * m.head_dim() / p.tp * kActivationBytes;
     const LlmParams params = llm_params(m);
     layer_bytes_ = (params.attention / p.tp + params.norms + params.router +
                     params.expert * static_cast<double>(m.experts) / p.tp) *
@@ -254,14 +254,13 @@ class Builder {
   // queries, keys and values, then passes the keys and values around the CP group (an
   // all-gather) while it attends over its own chunk; attending over the others' waits for
   // them; the output projection follows.
-  void context_parallel_attention(int s, const Item& it, const std::string& what,
-                                  const char* phase, Lanes* last, Pass* pass,
-                                  const Lanes* weights) {
+  void context_parallel_attention(int s, const Item& it, const std::string& what, const char* phase,
+                                  Lanes* last, Pass* pass, const Lanes* weights) {
     const double cp = p_.cp;
     const BlockCost& core = costs_.attention_core_fwd;
     compute(s, it, what + ".qkv", costs_.attention_qkv_fwd, phase, last, pass, weights);
-    const Lanes kv = collective(s, it, what + ".kv.ag", CollectiveType::kAllGather,
-                                kv_bytes_ * cp, replica_groups(p_.cp), kCpStream, false, last, pass);
+    const Lanes kv = collective(s, it, what + ".kv.ag", CollectiveType::kAllGather, kv_bytes_ * cp,
+                                replica_groups(p_.cp), kCpStream, false, last, pass);
     compute(s, it, what + ".local", part(core, 1 / cp), phase, last, pass);
     compute(s, it, what + ".remote", part(core, (cp - 1) / cp), phase, last, pass, &kv);
     compute(s, it, what + ".out",
@@ -296,8 +295,10 @@ class Builder {
     if (p_.tp < 2 || blocks == 0) return;
     const bool sp = p_.sequence_parallel;
     std::vector<CollectiveType> kinds;
-    if (sp) kinds = {CollectiveType::kAllGather, CollectiveType::kReduceScatter};
-    else kinds = {CollectiveType::kAllReduce};
+    if (sp)
+      kinds = {CollectiveType::kAllGather, CollectiveType::kReduceScatter};
+    else
+      kinds = {CollectiveType::kAllReduce};
     for (CollectiveType type : kinds) {
       collective(s, it, what + "." + collective_type_name(type), type, tp_bytes_, tp_groups(),
                  kTpStream, true, last, pass, blocks);
@@ -384,9 +385,9 @@ class Builder {
       if (p_.cp > 1) {
         // The keys' and values' gradients go back to their chunks' GPUs (a reduce-scatter)
         // beside the next layer's backward; the optimizer waits for them.
-        const Lanes dkv = collective(s, it, L + ".attn.bwd.dkv.rs", CollectiveType::kReduceScatter,
-                                     kv_bytes_ * p_.cp, replica_groups(p_.cp), kCpStream, false,
-                                     last, pass);
+        const Lanes dkv =
+            collective(s, it, L + ".attn.bwd.dkv.rs", CollectiveType::kReduceScatter,
+                       kv_bytes_ * p_.cp, replica_groups(p_.cp), kCpStream, false, last, pass);
         for (int lane = 0; lane < lanes_; ++lane) reduced_[s].push_back(dkv[lane]);
       }
       reduce_gradients(s, it, L, final_micro, last, pass);
@@ -407,9 +408,9 @@ class Builder {
     if (p_.zero < 2 && !final_micro) return;
     const CollectiveType type =
         p_.zero == 0 ? CollectiveType::kAllReduce : CollectiveType::kReduceScatter;
-    const Lanes ops = collective(s, it, L + (p_.zero == 0 ? ".grad.ar" : ".grad.rs"), type,
-                                 layer_bytes_, replica_groups(shards_), kDpStream, false, last,
-                                 pass);
+    const Lanes ops =
+        collective(s, it, L + (p_.zero == 0 ? ".grad.ar" : ".grad.rs"), type, layer_bytes_,
+                   replica_groups(shards_), kDpStream, false, last, pass);
     for (int lane = 0; lane < lanes_; ++lane) reduced_[s].push_back(ops[lane]);
   }
 

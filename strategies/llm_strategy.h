@@ -5,8 +5,8 @@
 // parallelism) around the attention and MLP blocks, forward and backward; MoE all-to-alls over
 // the expert-parallel group; with context parallelism each GPU holding 1/cp of every sequence
 // and exchanging keys and values around the CP group for attention (ring attention, overlapped
-// with the local chunk's attention); activations and their gradients sent between stages; each layer's
-// gradients reduced over the data-parallel replicas as backward makes them (all-reduce, or
+// with the local chunk's attention); activations and their gradients sent between stages; each
+// layer's gradients reduced over the data-parallel replicas as backward makes them (all-reduce, or
 // ZeRO's reduce-scatter and weight all-gathers), then the optimizer. The bubble, the exposed
 // communication and the recomputation come out of the replay (docs/strategies.md).
 #pragma once

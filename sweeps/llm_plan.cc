@@ -28,8 +28,7 @@ int value_int(const SweepInput& in, const SweepPoint& p, const std::string& path
 std::string gpu_model(const SweepInput& in, const SweepPoint& p) {
   const YAML::Node v = point_value(in.base, p, "platform.server.gpu");
   if (v.IsDefined() && v.IsScalar()) return v.Scalar();
-  if (v.IsDefined() && v.IsMap() && v["model"] && v["model"].IsScalar())
-    return v["model"].Scalar();
+  if (v.IsDefined() && v.IsMap() && v["model"] && v["model"].IsScalar()) return v["model"].Scalar();
   return "";
 }
 
@@ -90,7 +89,8 @@ std::vector<LlmPlanRow> rank_llm_plans(const LlmPlanSpec& spec, const SweepInput
     r.zero = value_int(in, p, "strategy.zero", 0);
     r.recompute = value_text(in, p, "strategy.recompute", "none");
     r.schedule = value_text(in, p, "strategy.schedule", "1f1b");
-    r.virtual_stages = r.schedule == "interleaved" ? value_int(in, p, "strategy.virtual_stages", 1) : 1;
+    r.virtual_stages =
+        r.schedule == "interleaved" ? value_int(in, p, "strategy.virtual_stages", 1) : 1;
     r.gpu = gpu_model(in, p);
     r.gpus = static_cast<int>(metric(*o, "llm.gpus"));
     r.cp = value_int(in, p, "strategy.cp", 1);

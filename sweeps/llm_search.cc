@@ -35,8 +35,8 @@ std::vector<int> int_list(const YamlMap& m, const std::string& key, std::vector<
       x = std::stoll(v.Scalar(), &used);
       if (used != v.Scalar().size()) throw std::invalid_argument("");
     } catch (const std::exception&) {
-      m.fail(key, "expected integers, got \"" + (v.IsScalar() ? v.Scalar() : std::string("a list")) +
-                      "\"");
+      m.fail(key, "expected integers, got \"" +
+                      (v.IsScalar() ? v.Scalar() : std::string("a list")) + "\"");
     }
     if (x < min || x > max)
       m.fail(key, "values must be in [" + std::to_string(min) + ", " + std::to_string(max) +
@@ -84,8 +84,7 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
   const YamlMap w = root.map("workload");
   if (w.str("type", "") != "llm")
     p.fail("search", "searches parallel plans of a language model: needs workload.type llm");
-  const LlmConfig model =
-      read_llm_model(w, std::filesystem::path(origin).parent_path().string());
+  const LlmConfig model = read_llm_model(w, std::filesystem::path(origin).parent_path().string());
   out.model = model.name;
   const int global_batch = w.integer("global_batch", 0);
   if (global_batch <= 0)
@@ -138,56 +137,57 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
   for (int gpus : l.gpus)
     for (int tp : l.tp)
       for (int cp : l.cp) {
-      const std::vector<int> pps =
-          pp_given ? pp_list : divisors(gpus / std::max(tp * cp, 1), model.layers);
-      for (int pp : pps)
-        for (int mb : l.micro_batch)
-          for (int zero : l.zero)
-            for (const auto& rc : l.recompute)
-              for (const auto& sched : l.schedule) {
-                const bool interleaved = sched == "interleaved";
-                const std::vector<int> vs = interleaved ? l.virtual_stages : std::vector<int>{1};
-                for (int v : vs) {
-                  ++out.combinations;
-                  ParallelPlan c = fixed;
-                  c.tp = tp;
-                  c.pp = pp;
-                  c.cp = cp;
-                  if (gpus % (tp * pp * c.cp) != 0) continue;
-                  c.dp = gpus / (tp * pp * c.cp);
-                  c.sequence_parallel = sequence_parallel && tp > 1;
-                  c.micro_batch = mb;
-                  c.zero = zero;
-                  parse_recompute(rc, &c.recompute);
-                  parse_pipeline_schedule(sched, &c.schedule);
-                  c.virtual_stages = v;
-                  try {
-                    check_parallel_plan(c, model, gpus, origin);
-                  } catch (const InputError&) {
-                    continue;  // not a plan for this model, batch and cluster
-                  }
-                  ++out.plans;
-                  if (l.search_gpus) push("platform.servers", gpus / per_server);
-                  push("strategy.tp", tp);
-                  push("strategy.pp", pp);
-                  if (l.search_cp) push("strategy.cp", cp);
-                  push("workload.micro_batch", mb);
-                  push("strategy.zero", zero);
-                  push("strategy.recompute", rc);
-                  if (sequence_parallel) push("strategy.sequence_parallel", c.sequence_parallel);
-                  if (l.search_schedule) {
-                    push("strategy.schedule", sched);
-                    push("strategy.virtual_stages", v);
+        const std::vector<int> pps =
+            pp_given ? pp_list : divisors(gpus / std::max(tp * cp, 1), model.layers);
+        for (int pp : pps)
+          for (int mb : l.micro_batch)
+            for (int zero : l.zero)
+              for (const auto& rc : l.recompute)
+                for (const auto& sched : l.schedule) {
+                  const bool interleaved = sched == "interleaved";
+                  const std::vector<int> vs = interleaved ? l.virtual_stages : std::vector<int>{1};
+                  for (int v : vs) {
+                    ++out.combinations;
+                    ParallelPlan c = fixed;
+                    c.tp = tp;
+                    c.pp = pp;
+                    c.cp = cp;
+                    if (gpus % (tp * pp * c.cp) != 0) continue;
+                    c.dp = gpus / (tp * pp * c.cp);
+                    c.sequence_parallel = sequence_parallel && tp > 1;
+                    c.micro_batch = mb;
+                    c.zero = zero;
+                    parse_recompute(rc, &c.recompute);
+                    parse_pipeline_schedule(sched, &c.schedule);
+                    c.virtual_stages = v;
+                    try {
+                      check_parallel_plan(c, model, gpus, origin);
+                    } catch (const InputError&) {
+                      continue;  // not a plan for this model, batch and cluster
+                    }
+                    ++out.plans;
+                    if (l.search_gpus) push("platform.servers", gpus / per_server);
+                    push("strategy.tp", tp);
+                    push("strategy.pp", pp);
+                    if (l.search_cp) push("strategy.cp", cp);
+                    push("workload.micro_batch", mb);
+                    push("strategy.zero", zero);
+                    push("strategy.recompute", rc);
+                    if (sequence_parallel) push("strategy.sequence_parallel", c.sequence_parallel);
+                    if (l.search_schedule) {
+                      push("strategy.schedule", sched);
+                      push("strategy.virtual_stages", v);
+                    }
                   }
                 }
-              }
-    }
+      }
   if (out.plans == 0)
-    p.fail("search", "none of its " + std::to_string(out.combinations) +
-                         " combinations is a valid plan for " + model.name + " with a global batch of " +
-                         std::to_string(global_batch) +
-                         " (degrees must divide the heads, layers and GPUs, and the batch split into "
-                         "micro-batches over the replicas)");
+    p.fail("search",
+           "none of its " + std::to_string(out.combinations) +
+               " combinations is a valid plan for " + model.name + " with a global batch of " +
+               std::to_string(global_batch) +
+               " (degrees must divide the heads, layers and GPUs, and the batch split into "
+               "micro-batches over the replicas)");
 
   out.sweep["zip"].push_back(zip);
   return out;
@@ -203,7 +203,8 @@ void apply_llm_search_defaults(const YAML::Node& plan, YAML::Node base) {
   if (!st["tp_collectives"]) st["tp_collectives"] = "analytical";
   if (!st["collectives"] || st["collectives"].IsNull())
     st["collectives"] = YAML::Node(YAML::NodeType::Map);
-  if (st["collectives"].IsMap() && !st["collectives"]["mode"]) st["collectives"]["mode"] = "analytical";
+  if (st["collectives"].IsMap() && !st["collectives"]["mode"])
+    st["collectives"]["mode"] = "analytical";
 }
 
 }  // namespace orrery

@@ -4,10 +4,10 @@
 //   workload: {type: llm, model: llama2_70b, seq_len: 4096, global_batch: 1024}
 //   plan:
 //     search:
-//       gpus: [128, 256]                # cluster sizes (sets platform.servers); default: the platform's
-//       tp: [1, 2, 4, 8]                # default: the divisors of the GPUs per server
-//       pp: [1, 2, 4, 8]                # default: the divisors of GPUs / (tp x cp) up to the layers
-//       cp: [1, 2]                      # context parallelism; default: strategy.cp
+//       gpus: [128, 256]                # cluster sizes (sets platform.servers); default: the
+//       platform's tp: [1, 2, 4, 8]                # default: the divisors of the GPUs per server
+//       pp: [1, 2, 4, 8]                # default: the divisors of GPUs / (tp x cp) up to the
+//       layers cp: [1, 2]                      # context parallelism; default: strategy.cp
 //       micro_batch: [1, 2, 4]          # default: [1, 2, 4, 8]
 //       zero: [0, 1, 3]                 # default: [0, 1, 2, 3]
 //       recompute: [selective, full]    # default: [none, selective, full]

@@ -37,7 +37,8 @@ Cluster dgx_a100(int servers, int gpus) {
 const LlmConfig& llama() { return *find_llm("llama2_7b"); }
 
 LlmCosts priced(const ParallelPlan& p) {
-  return price_llm(llama(), p, [](const ModelOp& op) { return op.flops / 100e12 + op.bytes / 1e12; });
+  return price_llm(llama(), p,
+                   [](const ModelOp& op) { return op.flops / 100e12 + op.bytes / 1e12; });
 }
 
 double step_time(const Cluster& c, const LlmStep& s) {
@@ -136,7 +137,7 @@ TEST(LlmPlan, BreakdownAddsUpToTheIterationAndFindsTheBubble) {
   EXPECT_NEAR(b.recompute, 8 * 8 * 0.25e-3, 1e-9);
   EXPECT_EQ(b.tp, 0);
   EXPECT_EQ(b.dp, 0);
-  const double slot = 48e-3 + 2e-3;  // a micro-batch's compute and recomputation on a stage
+  const double slot = 48e-3 + 2e-3;       // a micro-batch's compute and recomputation on a stage
   EXPECT_NEAR(b.bubble, 3 * slot, 2e-4);  // plus the activation sends, microseconds
   EXPECT_NEAR(f.tokens_per_s, step.tokens / r.makespan, 1e-9);
 }
@@ -267,8 +268,9 @@ workload: {type: llm, model: llama2_7b, global_batch: 8})";
   EXPECT_NE(refused("search: {}", "platform: {preset: dgx-a100}\nworkload: {type: model}")
                 .find("needs workload.type llm"),
             std::string::npos);
-  EXPECT_NE(refused("search: {}", "platform: {preset: dgx-a100}\nworkload: {type: llm, model: "
-                                  "llama2_7b}")
+  EXPECT_NE(refused("search: {}",
+                    "platform: {preset: dgx-a100}\nworkload: {type: llm, model: "
+                    "llama2_7b}")
                 .find("needs workload.global_batch"),
             std::string::npos);
   EXPECT_NE(refused("search: {pipelines: [1]}", ok_base).find("pipelines"), std::string::npos);
@@ -308,10 +310,9 @@ plan:
     if (p.at("plan.rank") == "1") rank1 = t;
     // The breakdown adds up to the iteration; cost = GPUs x hours x price.
     double sum = 0;
-    for (const char* k : {"llm.compute_s", "llm.recompute_s", "llm.tp_exposed_s",
-                          "llm.ep_exposed_s", "llm.cp_exposed_s", "llm.pp_exposed_s",
-                          "llm.dp_exposed_s",
-                          "llm.bubble_s"})
+    for (const char* k :
+         {"llm.compute_s", "llm.recompute_s", "llm.tp_exposed_s", "llm.ep_exposed_s",
+          "llm.cp_exposed_s", "llm.pp_exposed_s", "llm.dp_exposed_s", "llm.bubble_s"})
       sum += std::atof(p.at(k).c_str());
     EXPECT_NEAR(sum, t, 1e-6 * t);
     EXPECT_NEAR(std::atof(p.at("plan.cost_per_iteration").c_str()), 8 * t / 3600 * 2, 1e-9);

@@ -160,7 +160,7 @@ TEST(LlmStrategy, ContextParallelExchangesKeysAndValuesPerLayer) {
   }
   EXPECT_EQ(ag, 2 * 2 * 32);  // 2 TP ranks, forward and backward, 32 layers
   EXPECT_EQ(rs, 2 * 32);
-  EXPECT_EQ(ar_dp, 2 * 32);   // each TP rank's layer gradients over its CP pair
+  EXPECT_EQ(ar_dp, 2 * 32);      // each TP rank's layer gradients over its CP pair
   EXPECT_EQ(ar_tp, 2 * 4 * 32);  // 2 CP ranks, 4 per layer
   EXPECT_EQ(step.tokens, 1024);
   const RunResult r = replay_isolated(c.source, step.graph, ReplayOptions{});

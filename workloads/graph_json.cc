@@ -106,9 +106,9 @@ OpRefs read_op(const json& j, std::size_t index, const std::string& origin, Op* 
   OpRefs p;
   op->name = f.required_text("name");
   f.set_where(op_where(index, op->name));
-  f.only({"name", "device", "stream", "kind", "duration", "flops", "bytes", "src", "dst", "phase",
-          "deps", "collective", "ranks", "algo", "protocol", "counts", "root", "chunks", "analytical",
-          "repeat", "sm_share"});
+  f.only({"name",     "device", "stream", "kind",   "duration",   "flops",  "bytes",
+          "src",      "dst",    "phase",  "deps",   "collective", "ranks",  "algo",
+          "protocol", "counts", "root",   "chunks", "analytical", "repeat", "sm_share"});
   p.device = f.required_text("device");
 
   std::string s;
@@ -130,9 +130,8 @@ OpRefs read_op(const json& j, std::size_t index, const std::string& origin, Op* 
   f.text("phase", &op->phase);
 
   const bool collective = op->kind == OpKind::kCollective;
-  for (const char* key :
-       {"collective", "ranks", "algo", "protocol", "counts", "root", "chunks", "analytical", "repeat",
-        "sm_share"}) {
+  for (const char* key : {"collective", "ranks", "algo", "protocol", "counts", "root", "chunks",
+                          "analytical", "repeat", "sm_share"}) {
     if (!collective && f.has(key))
       f.fail("\"" + std::string(key) + "\" is only allowed on a collective op");
   }
