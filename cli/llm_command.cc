@@ -130,6 +130,8 @@ void register_llm_commands(CLI::App& app, CommandList& out) {
   mem->add_option("--dp", a->plan.dp, "Data-parallel replicas (default 1)");
   mem->add_option("--cp", a->plan.cp, "Context-parallel degree (default 1)");
   mem->add_option("--ep", a->plan.ep, "Expert-parallel degree, MoE models (default 1)");
+  mem->add_option("--capacity-factor", a->plan.capacity_factor,
+                  "MoE expert capacity over the even share of routed tokens (default 1)");
   mem->add_flag("--sp", a->plan.sequence_parallel, "Megatron sequence parallelism (needs tp > 1)");
   mem->add_option("--micro-batch", a->plan.micro_batch, "Sequences per micro-batch (default 1)");
   mem->add_option("--global-batch", a->plan.global_batch,

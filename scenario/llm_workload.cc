@@ -72,6 +72,7 @@ ParallelPlan read_plan(const YamlMap& w, const YamlMap& s, int gpus, MemoryOptio
   if (!parse_precision(precision, &p.precision))
     s.fail("precision", "expected bf16, fp16 or fp32, got \"" + precision + "\"");
   p.flash_attention = s.boolean("flash_attention", true);
+  p.capacity_factor = s.number("capacity_factor", 1.0);
   memory->reserved_bytes = s.size("reserved", memory->reserved_bytes);
   if (memory->reserved_bytes < 0) s.fail("reserved", "must not be negative");
   p.micro_batch = w.integer("micro_batch", 1);

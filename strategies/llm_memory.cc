@@ -117,7 +117,7 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
     else if (dense_shards > 1)
       mb.buffers += 2 * opt.bucket_bytes;
     if (m.moe())  // all-to-all dispatch and combine of one layer's routed tokens
-      mb.buffers += 2 * 2 * s * b * h * static_cast<double>(m.top_k) * opt.moe_capacity_factor;
+      mb.buffers += 2 * 2 * s * b * h * static_cast<double>(m.top_k) * plan.capacity_factor;
     mb.reserved = opt.reserved_bytes;
     out.push_back(mb);
   }

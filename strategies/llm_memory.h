@@ -22,7 +22,6 @@ struct MemoryOptions {
   // Data-parallel gradient buckets (DDP's 25 MiB, two in flight) and ZeRO-3 / FSDP's gathered
   // layers (the one running and the one prefetched).
   double bucket_bytes = 25.0 * (1 << 20);
-  double moe_capacity_factor = 1.0;  // expert capacity over the even share of routed tokens
 };
 
 struct MemoryBreakdown {

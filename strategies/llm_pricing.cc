@@ -84,7 +84,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   // MLP block: norm, up (and gate) projection, activation (and gating product), down
   // projection, residual add. Experts: each token through top_k of them.
   pr.rows(&c.mlp_fwd, &c.mlp_bwd, "ln", "layernorm_bwd", norm_rows, h);
-  const double routed = tokens * static_cast<double>(m.top_k);
+  const double routed = tokens * static_cast<double>(m.top_k) * (m.moe() ? p.capacity_factor : 1);
   const double up = (m.gated_mlp ? 2 : 1) * f / t;
   pr.linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, up);
   pr.rows(&c.mlp_fwd, &c.mlp_bwd, "gelu", "gelu_bwd", routed, f / t);

@@ -75,7 +75,7 @@ class Builder {
     tp_bytes_ = tokens * static_cast<double>(m.hidden) * kActivationBytes;
     send_bytes_ = tp_bytes_ / p.tp;  // Megatron's scatter-gather: each TP rank sends its share
     // Routed tokens that leave the GPU for the other ep - 1 ranks' experts.
-    a2a_bytes_ = tp_bytes_ * static_cast<double>(m.top_k) * (p.ep - 1) / p.ep;
+    a2a_bytes_ = tp_bytes_ * static_cast<double>(m.top_k) * p.capacity_factor * (p.ep - 1) / p.ep;
     // The keys and values of a GPU's chunk (its TP share of the KV heads), 16-bit.
     kv_bytes_ =
         tokens * 2.0 * static_cast<double>(m.kv_heads) * m.head_dim() / p.tp * kActivationBytes;

@@ -52,6 +52,10 @@ struct ParallelPlan {
   Recompute recompute = Recompute::kNone;
   Precision precision = Precision::kBf16;
   bool flash_attention = true;  // attention without materialized s x s scores
+  // MoE: each expert's capacity over its even share of the routed tokens (GShard's capacity
+  // factor): tokens beyond it are dropped, experts short of it padded, so expert GEMMs and the
+  // dispatch and combine all-to-alls carry capacity_factor x the routed tokens.
+  double capacity_factor = 1.0;
 
   int gpus() const { return tp * pp * dp * cp; }
   // Micro-batches each replica runs per iteration (gradient accumulation steps).

@@ -265,6 +265,11 @@ TEST(LlmStrategy, ExpertParallelAllToAllPerMoeLayer) {
   EXPECT_EQ(a2a.bytes, 256.0 * 2 * 4096 * 2 * 1 / 2);
   RunResult r = replay_isolated(c.source, step.graph, ReplayOptions{});
   EXPECT_GT(r.makespan, 32 * 6e-3);
+  // A capacity factor of 1.25 pads every expert's share: 1.25 x the bytes.
+  p.capacity_factor = 1.25;
+  step = build_llm_step(mix, p, c.gpus, uniform(1), {});
+  EXPECT_EQ(collectives(step.graph, CollectiveType::kAllToAll, 2).bytes,
+            1.25 * 256.0 * 2 * 4096 * 2 * 1 / 2);
 }
 
 TEST(LlmStrategy, OneReplicaInFullGivesTheStepOfAll) {
