@@ -73,6 +73,8 @@ ParallelPlan read_plan(const YamlMap& w, const YamlMap& s, int gpus, MemoryOptio
     s.fail("precision", "expected bf16, fp16 or fp32, got \"" + precision + "\"");
   p.flash_attention = s.boolean("flash_attention", true);
   p.capacity_factor = s.number("capacity_factor", 1.0);
+  p.grad_bucket_bytes = s.size("bucket", 0.0);
+  if (p.grad_bucket_bytes > 0) memory->bucket_bytes = p.grad_bucket_bytes;
   memory->reserved_bytes = s.size("reserved", memory->reserved_bytes);
   if (memory->reserved_bytes < 0) s.fail("reserved", "must not be negative");
   p.micro_batch = w.integer("micro_batch", 1);

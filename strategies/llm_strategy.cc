@@ -390,7 +390,7 @@ class Builder {
                        kv_bytes_ * p_.cp, replica_groups(p_.cp), kCpStream, false, last, pass);
         for (int lane = 0; lane < lanes_; ++lane) reduced_[s].push_back(dkv[lane]);
       }
-      reduce_gradients(s, it, L, final_micro, last, pass);
+      reduce_gradients(s, it, L, final_micro, l == 0, last, pass);
       tp_block_end(s, it, L + ".attn.bwd", last, pass);
     }
     if (first_chunk(s, it))
@@ -402,15 +402,20 @@ class Builder {
   // rest of backward: all-reduced (ZeRO-0) or reduce-scattered (ZeRO-1) after the last
   // micro-batch; reduce-scattered after every micro-batch under ZeRO-2 and ZeRO-3, whose GPUs
   // keep only their shard of the gradients.
-  void reduce_gradients(int s, const Item& it, const std::string& L, bool final_micro, Lanes* last,
-                        Pass* pass) {
+  // Layers fill a bucket of at least plan.grad_bucket_bytes in backward order (one layer each
+  // when 0), reduced once its last layer is done; a pass's last layer closes its bucket.
+  void reduce_gradients(int s, const Item& it, const std::string& L, bool final_micro,
+                        bool pass_end, Lanes* last, Pass* pass) {
     if (shards_ < 2) return;
     if (p_.zero < 2 && !final_micro) return;
+    bucket_ += layer_bytes_;
+    if (bucket_ < p_.grad_bucket_bytes && !pass_end) return;
+    const double bytes = bucket_;
+    bucket_ = 0;
     const CollectiveType type =
         p_.zero == 0 ? CollectiveType::kAllReduce : CollectiveType::kReduceScatter;
-    const Lanes ops =
-        collective(s, it, L + (p_.zero == 0 ? ".grad.ar" : ".grad.rs"), type, layer_bytes_,
-                   replica_groups(shards_), kDpStream, false, last, pass);
+    const Lanes ops = collective(s, it, L + (p_.zero == 0 ? ".grad.ar" : ".grad.rs"), type, bytes,
+                                 replica_groups(shards_), kDpStream, false, last, pass);
     for (int lane = 0; lane < lanes_; ++lane) reduced_[s].push_back(ops[lane]);
   }
 
@@ -477,6 +482,7 @@ class Builder {
   bool fuse_ = false;
   std::vector<int> chunk_layers_;
   double tp_bytes_ = 0, send_bytes_ = 0, a2a_bytes_ = 0, layer_bytes_ = 0, kv_bytes_ = 0;
+  double bucket_ = 0;  // gradient bytes waiting for their bucket's reduction
   std::map<std::tuple<int, bool, int, int>, Pass> passes_;  // (stage, forward, micro, chunk)
   std::map<int, std::vector<int>> reduced_;  // per stage: gradient reductions, lane-major
 };

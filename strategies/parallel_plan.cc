@@ -116,6 +116,8 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
                                num(p.pp) + "; " + num(p.micro_batches()) + " is not a multiple");
   }
   if (!m.moe() && p.ep > 1) fail("ep", "expert parallelism needs a mixture-of-experts model");
+  if (!(p.grad_bucket_bytes >= 0 && p.grad_bucket_bytes < 1e15))
+    bad("bucket", "must be a size of at least 0 bytes");
   if (!(p.capacity_factor > 0 && p.capacity_factor <= 64))
     bad("capacity_factor", "must be in (0, 64], got " + std::to_string(p.capacity_factor));
   if (m.moe() && m.experts % p.ep != 0)

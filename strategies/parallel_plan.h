@@ -56,6 +56,9 @@ struct ParallelPlan {
   // factor): tokens beyond it are dropped, experts short of it padded, so expert GEMMs and the
   // dispatch and combine all-to-alls carry capacity_factor x the routed tokens.
   double capacity_factor = 1.0;
+  // Data parallelism: layers' gradients fused in backward order into buckets of at least this
+  // many bytes, each reduced once its last layer is done (0: one bucket per layer).
+  double grad_bucket_bytes = 0;
 
   int gpus() const { return tp * pp * dp * cp; }
   // Micro-batches each replica runs per iteration (gradient accumulation steps).

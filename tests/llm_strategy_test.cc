@@ -125,6 +125,15 @@ TEST(LlmStrategy, DataParallelGradientsPerLayer) {
   EXPECT_EQ(collectives(step.graph, CollectiveType::kReduceScatter, 2).n, 32);
   EXPECT_EQ(collectives(step.graph, CollectiveType::kAllGather, 2).n, 1);
   EXPECT_EQ(step.tokens, 2 * 64);
+  // Buckets of at least 3 layers' gradients: 10 of 3 layers and the last of 2 (32 layers).
+  p.zero = 0;
+  p.grad_bucket_bytes = 2.5 * 2 * params.per_layer;
+  step = build_llm_step(llama(), p, c.gpus, uniform(1), {});
+  ar = collectives(step.graph, CollectiveType::kAllReduce, 2);
+  EXPECT_EQ(ar.n, 11);
+  double total = 0;
+  for (const auto& coll : step.graph.collectives) total += coll.bytes;
+  EXPECT_EQ(total, 32 * 2 * params.per_layer);
 }
 
 TEST(LlmStrategy, ContextParallelExchangesKeysAndValuesPerLayer) {
