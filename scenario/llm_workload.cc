@@ -168,15 +168,13 @@ void check_llm_fits(const YamlMap& root, const YamlMap& w, const DeviceSpec& dev
 }
 
 LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const ClusterLayout& layout,
-                               const DeviceSpec& device, const std::string& base_dir,
-                               bool skip_out_of_memory) {
+                               const DeviceSpec& device, const std::string& base_dir) {
   const int gpus = static_cast<int>(layout.gpus.size());
   const LlmSetup setup = read_llm_setup(root, w, gpus, base_dir);
   const LlmConfig& model = setup.model;
   const ParallelPlan& plan = setup.plan;
   const double train_tokens = setup.train_tokens;
   const MemoryVerdict v = check_memory(model, plan, device.mem_bytes, setup.memory);
-  if (!v.fits && skip_out_of_memory) throw InfeasibleError(v.message());
 
   const CostModel cost(parse_cost_model(root, "cost_model", base_dir));
   const LlmCosts costs =

@@ -51,11 +51,10 @@ void check_llm_fits(const YamlMap& root, const YamlMap& workload, const DeviceSp
                     int gpus, const std::string& base_dir);
 
 // `root` is the scenario, `workload` its workload mapping; ops priced on `device` by the
-// scenario's cost model. Throws InputError naming the key for a bad model, plan or batch;
-// InfeasibleError with the memory verdict, before building anything, for a plan that does not
-// fit when `skip_out_of_memory`.
+// scenario's cost model. Throws InputError naming the key for a bad model, plan or batch. A
+// plan that does not fit is built all the same; its verdict is in LlmRunInfo.
 LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& workload,
                                const ClusterLayout& layout, const DeviceSpec& device,
-                               const std::string& base_dir, bool skip_out_of_memory = false);
+                               const std::string& base_dir);
 
 }  // namespace orrery

@@ -90,8 +90,7 @@ void read_platform(const YamlMap& root, const std::string& base_dir,
 }
 
 void read_workload(const YamlMap& root, const std::string& base_dir,
-                   const std::vector<GpuPlacement>& platform_gpus,
-                   const ScenarioBuildOptions& options, Scenario* sc) {
+                   const std::vector<GpuPlacement>& platform_gpus, Scenario* sc) {
   if (!root.has("workload")) root.fail("workload", "is required");
   YamlMap w = root.map("workload");
   std::string type = w.str("type", "synthetic-dp");
@@ -122,8 +121,8 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
   if (type == "llm") {
     if (sc->platform.topology.hosts.empty())
       w.fail("type", "language-model workloads need a generated platform (a preset), not XML");
-    LlmWorkload lw = build_llm_workload(root, w, cluster_layout(sc->platform.topology), sc->device,
-                                        base_dir, options.skip_out_of_memory);
+    LlmWorkload lw =
+        build_llm_workload(root, w, cluster_layout(sc->platform.topology), sc->device, base_dir);
     sc->graph = std::move(lw.graph);
     sc->workload_summary = lw.summary;
     sc->ops_priced = true;
@@ -242,7 +241,7 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
   std::vector<GpuPlacement> gpus;
   try {
     read_platform(root, base_dir, options, &sc, &gpus);
-    read_workload(root, base_dir, gpus, options, &sc);
+    read_workload(root, base_dir, gpus, &sc);
   } catch (const InputError& e) {
     // Builders below the scenario (size guards, strategies) name the item but not the file.
     const std::string what = e.what();
