@@ -100,7 +100,7 @@ SweepHooks plan_search_hooks() {
   SweepHooks hooks;
   hooks.prepare = [st](const SweepInput& in, SweepStore& store) {
     st->spec = parse_llm_plan_spec(in.plan, in.path);
-    st->priced = st->spec.gpu_hour > 0 || !st->spec.gpu_hour_by_model.empty();
+    st->priced = st->spec.priced;
     store.file_attrs()["plan_kind"] = "parallel plans";
     store.file_attrs()["plan_rank_by"] = st->spec.by_cost ? "cost" : "time";
     store.set_decorator(

@@ -56,25 +56,48 @@ LlmFigures llm_figures(const LlmRunInfo& info, const RunResult& r) {
   return f;
 }
 
+namespace {
+
+// Every figure a metric carries, by name: the one list both directions read.
+template <typename Figures, typename Visit>
+void each_metric(Figures& f, Visit visit) {
+  auto& b = f.breakdown;
+  visit("llm.gpus", f.gpus);
+  visit("llm.tokens_per_s", f.tokens_per_s);
+  visit("llm.tflops_per_gpu", f.tflops_per_gpu);
+  visit("llm.mfu", f.mfu);
+  visit("llm.compute_s", b.compute);
+  visit("llm.recompute_s", b.recompute);
+  visit("llm.tp_exposed_s", b.tp);
+  visit("llm.ep_exposed_s", b.ep);
+  visit("llm.cp_exposed_s", b.cp);
+  visit("llm.pp_exposed_s", b.pp);
+  visit("llm.dp_exposed_s", b.dp);
+  visit("llm.bubble_s", b.bubble);
+  visit("llm.train_days", f.train_days);
+  visit("llm.gpu_hours", f.gpu_hours);
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, double>> llm_metrics(const LlmFigures& f) {
-  const LlmBreakdown& b = f.breakdown;
-  std::vector<std::pair<std::string, double>> m = {{"llm.gpus", f.gpus},
-                                                   {"llm.tokens_per_s", f.tokens_per_s},
-                                                   {"llm.tflops_per_gpu", f.tflops_per_gpu},
-                                                   {"llm.mfu", f.mfu},
-                                                   {"llm.compute_s", b.compute},
-                                                   {"llm.recompute_s", b.recompute},
-                                                   {"llm.tp_exposed_s", b.tp},
-                                                   {"llm.ep_exposed_s", b.ep},
-                                                   {"llm.cp_exposed_s", b.cp},
-                                                   {"llm.pp_exposed_s", b.pp},
-                                                   {"llm.dp_exposed_s", b.dp},
-                                                   {"llm.bubble_s", b.bubble}};
-  if (f.train_days > 0) {
-    m.emplace_back("llm.train_days", f.train_days);
-    m.emplace_back("llm.gpu_hours", f.gpu_hours);
-  }
+  std::vector<std::pair<std::string, double>> m;
+  each_metric(f, [&](const char* name, double v) {
+    const std::string key = name;
+    // A training run's figures only when workload.train_tokens asked for them.
+    if ((key == "llm.train_days" || key == "llm.gpu_hours") && f.train_days <= 0) return;
+    m.emplace_back(key, v);
+  });
   return m;
+}
+
+LlmFigures llm_figures_of(const std::vector<std::pair<std::string, double>>& metrics) {
+  LlmFigures f;
+  each_metric(f, [&](const char* name, double& v) {
+    for (const auto& [k, value] : metrics)
+      if (k == name) v = value;
+  });
+  return f;
 }
 
 }  // namespace orrery

@@ -43,7 +43,9 @@ struct LlmFigures {
 LlmFigures llm_figures(const LlmRunInfo& info, const RunResult& r);
 
 // The figures as named numbers, "llm.tokens_per_s", "llm.mfu", "llm.bubble_s"...: a sweep
-// stores them with each point.
+// stores them with each point. llm_figures_of reads them back (iteration_s is not among them:
+// it is the run's makespan); names it does not know are passed over.
 std::vector<std::pair<std::string, double>> llm_metrics(const LlmFigures& f);
+LlmFigures llm_figures_of(const std::vector<std::pair<std::string, double>>& metrics);
 
 }  // namespace orrery

@@ -24,20 +24,6 @@ int value_int(const SweepInput& in, const SweepPoint& p, const std::string& path
   }
 }
 
-// The GPU model of a point: platform.server.gpu as a name, or its `model` key.
-std::string gpu_model(const SweepInput& in, const SweepPoint& p) {
-  const YAML::Node v = point_value(in.base, p, "platform.server.gpu");
-  if (v.IsDefined() && v.IsScalar()) return v.Scalar();
-  if (v.IsDefined() && v.IsMap() && v["model"] && v["model"].IsScalar()) return v["model"].Scalar();
-  return "";
-}
-
-double metric(const PointOutcome& o, const std::string& name) {
-  for (const auto& [k, v] : o.metrics)
-    if (k == name) return v;
-  return 0.0;
-}
-
 }  // namespace
 
 LlmPlanSpec parse_llm_plan_spec(const YAML::Node& plan, const std::string& origin) {
@@ -50,27 +36,13 @@ LlmPlanSpec parse_llm_plan_spec(const YAML::Node& plan, const std::string& origi
   spec.by_cost = rank_by == "cost";
   spec.top = p.integer("top", 10, 1, 100000);
   const YamlMap prices = p.map("prices");
-  if (prices.has("gpu_hour")) {
-    const YAML::Node g = prices.raw("gpu_hour");
-    if (g.IsMap()) {
-      const YamlMap by(g, origin, "plan.prices.gpu_hour");
-      for (const auto& kv : g) {
-        const std::string model = kv.first.as<std::string>();
-        const double price = by.number(model, -1);
-        if (!(price >= 0)) by.fail(model, "expected a price per GPU-hour, a number >= 0");
-        spec.gpu_hour_by_model[model] = price;
-      }
-      if (spec.gpu_hour_by_model.empty())
-        prices.fail("gpu_hour", "expected a price, or GPU models with their prices");
-    } else {
-      spec.gpu_hour = prices.number("gpu_hour", -1);
-      if (!(spec.gpu_hour > 0)) prices.fail("gpu_hour", "expected a price per GPU-hour above 0");
-    }
-  }
+  spec.gpu_hour = read_gpu_prices(prices, "gpu_hour", false);
+  spec.priced = prices.has("gpu_hour");
+  if (spec.priced && spec.gpu_hour.flat && !(spec.gpu_hour.price > 0))
+    prices.fail("gpu_hour", "expected a price per GPU-hour above 0");
   prices.reject_unknown_keys();
   p.reject_unknown_keys();
-  if (spec.by_cost && spec.gpu_hour == 0 && spec.gpu_hour_by_model.empty())
-    p.fail("rank_by", "ranking by cost needs plan.prices.gpu_hour");
+  if (spec.by_cost && !spec.priced) p.fail("rank_by", "ranking by cost needs plan.prices.gpu_hour");
   return spec;
 }
 
@@ -91,38 +63,16 @@ std::vector<LlmPlanRow> rank_llm_plans(const LlmPlanSpec& spec, const SweepInput
     r.schedule = value_text(in, p, "strategy.schedule", "1f1b");
     r.virtual_stages =
         r.schedule == "interleaved" ? value_int(in, p, "strategy.virtual_stages", 1) : 1;
-    r.gpu = gpu_model(in, p);
-    r.gpus = static_cast<int>(metric(*o, "llm.gpus"));
+    LlmFigures& f = r.figures;
+    f = llm_figures_of(o->metrics);
+    f.iteration_s = deserialize_run_result(o->result_bytes).makespan;
+    r.gpus = static_cast<int>(f.gpus);
     r.cp = value_int(in, p, "strategy.cp", 1);
     r.dp = r.gpus / std::max(1, r.tp * r.pp * r.cp);
-    LlmFigures& f = r.figures;
-    f.iteration_s = deserialize_run_result(o->result_bytes).makespan;
-    f.tokens_per_s = metric(*o, "llm.tokens_per_s");
-    f.tflops_per_gpu = metric(*o, "llm.tflops_per_gpu");
-    f.mfu = metric(*o, "llm.mfu");
-    f.train_days = metric(*o, "llm.train_days");
-    f.gpu_hours = metric(*o, "llm.gpu_hours");
-    LlmBreakdown& b = f.breakdown;
-    b.compute = metric(*o, "llm.compute_s");
-    b.recompute = metric(*o, "llm.recompute_s");
-    b.tp = metric(*o, "llm.tp_exposed_s");
-    b.ep = metric(*o, "llm.ep_exposed_s");
-    b.cp = metric(*o, "llm.cp_exposed_s");
-    b.pp = metric(*o, "llm.pp_exposed_s");
-    b.dp = metric(*o, "llm.dp_exposed_s");
-    b.bubble = metric(*o, "llm.bubble_s");
-    if (!spec.gpu_hour_by_model.empty()) {
-      auto it = spec.gpu_hour_by_model.find(r.gpu);
-      if (it == spec.gpu_hour_by_model.end()) {
-        std::string known;
-        for (const auto& [k, v] : spec.gpu_hour_by_model) known += (known.empty() ? "" : ", ") + k;
-        throw InputError(in.path + ": plan.prices.gpu_hour: no price for GPU \"" + r.gpu +
-                         "\" (point " + std::to_string(p.index) + "; priced: " + known + ")");
-      }
-      r.gpu_hour = it->second;
-    } else {
-      r.gpu_hour = spec.gpu_hour;
-    }
+    if (spec.priced)
+      r.gpu_hour = spec.gpu_hour.flat
+                       ? spec.gpu_hour.price
+                       : gpu_price(spec.gpu_hour, point_platform(in, p).server.gpu, p, in.path);
     r.cost_per_iteration = r.gpus * f.iteration_s / 3600 * r.gpu_hour;
     r.training_cost = f.gpu_hours * r.gpu_hour;
     rows.push_back(std::move(r));

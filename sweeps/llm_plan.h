@@ -5,8 +5,8 @@
 //   plan:
 //     search: {...}
 //     rank_by: time            # time per iteration (equally: time to train N tokens), or cost
-//     prices: {gpu_hour: 2.5}  # per GPU-hour; or {gpu_hour: {H100-SXM5: 2.5, A100-SXM4-80GB: 1.6}}
-//                              # by the GPU model of platform.server.gpu
+//     prices: {gpu_hour: 2.5}  # per GPU-hour; or {gpu_hour: {H100: 2.5, A100-SXM4-80GB: 1.6}}
+//                              # by the point's GPU (names or aliases, as plan.prices.gpu)
 //     top: 10                  # plans printed
 //
 // With workload.train_tokens, each plan also gets the days and GPU-hours a training run of
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "scenario/llm_figures.h"
+#include "sweeps/plan.h"
 #include "sweeps/point_outcome.h"
 #include "sweeps/sweep_input.h"
 
@@ -27,8 +28,8 @@ namespace orrery {
 
 struct LlmPlanSpec {
   bool by_cost = false;  // rank_by: cost
-  double gpu_hour = 0;   // one price for every GPU (0: none)
-  std::map<std::string, double> gpu_hour_by_model;
+  bool priced = false;   // prices.gpu_hour given
+  PriceList gpu_hour;    // per GPU-hour: one price, or one per GPU model (sweeps/plan.h)
   int top = 10;
 };
 
@@ -39,7 +40,7 @@ LlmPlanSpec parse_llm_plan_spec(const YAML::Node& plan, const std::string& origi
 struct LlmPlanRow {
   int64_t index = 0;  // the sweep point
   int gpus = 0, tp = 1, pp = 1, dp = 1, cp = 1, micro_batch = 1, zero = 0, virtual_stages = 1;
-  std::string recompute, schedule, gpu;
+  std::string recompute, schedule;
   LlmFigures figures;
   double gpu_hour = 0;            // the price used (0: not priced)
   double cost_per_iteration = 0;  // gpus x iteration x price per GPU-second

@@ -72,15 +72,6 @@ double price_of(const PriceList& list, const std::string& name, const SweepPoint
   return it->second;
 }
 
-// A GPU's price, under its spec name or any alias the price list uses.
-double gpu_price(const PriceList& list, const DeviceSpec& gpu, const SweepPoint& p,
-                 const std::string& origin) {
-  if (list.flat) return list.price;
-  for (const auto& [name, price] : list.by_name)
-    if (device_spec(name).name == gpu.name) return price;
-  missing(list, "\"" + gpu.name + "\"", p, origin);
-}
-
 double price_of(const PriceList& list, double bandwidth, const SweepPoint& p,
                 const std::string& origin) {
   if (list.flat) return list.price;
@@ -96,6 +87,46 @@ std::string gbit(double bytes_per_s) {
 }
 
 }  // namespace
+
+double gpu_price(const PriceList& list, const DeviceSpec& gpu, const SweepPoint& p,
+                 const std::string& origin) {
+  if (list.flat) return list.price;
+  for (const auto& [name, price] : list.by_name)
+    if (device_spec(name).name == gpu.name) return price;
+  missing(list, "\"" + gpu.name + "\"", p, origin);
+}
+
+PriceList read_gpu_prices(const YamlMap& prices, const std::string& key, bool required) {
+  PriceList list = read_prices(prices, key, false, required);
+  // Keys name devices as a platform does ("A100" is A100-SXM4-40GB), so each must name one.
+  for (const auto& [name, price] : list.by_name) {
+    try {
+      device_spec(name);
+    } catch (const InputError& e) {
+      prices.map(key).fail(name, e.what());
+    }
+  }
+  return list;
+}
+
+PlatformSpec point_platform(const SweepInput& in, const SweepPoint& point) {
+  YAML::Node root(YAML::NodeType::Map);
+  YAML::Node base_platform = get_at_path(in.base, "platform");
+  if (base_platform.IsDefined()) root["platform"] = YAML::Clone(base_platform);
+  for (const auto& a : point.assignments) {
+    if (a.key != "platform" && a.key.compare(0, 9, "platform.") != 0) continue;
+    const YAML::Node& v = a.value;
+    set_at_path(root, a.key, v.IsScalar() ? v : YAML::Clone(v), a.where);
+  }
+  YAML::Node platform = root["platform"];
+  if (platform.IsMap() && platform["xml"])
+    throw InputError(in.path + ": plan: a plan prices a preset platform, not a SimGrid XML file");
+  try {
+    return parse_platform_spec(platform, in.path, "platform");
+  } catch (const InputError& e) {
+    throw InputError(attribute_to_sweep(e.what(), point.assignments, in.base, in.path));
+  }
+}
 
 PlanSpec parse_plan_spec(const YAML::Node& plan, const std::string& origin) {
   if (!plan || plan.IsNull())
@@ -126,15 +157,7 @@ PlanSpec parse_plan_spec(const YAML::Node& plan, const std::string& origin) {
   YamlMap prices = m.map("prices");
   spec.server = prices.number("server", 0);
   if (spec.server < 0) prices.fail("server", "a price must not be negative");
-  spec.gpu = read_prices(prices, "gpu", false, true);
-  // Keys name devices as a platform does ("A100" is A100-SXM4-40GB), so each must name one.
-  for (const auto& [name, price] : spec.gpu.by_name) {
-    try {
-      device_spec(name);
-    } catch (const InputError& e) {
-      prices.map("gpu").fail(name, e.what());
-    }
-  }
+  spec.gpu = read_gpu_prices(prices, "gpu", true);
   spec.nic = read_prices(prices, "nic", true, true);
   spec.switch_port = read_prices(prices, "switch_port", true, false);
   spec.has_nvlink_prices = prices.has("nvlink");
@@ -147,23 +170,7 @@ PlanSpec parse_plan_spec(const YAML::Node& plan, const std::string& origin) {
 }
 
 PointPlan plan_point(const PlanSpec& plan, const SweepInput& in, const SweepPoint& point) {
-  YAML::Node root(YAML::NodeType::Map);
-  YAML::Node base_platform = get_at_path(in.base, "platform");
-  if (base_platform.IsDefined()) root["platform"] = YAML::Clone(base_platform);
-  for (const auto& a : point.assignments) {
-    if (a.key != "platform" && a.key.compare(0, 9, "platform.") != 0) continue;
-    const YAML::Node& v = a.value;
-    set_at_path(root, a.key, v.IsScalar() ? v : YAML::Clone(v), a.where);
-  }
-  YAML::Node platform = root["platform"];
-  if (platform.IsMap() && platform["xml"])
-    throw InputError(in.path + ": plan: a plan prices a preset platform, not a SimGrid XML file");
-  PlatformSpec spec;
-  try {
-    spec = parse_platform_spec(platform, in.path, "platform");
-  } catch (const InputError& e) {
-    throw InputError(attribute_to_sweep(e.what(), point.assignments, in.base, in.path));
-  }
+  const PlatformSpec spec = point_platform(in, point);
   const std::string& origin = in.path;
   const ServerSpec& s = spec.server;
   double per_server = plan.server + s.gpus * gpu_price(plan.gpu, s.gpu, point, origin) +

@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "common/yaml_reader.h"
+#include "platforms/platform_spec.h"
 #include "sweeps/point_outcome.h"
 #include "sweeps/sweep_input.h"
 
@@ -57,6 +59,17 @@ struct PointPlan {
   double samples_per_iteration = 1;
   std::string hardware;  // "2 x (8 V100, 1 NIC 25 Gb/s)", for tables
 };
+
+// Per-GPU prices under `prices.key`: one number, or one per device name (aliases allowed, each
+// checked to name a device). Throws InputError naming the key.
+PriceList read_gpu_prices(const YamlMap& prices, const std::string& key, bool required);
+// A GPU's price, under its spec name or any alias the list uses. Throws InputError naming the
+// list and the point when it has none.
+double gpu_price(const PriceList& list, const DeviceSpec& gpu, const SweepPoint& p,
+                 const std::string& origin);
+// The point's platform as it resolves (preset, scenario and sweep values). Throws InputError
+// for a SimGrid XML platform or a bad value, attributed to the sweep entry that set it.
+PlatformSpec point_platform(const SweepInput& in, const SweepPoint& point);
 
 // The cost of a point's platform. Throws InputError naming the plan key when a price is
 // missing for something the point uses, or when the platform is a SimGrid XML file.
