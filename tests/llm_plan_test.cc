@@ -15,24 +15,14 @@
 #include "scenario/llm_figures.h"
 #include "strategies/llm_strategy.h"
 #include "sweeps/llm_search.h"
+#include "tests/llm_cluster.h"
 #include "tests/test_util.h"
 
 namespace orrery {
 namespace {
 
-struct Cluster {
-  PlatformSource source;
-  std::vector<ClusterGpu> gpus;
-};
-
-Cluster dgx_a100(int servers, int gpus) {
-  Cluster c;
-  c.source.topology = build_topology(parse_platform_spec(
-      YAML::Load("{preset: dgx-a100, servers: " + std::to_string(servers) + "}"), "test"));
-  const auto hosts = gpu_hosts(c.source.topology);
-  for (int i = 0; i < gpus; ++i) c.gpus.push_back({hosts[i], hosts[i], 0});
-  return c;
-}
+using Cluster = testing::LlmCluster;
+using testing::dgx_a100;
 
 const LlmConfig& llama() { return *find_llm("llama2_7b"); }
 
@@ -59,7 +49,7 @@ TEST(LlmPlan, FusedPassesTakeTheTimeOfOpByOp) {
   p.sequence_parallel = true;
   p.recompute = Recompute::kSelective;
   check_parallel_plan(p, llama(), 8, "test");
-  Cluster c = dgx_a100(1, 8);
+  Cluster c = dgx_a100(8);
   LlmBuildOptions op_by_op;
   op_by_op.tp_analytical = true;
   op_by_op.fuse_passes = false;
@@ -92,7 +82,7 @@ TEST(LlmPlan, OneLanePerTensorParallelGroupWhenEverythingIsAnalytical) {
   p.global_batch = 8;
   p.zero = 1;
   check_parallel_plan(p, llama(), 16, "test");
-  Cluster c = dgx_a100(2, 16);
+  Cluster c = dgx_a100(16, 2);
   CollectiveOptions coll;
   coll.analytical = true;
   LlmBuildOptions lanes;
@@ -117,7 +107,7 @@ TEST(LlmPlan, BreakdownAddsUpToTheIterationAndFindsTheBubble) {
   p.seq_len = 64;
   p.global_batch = 8;
   p.recompute = Recompute::kSelective;
-  Cluster c = dgx_a100(1, 4);
+  Cluster c = dgx_a100(4);
   LlmCosts costs;
   costs.attention_fwd.seconds = costs.mlp_fwd.seconds = 1e-3;
   costs.attention_bwd.seconds = costs.mlp_bwd.seconds = 2e-3;
@@ -153,7 +143,7 @@ TEST(LlmPlan, ExposedCommunicationIsChargedToTheMostBlockingQueue) {
   // GPU 0 computes for 1 s and sends GPU 1 two large buffers on comm queues 0 and 1, the first
   // after GPU 1's 0.5 s op, the second after its next 1 s one: each queue is charged for its
   // time outside compute and the queues before it, which add up to the exposed time.
-  Cluster c = dgx_a100(1, 2);
+  Cluster c = dgx_a100(2);
   ExecutionGraph g;
   for (const auto& gpu : c.gpus) g.devices.push_back({gpu.host, gpu.host, "", ""});
   auto compute = [&](const std::string& name, int device, double d, std::vector<int> deps) {
@@ -193,7 +183,7 @@ TEST(LlmPlan, ExposedCommunicationIsChargedToTheMostBlockingQueue) {
 }
 
 TEST(LlmPlan, RepeatedAnalyticalCollectiveTakesThatManyTimes) {
-  Cluster c = dgx_a100(1, 8);
+  Cluster c = dgx_a100(8);
   auto time_of = [&](int repeat) {
     ExecutionGraph g;
     for (const auto& gpu : c.gpus) g.devices.push_back({gpu.host, gpu.host, "", ""});

@@ -13,24 +13,14 @@
 #include "engine/replay.h"
 #include "platforms/platform_spec.h"
 #include "scenario/scenario.h"
+#include "tests/llm_cluster.h"
 #include "tests/test_util.h"
 
 namespace orrery {
 namespace {
 
-struct Cluster {
-  PlatformSource source;
-  std::vector<ClusterGpu> gpus;
-};
-
-Cluster dgx_a100(int gpus) {
-  Cluster c;
-  c.source.topology =
-      build_topology(parse_platform_spec(YAML::Load("{preset: dgx-a100, servers: 1}"), "test"));
-  const auto hosts = gpu_hosts(c.source.topology);
-  for (int i = 0; i < gpus; ++i) c.gpus.push_back({hosts[i], hosts[i], 0});
-  return c;
-}
+using Cluster = testing::LlmCluster;
+using testing::dgx_a100;
 
 const LlmConfig& llama() { return *find_llm("llama2_7b"); }
 
