@@ -1,5 +1,9 @@
 #include "sweeps/sweep_store.h"
 
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -201,8 +205,13 @@ void SweepStore::write_output() {
 }
 
 void SweepStore::write_output_in_child() {
+  const pid_t parent = ::getpid();
   run_in_child(
-      [this] {
+      [this, parent] {
+        // A writer that outlived a killed sweep would hold the output's lock and could rename
+        // its older file over a resumed run's.
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(125);
         write_output();
         return std::string();
       },
