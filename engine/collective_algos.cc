@@ -14,6 +14,19 @@ namespace {
 // leaves rank i once rank i sent chunk j of step k-1 (it forwards what it received... from its own
 // previous send), rank i-1 sent chunk j of step k-1 (the data arrived), and rank i sent chunk
 // j-1 of step k (one chunk at a time per link).
+//
+// A ring of more than kMaxRingFlowsPerRank steps moves consecutive steps as one flow (the
+// issuer charges every step's latency): a flat ring of n ranks would otherwise cost 2n(n-1)
+// flows, quadratic in the cluster. On a ring whose links are alike the time is the same,
+// s x (latency + block / bandwidth) for s steps; only the lockstep between neighbours inside a
+// group of steps is lost.
+constexpr int kMaxRingFlowsPerRank = 64;
+
+int steps_per_flow(int64_t steps) {
+  return static_cast<int>(
+      std::max<int64_t>(1, (steps + kMaxRingFlowsPerRank - 1) / kMaxRingFlowsPerRank));
+}
+
 class RingRun : public CollectiveRun {
  public:
   RingRun(CollectiveType type, std::vector<int> ranks, std::vector<double> block_bytes, int chunks,
@@ -24,6 +37,8 @@ class RingRun : public CollectiveRun {
         n_(static_cast<int>(ranks_.size())),
         c_(chunks),
         steps_(type == CollectiveType::kAllReduce ? 2 * (n_ - 1) : n_ - 1),
+        group_(steps_per_flow(steps_)),
+        flows_(static_cast<int>(ring_flows_per_rank(steps_))),
         sent_(static_cast<size_t>(n_) * c_, 0),
         busy_(static_cast<size_t>(n_) * c_, 0),
         issuer_(issuer) {}
@@ -44,7 +59,7 @@ class RingRun : public CollectiveRun {
   }
 
   bool done() const override { return completed_ == flows_total(); }
-  int64_t flows_total() const override { return static_cast<int64_t>(n_) * c_ * steps_; }
+  int64_t flows_total() const override { return static_cast<int64_t>(n_) * c_ * flows_; }
 
  private:
   size_t idx(int i, int j) const { return static_cast<size_t>(i) * c_ + j; }
@@ -60,23 +75,29 @@ class RingRun : public CollectiveRun {
     return ((b % n_) + n_) % n_;
   }
 
+  // Flow f of rank i carries steps [f x group, (f + 1) x group).
   void try_start(int i, int j) {
     if (busy_[idx(i, j)]) return;
-    int k = sent_[idx(i, j)];
-    if (k >= steps_) return;
+    int f = sent_[idx(i, j)];
+    if (f >= flows_) return;
     int prev = (i + n_ - 1) % n_;
-    if (k > 0 && sent_[idx(prev, j)] < k) return;
-    if (j > 0 && sent_[idx(i, j - 1)] <= k) return;
+    if (f > 0 && sent_[idx(prev, j)] < f) return;
+    if (j > 0 && sent_[idx(i, j - 1)] <= f) return;
     busy_[idx(i, j)] = 1;
-    issuer_.issue(ranks_[i], ranks_[(i + 1) % n_], block_[block_of(i, k)] / c_,
-                  static_cast<int64_t>(i) * c_ + j);
+    const int first = f * group_, last = std::min(steps_, first + group_);
+    double bytes = 0;
+    for (int k = first; k < last; ++k) bytes += block_[block_of(i, k)];
+    issuer_.issue(ranks_[i], ranks_[(i + 1) % n_], bytes / c_, static_cast<int64_t>(i) * c_ + j,
+                  last - first);
   }
 
   CollectiveType type_;
   std::vector<int> ranks_;
   std::vector<double> block_;
   int n_, c_, steps_;
-  std::vector<int> sent_;   // per (rank, chunk): steps sent
+  int group_;               // ring steps per flow
+  int flows_;               // flows per rank and chunk
+  std::vector<int> sent_;   // per (rank, chunk): flows sent
   std::vector<char> busy_;  // per (rank, chunk): a flow is in flight
   int64_t completed_ = 0;
   FlowIssuer& issuer_;
@@ -313,8 +334,8 @@ class PipelineRun : public CollectiveRun, private FlowIssuer {
   static constexpr int kRunBits = 16;
   static constexpr int64_t kMask = (int64_t{1} << kShift) - 1;
 
-  void issue(int src, int dst, double bytes, int64_t tag) override {
-    issuer_.issue(src, dst, bytes, (issuing_ << kShift) | tag);
+  void issue(int src, int dst, double bytes, int64_t tag, int steps) override {
+    issuer_.issue(src, dst, bytes, (issuing_ << kShift) | tag, steps);
   }
 
   void try_start(size_t p) {
@@ -481,8 +502,8 @@ class ParallelRun : public CollectiveRun, private FlowIssuer {
  private:
   static constexpr int kShift = 40;
   static constexpr int64_t kMask = (int64_t{1} << kShift) - 1;
-  void issue(int src, int dst, double bytes, int64_t tag) override {
-    issuer_.issue(src, dst, bytes, (issuing_ << kShift) | tag);
+  void issue(int src, int dst, double bytes, int64_t tag, int steps) override {
+    issuer_.issue(src, dst, bytes, (issuing_ << kShift) | tag, steps);
   }
 
   FlowIssuer& issuer_;
@@ -493,6 +514,12 @@ class ParallelRun : public CollectiveRun, private FlowIssuer {
 };
 
 }  // namespace
+
+int64_t ring_flows_per_rank(int64_t steps) {
+  if (steps <= 0) return 0;
+  const int64_t group = steps_per_flow(steps);
+  return (steps + group - 1) / group;
+}
 
 CollectiveAlgo resolve_collective_algo(const Collective& c, const std::vector<int>& node_of) {
   const bool allreduce = c.type == CollectiveType::kAllReduce;

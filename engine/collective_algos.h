@@ -14,11 +14,16 @@ namespace orrery {
 
 // Where a running collective sends its flows; the engine implements it with SimGrid comms and
 // calls CollectiveRun::on_flow_done(tag) when a flow completes. `bytes` is payload: the engine
-// adds the protocol's overhead and the step's latency from the plan.
+// adds the protocol's overhead and the step's latency from the plan. A flow may stand for
+// `steps` consecutive steps between the same two devices (long rings): it pays every step's
+// latency, one after the other, before its bytes move.
 class FlowIssuer {
  public:
   virtual ~FlowIssuer() = default;
-  virtual void issue(int src_device, int dst_device, double bytes, int64_t tag) = 0;
+  virtual void issue(int src_device, int dst_device, double bytes, int64_t tag, int steps) = 0;
+  void issue(int src_device, int dst_device, double bytes, int64_t tag) {
+    issue(src_device, dst_device, bytes, tag, 1);
+  }
 };
 
 class CollectiveRun {
@@ -30,6 +35,10 @@ class CollectiveRun {
   virtual int64_t flows_total() const = 0;  // flows the whole collective moves
 };
 
+// Flows one rank of a ring sends for `steps` ring steps: consecutive steps share a flow once a
+// ring has more than 64 of them, so a flat ring of n ranks costs O(n) flows, not O(n^2).
+int64_t ring_flows_per_rank(int64_t steps);
+
 // The algorithm `auto` resolves to in the bytes-only model (protocol ideal), NCCL-like: AllToAll
 // and SendRecv -> direct; AllReduce over several nodes with several ranks per node (all nodes
 // alike) -> hierarchical; AllReduce under 64 KiB -> tree; everything else -> ring. An explicit
@@ -39,7 +48,8 @@ class CollectiveRun {
 CollectiveAlgo resolve_collective_algo(const Collective& c, const std::vector<int>& node_of);
 
 // Creates the state machine that runs `plan` (collective_plan.h) for `c`:
-//  - ring: one ring per channel, each with its share of the bytes, all at once;
+//  - ring: one ring per channel, each with its share of the bytes, all at once; a ring of more
+//    than 64 steps moves consecutive steps as one flow (collective_algos.cc);
 //  - tree: each tree with its share; reduce up, broadcast down, pipelined in c.chunks;
 //  - hierarchical: reduce-scatter inside each server, all-reduce across servers per local rank,
 //    all-gather inside, with plan.pipeline chunks flowing through the three phases. When every

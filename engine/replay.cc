@@ -24,6 +24,7 @@
 #include "engine/collective_cost.h"
 #include "engine/flow_record.h"
 #include "engine/link_usage.h"
+#include "engine/maestro_list.h"
 #include "engine/owner_free.h"
 #include "engine/run_result_io.h"
 
@@ -90,7 +91,7 @@ struct ActiveCollective : FlowIssuer {
   double efficiency = 1.0;
   std::array<double, kNumHopClasses> hop_latency{};
   std::vector<uint64_t> contention;  // slots of the SM-contention execs it holds
-  void issue(int src, int dst, double bytes, int64_t tag) override;
+  void issue(int src, int dst, double bytes, int64_t tag, int steps) override;
 };
 
 struct FlowSlot {
@@ -153,7 +154,9 @@ class Replayer {
     return r;
   }
 
-  void start_flow(ActiveCollective* owner, int src, int dst, double bytes, int64_t tag) {
+  // A flow of `steps` ring steps waits for all their latencies but the last, which SimGrid's
+  // route adds: steps x max(route, hop latency) - route latency.
+  void start_flow(ActiveCollective* owner, int src, int dst, double bytes, int64_t tag, int steps) {
     uint64_t slot;
     if (free_slots_.empty()) {
       slot = slots_.size();
@@ -164,7 +167,8 @@ class Replayer {
     }
     const CachedRoute& r = route(src, dst);
     const double wire = bytes / owner->efficiency;
-    const double delay = owner->hop_latency[static_cast<int>(r.info.hop)] - r.info.latency;
+    const double step = std::max(owner->hop_latency[static_cast<int>(r.info.hop)], r.info.latency);
+    const double delay = steps * step - r.info.latency;
     ++activities_;
     if (delay > 0 && timer_) {
       ++activities_;
@@ -282,7 +286,9 @@ class Replayer {
   // cannot be polled: they complete through the on_completion callback.
   sg4::CommPtr start_comm(int src, int dst, double bytes, void* data) {
     const uint64_t size = static_cast<uint64_t>(std::llround(bytes));
-    auto comm = sg4::Comm::sendto_init(hosts_[src], hosts_[dst]);
+    auto comm = size == 0 ? sg4::Comm::sendto_init(hosts_[src], hosts_[dst])
+                          : maestro_list_.create(
+                                [&] { return sg4::Comm::sendto_init(hosts_[src], hosts_[dst]); });
     comm->set_payload_size(size);
     comm->set_data(data);
     if (size == 0) {
@@ -602,7 +608,8 @@ class Replayer {
   std::unordered_map<int, std::unique_ptr<ActiveCollective>> active_;
   std::vector<FlowSlot> slots_;
   std::vector<sg4::ActivityPtr> contention_;
-  static constexpr double kDoneWork = 1e-5;   // SimGrid's default precision/work-amount
+  static constexpr double kDoneWork = 1e-5;  // SimGrid's default precision/work-amount
+  MaestroList maestro_list_;
   std::vector<sg4::ActivityPtr> polled_;      // polled activities in flight
   std::vector<sg4::ActivityPtr> finished_;    // scratch for poll()
   std::vector<sg4::ActivityPtr> released_;    // found at the last poll, dropped at the next
@@ -626,8 +633,8 @@ class Replayer {
   LinkUsageSampler link_usage_{link_ptrs_, opt_.link_usage_bins};
 };
 
-void ActiveCollective::issue(int src, int dst, double bytes, int64_t tag) {
-  replayer->start_flow(this, src, dst, bytes, tag);
+void ActiveCollective::issue(int src, int dst, double bytes, int64_t tag, int steps) {
+  replayer->start_flow(this, src, dst, bytes, tag, steps);
 }
 
 using Interval = std::pair<double, double>;

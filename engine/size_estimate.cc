@@ -4,7 +4,19 @@
 #include <string>
 #include <vector>
 
+#include "engine/collective_algos.h"
+
 namespace orrery {
+namespace {
+
+// Flows per rank of a ring of `steps` steps (long rings group steps, collective_algos.h).
+double ring_flows(double steps) {
+  if (steps < 1e15) return static_cast<double>(ring_flows_per_rank(static_cast<int64_t>(steps)));
+  return 64;
+}
+
+}  // namespace
+
 double collective_flows(CollectiveType type, CollectiveAlgo algo, double n, double nodes,
                         double chunks) {
   if (n <= 1) return 0;
@@ -18,10 +30,10 @@ double collective_flows(CollectiveType type, CollectiveAlgo algo, double n, doub
       n > nodes) {
     // Reduce-scatter and all-gather rings inside each node, one ring per local rank across them.
     const double l = n / nodes;
-    return 2 * c * (nodes * l * (l - 1) + l * nodes * (nodes - 1));
+    return c * (2 * nodes * l * ring_flows(l - 1) + l * nodes * ring_flows(2 * (nodes - 1)));
   }
   const double steps = type == CollectiveType::kAllReduce ? 2 * (n - 1) : n - 1;
-  return steps * n * c;
+  return ring_flows(steps) * n * c;
 }
 
 SizeEstimate estimate_graph_size(const ExecutionGraph& g) {

@@ -185,6 +185,25 @@ TEST(Collectives, AnalyticalAgreesWithFlowsWhenLinksAreNotShared) {
   }
 }
 
+TEST(Collectives, LongRingsGroupStepsAndKeepTheirTime) {
+  // 100 ranks: 198 steps, moved as 50 flows per rank, of 4 steps each but the last of 2 (at
+  // most 64 flows: collective_algos.h). Each flow pays its steps' latency, so the time is still
+  // the ring formula of 198 steps, and the analytical model (which counts steps) agrees.
+  const int n = 100;
+  const double S = 400e6;
+  Collective c = make(CollectiveType::kAllReduce, CollectiveAlgo::kRing, S);
+  auto s = with_collective(star(n), c, n);
+  PlatformSource p;
+  p.topology = s.topo;
+  RunResult r = replay_isolated(p, s.g, ReplayOptions{});
+  const double expected = 2.0 * (n - 1) / n * S / kB + 2 * (n - 1) * 2 * kL;
+  EXPECT_NEAR(r.makespan, expected, expected * 1e-9);
+  // 50 x 100 flows, each after a timer exec for its extra steps' latency.
+  EXPECT_EQ(r.activities, 2 * 50 * n);
+  s.g.collectives[0].analytical = true;
+  EXPECT_NEAR(run(s), expected, expected * 1e-9);
+}
+
 TEST(Collectives, HierarchicalBeatsFlatRingAcrossServersWithFastLocalLinks) {
   // 2 servers x 4 GPUs, 100 GB/s inside, 10 GB/s between servers.
   const double S = 100e6;

@@ -35,7 +35,7 @@ std::string error_of(F f) {
 
 // Counts the flows a collective's state machine says it will move.
 struct NullIssuer : FlowIssuer {
-  void issue(int, int, double, int64_t) override {}
+  void issue(int, int, double, int64_t, int) override {}
 };
 
 TEST(SizeEstimate, CollectiveFlowsByHand) {
@@ -51,8 +51,12 @@ TEST(SizeEstimate, CollectiveFlowsByHand) {
   // 4 rings of 2 across (4 x 2 x 1 x 2 = 16).
   EXPECT_EQ(collective_flows(T::kAllReduce, A::kHierarchical, 8, 2, 1), 64);
   EXPECT_EQ(collective_flows(T::kAllReduce, A::kRing, 1, 1, 1), 0);
+  // A long ring groups its steps: 64 flows per rank, not 2 x 255 (2 x 255 steps of 256 ranks).
+  EXPECT_EQ(collective_flows(T::kAllReduce, A::kRing, 256, 1, 1), 64 * 256);
+  EXPECT_EQ(collective_flows(T::kAllGather, A::kRing, 65, 1, 1), 64 * 65);
+  EXPECT_EQ(collective_flows(T::kAllGather, A::kRing, 66, 1, 1), 33 * 66);  // 65 steps, 2 a flow
   // Far past int64 products, still a finite double to compare with a limit.
-  EXPECT_GT(collective_flows(T::kAllReduce, A::kRing, 1e9, 1, 65536), 1e22);
+  EXPECT_GT(collective_flows(T::kAllReduce, A::kRing, 1e9, 1, 65536), 4e15);
 }
 
 TEST(SizeEstimate, CollectiveFlowsMatchTheStateMachines) {
@@ -184,7 +188,8 @@ TEST(SizeEstimate, HugeSyntheticWorkloadIsRefusedBeforeBuilding) {
 }
 
 TEST(SizeEstimate, HugeStrategyIsRefusedBeforeBuilding) {
-  // 200,000 GPUs x 3 ops is within the op limit, but a ring all-reduce over them is 8e10 flows.
+  // 200,000 GPUs x 3 ops is within the op limit, but a ring all-reduce over them in 100 chunks
+  // is 64 flows (grouped steps) x 100 chunks x 200,000 ranks, 1.3e9.
   ModelGraph m = testing::tiny_model_graph();
   ClusterLayout layout;
   const int n = 200000;
@@ -197,9 +202,10 @@ TEST(SizeEstimate, HugeStrategyIsRefusedBeforeBuilding) {
   PricedReplica r{&m, std::vector<double>(m.ops.size(), 1e-3), nullptr};
   StrategyOptions opt;
   opt.collectives.algo = CollectiveAlgo::kRing;
+  opt.collectives.chunks = 100;
   std::string msg = error_of([&] { build_strategy(r, layout, opt); });
   EXPECT_CONTAINS(msg,
-                  "strategy allreduce: this workload would need about 8e+10 simulated "
+                  "strategy allreduce: this workload would need about 1.28e+09 simulated "
                   "activities");
   EXPECT_CONTAINS(msg, "lift it with --max-flows N or --no-size-limit");
 }
