@@ -5,10 +5,13 @@
 // 2 us per server link). Flow mode: every flow of the hierarchical all-reduces is simulated,
 // so link sharing (congestion) is modelled.
 //
-// Usage: dp50_bench [gpus...] [--analytical] [--flows] [--link-usage]   (default: 8 64 256 1024)
+// Usage: dp50_bench [gpus...] [--analytical] [--flows] [--link-usage] [--write DIR]
+//        (default sizes: 8 64 256 1024)
 // --flows records every collective flow (ReplayOptions::record_flows), --link-usage samples
 // link utilization into 256 bins (ReplayOptions::link_usage_bins): their cost is the difference
-// in wall time against a run without them.
+// in wall time against a run without them. --write DIR simulates nothing: for each size it
+// writes DIR/dp50-<gpus>/ with the platform as SimGrid XML, the workload as Chakra traces and a
+// scenario that runs them with `orrery run` (bench/dp50_chakra_bench.sh times that path).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,10 +20,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "engine/replay.h"
+#include "platforms/simgrid_platform.h"
+#include "workloads/chakra/chakra_export.h"
 
 using namespace orrery;
 
@@ -118,6 +125,23 @@ Measure run(int gpus, bool analytical, const ReplayOptions& options) {
   return {in[0], in[1], ru.ru_maxrss, static_cast<long long>(in[2])};
 }
 
+// The same platform and workload as files `orrery run` takes.
+void write_scenario(const std::string& dir, int gpus, bool analytical) {
+  const std::string d = dir + "/dp50-" + std::to_string(gpus);
+  std::filesystem::create_directories(d + "/traces");
+  PlatformSource p;
+  p.topology = dp50_platform(gpus);
+  std::ofstream(d + "/platform.xml") << topology_to_simgrid_xml(p.topology);
+  export_chakra_traces(dp50_graph(p.topology, false), d + "/traces/dp50", "");
+  std::ofstream y(d + "/scenario.yaml");
+  y << "# dp50 (bench/dp50_bench.cc) on " << gpus << " GPUs, as Chakra traces\n"
+    << "name: dp50-" << gpus << "\nplatform:\n  xml: platform.xml\n  gpus: [";
+  for (size_t i = 0; i < p.topology.hosts.size(); ++i)
+    y << (i ? ", " : "") << p.topology.hosts[i].name;
+  y << "]\nworkload:\n  type: chakra\n  files: [traces/dp50]\n"
+    << "  collectives: {mode: " << (analytical ? "analytical" : "flow") << ", protocol: ideal}\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,6 +149,7 @@ int main(int argc, char** argv) {
   bool analytical = false;
   ReplayOptions options;
   options.record_timeline = false;
+  std::string write_dir;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--analytical") == 0)
       analytical = true;
@@ -132,10 +157,16 @@ int main(int argc, char** argv) {
       options.record_flows = true;
     else if (std::strcmp(argv[i], "--link-usage") == 0)
       options.link_usage_bins = 256;
+    else if (std::strcmp(argv[i], "--write") == 0 && i + 1 < argc)
+      write_dir = argv[++i];
     else
       sizes.push_back(std::atoi(argv[i]));
   }
   if (sizes.empty()) sizes = {8, 64, 256, 1024};
+  if (!write_dir.empty()) {
+    for (int n : sizes) write_scenario(write_dir, n, analytical);
+    return 0;
+  }
   std::printf("dp50: 50 layers x (3 x 100 us), 25 MiB all-reduce per layer, %s collectives\n",
               analytical ? "analytical" : "flow-level (congestion-aware)");
   if (options.record_flows || options.link_usage_bins > 0)

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
 #include <tuple>
@@ -555,7 +556,25 @@ class Replayer {
       r.links.push_back(pos->second);
       r.info.links.push_back({pos->second, l->get_bandwidth()});
     }
+    pin_route(hosts_[src], hosts_[dst], links);
     return routes_.emplace(key, std::move(r)).first->second;
+  }
+
+  // SimGrid looks up the route of every comm again; in a Dijkstra zone that walks the path and
+  // scans each hop's out-edges, so a switch with hundreds of ports made route lookups a third of
+  // a 2,048-GPU replay (perf, bench/dp50_bench). A pair's route, once found, becomes a bypass
+  // route (a map lookup) with the same links, when both hosts sit in one zone. A pair with a
+  // bypass route of its own keeps it: SimGrid refuses a second one before changing anything.
+  void pin_route(sg4::Host* a, sg4::Host* b, const std::vector<sg4::Link*>& links) {
+    if (links.empty() || a == b) return;
+    sg4::NetZone* zone = a->get_englobing_zone();
+    if (zone != b->get_englobing_zone() || !pinned_.insert({a, b}).second) return;
+    std::vector<sg4::LinkInRoute> hops(links.begin(), links.end());
+    try {
+      zone->add_bypass_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, hops);
+    } catch (const simgrid::AssertionError&) {
+      // already a bypass route: the one route_to() returned
+    }
   }
 
   // What a link is, for the latency of the steps that cross it: NVLink and NVSwitch, a NIC or the
@@ -610,6 +629,7 @@ class Replayer {
   std::vector<sg4::ActivityPtr> contention_;
   static constexpr double kDoneWork = 1e-5;  // SimGrid's default precision/work-amount
   MaestroList maestro_list_;
+  std::set<std::pair<const sg4::Host*, const sg4::Host*>> pinned_;
   std::vector<sg4::ActivityPtr> polled_;      // polled activities in flight
   std::vector<sg4::ActivityPtr> finished_;    // scratch for poll()
   std::vector<sg4::ActivityPtr> released_;    // found at the last poll, dropped at the next

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -89,6 +90,78 @@ void read_platform(const YamlMap& root, const std::string& base_dir,
     gpus->push_back({h, launch_host_of(sc->platform.topology, h)});
 }
 
+// Which platform GPU each Chakra rank runs on, its server and its launching CPU:
+//  - rank_map: [GPU host or platform GPU index, ...], one per rank;
+//  - ranks_per_server: N: rank i on the (i / N)-th server's (i mod N)-th GPU (a trace written
+//    for servers of N GPUs on a platform whose servers have at least N);
+//  - neither: rank i on the platform's i-th GPU (servers filled in order).
+void place_chakra_ranks(const YamlMap& w, int ranks, const std::vector<GpuPlacement>& platform_gpus,
+                        const Topology& topology, ChakraImportOptions* opt) {
+  std::vector<std::string> hosts;
+  for (const auto& g : platform_gpus) hosts.push_back(g.host);
+  const ClusterLayout layout =
+      topology.hosts.empty() ? cluster_layout_from_hosts(hosts) : cluster_layout(topology);
+  const int gpus = static_cast<int>(layout.gpus.size());
+  std::vector<int> pick;  // platform GPU index of each rank
+  if (w.has("rank_map") && w.has("ranks_per_server"))
+    w.fail("ranks_per_server", "give either rank_map or ranks_per_server, not both");
+  if (w.has("rank_map")) {
+    const std::vector<std::string> entries = w.str_list("rank_map");
+    if (static_cast<int>(entries.size()) != ranks)
+      w.fail("rank_map", "has " + std::to_string(entries.size()) + " entries for " +
+                             std::to_string(ranks) + " rank files (one GPU per rank)");
+    std::map<std::string, int> by_host;
+    for (int i = 0; i < gpus; ++i) by_host[layout.gpus[i].host] = i;
+    std::set<int> used;
+    for (int r = 0; r < ranks; ++r) {
+      const std::string& e = entries[r];
+      int g = -1;
+      auto it = by_host.find(e);
+      if (it != by_host.end()) {
+        g = it->second;
+      } else if (!e.empty() && e.find_first_not_of("0123456789") == std::string::npos &&
+                 e.size() < 10) {
+        g = std::stoi(e);
+        if (g >= gpus) g = -1;
+      }
+      if (g < 0)
+        w.fail("rank_map", "rank " + std::to_string(r) + ": \"" + e +
+                               "\" is neither a GPU host of the platform nor a GPU index below " +
+                               std::to_string(gpus));
+      if (!used.insert(g).second)
+        w.fail("rank_map", "rank " + std::to_string(r) + ": GPU \"" + layout.gpus[g].host +
+                               "\" already runs another rank");
+      pick.push_back(g);
+    }
+  } else if (w.has("ranks_per_server")) {
+    const int per = w.integer("ranks_per_server", 1, 1, 1 << 20);
+    const int servers = (ranks + per - 1) / per;
+    if (servers > static_cast<int>(layout.servers.size()))
+      w.fail("ranks_per_server", std::to_string(ranks) + " ranks at " + std::to_string(per) +
+                                     " per server need " + std::to_string(servers) +
+                                     " servers; the platform has " +
+                                     std::to_string(layout.servers.size()));
+    for (int r = 0; r < ranks; ++r) {
+      const auto& server = layout.servers[r / per].gpus;
+      if (r % per >= static_cast<int>(server.size()))
+        w.fail("ranks_per_server", std::to_string(per) + " ranks per server, but server " +
+                                       std::to_string(r / per) + " has " +
+                                       std::to_string(server.size()) + " GPUs");
+      pick.push_back(server[r % per]);
+    }
+  } else {
+    if (ranks > gpus)
+      w.fail("files", std::to_string(ranks) + " rank files but the platform has " +
+                          std::to_string(gpus) + " GPUs");
+    for (int r = 0; r < ranks; ++r) pick.push_back(r);
+  }
+  for (int g : pick) {
+    opt->device_hosts.push_back(layout.gpus[g].host);
+    opt->device_nodes.push_back("server" + std::to_string(layout.gpus[g].server));
+    opt->device_launch_hosts.push_back(layout.gpus[g].launch_host);
+  }
+}
+
 void read_workload(const YamlMap& root, const std::string& base_dir,
                    const std::vector<GpuPlacement>& platform_gpus, Scenario* sc) {
   if (!root.has("workload")) root.fail("workload", "is required");
@@ -101,20 +174,36 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
     return;
   }
   if (type == "chakra") {
-    // One Chakra ET file per rank; rank i runs on the platform's i-th GPU.
+    // One Chakra ET file per rank, placed on the platform's GPUs (place_chakra_ranks).
     ChakraImportOptions opt;
     std::vector<std::string> files;
     for (const auto& f : w.str_list("files")) files.push_back(resolve(base_dir, f));
     if (files.empty()) w.fail("files", "is required: rank files, their directory or their prefix");
+    files = resolve_chakra_files(files);
     if (w.has("comm_groups"))
       opt.comm_groups = load_chakra_comm_groups(resolve(base_dir, w.required_str("comm_groups")));
     opt.prefer_num_ops = w.boolean("prefer_num_ops", false);
     opt.engine_collectives = w.boolean("engine_collectives", true);
-    const std::string protocol = w.str("protocol", "auto");
-    if (!parse_collective_protocol(protocol, &opt.protocol))
-      w.fail("protocol", "expected auto, LL, LL128, Simple or ideal, got \"" + protocol + "\"");
+    if (w.has("collectives")) {
+      if (w.has("protocol"))
+        w.fail("protocol", "give the protocol inside collectives: (collectives.protocol)");
+      const CollectiveOptions c = read_collective_options(w.map("collectives"));
+      opt.algo = c.algo;
+      opt.protocol = c.protocol;
+      opt.chunks = c.chunks;
+      opt.pipeline = c.pipeline;
+      opt.analytical = c.analytical;
+      if (!opt.engine_collectives && (c.analytical || c.algo != CollectiveAlgo::kAuto))
+        w.fail("collectives",
+               "needs engine_collectives: true (the importer's own flows are rings)");
+    } else {
+      const std::string protocol = w.str("protocol", "auto");
+      if (!parse_collective_protocol(protocol, &opt.protocol))
+        w.fail("protocol", "expected auto, LL, LL128, Simple or ideal, got \"" + protocol + "\"");
+    }
+    place_chakra_ranks(w, static_cast<int>(files.size()), platform_gpus, sc->platform.topology,
+                       &opt);
     w.reject_unknown_keys();
-    for (const auto& g : platform_gpus) opt.device_hosts.push_back(g.host);
     sc->graph = load_chakra_traces(files, opt);
     return;
   }

@@ -45,10 +45,18 @@ ClusterLayout cluster_layout(const Topology& topo) {
 
 ClusterLayout cluster_layout_from_hosts(const std::vector<std::string>& gpu_hosts) {
   ClusterLayout out;
+  bool named = !gpu_hosts.empty();
+  for (const auto& h : gpu_hosts) named = named && server_of(h) >= 0;
+  std::map<std::string, int> servers;
   for (const auto& h : gpu_hosts) {
-    int s = static_cast<int>(out.servers.size());
+    const std::string key = named ? std::to_string(server_of(h)) : h;
+    auto [it, fresh] = servers.emplace(key, static_cast<int>(out.servers.size()));
+    if (fresh) out.servers.push_back({});
+    const int s = it->second;
+    out.servers[s].gpus.push_back(static_cast<int>(out.gpus.size()));
+    out.servers[s].cpus.push_back(h);
+    out.servers[s].cpu_cores.push_back(1);
     out.gpus.push_back({h, h, s});
-    out.servers.push_back({{s}, {h}, {1}});
   }
   return out;
 }

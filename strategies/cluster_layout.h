@@ -27,7 +27,9 @@ struct ClusterLayout {
 
 // Reads a topology made by build_topology (hosts n<S>_gpu<i> and n<S>_cpu<k>).
 ClusterLayout cluster_layout(const Topology& topo);
-// For SimGrid XML platforms: the listed GPU hosts, each its own server and its own launcher.
+// For SimGrid XML platforms: the listed GPU hosts, each its own launcher. When every name has
+// Orrery's form n<S>_<rest> (platforms Orrery exported), hosts sharing n<S> form one server;
+// otherwise each GPU is its own server.
 ClusterLayout cluster_layout_from_hosts(const std::vector<std::string>& gpu_hosts);
 
 }  // namespace orrery

@@ -127,12 +127,20 @@ class Importer {
       throw InputError("Chakra import: " + std::to_string(ranks_) + " rank files but only " +
                        std::to_string(options_.device_hosts.size()) + " device hosts");
     }
+    auto part = [&](const std::vector<std::string>& v, const char* what) {
+      if (!v.empty() && v.size() != options_.device_hosts.size())
+        throw InputError(std::string("Chakra import: ") + std::to_string(v.size()) + " " + what +
+                         " for " + std::to_string(options_.device_hosts.size()) + " device hosts");
+    };
+    part(options_.device_nodes, "device servers");
+    part(options_.device_launch_hosts, "launch hosts");
     for (int r = 0; r < ranks_; ++r) {
       Device d;
       d.name = "rank" + std::to_string(r);
       d.host = options_.device_hosts.empty() ? d.name : options_.device_hosts[r];
-      d.launch_host = d.host;
-      d.node = d.host;
+      d.launch_host =
+          options_.device_launch_hosts.empty() ? d.host : options_.device_launch_hosts[r];
+      d.node = options_.device_nodes.empty() ? d.host : options_.device_nodes[r];
       g_.devices.push_back(d);
     }
   }
@@ -479,8 +487,16 @@ class Importer {
                  " is not supported (no engine collective for it)");
     }
     c.ranks = rv.ranks;
-    c.bytes = bytes;
+    // Chakra's ALL_TO_ALL comm_size is the whole buffer, of which each rank keeps its own 1/n
+    // (ASTRA-sim's reading; the importer's own flows send bytes / n to each peer); an engine
+    // all-to-all's bytes are what a rank sends.
+    const double n = static_cast<double>(c.ranks.size());
+    c.bytes = c.type == CollectiveType::kAllToAll && n > 1 ? bytes * (n - 1) / n : bytes;
     c.protocol = options_.protocol;
+    c.algo = options_.algo;
+    c.chunks = options_.chunks;
+    c.pipeline = options_.pipeline;
+    c.analytical = options_.analytical;
     std::vector<int> after;
     for (const auto& d : deps) after = merged(std::move(after), d);
     int op = append_collective(g_, name, std::move(c), "comm", std::move(after));

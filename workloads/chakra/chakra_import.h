@@ -16,8 +16,10 @@
 //    that group is one collective instance, expanded into flows on the ranks' comm streams:
 //    ALL_REDUCE ring (two ring passes), ALL_GATHER and REDUCE_SCATTER(_BLOCK) ring passes,
 //    ALL_TO_ALL pairwise exchange, BARRIER a zero-byte ring pass; comm_size is the whole buffer
-//    (chakra_collectives.h). REDUCE, GATHER, SCATTER and BROADCAST are rejected, unless
-//    engine_collectives hands collectives to the engine (see the option).
+//    (chakra_collectives.h), of which, for ALL_TO_ALL, each rank sends 1/n to each peer and
+//    keeps its own 1/n (also as engine collectives: bytes = comm_size x (n-1)/n). REDUCE, GATHER,
+//    SCATTER and BROADCAST are rejected, unless engine_collectives hands collectives to the engine
+//    (see the option).
 //  - METADATA_NODE, STORAGE_NODE, BATCH_NODE, CHECKPOINT_NODE: no op (a fixed-duration op on the
 //    host stream when duration_micros > 0); dependencies pass through.
 //  - INVALID_NODE or a type outside the enum: InputError.
@@ -37,6 +39,11 @@ struct ChakraImportOptions {
   // SimGrid host of rank i (e.g. the i-th GPU of a platform). Empty: devices and hosts are
   // named "rank<i>". Otherwise it needs at least one host per rank.
   std::vector<std::string> device_hosts;
+  // Optional, parallel to device_hosts: the server each rank's GPU sits in (ranks of one server
+  // share it, so engine collectives run their hierarchical and multi-channel algorithms), and
+  // the CPU host that launches its kernels. Empty: each rank is its own server and launcher.
+  std::vector<std::string> device_nodes;
+  std::vector<std::string> device_launch_hosts;
   // Process groups: pg_name -> ranks. A collective whose pg_name is absent or empty spans all
   // ranks; so does any pg_name while this map is empty. With a non-empty map an unknown pg_name
   // is an error. Same content as ASTRA-sim's comm-group JSON (load_chakra_comm_groups).
@@ -49,6 +56,12 @@ struct ChakraImportOptions {
   // How engine collectives are charged: NCCL's plans (auto, the default of scenarios) or bytes
   // only (ideal, this struct's default for hand-made imports).
   CollectiveProtocol protocol = CollectiveProtocol::kIdeal;
+  // Engine collectives only: algorithm, chunks, pipeline (Collective's fields) and alpha-beta
+  // time instead of flows.
+  CollectiveAlgo algo = CollectiveAlgo::kAuto;
+  int chunks = 1;
+  int pipeline = 0;
+  bool analytical = false;
 };
 
 // The rank files named by `files_or_prefix`:

@@ -151,10 +151,10 @@ Attr to_attr(const ChakraProtoMsg::AttributeProto& a) {
         break;
       case pb::FieldDescriptor::CPPTYPE_BOOL:
         out.kind = Attr::Kind::kBool;
-        out.ints.push_back((out.is_list ? hr->GetRepeatedBool(*holder, values, i)
-                                        : hr->GetBool(*holder, values))
-                               ? 1
-                               : 0);
+        out.ints.push_back(
+            (out.is_list ? hr->GetRepeatedBool(*holder, values, i) : hr->GetBool(*holder, values))
+                ? 1
+                : 0);
         break;
       case pb::FieldDescriptor::CPPTYPE_STRING:
         out.kind = values->type() == pb::FieldDescriptor::TYPE_BYTES ? Attr::Kind::kBytes
@@ -168,14 +168,11 @@ Attr to_attr(const ChakraProtoMsg::AttributeProto& a) {
   }
   // An empty list still says what it is a list of.
   if (n == 0) {
-    static const Attr::Kind kinds[] = {Attr::Kind::kFloat,    Attr::Kind::kFloat,
-                                       Attr::Kind::kSigned,   Attr::Kind::kSigned,
-                                       Attr::Kind::kUnsigned, Attr::Kind::kUnsigned,
-                                       Attr::Kind::kSigned,   Attr::Kind::kSigned,
-                                       Attr::Kind::kUnsigned, Attr::Kind::kUnsigned,
-                                       Attr::Kind::kSigned,   Attr::Kind::kSigned,
-                                       Attr::Kind::kBool,     Attr::Kind::kString,
-                                       Attr::Kind::kBytes};
+    static const Attr::Kind kinds[] = {
+        Attr::Kind::kFloat,    Attr::Kind::kFloat,    Attr::Kind::kSigned, Attr::Kind::kSigned,
+        Attr::Kind::kUnsigned, Attr::Kind::kUnsigned, Attr::Kind::kSigned, Attr::Kind::kSigned,
+        Attr::Kind::kUnsigned, Attr::Kind::kUnsigned, Attr::Kind::kSigned, Attr::Kind::kSigned,
+        Attr::Kind::kBool,     Attr::Kind::kString,   Attr::Kind::kBytes};
     out.kind = kinds[(number - 3) / 2];
   }
   return out;
@@ -356,7 +353,8 @@ Trace parse_trace(const std::string& bytes, const std::string& origin) {
       // A run of zero bytes reads as a stream of empty messages: nodes without a type. Stop
       // at the first rather than collect millions of them.
       if (len == 0)
-        throw InputError(origin + ": " + what + ": an empty message (no id, no type: INVALID_NODE)");
+        throw InputError(origin + ": " + what +
+                         ": an empty message (no id, no type: INVALID_NODE)");
       if (t.nodes.size() >= kMaxNodesPerFile)
         throw InputError(origin + ": more than " + std::to_string(kMaxNodesPerFile) +
                          " nodes in one rank file, more than Orrery replays");

@@ -32,6 +32,14 @@ void attr_size(Node* n, const char* name, double v) {
   }
 }
 
+// Chakra's comm_size of an ALL_TO_ALL is the whole buffer, each rank keeping 1/n of it; an
+// engine all-to-all's bytes are what each rank sends to the others (chakra_import.h).
+double chakra_comm_size(const Collective& c) {
+  const double n = static_cast<double>(c.ranks.size());
+  if (c.type != CollectiveType::kAllToAll || n < 2) return c.bytes;
+  return c.bytes * n / (n - 1);
+}
+
 ChakraProtoMsg::CollectiveCommType comm_type(CollectiveType t) {
   switch (t) {
     case CollectiveType::kAllReduce:
@@ -147,7 +155,7 @@ class Writer {
       for (int r : c.ranks) {
         Node* node = add_node(r, i, op.name, ChakraProtoMsg::COMM_COLL_NODE);
         attr_int(node, "comm_type", comm_type(c.type));
-        attr_size(node, "comm_size", c.bytes);
+        attr_size(node, "comm_size", chakra_comm_size(c));
         if (!group.empty()) {
           AttributeProto* a = node->add_attr();
           a->set_name("pg_name");
