@@ -423,7 +423,8 @@ CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
     case CollectiveAlgo::kHierarchical:
       plan.groups = ideal ? raw_groups : groups;
       plan.merge_inter = inter_rings_share_bottleneck(raw_groups, topo.route);
-      if (ideal) plan.pipeline = 1;
+      // Bytes-only plans pipeline only when asked (ASTRA-sim's dataset splits, astra_system.h).
+      if (ideal) plan.pipeline = c.pipeline > 0 ? c.pipeline : 1;
       // Chunks stream through the phases: a step's latency is paid once over the pipeline, not
       // once per chunk (NCCL's model charges a ring step's latency whatever the size).
       for (auto& h : plan.hop_latency) h /= plan.pipeline;

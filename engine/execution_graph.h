@@ -92,7 +92,8 @@ struct Collective {
   // protocols and latencies (engine/collective_plan.h).
   CollectiveProtocol protocol = CollectiveProtocol::kIdeal;
   // Multi-phase algorithms (hierarchical, NVLS, CollNet): chunks pipelined through the phases.
-  // 0: one chunk per 4 MiB (NCCL's Simple buffer per channel), at most 16; protocol ideal: 1.
+  // 0: one chunk per 4 MiB (NCCL's Simple buffer per channel), at most 16; protocol ideal: 1
+  // unless given.
   int pipeline = 0;
   bool analytical = false;  // alpha-beta time instead of flows
   // Analytical only: the time of `repeat` such collectives run back to back, as one op. A

@@ -12,7 +12,9 @@
 #include "common/units.h"
 #include "common/yaml_reader.h"
 #include "engine/graph_check.h"
+#include "platforms/astra_network.h"
 #include "platforms/link_rates.h"
+#include "scenario/astra_system.h"
 #include "scenario/model_workload.h"
 #include "strategies/cluster_layout.h"
 #include "workloads/chakra/chakra_import.h"
@@ -70,6 +72,18 @@ void read_platform(const YamlMap& root, const std::string& base_dir,
     for (const auto& h : pm.str_list("gpus")) gpus->push_back({h, h});
     pm.reject_unknown_keys();
     sc->platform_summary = "SimGrid XML " + sc->platform.xml_file;
+    return;
+  }
+  if (pm.has("astra_network")) {
+    // ASTRA-sim's network file, unchanged (platforms/astra_network.h).
+    sc->device =
+        root.has("device") ? parse_device_spec(root.raw("device"), root.origin()) : default_gpu();
+    const std::string file = resolve(base_dir, pm.required_str("astra_network"));
+    pm.reject_unknown_keys();
+    AstraNetwork net = read_astra_network(file, sc->device);
+    sc->platform.topology = std::move(net.topology);
+    sc->platform_summary = net.summary;
+    for (const auto& h : gpu_hosts(sc->platform.topology)) gpus->push_back({h, h});
     return;
   }
   PlatformSpec spec = parse_platform_spec(root.raw("platform"), root.origin(), "platform");
@@ -184,7 +198,23 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
       opt.comm_groups = load_chakra_comm_groups(resolve(base_dir, w.required_str("comm_groups")));
     opt.prefer_num_ops = w.boolean("prefer_num_ops", false);
     opt.engine_collectives = w.boolean("engine_collectives", true);
-    if (w.has("collectives")) {
+    if (w.has("astra_system") && w.has("protocol"))
+      w.fail("protocol", "the astra_system file gives the collectives: drop protocol");
+    if (w.has("astra_system")) {
+      // ASTRA-sim's system file, unchanged (scenario/astra_system.h); collectives.mode may
+      // still choose analytical collectives.
+      const CollectiveOptions c =
+          read_astra_system(resolve(base_dir, w.required_str("astra_system")));
+      opt.algo = c.algo;
+      opt.protocol = c.protocol;
+      opt.pipeline = c.pipeline;
+      const YamlMap cm = w.map("collectives");
+      const std::string mode = cm.str("mode", "flow");
+      if (mode != "flow" && mode != "analytical")
+        cm.fail("mode", "expected flow or analytical, got \"" + mode + "\"");
+      opt.analytical = mode == "analytical";
+      cm.reject_unknown_keys();
+    } else if (w.has("collectives")) {
       if (w.has("protocol"))
         w.fail("protocol", "give the protocol inside collectives: (collectives.protocol)");
       const CollectiveOptions c = read_collective_options(w.map("collectives"));

@@ -11,6 +11,7 @@
 #include "common/errors.h"
 #include "engine/replay.h"
 #include "scenario/scenario.h"
+#include "tests/chakra_traces.h"
 #include "tests/test_util.h"
 #include "workloads/chakra/chakra_export.h"
 #include "workloads/chakra/chakra_import.h"
@@ -40,23 +41,6 @@ Topology two_servers() {
   return t;
 }
 
-// One all-reduce (or all-to-all) of `bytes` over `ranks` ranks, written as Chakra traces by
-// Orrery's exporter; returns the prefix.
-std::string one_collective_traces(CollectiveType type, int ranks, double bytes,
-                                  const std::string& tag) {
-  ExecutionGraph g;
-  for (int r = 0; r < ranks; ++r)
-    g.devices.push_back({"rank" + std::to_string(r), "rank" + std::to_string(r), "", ""});
-  Collective c;
-  c.type = type;
-  c.bytes = bytes;
-  for (int r = 0; r < ranks; ++r) c.ranks.push_back(r);
-  append_collective(g, "coll", std::move(c), "", {});
-  const std::string prefix = testing::make_temp_dir(tag) + "/t";
-  export_chakra_traces(g, prefix, "");
-  return prefix;
-}
-
 double uplink_bytes(const RunResult& r) {
   double b = 0;
   for (const auto& l : r.links)
@@ -73,7 +57,7 @@ RunResult replay_on_two_servers(const ExecutionGraph& g) {
 TEST(ChakraPlacement, RanksOnServersMakeTheAllReduceHierarchical) {
   const double S = 80e6;
   const std::string prefix =
-      one_collective_traces(CollectiveType::kAllReduce, 8, S, "chakra_placement_ar");
+      testing::one_collective_traces(CollectiveType::kAllReduce, 8, S, "chakra_placement_ar");
   ChakraImportOptions o;
   o.engine_collectives = true;
   for (int s = 0; s < 2; ++s)
@@ -103,7 +87,7 @@ TEST(ChakraPlacement, AllToAllAgreesInEveryMode) {
   // 5% (the model prices the plan's link sharing per flow class, not flow by flow).
   const double S = 70e6;
   const std::string prefix =
-      one_collective_traces(CollectiveType::kAllToAll, 8, S, "chakra_placement_a2a");
+      testing::one_collective_traces(CollectiveType::kAllToAll, 8, S, "chakra_placement_a2a");
   ChakraImportOptions o;
   o.engine_collectives = true;
   for (int s = 0; s < 2; ++s)
@@ -142,8 +126,8 @@ std::string scenario_error(const std::string& prefix, const std::string& extra) 
 }
 
 TEST(ChakraPlacement, ScenarioPlacesRanksByServerOrMap) {
-  const std::string prefix =
-      one_collective_traces(CollectiveType::kAllReduce, 8, 1e6, "chakra_placement_scenario");
+  const std::string prefix = testing::one_collective_traces(CollectiveType::kAllReduce, 8, 1e6,
+                                                            "chakra_placement_scenario");
   // Default: rank i on GPU i, all 8 on server 0.
   Scenario a = chakra_scenario(prefix, "");
   ASSERT_EQ(a.graph.devices.size(), 8u);
@@ -171,7 +155,7 @@ TEST(ChakraPlacement, ScenarioPlacesRanksByServerOrMap) {
 
 TEST(ChakraPlacement, BadPlacementsNameTheKey) {
   const std::string prefix =
-      one_collective_traces(CollectiveType::kAllReduce, 8, 1e6, "chakra_placement_errors");
+      testing::one_collective_traces(CollectiveType::kAllReduce, 8, 1e6, "chakra_placement_errors");
   EXPECT_NE(scenario_error(prefix, "  rank_map: [n0_gpu0]\n").find("has 1 entries for 8 rank"),
             std::string::npos);
   EXPECT_NE(scenario_error(prefix, "  rank_map: [0, 1, 2, 3, 4, 5, 6, 6]\n")
