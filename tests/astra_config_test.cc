@@ -122,6 +122,14 @@ TEST(AstraConfig, TwoDimensionsRunHierarchicalWithTheDatasetSplits) {
   EXPECT_NEAR(makespan(an.platform, an.graph), r.makespan, 0.02 * r.makespan);
 }
 
+TEST(AstraConfig, ShippedScenarioRunsItsRingAllReduce) {
+  // scenarios/astra-sim-allreduce-8.yaml: 1 MiB over 8 NPUs on a switch of 400 GB/s (2^30)
+  // and 936.25 ns links: 14 steps of two links and 128 KiB.
+  const Scenario sc = load_scenario(testing::source_path("scenarios/astra-sim-allreduce-8.yaml"));
+  const double step = 2 * 936.25e-9 + 131072 / (400 * kGB);
+  EXPECT_NEAR(makespan(sc.platform, sc.graph), 14 * step, 1e-9 * 14 * step);
+}
+
 std::string error_of(const Files& f, const std::string& traces) {
   try {
     astra_scenario(f, traces);

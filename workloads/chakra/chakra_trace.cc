@@ -322,22 +322,24 @@ Trace parse_trace(const std::string& bytes, const std::string& origin) {
   size_t index = 0;  // message number: 0 is the GlobalMetadata
   while (pos < bytes.size()) {
     const size_t start = pos;
-    const std::string what =
-        (index == 0 ? std::string("GlobalMetadata") : "node #" + std::to_string(index - 1)) +
-        " at byte " + std::to_string(start);
+    // Only errors spell out where they are: not a string built for every message.
+    auto where = [&] {
+      return (index == 0 ? std::string("GlobalMetadata") : "node #" + std::to_string(index - 1)) +
+             " at byte " + std::to_string(start);
+    };
     uint64_t len = 0;
     if (!read_length(bytes, &pos, &len))
-      throw InputError(origin + ": " + what +
+      throw InputError(origin + ": " + where() +
                        ": malformed protobuf: the length prefix is a truncated or overlong "
                        "varint");
     const size_t body = pos;
     if (len > bytes.size() - body) {
-      throw InputError(origin + ": " + what + ": message declares " + std::to_string(len) +
+      throw InputError(origin + ": " + where() + ": message declares " + std::to_string(len) +
                        " bytes but only " + std::to_string(bytes.size() - body) +
                        " remain (truncated file?)");
     }
     if (len > static_cast<uint64_t>(INT_MAX))
-      throw InputError(origin + ": " + what + ": a message of " + std::to_string(len) +
+      throw InputError(origin + ": " + where() + ": a message of " + std::to_string(len) +
                        " bytes, more than protobuf messages may hold (2 GiB)");
     std::string why;
     if (index == 0) {
@@ -353,20 +355,20 @@ Trace parse_trace(const std::string& bytes, const std::string& origin) {
       // A run of zero bytes reads as a stream of empty messages: nodes without a type. Stop
       // at the first rather than collect millions of them.
       if (len == 0)
-        throw InputError(origin + ": " + what +
+        throw InputError(origin + ": " + where() +
                          ": an empty message (no id, no type: INVALID_NODE)");
       if (t.nodes.size() >= kMaxNodesPerFile)
         throw InputError(origin + ": more than " + std::to_string(kMaxNodesPerFile) +
                          " nodes in one rank file, more than Orrery replays");
       if (!parse_message(bytes.data() + body, len, &node, &why))
-        throw InputError(origin + ": " + what + " (" + std::to_string(len) +
+        throw InputError(origin + ": " + where() + " (" + std::to_string(len) +
                          " bytes): malformed protobuf: not a Node message" +
                          (why.empty() ? " (truncated field, bad varint, invalid field number or "
                                         "wire type, or invalid UTF-8 in a string)"
                                       : ": " + why));
       const std::string misplaced = misplaced_field(node);
       if (!misplaced.empty())
-        throw InputError(origin + ": " + what + " (id " + std::to_string(node.id()) +
+        throw InputError(origin + ": " + where() + " (id " + std::to_string(node.id()) +
                          "): malformed protobuf: " + misplaced);
       t.nodes.push_back(to_node(node, body));
     }
