@@ -24,6 +24,7 @@
 #include "engine/collective_algos.h"
 #include "engine/collective_cost.h"
 #include "engine/flow_record.h"
+#include "engine/leaf_routes.h"
 #include "engine/link_usage.h"
 #include "engine/maestro_list.h"
 #include "engine/owner_free.h"
@@ -542,7 +543,10 @@ class Replayer {
     if (it != routes_.end()) return it->second;
     std::vector<sg4::Link*> links;
     double latency = 0;
-    hosts_[src]->route_to(hosts_[dst], links, &latency);
+    if (!leaf_routes_ && platform_.xml_file.empty()) leaf_routes_.emplace(platform_.topology);
+    if (!leaf_routes_ ||
+        !leaf_routes_->route(hosts_[src]->get_name(), hosts_[dst]->get_name(), &links, &latency))
+      hosts_[src]->route_to(hosts_[dst], links, &latency);
     CachedRoute r;
     r.info.latency = latency;
     r.info.hop = HopClass::kNvlink;
@@ -629,6 +633,7 @@ class Replayer {
   std::vector<sg4::ActivityPtr> contention_;
   static constexpr double kDoneWork = 1e-5;  // SimGrid's default precision/work-amount
   MaestroList maestro_list_;
+  std::optional<LeafRoutes> leaf_routes_;  // generated platforms: routes from the routers'
   std::set<std::pair<const sg4::Host*, const sg4::Host*>> pinned_;
   std::vector<sg4::ActivityPtr> polled_;      // polled activities in flight
   std::vector<sg4::ActivityPtr> finished_;    // scratch for poll()

@@ -1,0 +1,64 @@
+// Routes between hosts found from the routes of the routers they hang off.
+//
+// SimGrid's Dijkstra zone computes, for each new source, paths to every node of the platform
+// and keeps them (one vector of all nodes per source): looking routes up from every GPU of a
+// 16,384-GPU cluster took minutes and 3 GiB. A node x hangs off a node y when one step leads
+// from x to y and one back, and every other step out of or into x leads to or comes from a node
+// that hangs off x: a GPU on its NVSwitch by one link hangs off the switch, and the switch, if
+// its only other link is its uplink, off the switch above. SimGrid's Dijkstra from a pops a, then
+// the chain a hangs from, up to the top node r of its tree, and from r on exactly what a
+// Dijkstra from r pops, in the same order (every cost shifted by the chain's, ties broken by
+// the same node ids); the nodes hanging beside the chain relax nothing outside their own tree.
+// The only way into b is down its own chain. So SimGrid's route a -> b is a's chain up, its
+// route between the two tops, and b's chain down, link for link and latency bit for bit; or,
+// in one tree, up to the lowest common node and down: found from one source per top node
+// instead of one per host. tests/leaf_routes_test.cc compares every pair with SimGrid's own.
+//
+// Only on generated platforms (the steps come from the Topology). A pair with a route of its
+// own (Topology::routes, a SimGrid bypass route) is left to SimGrid, which takes the bypass.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "platforms/topology.h"
+
+namespace simgrid::s4u {
+class Link;
+}
+
+namespace orrery {
+
+class LeafRoutes {
+ public:
+  // Reads the topology's steps; the SimGrid platform must be built from `topo` before route().
+  explicit LeafRoutes(const Topology& topo);
+
+  // The route from host a to host b, links in SimGrid's order and their latencies summed as
+  // SimGrid sums them; false when neither hangs off anything (the caller asks SimGrid).
+  bool route(const std::string& a, const std::string& b, std::vector<simgrid::s4u::Link*>* links,
+             double* latency);
+
+ private:
+  struct Gateway {
+    std::string node;                   // what this node hangs off
+    std::vector<std::string> up, down;  // SimGrid link names of the steps to it and back
+  };
+  const std::vector<simgrid::s4u::Link*>& top_route(const std::string& u, const std::string& w);
+  simgrid::s4u::Link* link(const std::string& name);
+  std::vector<std::string> chain(const std::string& node) const;  // node, its gateway, ... top
+
+  std::unordered_map<std::string, Gateway> gateway_;
+  std::set<std::pair<std::string, std::string>> declared_;  // pairs with bypass routes
+  std::unordered_set<std::string> in_graph_;                // nodes of the Dijkstra graph
+  std::map<std::pair<std::string, std::string>, std::vector<simgrid::s4u::Link*>> between_;
+  std::unordered_map<std::string, simgrid::s4u::Link*> by_name_;
+  std::unordered_map<const void*, simgrid::s4u::Link*> by_impl_;
+};
+
+}  // namespace orrery
