@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/size_guard.h"
 #include "common/units.h"
 #include "common/yaml_reader.h"
 
@@ -109,6 +110,18 @@ const char* block_name(Block b) {
 
 AstraNetwork read_astra_network(const std::string& path, const DeviceSpec& gpu) {
   const std::vector<Dimension> dims = read_dimensions(path);
+  // Refused before anything is built: FullyConnected dimensions grow as n^2.
+  double total_npus = 1;
+  for (const auto& d : dims) total_npus *= d.npus;
+  double links = 0;
+  for (const auto& d : dims) {
+    const double groups = total_npus / d.npus;
+    links += groups * (d.block == Block::kFullyConnected ? d.npus * (d.npus - 1) / 2.0 : d.npus);
+  }
+  SizeEstimate e;
+  e.memory_bytes = total_npus * kBytesPerHost + links * kBytesPerLink;
+  e.basis = approximate_count(total_npus) + " NPUs, " + approximate_count(links) + " links";
+  check_size(e, path, "building this network");
   AstraNetwork out;
   Topology& t = out.topology;
   t.name = "astra";

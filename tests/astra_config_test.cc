@@ -157,6 +157,11 @@ TEST(AstraConfig, BadFilesNameTheKey) {
          "all-reduce-implementation[0]: \"halvingDoubling\" has no counterpart in Orrery");
   expect(net4, R"({"all-reduce-implementaton": ["ring"]})", "all-reduce-implementaton");
   expect(net4, "{not json", "not valid JSON");
+  // 1,000 x 1,000 NPUs fully connected in groups of 1,000: 5e8 links, refused before building.
+  expect(
+      "topology: [FullyConnected, Switch]\nnpus_count: [1000, 1000]\nbandwidth: [50, 5]\n"
+      "latency: [5, 5]\n",
+      kRingSystem, "building this network would need about");
 }
 
 }  // namespace
