@@ -104,6 +104,46 @@ void read_platform(const YamlMap& root, const std::string& base_dir,
     gpus->push_back({h, launch_host_of(sc->platform.topology, h)});
 }
 
+// How a Chakra workload's collectives run: ASTRA-sim's system file (astra_system, with only
+// collectives.mode beside it), the keys of strategy.collectives (collectives), or the legacy
+// workload-level protocol.
+void read_chakra_collectives(const YamlMap& w, const std::string& base_dir,
+                             ChakraImportOptions* o) {
+  ChakraImportOptions& opt = *o;
+  if (w.has("astra_system") && w.has("protocol"))
+    w.fail("protocol", "the astra_system file gives the collectives: drop protocol");
+  if (w.has("astra_system")) {
+    // ASTRA-sim's system file, unchanged (scenario/astra_system.h); collectives.mode may
+    // still choose analytical collectives.
+    const CollectiveOptions c =
+        read_astra_system(resolve(base_dir, w.required_str("astra_system")));
+    opt.algo = c.algo;
+    opt.protocol = c.protocol;
+    opt.pipeline = c.pipeline;
+    const YamlMap cm = w.map("collectives");
+    const std::string mode = cm.str("mode", "flow");
+    if (mode != "flow" && mode != "analytical")
+      cm.fail("mode", "expected flow or analytical, got \"" + mode + "\"");
+    opt.analytical = mode == "analytical";
+    cm.reject_unknown_keys();
+  } else if (w.has("collectives")) {
+    if (w.has("protocol"))
+      w.fail("protocol", "give the protocol inside collectives: (collectives.protocol)");
+    const CollectiveOptions c = read_collective_options(w.map("collectives"));
+    opt.algo = c.algo;
+    opt.protocol = c.protocol;
+    opt.chunks = c.chunks;
+    opt.pipeline = c.pipeline;
+    opt.analytical = c.analytical;
+    if (!opt.engine_collectives && (c.analytical || c.algo != CollectiveAlgo::kAuto))
+      w.fail("collectives", "needs engine_collectives: true (the importer's own flows are rings)");
+  } else {
+    const std::string protocol = w.str("protocol", "auto");
+    if (!parse_collective_protocol(protocol, &opt.protocol))
+      w.fail("protocol", "expected auto, LL, LL128, Simple or ideal, got \"" + protocol + "\"");
+  }
+}
+
 // Which platform GPU each Chakra rank runs on, its server and its launching CPU:
 //  - rank_map: [GPU host or platform GPU index, ...], one per rank;
 //  - ranks_per_server: N: rank i on the (i / N)-th server's (i mod N)-th GPU (a trace written
@@ -198,39 +238,7 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
       opt.comm_groups = load_chakra_comm_groups(resolve(base_dir, w.required_str("comm_groups")));
     opt.prefer_num_ops = w.boolean("prefer_num_ops", false);
     opt.engine_collectives = w.boolean("engine_collectives", true);
-    if (w.has("astra_system") && w.has("protocol"))
-      w.fail("protocol", "the astra_system file gives the collectives: drop protocol");
-    if (w.has("astra_system")) {
-      // ASTRA-sim's system file, unchanged (scenario/astra_system.h); collectives.mode may
-      // still choose analytical collectives.
-      const CollectiveOptions c =
-          read_astra_system(resolve(base_dir, w.required_str("astra_system")));
-      opt.algo = c.algo;
-      opt.protocol = c.protocol;
-      opt.pipeline = c.pipeline;
-      const YamlMap cm = w.map("collectives");
-      const std::string mode = cm.str("mode", "flow");
-      if (mode != "flow" && mode != "analytical")
-        cm.fail("mode", "expected flow or analytical, got \"" + mode + "\"");
-      opt.analytical = mode == "analytical";
-      cm.reject_unknown_keys();
-    } else if (w.has("collectives")) {
-      if (w.has("protocol"))
-        w.fail("protocol", "give the protocol inside collectives: (collectives.protocol)");
-      const CollectiveOptions c = read_collective_options(w.map("collectives"));
-      opt.algo = c.algo;
-      opt.protocol = c.protocol;
-      opt.chunks = c.chunks;
-      opt.pipeline = c.pipeline;
-      opt.analytical = c.analytical;
-      if (!opt.engine_collectives && (c.analytical || c.algo != CollectiveAlgo::kAuto))
-        w.fail("collectives",
-               "needs engine_collectives: true (the importer's own flows are rings)");
-    } else {
-      const std::string protocol = w.str("protocol", "auto");
-      if (!parse_collective_protocol(protocol, &opt.protocol))
-        w.fail("protocol", "expected auto, LL, LL128, Simple or ideal, got \"" + protocol + "\"");
-    }
+    read_chakra_collectives(w, base_dir, &opt);
     place_chakra_ranks(w, static_cast<int>(files.size()), platform_gpus, sc->platform.topology,
                        &opt);
     w.reject_unknown_keys();
