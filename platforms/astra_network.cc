@@ -125,8 +125,7 @@ AstraNetwork read_astra_network(const std::string& path, const DeviceSpec& gpu) 
   AstraNetwork out;
   Topology& t = out.topology;
   t.name = "astra";
-  int total = 1;
-  for (const auto& d : dims) total *= d.npus;
+  const int total = static_cast<int>(total_npus);  // read_dimensions keeps it within the limit
   const int per_server = dims[0].npus;
   auto host = [&](int k) {
     return "n" + std::to_string(k / per_server) + "_gpu" + std::to_string(k % per_server);

@@ -54,15 +54,24 @@ RunResult replay_on_two_servers(const ExecutionGraph& g) {
   return replay_isolated(p, g, ReplayOptions{});
 }
 
+// Engine collectives for 8 ranks on the GPUs of two_servers(), in order; with `servers`, each
+// rank also knows its server (as scenarios place ranks), else each is its own node.
+ChakraImportOptions on_two_servers(bool servers) {
+  ChakraImportOptions o;
+  o.engine_collectives = true;
+  for (int s = 0; s < 2; ++s)
+    for (int i = 0; i < 4; ++i) {
+      o.device_hosts.push_back("n" + std::to_string(s) + "_gpu" + std::to_string(i));
+      if (servers) o.device_nodes.push_back("server" + std::to_string(s));
+    }
+  return o;
+}
+
 TEST(ChakraPlacement, RanksOnServersMakeTheAllReduceHierarchical) {
   const double S = 80e6;
   const std::string prefix =
       testing::one_collective_traces(CollectiveType::kAllReduce, 8, S, "chakra_placement_ar");
-  ChakraImportOptions o;
-  o.engine_collectives = true;
-  for (int s = 0; s < 2; ++s)
-    for (int i = 0; i < 4; ++i)
-      o.device_hosts.push_back("n" + std::to_string(s) + "_gpu" + std::to_string(i));
+  ChakraImportOptions o = on_two_servers(false);
   // Each rank its own node: one flat ring of 8. Its two server-crossing edges (3 -> 4, 7 -> 0)
   // each carry 2 x 7/8 S: 3.5 S over the uplinks, once on each server's uplink: 7 S in all.
   const RunResult flat = replay_on_two_servers(load_chakra_traces({prefix}, o));
@@ -70,8 +79,7 @@ TEST(ChakraPlacement, RanksOnServersMakeTheAllReduceHierarchical) {
   // On their servers: reduce-scatter inside, an all-reduce of each server's S/4 shards across
   // (each server sends 4 x S/4 = S to the other, merged into one ring of leaders), all-gather
   // inside: 2 S cross, each crossing both uplinks: 4 S.
-  o.device_nodes = {"server0", "server0", "server0", "server0",
-                    "server1", "server1", "server1", "server1"};
+  o = on_two_servers(true);
   const RunResult hier = replay_on_two_servers(load_chakra_traces({prefix}, o));
   EXPECT_NEAR(uplink_bytes(hier), 2 * 2 * S, 1e-6 * S);
   ASSERT_EQ(hier.collectives.size(), 1u);
@@ -88,13 +96,7 @@ TEST(ChakraPlacement, AllToAllAgreesInEveryMode) {
   const double S = 70e6;
   const std::string prefix =
       testing::one_collective_traces(CollectiveType::kAllToAll, 8, S, "chakra_placement_a2a");
-  ChakraImportOptions o;
-  o.engine_collectives = true;
-  for (int s = 0; s < 2; ++s)
-    for (int i = 0; i < 4; ++i) {
-      o.device_hosts.push_back("n" + std::to_string(s) + "_gpu" + std::to_string(i));
-      o.device_nodes.push_back("server" + std::to_string(s));
-    }
+  ChakraImportOptions o = on_two_servers(true);
   const double flows = replay_on_two_servers(load_chakra_traces({prefix}, o)).makespan;
   EXPECT_NEAR(flows, 16.0 / 7 * S / 10e9 + 4 * kLink, 0.01 * flows);
   o.engine_collectives = false;
