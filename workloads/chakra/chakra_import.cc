@@ -10,6 +10,7 @@
 #include "common/units.h"
 #include "engine/graph_check.h"
 #include "workloads/chakra/chakra_collectives.h"
+#include "workloads/chakra/chakra_process_groups.h"
 
 namespace orrery {
 
@@ -43,6 +44,19 @@ struct Rendezvous {
   std::map<int, int> members;  // rank -> node position, from the traces
   std::map<int, int> arrived;  // rank -> node position, once its dependencies are done
 };
+
+// Chakra's PyTorch converter records the execution trace's schema ("1.1.1-chakra.0.0.4") in the
+// GlobalMetadata. Its ctrl_deps are PyTorch's call tree (caller -> callee), which the converter
+// has already turned into execution order in data_deps, and they may name nodes it dropped as
+// dangling (the process root): ASTRA-sim's feeder reads data_deps only, and so do we for them.
+bool from_pytorch(const chakra::Trace& t) {
+  for (const chakra::Attr& a : t.metadata) {
+    std::string schema;
+    if (a.name == "schema" && a.text(&schema) && schema.find("chakra") != std::string::npos)
+      return true;
+  }
+  return false;
+}
 
 class Importer {
  public:
@@ -122,6 +136,30 @@ class Importer {
     return static_cast<int>(v);
   }
 
+  // A send's destination or a receive's source: comm_dst / comm_src, or, when the node has none
+  // (Chakra's PyTorch converter records no peer), the other rank of its two-rank process group.
+  int p2p_peer(int r, int p, bool send) const {
+    const char* name = send ? "comm_dst" : "comm_src";
+    if (node(r, p).attr(name) != nullptr) return rank_attr(r, p, name);
+    std::string pg;
+    if (const chakra::Attr* a = node(r, p).attr("pg_name"); a && !a->text(&pg))
+      fail(r, p, std::string("attribute pg_name must be a string, got ") + a->value_name());
+    auto it = options_.comm_groups.find(pg);
+    if (pg.empty() || it == options_.comm_groups.end())
+      fail(r, p,
+           std::string(chakra::node_type_name(node(r, p).type)) + " needs attribute " + name +
+               (pg.empty() ? std::string(" (or a pg_name of a two-rank process group)")
+                           : " (its process group \"" + pg + "\" is not in the comm groups)"));
+    const std::vector<int>& g = it->second;
+    if (g.size() != 2 || std::find(g.begin(), g.end(), r) == g.end())
+      fail(r, p,
+           std::string(chakra::node_type_name(node(r, p).type)) + " has no " + name +
+               " and its process group \"" + pg + "\" is " + join(g) +
+               ": the peer follows from the group only for two ranks, one of them this rank " +
+               std::to_string(r));
+    return g[0] == r ? g[1] : g[0];
+  }
+
   void make_devices() {
     if (!options_.device_hosts.empty() && static_cast<int>(options_.device_hosts.size()) < ranks_) {
       throw InputError("Chakra import: " + std::to_string(ranks_) + " rank files but only " +
@@ -165,8 +203,10 @@ class Importer {
     s.done_ops.resize(n);
     s.done.assign(n, 0);
     s.rendezvous.resize(n);
+    const bool call_tree = from_pytorch(traces_[r]);
     for (int p = 0; p < n; ++p) {
       for (const auto* list : {&nodes[p].data_deps, &nodes[p].ctrl_deps}) {
+        if (call_tree && list == &nodes[p].ctrl_deps) continue;
         for (uint64_t id : *list) {
           auto it = s.index.find(id);
           if (it == s.index.end())
@@ -257,7 +297,7 @@ class Importer {
         key = "coll\x1f" + pg;
       } else if (t == chakra::kCommSendNode || t == chakra::kCommRecvNode) {
         const bool send = t == chakra::kCommSendNode;
-        const int peer = rank_attr(r, p, send ? "comm_dst" : "comm_src");
+        const int peer = p2p_peer(r, p, send);
         if (peer == r) fail(r, p, "sends to or receives from its own rank");
         int64_t tag = 0;
         int_attr(r, p, "comm_tag", &tag);
@@ -573,7 +613,10 @@ class Importer {
 
 ExecutionGraph chakra_to_execution_graph(const std::vector<chakra::Trace>& traces,
                                          const ChakraImportOptions& options) {
-  return Importer(traces, options).run();
+  if (!options.comm_groups.empty()) return Importer(traces, options).run();
+  ChakraImportOptions own = options;
+  own.comm_groups = trace_process_groups(traces);
+  return Importer(traces, own).run();
 }
 
 }  // namespace orrery

@@ -9,9 +9,11 @@
 //    model). They move no bytes over the network.
 //  - COMM_SEND_NODE / COMM_RECV_NODE: the k-th send from rank s to rank d with tag t (comm_dst,
 //    comm_tag; file order) is matched with the k-th receive on rank d from s with tag t
-//    (comm_src, comm_tag). Each pair becomes one transfer op of comm_size bytes on s's comm
-//    stream, starting once both the send's and the receive's dependencies are done
-//    (rendezvous); both nodes' dependents wait for it.
+//    (comm_src, comm_tag). A node without comm_dst / comm_src (Chakra's PyTorch converter
+//    writes none) takes the other rank of its pg_name's process group when that has two ranks. Each
+//    pair becomes one transfer op of comm_size bytes on s's comm stream, starting once both the
+//    send's and the receive's dependencies are done (rendezvous); both nodes' dependents wait for
+//    it.
 //  - COMM_COLL_NODE: the k-th collective (file order) of process group pg_name on every rank of
 //    that group is one collective instance, expanded into flows on the ranks' comm streams:
 //    ALL_REDUCE ring (two ring passes), ALL_GATHER and REDUCE_SCATTER(_BLOCK) ring passes,
@@ -23,7 +25,10 @@
 //  - METADATA_NODE, STORAGE_NODE, BATCH_NODE, CHECKPOINT_NODE: no op (a fixed-duration op on the
 //    host stream when duration_micros > 0); dependencies pass through.
 //  - INVALID_NODE or a type outside the enum: InputError.
-// data_deps and ctrl_deps are both honoured; they name node ids of the same rank's file.
+// data_deps and ctrl_deps are both honoured; they name node ids of the same rank's file. Traces
+// from Chakra's PyTorch converter (GlobalMetadata attribute schema "<version>-chakra.<version>")
+// are the exception: their ctrl_deps are PyTorch's call tree, not an order, and are ignored, as
+// ASTRA-sim's feeder ignores them; their data_deps carry the execution order.
 #pragma once
 
 #include <map>
@@ -46,7 +51,9 @@ struct ChakraImportOptions {
   std::vector<std::string> device_launch_hosts;
   // Process groups: pg_name -> ranks. A collective whose pg_name is absent or empty spans all
   // ranks; so does any pg_name while this map is empty. With a non-empty map an unknown pg_name
-  // is an error. Same content as ASTRA-sim's comm-group JSON (load_chakra_comm_groups).
+  // is an error. Same content as ASTRA-sim's comm-group JSON (load_chakra_comm_groups). Left
+  // empty, the traces' own table is used: the "## process_group:init ##" node that PyTorch
+  // writes and Chakra's converter keeps (chakra_process_groups.h).
   std::map<std::string, std::vector<int>> comm_groups;
   bool prefer_num_ops = false;
   // Emit each collective as one engine collective op (ExecutionGraph::collectives, algorithm

@@ -190,6 +190,7 @@ Node to_node(const ChakraProtoMsg::Node& m, size_t offset) {
   n.duration_micros = m.duration_micros();
   n.attrs.reserve(m.attr_size());
   for (const auto& a : m.attr()) n.attrs.push_back(to_attr(a));
+  if (n.type == kMetadataNode && m.has_inputs()) n.input_values = m.inputs().values();
   return n;
 }
 

@@ -75,6 +75,9 @@ struct Node {
   uint64_t start_time_micros = 0;
   uint64_t duration_micros = 0;
   std::vector<Attr> attrs;
+  // inputs.values (IOInfo), kept for METADATA_NODE only: PyTorch's process-group table lives
+  // there (chakra_process_groups.h); other nodes' inputs are not read.
+  std::string input_values;
   size_t offset = 0;  // byte offset of the node's message in the (decompressed) file
 
   const Attr* attr(const std::string& attr_name) const;  // nullptr if absent
