@@ -560,7 +560,9 @@ TEST(Zoo, WorkloadShowCommand) {
                 &status);
   EXPECT_EQ(status, 0) << out;
   EXPECT_NE(out.find("Devices    8"), std::string::npos) << out;
-  EXPECT_NE(out.find("transfer 112"), std::string::npos) << out;  // 2 x 7 steps x 8 ranks
+  // The collective stays one op, as `orrery run` reads it (not 2 x 7 steps x 8 ranks flows).
+  EXPECT_NE(out.find("collective 1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("Collective allreduce: 1, 1 MiB in all"), std::string::npos) << out;
   out = run_cli("workload list", &status);
   EXPECT_EQ(status, 0);
   EXPECT_NE(out.find("dlrm_mlperf"), std::string::npos);

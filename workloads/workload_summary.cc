@@ -158,7 +158,14 @@ void print_execution_graph_summary(const ExecutionGraph& g, const std::string& t
   double flops = 0, bytes = 0, fixed = 0, transfer = 0;
   int unpriced = 0;
   std::vector<int> per_device(g.devices.size(), 0);
+  std::map<std::string, std::pair<int, double>> collectives;  // type -> count, bytes
   for (const auto& op : g.ops) {
+    if (op.kind == OpKind::kCollective && op.collective >= 0 &&
+        op.collective < static_cast<int>(g.collectives.size())) {
+      auto& c = collectives[collective_type_name(g.collectives[op.collective].type)];
+      ++c.first;
+      c.second += g.collectives[op.collective].bytes;
+    }
     by_kind[op.kind == OpKind::kTransfer  ? "transfer"
             : op.kind == OpKind::kCompute ? "compute"
                                           : "collective"]++;
@@ -192,6 +199,9 @@ void print_execution_graph_summary(const ExecutionGraph& g, const std::string& t
       << " of memory traffic; fixed durations sum to " << format_time(fixed);
   if (unpriced > 0) out << " (" << unpriced << " ops priced by the cost model)";
   out << "\nTransfers  " << format_size(transfer) << " over the network\n";
+  for (const auto& [type, c] : collectives)
+    out << fmt("Collective %s: %d, %s in all\n", type.c_str(), c.first,
+               format_size(c.second).c_str());
   if (!g.devices.empty()) {
     out << fmt("\n%-24s %-24s %10s\n", "device", "host", "ops");
     for (size_t i = 0; i < g.devices.size() && i < 32; ++i)

@@ -66,6 +66,9 @@ class Importer {
   ExecutionGraph run() {
     if (ranks_ == 0) throw InputError("Chakra import: no trace files");
     make_devices();
+    size_t nodes = 0;
+    for (const Trace& t : traces_) nodes += t.nodes.size();
+    g_.ops.reserve(nodes);  // one op per node but for metadata; collective flows add more
     ranks_state_.resize(ranks_);
     for (int r = 0; r < ranks_; ++r) index_rank(r);
     for (int r = 0; r < ranks_; ++r) assign_rendezvous(r);

@@ -5,6 +5,7 @@
 #include <google/protobuf/unknown_field_set.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <climits>
 #include <limits>
 
@@ -255,6 +256,18 @@ bool read_length(const std::string& bytes, size_t* pos, uint64_t* len) {
   return true;
 }
 
+// Messages in the stream, by their length prefixes up to the first one that does not fit (the
+// parse reports that): the nodes vector is sized once instead of doubling through copies.
+size_t count_messages(const std::string& bytes) {
+  size_t pos = 0, count = 0;
+  uint64_t len = 0;
+  while (pos < bytes.size() && read_length(bytes, &pos, &len) && len <= bytes.size() - pos) {
+    pos += len;
+    ++count;
+  }
+  return std::min(count, kMaxNodesPerFile);
+}
+
 }  // namespace
 
 const char* Attr::value_name() const {
@@ -319,6 +332,7 @@ Trace parse_trace(const std::string& bytes, const std::string& origin) {
     throw InputError(origin + ": empty file (a Chakra trace starts with a GlobalMetadata)");
   ChakraProtoMsg::GlobalMetadata metadata;
   ChakraProtoMsg::Node node;  // reused: parsing clears it
+  t.nodes.reserve(count_messages(bytes));
   size_t pos = 0;
   size_t index = 0;  // message number: 0 is the GlobalMetadata
   while (pos < bytes.size()) {
