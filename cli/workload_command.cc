@@ -89,14 +89,34 @@ Kind classify(const WorkloadArgs& a) {
   return k;
 }
 
-ExecutionGraph chakra_graph(const WorkloadArgs& a) {
+ChakraImportOptions chakra_options(const WorkloadArgs& a) {
   ChakraImportOptions o;
   if (!a.comm_groups.empty()) o.comm_groups = load_chakra_comm_groups(a.comm_groups);
   o.prefer_num_ops = a.prefer_num_ops;
   // Collectives stay whole, as `orrery run` reads them: expanded into the importer's flat-ring
   // flows, 256 ranks took 26 s and 2.9 GB just to be counted.
   o.engine_collectives = true;
-  return load_chakra_traces({a.workload}, o);
+  return o;
+}
+
+ExecutionGraph chakra_graph(const WorkloadArgs& a) {
+  return chakra_to_execution_graph(read_chakra_traces({a.workload}), chakra_options(a));
+}
+
+// The summary of a set of rank traces, then the process groups their collectives ran in.
+void show_chakra_traces(const WorkloadArgs& a) {
+  const std::vector<chakra::Trace> traces = read_chakra_traces({a.workload});
+  const ChakraImportOptions o = chakra_options(a);
+  print_execution_graph_summary(chakra_to_execution_graph(traces, o),
+                                a.workload + " (Chakra execution traces)", std::cout);
+  if (!a.comm_groups.empty()) {
+    std::vector<ProcessGroupEntry> groups;
+    for (const auto& [name, ranks] : o.comm_groups) groups.push_back({name, "", ranks});
+    print_chakra_process_groups(groups, a.comm_groups, std::cout);
+  } else {
+    print_chakra_process_groups(trace_process_group_entries(traces),
+                                "the traces' ## process_group:init ## tables", std::cout);
+  }
 }
 
 void check_dot_size(size_t ops, const std::string& what) {
@@ -121,6 +141,10 @@ int show_command(const WorkloadArgs& a) {
   if (kind == Kind::kChakra && !a.dot && fs::is_regular_file(a.workload)) {
     // One rank's file: its nodes as they are (converting it alone would drop its collectives).
     print_chakra_trace(chakra::read_trace(a.workload), std::cout);
+    return 0;
+  }
+  if (kind == Kind::kChakra && !a.dot) {
+    show_chakra_traces(a);
     return 0;
   }
   ExecutionGraph g = kind == Kind::kGraphJson ? load_graph_json(a.workload) : chakra_graph(a);

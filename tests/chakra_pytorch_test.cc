@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <sstream>
 
 #include "common/errors.h"
 #include "tests/chakra_encoding.h"
 #include "workloads/chakra/chakra_import.h"
 #include "workloads/chakra/chakra_process_groups.h"
+#include "workloads/chakra/chakra_show.h"
 
 namespace orrery {
 namespace {
@@ -145,6 +147,18 @@ TEST(ChakraPyTorch, ProcessGroupTablesOfAllRanksMerge) {
   EXPECT_EQ(groups["33"], (std::vector<int>{5, 7}));                   // DP, stage 1
   // No table, no groups (ASTRA-sim's traces carry none).
   EXPECT_TRUE(trace_process_groups(decode({encode_trace({{1, "a", chakra::kCompNode}})})).empty());
+}
+
+TEST(ChakraPyTorch, ShowListsTheGroups) {
+  std::ostringstream out;
+  print_chakra_process_groups(trace_process_group_entries(decode(megatron_ranks(Layout()))),
+                              "traces", out, 3);
+  EXPECT_EQ(out.str(),
+            "\nProcess groups (traces): 13\n"
+            "  0 (undefined): 8 ranks [0, 1, 2, 3, 4, 5, 6, 7]\n"
+            "  10 (undefined): 2 ranks [0, 1]\n"
+            "  11 (undefined): 2 ranks [2, 3]\n"
+            "  ... 10 more\n");
 }
 
 TEST(ChakraPyTorch, CollectivesAndSendsStayInTheirProcessGroups) {

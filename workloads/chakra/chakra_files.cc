@@ -153,13 +153,17 @@ void check_declared_ranks(const std::vector<chakra::Trace>& traces) {
 
 }  // namespace
 
-ExecutionGraph load_chakra_traces(const std::vector<std::string>& files_or_prefix,
-                                  const ChakraImportOptions& options) {
+std::vector<chakra::Trace> read_chakra_traces(const std::vector<std::string>& files_or_prefix) {
   std::vector<chakra::Trace> traces;
   for (const auto& f : resolve_chakra_files(files_or_prefix))
     traces.push_back(chakra::read_trace(f));
   check_declared_ranks(traces);
-  return chakra_to_execution_graph(traces, options);
+  return traces;
+}
+
+ExecutionGraph load_chakra_traces(const std::vector<std::string>& files_or_prefix,
+                                  const ChakraImportOptions& options) {
+  return chakra_to_execution_graph(read_chakra_traces(files_or_prefix), options);
 }
 
 ExecutionGraph load_chakra_traces(const std::vector<std::string>& files_or_prefix,

@@ -80,6 +80,10 @@ struct ChakraImportOptions {
 // Throws InputError when nothing matches or ranks have gaps.
 std::vector<std::string> resolve_chakra_files(const std::vector<std::string>& files_or_prefix);
 
+// Reads and decodes the rank files (resolve_chakra_files), checking a GlobalMetadata rank count
+// against the number of files.
+std::vector<chakra::Trace> read_chakra_traces(const std::vector<std::string>& files_or_prefix);
+
 // Reads, decodes and converts. Throws InputError naming the file and node on malformed traces,
 // unknown node or collective types, dependencies on missing nodes, dependency cycles, unmatched
 // sends or receives, and collectives that not every rank of their group reaches.

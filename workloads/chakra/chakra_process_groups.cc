@@ -178,9 +178,9 @@ std::vector<ProcessGroupEntry> parse_process_group_table(const std::string& valu
   return out;
 }
 
-std::map<std::string, std::vector<int>> trace_process_groups(
+std::vector<ProcessGroupEntry> trace_process_group_entries(
     const std::vector<chakra::Trace>& traces) {
-  std::map<std::string, std::vector<int>> groups;
+  std::map<std::string, ProcessGroupEntry> groups;
   std::map<std::string, std::string> listed_by;  // pg_name -> the file that first listed it
   const int world = static_cast<int>(traces.size());
   for (const chakra::Trace& t : traces) {
@@ -188,17 +188,28 @@ std::map<std::string, std::vector<int>> trace_process_groups(
       if (n.type != chakra::kMetadataNode || n.name != kProcessGroupInitNode) continue;
       const std::string where = t.origin + ": node " + std::to_string(n.id) + " \"" + n.name + "\"";
       for (ProcessGroupEntry& e : parse_process_group_table(n.input_values, world, where)) {
-        auto [it, fresh] = groups.emplace(e.name, e.ranks);
-        if (fresh) {
+        auto it = groups.find(e.name);
+        if (it == groups.end()) {
           listed_by[e.name] = t.origin;
-        } else if (it->second != e.ranks) {
+          groups.emplace(e.name, std::move(e));
+        } else if (it->second.ranks != e.ranks) {
           throw InputError(where + ": process group \"" + e.name + "\" has ranks " +
-                           ranks_text(e.ranks) + " here but " + ranks_text(it->second) + " in " +
-                           listed_by[e.name]);
+                           ranks_text(e.ranks) + " here but " + ranks_text(it->second.ranks) +
+                           " in " + listed_by[e.name]);
         }
       }
     }
   }
+  std::vector<ProcessGroupEntry> out;
+  for (auto& [name, e] : groups) out.push_back(std::move(e));
+  return out;
+}
+
+std::map<std::string, std::vector<int>> trace_process_groups(
+    const std::vector<chakra::Trace>& traces) {
+  std::map<std::string, std::vector<int>> groups;
+  for (ProcessGroupEntry& e : trace_process_group_entries(traces))
+    groups.emplace(e.name, std::move(e.ranks));
   return groups;
 }
 

@@ -42,5 +42,8 @@ std::vector<ProcessGroupEntry> parse_process_group_table(const std::string& valu
 // InputError naming both files when two ranks give one pg_name different ranks.
 std::map<std::string, std::vector<int>> trace_process_groups(
     const std::vector<chakra::Trace>& traces);
+// The same groups with their descriptions, ordered by pg_name (for listing them).
+std::vector<ProcessGroupEntry> trace_process_group_entries(
+    const std::vector<chakra::Trace>& traces);
 
 }  // namespace orrery

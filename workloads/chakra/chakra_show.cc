@@ -111,4 +111,21 @@ void print_chakra_trace(const chakra::Trace& trace, std::ostream& out, size_t ma
   }
 }
 
+void print_chakra_process_groups(const std::vector<ProcessGroupEntry>& groups,
+                                 const std::string& source, std::ostream& out, size_t max_groups) {
+  if (groups.empty()) return;
+  out << "\nProcess groups (" << source << "): " << groups.size() << "\n";
+  constexpr size_t kRanksShown = 8;
+  for (size_t k = 0; k < groups.size() && k < max_groups; ++k) {
+    const ProcessGroupEntry& g = groups[k];
+    std::string ranks;
+    for (size_t i = 0; i < g.ranks.size() && i < kRanksShown; ++i)
+      ranks += (i ? ", " : "") + std::to_string(g.ranks[i]);
+    if (g.ranks.size() > kRanksShown) ranks += ", ...";
+    out << "  " << g.name << (g.desc.empty() ? "" : " (" + g.desc + ")") << ": " << g.ranks.size()
+        << (g.ranks.size() == 1 ? " rank" : " ranks") << " [" << ranks << "]\n";
+  }
+  if (groups.size() > max_groups) out << "  ... " << groups.size() - max_groups << " more\n";
+}
+
 }  // namespace orrery
