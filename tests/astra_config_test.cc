@@ -130,20 +130,12 @@ TEST(AstraConfig, ShippedScenarioRunsItsRingAllReduce) {
   EXPECT_NEAR(makespan(sc.platform, sc.graph), 14 * step, 1e-9 * 14 * step);
 }
 
-std::string error_of(const Files& f, const std::string& traces) {
-  try {
-    astra_scenario(f, traces);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
-
 TEST(AstraConfig, BadFilesNameTheKey) {
   const std::string traces =
       testing::one_collective_traces(CollectiveType::kAllReduce, 4, 1e6, "astra_bad_traces");
   auto expect = [&](const std::string& net, const std::string& sys, const std::string& text) {
-    const std::string msg = error_of(astra_files("astra_bad", net, sys), traces);
+    const std::string msg = testing::input_error_of(
+        [&] { astra_scenario(astra_files("astra_bad", net, sys), traces); });
     EXPECT_NE(msg.find(text), std::string::npos) << msg;
   };
   const std::string net4 = "topology: [Switch]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n";

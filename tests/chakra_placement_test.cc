@@ -119,12 +119,7 @@ Scenario chakra_scenario(const std::string& prefix, const std::string& extra) {
 }
 
 std::string scenario_error(const std::string& prefix, const std::string& extra) {
-  try {
-    chakra_scenario(prefix, extra);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
+  return testing::input_error_of([&] { chakra_scenario(prefix, extra); });
 }
 
 TEST(ChakraPlacement, ScenarioPlacesRanksByServerOrMap) {

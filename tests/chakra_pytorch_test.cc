@@ -11,6 +11,7 @@
 
 #include "common/errors.h"
 #include "tests/chakra_encoding.h"
+#include "tests/test_util.h"
 #include "workloads/chakra/chakra_import.h"
 #include "workloads/chakra/chakra_process_groups.h"
 #include "workloads/chakra/chakra_show.h"
@@ -19,15 +20,6 @@ namespace orrery {
 namespace {
 
 using namespace chakra_encoding;
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
 
 // Megatron's layout for world 8, TP 2, PP 2, DP 2: TP groups are consecutive ranks, PP groups
 // stride world / PP, DP groups stride TP inside one pipeline stage.
@@ -211,7 +203,7 @@ TEST(ChakraPyTorch, CallTreeCtrlDepsAreNotOrder) {
   const Layout l;
   std::vector<std::string> ranks = megatron_ranks(l);
   ranks[3] = rank_trace(l, 3, false);
-  const std::string msg = error_of([&] { import(ranks); });
+  const std::string msg = testing::input_error_of([&] { import(ranks); });
   EXPECT_NE(msg.find("rank3.et: node id 2"), std::string::npos) << msg;
   EXPECT_NE(msg.find("depends on node id 1, which is not in the file"), std::string::npos) << msg;
   // With it, the kernel waits for its launcher only through data_deps: the gemm (node 5) starts
@@ -233,7 +225,7 @@ TEST(ChakraPyTorch, ExplicitCommGroupsOverrideTheTraces) {
   const Layout l;
   ChakraImportOptions o;
   o.comm_groups = {{"10", {0, 1}}};
-  const std::string msg = error_of([&] { import(megatron_ranks(l), o); });
+  const std::string msg = testing::input_error_of([&] { import(megatron_ranks(l), o); });
   EXPECT_NE(msg.find("is not in the comm groups"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("process group \"10\""), std::string::npos) << msg;
 }
@@ -271,7 +263,8 @@ TEST(ChakraPyTorch, TableTextInEveryFormThatCarriesIt) {
   };
   for (const Case& c : bad) {
     SCOPED_TRACE(c.text);
-    const std::string msg = error_of([&] { parse_process_group_table(c.text, 4, "t.et: node 1"); });
+    const std::string msg =
+        testing::input_error_of([&] { parse_process_group_table(c.text, 4, "t.et: node 1"); });
     EXPECT_NE(msg.find(c.expect), std::string::npos) << msg;
     EXPECT_EQ(msg.rfind("t.et: node 1", 0), 0u) << msg;  // names the file and node
   }
@@ -283,7 +276,7 @@ TEST(ChakraPyTorch, RanksThatDisagreeOnAGroupAreNamed) {
   Layout other = l;
   other.groups[1].second = {0, 2};  // rank 0 claims TP group "10" is {0, 2}
   ranks[0] = rank_trace(other, 0);
-  const std::string msg = error_of([&] { import(ranks); });
+  const std::string msg = testing::input_error_of([&] { import(ranks); });
   EXPECT_NE(msg.find("process group \"10\" has ranks [0, 1] here but [0, 2] in rank0.et"),
             std::string::npos)
       << msg;
@@ -313,11 +306,11 @@ TEST(ChakraPyTorch, APeerIsInferredOnlyFromATwoRankGroup) {
   ChakraImportOptions o;
   o.comm_groups = {{"0", {0, 1, 2}}};
   const std::string three = encode_trace({{1, "c", chakra::kCompNode, {}, {}, 1}});
-  std::string msg = error_of([&] { import({trace(0), trace(1), three}, o); });
+  std::string msg = testing::input_error_of([&] { import({trace(0), trace(1), three}, o); });
   EXPECT_NE(msg.find("COMM_SEND_NODE has no comm_dst and its process group \"0\" is [0, 1, 2]"),
             std::string::npos)
       << msg;
-  msg = error_of([&] {
+  msg = testing::input_error_of([&] {
     import({encode_trace(
                 {{ 1,
                    "s",

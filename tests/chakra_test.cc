@@ -27,15 +27,6 @@ namespace {
 
 using namespace chakra_encoding;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
-
 std::vector<std::string> hosts(int n) {
   std::vector<std::string> h;
   for (int i = 0; i < n; ++i) h.push_back("g" + std::to_string(i));
@@ -304,12 +295,12 @@ TEST(Chakra, IntegerAttributesInAnyIntegerType) {
     EXPECT_DOUBLE_EQ(g.ops[0].transfer_bytes, 1000);
   }
   // A string where an integer belongs is named in the error.
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(testing::input_error_of([&] {
               import(send_with(name + bytes_field(29, "1000")));
             }).find("comm_size must be a finite number >= 0, got string_val"),
             std::string::npos);
   // An infinite double (fixed64 0x7ff0...) is not a size.
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(testing::input_error_of([&] {
               import(send_with(name + fixed64_field(3, 0x7ff0000000000000u)));
             }).find("comm_size must be a finite number >= 0, got inf"),
             std::string::npos);
@@ -323,7 +314,7 @@ TEST(Chakra, IntegerAttributesInAnyIntegerType) {
        0,
        bytes_field(10, bytes_field(1, "comm_dst") + varint_field(15, zigzag(-5))) +
            attr_int("comm_size", 8)}};
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(testing::input_error_of([&] {
               import({encode_trace(bad), encode_trace({})});
             }).find("comm_dst -5 is not a rank"),
             std::string::npos);
@@ -349,14 +340,14 @@ TEST(Chakra, GzippedFilesAndPrefixes) {
   EXPECT_EQ(resolve_chakra_files({dir + "/prog."}).size(), 2u);
   // A gap in the ranks of a directory is an error.
   std::filesystem::rename(dir + "/prog.1.et.gz", dir + "/prog.2.et.gz");
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(testing::input_error_of([&] {
               resolve_chakra_files({dir});
             }).find("1 rank file(s) are missing: " + dir + "/prog.1.et"),
             std::string::npos);
   // A truncated gzip stream is reported as such.
   std::string gz = testing::read_file(dir + "/prog.0.et.gz");
   std::ofstream(dir + "/cut.0.et", std::ios::binary) << gz.substr(0, gz.size() / 2);
-  EXPECT_NE(error_of([&] { chakra::read_trace(dir + "/cut.0.et"); }).find("gzip"),
+  EXPECT_NE(testing::input_error_of([&] { chakra::read_trace(dir + "/cut.0.et"); }).find("gzip"),
             std::string::npos);
 }
 
@@ -372,20 +363,21 @@ TEST(Chakra, MissingRankFilesAreErrorsNamingThem) {
   // The prefix form used to stop at the first gap and run ranks 0 and 1 alone.
   for (const std::string& arg : {prefix, dir}) {
     SCOPED_TRACE(arg);
-    const std::string msg = error_of([&] { resolve_chakra_files({arg}); });
+    const std::string msg = testing::input_error_of([&] { resolve_chakra_files({arg}); });
     EXPECT_NE(msg.find("files up to rank 3 but 1 rank file(s) are missing: " + prefix + ".2.et"),
               std::string::npos)
         << msg;
   }
   // Files given one by one: rank i must be the i-th.
-  const std::string listed = error_of([&] {
+  const std::string listed = testing::input_error_of([&] {
     resolve_chakra_files({prefix + ".0.et", prefix + ".1.et", prefix + ".3.et"});
   });
   EXPECT_NE(listed.find(prefix + ".3.et: is the trace of rank 3 but given as file 2"),
             std::string::npos)
       << listed;
   // One rank's file of a larger set would run alone, its collectives with no peers.
-  const std::string single = error_of([&] { resolve_chakra_files({prefix + ".1.et"}); });
+  const std::string single =
+      testing::input_error_of([&] { resolve_chakra_files({prefix + ".1.et"}); });
   EXPECT_NE(single.find("is the trace of rank 1 of a set of 4 ranks; give the prefix " + prefix),
             std::string::npos)
       << single;
@@ -395,7 +387,7 @@ TEST(Chakra, MissingRankFilesAreErrorsNamingThem) {
       bytes_field(2, bytes_field(1, "world_size") + varint_field(9, 3)));  // attr int64_val
   const std::string prefix2 = write_ranks({meta, meta}, "chakra_world");
   const std::string declared =
-      error_of([&] { load_chakra_traces({prefix2}, std::vector<std::string>{}); });
+      testing::input_error_of([&] { load_chakra_traces({prefix2}, std::vector<std::string>{}); });
   EXPECT_NE(declared.find("world_size = 3, but the trace set has 2 rank file(s): rank files are "
                           "missing"),
             std::string::npos)
@@ -439,7 +431,9 @@ TEST(Chakra, DamagedFixtureBytesGiveInputErrorsOnly) {
   ASSERT_EQ(gzwrite(gz, big.data(), static_cast<unsigned>(big.size())),
             static_cast<int>(big.size()));
   gzclose(gz);
-  EXPECT_NE(error_of([&] { chakra::read_trace(dir + "/b.0.et"); }).find("decompression bomb"),
+  EXPECT_NE(testing::input_error_of([&] {
+              chakra::read_trace(dir + "/b.0.et");
+            }).find("decompression bomb"),
             std::string::npos);
   // A length near 2^64 and a varint that never ends.
   parse(encode_varint(~uint64_t{0} >> 1) + "abc");
@@ -487,12 +481,13 @@ TEST(Chakra, ProcessGroupsConfineCollectives) {
   EXPECT_EQ(load_chakra_comm_groups(dir + "/groups.json"), o.comm_groups);
   // A rank that does not fit an int is an error, not rank 1 (4294967297 wraps to 1).
   testing::write_file(dir + "/wrap.json", R"({"dp0": [0, 4294967297]})");
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(testing::input_error_of([&] {
               load_chakra_comm_groups(dir + "/wrap.json");
             }).find("ranks must be integers from 0 to 16777216, got 4294967297"),
             std::string::npos);
   // Without the groups every collective spans all ranks: the two "groups" then differ.
-  EXPECT_NE(error_of([&] { import(ranks); }).find("process group \"dp0\""), std::string::npos);
+  EXPECT_NE(testing::input_error_of([&] { import(ranks); }).find("process group \"dp0\""),
+            std::string::npos);
 }
 
 TEST(Chakra, MalformedTracesGiveClearErrors) {
@@ -550,7 +545,7 @@ TEST(Chakra, MalformedTracesGiveClearErrors) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
-    std::string msg = error_of([&] { import(c.ranks); });
+    std::string msg = testing::input_error_of([&] { import(c.ranks); });
     EXPECT_NE(msg.find(c.expect), std::string::npos) << msg;
     EXPECT_NE(msg.find(".et: "), std::string::npos) << msg;  // names the file
   }
@@ -565,12 +560,12 @@ TEST(Chakra, MismatchedCollectiveOrderIsADeadlock) {
   };
   ChakraImportOptions o;
   o.comm_groups = {{"a", {0, 1}}, {"b", {0, 1}}};
-  std::string msg = error_of([&] { import({rank("a", "b"), rank("b", "a")}, o); });
+  std::string msg = testing::input_error_of([&] { import({rank("a", "b"), rank("b", "a")}, o); });
   EXPECT_NE(msg.find("deadlocks"), std::string::npos) << msg;
 }
 
 TEST(Chakra, TooFewHostsForTheRanks) {
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(testing::input_error_of([&] {
               load_chakra_traces({fixture("all_gather", 8)}, hosts(4));
             }).find("8 rank files but only 4 device hosts"),
             std::string::npos);

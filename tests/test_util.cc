@@ -14,6 +14,7 @@
 #include <sstream>
 #include <vector>
 
+#include "common/errors.h"
 #include "engine/run_result_io.h"
 #include "results/h5_store.h"
 #include "sweeps/journal.h"
@@ -211,6 +212,15 @@ void expect_same_sweep_results(const std::string& a_path, const std::string& b_p
   EXPECT_EQ(sa.points_done, sb.points_done);
   EXPECT_EQ(sa.points_failed, sb.points_failed);
   EXPECT_EQ(sa.complete, sb.complete);
+}
+
+std::string input_error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
 }
 
 }  // namespace orrery::testing

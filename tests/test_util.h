@@ -2,13 +2,13 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
+#include <functional>
 #include <nlohmann/json.hpp>
-
+#include <set>
 #include <string>
+#include <vector>
 
 #include "platforms/simgrid_platform.h"
-#include <vector>
 
 namespace orrery::testing {
 
@@ -24,6 +24,8 @@ std::vector<int> child_pids(int parent);
 // journal cuts a torn tail, and a running sweep may be appending to this one. Empty when the
 // file is missing or not yet a journal.
 std::set<int64_t> journal_points(const std::string& path);
+// The message of the InputError that `f` throws; "(no InputError)" when it throws none.
+std::string input_error_of(const std::function<void()>& f);
 // Absolute path of a file under the source tree.
 std::string source_path(const std::string& relative);
 // Absolute path of a file under the shared data folder that sits beside the repository
@@ -73,6 +75,6 @@ void expect_same_sweep_results(const std::string& a_path, const std::string& b_p
 }  // namespace orrery::testing
 
 // Skips a test outside ctest, which names the built Python package and the orrery binary.
-#define REQUIRE_BUILT_PYTHON_PACKAGE()                                                     \
+#define REQUIRE_BUILT_PYTHON_PACKAGE()                                                        \
   if (orrery::testing::python_package_dir().empty() || orrery::testing::orrery_bin().empty()) \
   GTEST_SKIP() << "ORRERY_PYTHONPATH or ORRERY_BIN not set (run through ctest)"
