@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <stdexcept>
 #include <string>
@@ -12,33 +11,6 @@ namespace orrery {
 
 LinkUsageSampler::LinkUsageSampler(const std::vector<simgrid::s4u::Link*>& links, int max_bins)
     : links_(links), max_bins_(static_cast<size_t>(std::max(0, max_bins))) {}
-
-void LinkUsageSampler::touch(int link) {
-  if (!on()) return;
-  const size_t l = static_cast<size_t>(link);
-  if (l >= is_active_.size()) is_active_.resize(l + 1, 0);
-  if (is_active_[l]) return;
-  is_active_[l] = 1;
-  active_.push_back(link);
-}
-
-void LinkUsageSampler::sample(double dt) {
-  if (!on() || !(dt > 0)) return;
-  const double now = simgrid::s4u::Engine::get_clock();
-  for (size_t k = 0; k < active_.size();) {
-    const size_t l = static_cast<size_t>(active_[k]);
-    const double usage = links_[l]->get_usage();
-    if (usage > 0) {
-      add(l, now - dt, now, usage * dt);
-    } else if (!links_[l]->is_used()) {
-      is_active_[l] = 0;
-      active_[k] = active_.back();
-      active_.pop_back();
-      continue;
-    }
-    ++k;
-  }
-}
 
 void LinkUsageSampler::widen_to(double t) {
   while (t > static_cast<double>(max_bins_) * width_) {
@@ -54,7 +26,9 @@ void LinkUsageSampler::widen_to(double t) {
   }
 }
 
-void LinkUsageSampler::add(size_t link, double from, double to, double bytes) {
+void LinkUsageSampler::carried(int link_index, double from, double to, double bytes) {
+  if (!on() || !(to > from)) return;
+  const size_t link = static_cast<size_t>(link_index);
   widen_to(to);
   if (bytes_.size() <= link) bytes_.resize(link + 1);
   auto& bins = bytes_[link];

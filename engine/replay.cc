@@ -24,10 +24,9 @@
 #include "engine/collective_algos.h"
 #include "engine/collective_cost.h"
 #include "engine/flow_record.h"
+#include "engine/fluid_model.h"
 #include "engine/leaf_routes.h"
 #include "engine/link_usage.h"
-#include "engine/maestro_list.h"
-#include "engine/owner_free.h"
 #include "engine/run_result_io.h"
 
 namespace sg4 = simgrid::s4u;
@@ -50,8 +49,8 @@ struct Queue {
   bool busy = false;
 };
 
-// What a SimGrid activity stands for, packed into its user data: the kind in the top byte, an
-// index below.
+// What an activity of the fluid model stands for, packed into its tag: the kind in the top byte,
+// an index below.
 enum class Tag : uint64_t {
   kOp = 0,
   kFlow = 1,
@@ -61,13 +60,9 @@ enum class Tag : uint64_t {
   kStartDelay = 5,  // a collective's base latency, before its first flows
 };
 constexpr int kTagShift = 56;
-void* pack(Tag t, uint64_t payload) {
-  return reinterpret_cast<void*>((static_cast<uint64_t>(t) << kTagShift) | payload);
-}
-Tag tag_of(const void* p) { return static_cast<Tag>(reinterpret_cast<uint64_t>(p) >> kTagShift); }
-uint64_t payload_of(const void* p) {
-  return reinterpret_cast<uint64_t>(p) & ((uint64_t{1} << kTagShift) - 1);
-}
+uint64_t pack(Tag t, uint64_t payload) { return (static_cast<uint64_t>(t) << kTagShift) | payload; }
+Tag tag_of(uint64_t tag) { return static_cast<Tag>(tag >> kTagShift); }
+uint64_t payload_of(uint64_t tag) { return tag & ((uint64_t{1} << kTagShift) - 1); }
 
 // "30 days", "1.5 hours": the time limit as people say it.
 std::string days(double seconds) {
@@ -92,20 +87,20 @@ struct ActiveCollective : FlowIssuer {
   // From the plan: flows carry payload / efficiency on the wire after their step's delay.
   double efficiency = 1.0;
   std::array<double, kNumHopClasses> hop_latency{};
-  std::vector<uint64_t> contention;  // slots of the SM-contention execs it holds
+  std::vector<int> contention;  // the SM-contention execs it holds
   void issue(int src, int dst, double bytes, int64_t tag, int steps) override;
 };
 
 struct FlowSlot {
   ActiveCollective* owner = nullptr;
   int64_t tag = 0;
-  sg4::ActivityPtr activity;
-  int src = -1, dst = -1;  // a flow waiting for its step delay
+  int src = -1, dst = -1;
   double wire_bytes = 0.0;
 };
 
 struct CachedRoute {
-  std::vector<int> links;
+  std::vector<int> links;      // the replay's link indices
+  std::vector<int> resources;  // the same links in the fluid model
   RouteInfo info;
 };
 
@@ -120,44 +115,46 @@ class Replayer {
     build_dependency_arrays();
     assign_queues();
 
-    sg4::Activity::on_completion_cb([this](sg4::Activity const& a) { on_complete(a); });
-    // Before poll(): the rates of the interval that just ended, before completions change them.
     if (link_usage_.on())
-      sg4::Engine::on_time_advance_cb([this](double dt) { link_usage_.sample(dt); });
-    sg4::Engine::on_time_advance_cb([this](double) { poll(); });
+      model_.on_usage = [this](int resource, double from, double to, double rate) {
+        const int link = link_of_resource_[resource];
+        if (link >= 0) link_usage_.carried(link, from, to, rate * (to - from));
+      };
     for (size_t i = 0; i < g_.ops.size(); ++i)
       if (indeg_[i] == 0) make_ready(static_cast<int>(i));
     last_report_ = std::chrono::steady_clock::now();
     const double limit = opt_.max_simulated_seconds;
-    // run_until stops SimGrid at the limit instead of letting it chase a date of 1e300 s.
-    sg4::Engine::get_instance()->run_until(limit);
+    std::vector<uint64_t> ended;
+    while (model_.advance(limit, &ended)) {
+      // Simultaneous ends in a fixed order: the tags.
+      std::sort(ended.begin(), ended.end());
+      for (uint64_t tag : ended) on_complete(tag);
+      ended.clear();
+    }
+    model_.finish_usage();
     if (shown_progress_) std::fprintf(stderr, "\r%100s\r", "");
     if (completed_ != g_.ops.size()) {
-      // Activities still run: SimGrid 3.32 crashes if their last references drop now, so the
-      // caller leaves this Replayer and the engine alive (the process ends soon after).
-      const double now = sg4::Engine::get_clock();
       const std::string left = std::to_string(g_.ops.size() - completed_) + " of " +
                                std::to_string(g_.ops.size()) + " ops unfinished";
-      if (now >= limit)
+      // Activities left that would end only past the limit, or never (a rate of nothing).
+      if (model_.running() > 0)
         throw InputError("the simulation passed the limit of " +
                          format_quantity(limit, Quantity::kTime) + " (" + days(limit) +
                          ") of simulated time with " + left + " (" + running_ops() +
                          "): an op, size or rate is far out of scale; raise the limit with "
                          "--max-simulated-time TIME if the workload is meant to run this long");
-      throw std::runtime_error("replay stopped at simulated time " + std::to_string(now) +
-                               " s with " + left + " (" + running_ops() + ")");
+      throw std::runtime_error("replay stopped at simulated time " +
+                               std::to_string(model_.now()) + " s with " + left + " (" +
+                               running_ops() + ")");
     }
-    graveyard_.clear();
-    released_.clear();
-    contention_.clear();
     RunResult r = collect();
     r.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return r;
   }
 
-  // A flow of `steps` ring steps waits for all their latencies but the last, which SimGrid's
-  // route adds: steps x max(route, hop latency) - route latency.
+  // A flow of `steps` ring steps waits for all their latencies but the last, which the route's
+  // own latency adds: steps x max(route, hop latency) - route latency.
   void start_flow(ActiveCollective* owner, int src, int dst, double bytes, int64_t tag, int steps) {
     uint64_t slot;
     if (free_slots_.empty()) {
@@ -172,16 +169,15 @@ class Replayer {
     const double step = std::max(owner->hop_latency[static_cast<int>(r.info.hop)], r.info.latency);
     const double delay = steps * step - r.info.latency;
     ++activities_;
-    if (delay > 0 && timer_) {
+    slots_[slot] = {owner, tag, src, dst, wire};
+    if (delay > 0) {
       ++activities_;
-      slots_[slot] = {
-          owner, tag, start_exec(timer_, delay * timer_->get_speed(), pack(Tag::kFlowDelay, slot)),
-          src,   dst, wire};
+      start_delay(delay, pack(Tag::kFlowDelay, slot));
       return;
     }
     account_route(src, dst, wire);
-    slots_[slot] = {owner, tag, start_comm(src, dst, wire, pack(Tag::kFlow, slot))};
-    flow_log_.start(slot, owner->op, src, dst, wire, sg4::Engine::get_clock());
+    start_comm(src, dst, wire, pack(Tag::kFlow, slot));
+    flow_log_.start(slot, owner->op, src, dst, wire, model_.now());
   }
 
  private:
@@ -204,7 +200,6 @@ class Replayer {
       const std::string& node = d.node.empty() ? h : d.node;
       node_.push_back(node_ids.emplace(node, static_cast<int>(node_ids.size())).first->second);
     }
-    timer_ = sg4::Host::by_name_or_null(kTimerHostName);
   }
 
   void build_dependency_arrays() {
@@ -224,7 +219,6 @@ class Replayer {
     end_.assign(n, 0.0);
     started_.assign(n, 0);
     finished_op_.assign(n, 0);
-    held_.resize(n);
   }
 
   void assign_queues() {
@@ -262,7 +256,7 @@ class Replayer {
 
   void start_op(int i) {
     const Op& op = g_.ops[i];
-    start_[i] = sg4::Engine::get_clock();
+    start_[i] = model_.now();
     started_[i] = 1;
     if (op.kind == OpKind::kCollective) {
       start_collective(i);
@@ -271,85 +265,50 @@ class Replayer {
     ++activities_;
     if (op.kind == OpKind::kTransfer) {
       account_route(op.src, op.dst, op.transfer_bytes);
-      held_[i] = start_comm(op.src, op.dst, op.transfer_bytes, pack(Tag::kOp, i));
+      start_comm(op.src, op.dst, op.transfer_bytes, pack(Tag::kOp, i));
     } else {
       // Host-stream ops run on the device's launch host (its CPU thread); the rest on the device.
       sg4::Host* host =
           op.stream.cls == StreamClass::kHost ? launch_hosts_[op.device] : hosts_[op.device];
       double duration = default_op_duration(op, host->get_speed(), mem_bw_[op.device]);
-      held_[i] = start_exec(host, duration * host->get_speed(), pack(Tag::kOp, i));
+      start_exec(host, duration * host->get_speed(), pack(Tag::kOp, i));
     }
   }
 
-  // Activities are finished through one of two paths. SimGrid 3.32 keeps maestro's activities
-  // on a std::list that each completion scans (docs/design.md), so most are kept off it or
-  // half on it and found finished by poll(), at each advance of simulated time, once SimGrid
-  // has no work left for them. Zero-work activities report nothing left from the start and
-  // cannot be polled: they complete through the on_completion callback.
-  sg4::CommPtr start_comm(int src, int dst, double bytes, void* data) {
-    const uint64_t size = static_cast<uint64_t>(std::llround(bytes));
-    auto comm = size == 0 ? sg4::Comm::sendto_init(hosts_[src], hosts_[dst])
-                          : maestro_list_.create(
-                                [&] { return sg4::Comm::sendto_init(hosts_[src], hosts_[dst]); });
-    comm->set_payload_size(size);
-    comm->set_data(data);
-    if (size == 0) {
-      comm->start();
-    } else {
-      // A detached comm is registered on maestro's list once instead of twice and skips the
-      // completion signals (dp50 bench at 256 GPUs: 6.9 s -> 5.0 s).
-      comm->detach();
-      polled_.push_back(comm);
-    }
-    return comm;
+  // A transfer as SimGrid's CM02 model prices it (network/TCP-gamma and weight-S 0): the route's
+  // latency first, using no bandwidth, then the bytes (whole bytes, as a SimGrid payload) at the
+  // max-min share of every link crossed, where a flow's share is inversely proportional to its
+  // route latency (SimGrid's sharing penalty; 1 when the route has no latency).
+  int start_comm(int src, int dst, double bytes, uint64_t tag) {
+    const CachedRoute& r = route(src, dst);
+    const double size = static_cast<double>(std::llround(bytes));
+    const double latency = r.info.latency;
+    double bound = FluidModel::kUnbounded;
+    if (latency <= 0)  // SimGrid bounds such a flow by its slowest link (fat pipes included)
+      for (const auto& hop : r.info.links)
+        bound = bound < 0 ? hop.second : std::min(bound, hop.second);
+    return model_.start(size, r.resources, latency, latency > 0 ? latency : 1.0, bound, tag);
   }
 
-  enum class Watch { kPoll, kNone };
-
-  // kPoll: the exec is polled (callback when it has no work). kNone: nobody waits for it (SM
-  // contention, cancelled by the replay). Execs with work are created owner-free where SimGrid
-  // allows it (engine/owner_free.h) and then fire no callback.
-  sg4::ExecPtr start_exec(sg4::Host* host, double flops, void* data, double bound = -1,
-                          Watch watch = Watch::kPoll) {
-    const bool owner_free = kOwnerFreeExecs && flops > 0;
-    std::optional<OwnerFreeScope> scope;
-    if (owner_free) scope.emplace();
-    auto exec = sg4::Exec::init();
-    exec->set_flops_amount(flops);
-    exec->set_host(host);
-    if (bound > 0) exec->set_bound(bound);
-    exec->set_data(data);
-    exec->start();
-    scope.reset();
-    if (owner_free && watch == Watch::kPoll) polled_.push_back(exec);
-    return exec;
+  // An exec as SimGrid's Cas01 model prices it: one core of the host (its speed, or `bound`),
+  // hosts' cores shared max-min fairly among the execs on them.
+  int start_exec(sg4::Host* host, double flops, uint64_t tag, double bound = -1) {
+    return model_.start(flops, {host_resource(host)}, 0.0, 1.0,
+                        bound > 0 ? bound : host->get_speed(), tag);
   }
 
-  // Finds polled activities finished: SimGrid has no work left for them (its own
-  // precision/work-amount threshold). Simultaneous completions (ring steps, lockstep kernels)
-  // share one scan.
-  void poll() {
-    check_progress();
-    released_.clear();  // found at an earlier date: SimGrid is done with them
-    finished_.clear();
-    for (size_t k = 0; k < polled_.size();) {
-      if (polled_[k]->get_remaining() <= kDoneWork) {
-        finished_.push_back(std::move(polled_[k]));
-        polled_[k] = std::move(polled_.back());
-        polled_.pop_back();
-      } else {
-        ++k;
-      }
+  // A pure delay: contends for nothing.
+  void start_delay(double seconds, uint64_t tag) {
+    model_.start(0.0, {}, seconds, 1.0, FluidModel::kUnbounded, tag);
+  }
+
+  int host_resource(sg4::Host* host) {
+    auto [it, fresh] = host_resource_.try_emplace(host, -1);
+    if (fresh) {
+      it->second = model_.add_resource(host->get_speed() * host->get_core_count());
+      link_of_resource_.push_back(-1);
     }
-    // The order must not depend on the scan's swaps: take them by their (unique) tags.
-    std::sort(finished_.begin(), finished_.end(),
-              [](const sg4::ActivityPtr& a, const sg4::ActivityPtr& b) {
-                return a->get_data<void>() < b->get_data<void>();
-              });
-    for (auto& a : finished_) {
-      released_.push_back(a);
-      on_complete(*a);
-    }
+    return it->second;
   }
 
   // What the planner needs to know of the platform for collective `c`: its ranks' nodes, the
@@ -398,18 +357,12 @@ class Replayer {
     choices_[g_.ops[i].collective] = {plan.algo, plan.protocol, channels};
     // The collective's kernels hold part of every rank's SMs while it runs.
     if (c.sm_share > 0)
-      for (int r : c.ranks) {
-        uint64_t slot = contention_.size();
-        contention_.push_back(start_exec(hosts_[r], kForever, pack(Tag::kContention, slot),
-                                         c.sm_share * hosts_[r]->get_speed(), Watch::kNone));
-        active->contention.push_back(slot);
-      }
+      for (int r : c.ranks)
+        active->contention.push_back(start_exec(hosts_[r], kForever, pack(Tag::kContention, 0),
+                                                c.sm_share * hosts_[r]->get_speed()));
     ActiveCollective* a = active.get();
     active_[i] = std::move(active);
     if (c.analytical) {
-      if (!timer_)
-        throw InputError("analytical collectives need a platform generated by Orrery (host \"" +
-                         std::string(kTimerHostName) + "\" is missing)");
       // The planner keeps one plan per collective shape and size: its time is priced once.
       double t = 0;
       if (c.counts.empty()) {
@@ -421,14 +374,13 @@ class Replayer {
       }
       t *= c.repeat;
       ++activities_;
-      held_[i] = start_exec(timer_, t * timer_->get_speed(), pack(Tag::kDelay, i));
+      start_delay(t, pack(Tag::kDelay, i));
       return;
     }
     a->run = make_collective_run(c, plan, *a);
-    if (plan.base_latency > 0 && timer_ && c.ranks.size() > 1) {
+    if (plan.base_latency > 0 && c.ranks.size() > 1) {
       ++activities_;
-      held_[i] =
-          start_exec(timer_, plan.base_latency * timer_->get_speed(), pack(Tag::kStartDelay, i));
+      start_delay(plan.base_latency, pack(Tag::kStartDelay, i));
       return;
     }
     start_run(i);
@@ -438,91 +390,56 @@ class Replayer {
     ActiveCollective* a = active_.at(i).get();
     a->run->start();
     if (a->run->done()) {
-      // Nothing to move (one rank): complete through SimGrid so ordering stays uniform.
+      // Nothing to move (one rank): complete through the model so ordering stays uniform.
       ++activities_;
-      held_[i] = start_exec(hosts_[g_.collectives[g_.ops[i].collective].ranks[0]], 0.0,
-                            pack(Tag::kDelay, i));
+      start_delay(0.0, pack(Tag::kDelay, i));
     }
   }
 
   void finish_collective(int i) {
     auto it = active_.find(i);
-    for (uint64_t slot : it->second->contention) contention_[slot]->cancel();
+    for (int exec : it->second->contention) model_.cancel(exec);
     active_.erase(it);
     finish_op(i);
   }
 
-  // A simulation whose clock stops moving while nothing completes would spin forever (rates so
-  // small that each step rounds to nothing at a large date). Every normal step either advances
-  // the clock or completes an activity.
-  void check_progress() {
-    const double now = sg4::Engine::get_clock();
-    if (now != last_clock_ || completions_ != last_completions_) {
-      last_clock_ = now;
-      last_completions_ = completions_;
-      stalled_steps_ = 0;
-      return;
-    }
-    if (++stalled_steps_ < kMaxStalledSteps) return;
-    throw InputError("the simulation stopped making progress at simulated time " +
-                     format_quantity(now, Quantity::kTime) + " (" + running_ops() +
-                     "): the clock no longer advances and nothing completes; check the "
-                     "workload's sizes and the platform's rates for values far out of scale");
-  }
-
-  void on_complete(sg4::Activity const& a) {
-    ++completions_;
-    // Activities whose callbacks ran earlier are finished with; dropping their last reference
-    // from inside their own callback would crash SimGrid 3.32 (docs/design.md, SimGrid fact 2).
-    // Cancelling contention execs re-enters this callback: clear only at the outer level.
-    if (depth_ == 0) graveyard_.clear();
-    ++depth_;
-    const void* data = a.get_data<void>();
-    uint64_t id = payload_of(data);
-    switch (tag_of(data)) {
+  void on_complete(uint64_t tag) {
+    const uint64_t id = payload_of(tag);
+    switch (tag_of(tag)) {
       case Tag::kOp:
-        graveyard_.push_back(std::move(held_[id]));
         finish_op(static_cast<int>(id));
         break;
       case Tag::kDelay:
-        graveyard_.push_back(std::move(held_[id]));
         finish_collective(static_cast<int>(id));
         break;
       case Tag::kStartDelay:
-        graveyard_.push_back(std::move(held_[id]));
         start_run(static_cast<int>(id));
         break;
       case Tag::kFlowDelay: {
-        FlowSlot& slot = slots_[id];
-        graveyard_.push_back(std::move(slot.activity));
+        const FlowSlot& slot = slots_[id];
         account_route(slot.src, slot.dst, slot.wire_bytes);
-        slot.activity = start_comm(slot.src, slot.dst, slot.wire_bytes, pack(Tag::kFlow, id));
-        flow_log_.start(id, slot.owner->op, slot.src, slot.dst, slot.wire_bytes,
-                        sg4::Engine::get_clock());
+        start_comm(slot.src, slot.dst, slot.wire_bytes, pack(Tag::kFlow, id));
+        flow_log_.start(id, slot.owner->op, slot.src, slot.dst, slot.wire_bytes, model_.now());
         break;
       }
       case Tag::kFlow: {
-        flow_log_.end(id, sg4::Engine::get_clock());
+        flow_log_.end(id, model_.now());
         FlowSlot& slot = slots_[id];
         ActiveCollective* owner = slot.owner;
-        int64_t tag = slot.tag;
-        graveyard_.push_back(std::move(slot.activity));
+        const int64_t flow_tag = slot.tag;
         slot.owner = nullptr;
         free_slots_.push_back(id);
-        owner->run->on_flow_done(tag);
+        owner->run->on_flow_done(flow_tag);
         if (owner->run->done()) finish_collective(owner->op);
         break;
       }
       case Tag::kContention:
-        // SimGrid may report a cancelled exec again, long after cancel(): it stays alive in
-        // contention_ until the replay ends (one per rank per collective).
-        break;
+        break;  // cancelled when its collective ends, never reported
     }
-    --depth_;
   }
 
   void finish_op(int i) {
-    end_[i] = sg4::Engine::get_clock();
+    end_[i] = model_.now();
     finished_op_[i] = 1;
     if ((++completed_ & 0xffff) == 0 && opt_.progress) report_progress();
     Queue& q = queues_[queue_of_[i]];
@@ -556,29 +473,32 @@ class Replayer {
       if (fresh) {
         link_ptrs_.push_back(l);
         link_bytes_.push_back(0.0);
+        link_resource_.push_back(add_link_resource(*l));
+        link_of_resource_.push_back(pos->second);
       }
       r.links.push_back(pos->second);
+      r.resources.push_back(link_resource_[pos->second]);
       r.info.links.push_back({pos->second, l->get_bandwidth()});
     }
-    pin_route(hosts_[src], hosts_[dst], links);
     return routes_.emplace(key, std::move(r)).first->second;
   }
 
-  // SimGrid looks up the route of every comm again; in a Dijkstra zone that walks the path and
-  // scans each hop's out-edges, so a switch with hundreds of ports made route lookups a third of
-  // a 2,048-GPU replay (perf, bench/dp50_bench). A pair's route, once found, becomes a bypass
-  // route (a map lookup) with the same links, when both hosts sit in one zone. A pair with a
-  // bypass route of its own keeps it: SimGrid refuses a second one before changing anything.
-  void pin_route(sg4::Host* a, sg4::Host* b, const std::vector<sg4::Link*>& links) {
-    if (links.empty() || a == b) return;
-    sg4::NetZone* zone = a->get_englobing_zone();
-    if (zone != b->get_englobing_zone() || !pinned_.insert({a, b}).second) return;
-    std::vector<sg4::LinkInRoute> hops(links.begin(), links.end());
-    try {
-      zone->add_bypass_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, hops);
-    } catch (const simgrid::AssertionError&) {
-      // already a bypass route: the one route_to() returned
+  int add_link_resource(const sg4::Link& l) {
+    FluidModel::Sharing sharing = FluidModel::Sharing::kShared;
+    switch (l.get_sharing_policy()) {
+      case sg4::Link::SharingPolicy::SHARED:
+        break;
+      case sg4::Link::SharingPolicy::FATPIPE:
+        sharing = FluidModel::Sharing::kFatpipe;
+        break;
+      default:
+        throw InputError("link \"" + l.get_name() +
+                         "\": Orrery models SHARED, SPLITDUPLEX and FATPIPE links only (this one "
+                         "is a WIFI or non-linear link)");
     }
+    if (!(l.get_bandwidth() > 0))
+      throw InputError("link \"" + l.get_name() + "\" has no bandwidth: a route crosses it");
+    return model_.add_resource(l.get_bandwidth(), sharing);
   }
 
   // What a link is, for the latency of the steps that cross it: NVLink and NVSwitch, a NIC or the
@@ -601,15 +521,12 @@ class Replayer {
     std::fprintf(stderr,
                  "\r  simulating: %zu of %zu ops done (%.0f%%), %lld activities, simulated %.6g s",
                  completed_, g_.ops.size(), 100.0 * completed_ / g_.ops.size(),
-                 static_cast<long long>(activities_), sg4::Engine::get_clock());
+                 static_cast<long long>(activities_), model_.now());
     shown_progress_ = true;
   }
 
   void account_route(int src, int dst, double bytes) {
-    for (int l : route(src, dst).links) {
-      link_bytes_[l] += bytes;
-      link_usage_.touch(l);
-    }
+    for (int l : route(src, dst).links) link_bytes_[l] += bytes;
   }
 
   RunResult collect();
@@ -617,28 +534,18 @@ class Replayer {
   const PlatformSource& platform_;
   const ExecutionGraph& g_;
   const ReplayOptions& opt_;
+  FluidModel model_;
   std::vector<sg4::Host*> hosts_, launch_hosts_;
-  sg4::Host* timer_ = nullptr;
+  std::unordered_map<const sg4::Host*, int> host_resource_;
   std::vector<double> mem_bw_;
   std::vector<int> node_;
   std::vector<int> indeg_, succ_start_, succ_, queue_of_;
   std::vector<Queue> queues_;
   std::vector<double> start_, end_;
   std::vector<char> started_, finished_op_;
-  std::vector<sg4::ActivityPtr> held_;
-  std::vector<sg4::ActivityPtr> graveyard_;
-  int depth_ = 0;
   std::unordered_map<int, std::unique_ptr<ActiveCollective>> active_;
   std::vector<FlowSlot> slots_;
-  std::vector<sg4::ActivityPtr> contention_;
-  static constexpr double kDoneWork = 1e-5;  // SimGrid's default precision/work-amount
-  MaestroList maestro_list_;
   std::optional<LeafRoutes> leaf_routes_;  // generated platforms: routes from the routers'
-  std::set<std::pair<const sg4::Host*, const sg4::Host*>> pinned_;
-  std::vector<sg4::ActivityPtr> polled_;      // polled activities in flight
-  std::vector<sg4::ActivityPtr> finished_;    // scratch for poll()
-  std::vector<sg4::ActivityPtr> released_;    // found at the last poll, dropped at the next
-  static constexpr double kDoneBytes = 1e-5;  // SimGrid's default precision/work-amount
   std::vector<uint64_t> free_slots_;
   std::unordered_map<uint64_t, CachedRoute> routes_;
   CollectivePlanner planner_;
@@ -647,10 +554,9 @@ class Replayer {
   std::unordered_map<const sg4::Link*, int> link_index_;
   std::vector<sg4::Link*> link_ptrs_;
   std::vector<double> link_bytes_;
+  std::vector<int> link_resource_;     // per link index: its resource in model_
+  std::vector<int> link_of_resource_;  // per resource of model_: its link index, -1 for hosts
   size_t completed_ = 0;
-  static constexpr int64_t kMaxStalledSteps = 1000000;
-  double last_clock_ = -1;
-  int64_t completions_ = 0, last_completions_ = 0, stalled_steps_ = 0;
   std::chrono::steady_clock::time_point last_report_;
   bool shown_progress_ = false;
   int64_t activities_ = 0;
@@ -781,17 +687,9 @@ RunResult Replayer::collect() {
 
 RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
                  const ReplayOptions& options) {
+  // SimGrid holds the platform (hosts, links, routes); the fluid model runs the activities.
   auto engine = start_engine(platform);
-  auto replayer = std::make_unique<Replayer>(platform, graph, options);
-  try {
-    return replayer->run();
-  } catch (...) {
-    // A replay that stopped early still holds started activities, and SimGrid 3.32 crashes when
-    // they or the engine are destroyed: leave both to the end of the process.
-    (void)replayer.release();
-    (void)engine.release();
-    throw;
-  }
+  return Replayer(platform, graph, options).run();
 }
 
 RunResult replay_isolated(const PlatformSource& platform, const ExecutionGraph& graph,

@@ -1,0 +1,287 @@
+#include "engine/fluid_model.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace orrery {
+
+namespace {
+// An activity with at most this much left at an event's date ends there with the others: the
+// replay's former SimGrid poll used SimGrid's default precision/work-amount the same way, so
+// ring steps that finish within a rounding error of each other stay one event.
+constexpr double kDoneWork = 1e-5;
+}  // namespace
+
+int FluidModel::add_resource(double capacity, Sharing sharing) {
+  if (!(capacity > 0)) throw std::invalid_argument("FluidModel: a resource needs a capacity > 0");
+  Resource r;
+  r.capacity = capacity;
+  r.sharing = sharing;
+  resources_.push_back(std::move(r));
+  return static_cast<int>(resources_.size()) - 1;
+}
+
+int FluidModel::start(double amount, const std::vector<int>& resources, double latency,
+                      double penalty, double bound, uint64_t tag) {
+  int id;
+  if (free_.empty()) {
+    id = static_cast<int>(activities_.size());
+    activities_.emplace_back();
+  } else {
+    id = free_.back();
+    free_.pop_back();
+  }
+  Activity& a = activities_[id];
+  a.remaining = std::max(0.0, amount);
+  a.rate = 0;
+  a.updated = now_;
+  a.penalty = penalty;
+  a.bound = bound;
+  a.tag = tag;
+  a.uses.clear();
+  for (int r : resources) a.uses.push_back({r, -1});
+  ++running_;
+  if (latency > 0 || a.uses.empty() || a.remaining <= 0) {
+    // Ends (or starts moving) when the latency has passed: an event at that date.
+    a.state = State::kLatency;
+    a.end = now_ + std::max(0.0, latency);
+    events_.push({a.end, id, a.version});
+  } else {
+    enter(id);
+  }
+  return id;
+}
+
+void FluidModel::enter(int id) {
+  Activity& a = activities_[id];
+  a.state = State::kRunning;
+  a.rate = 0;
+  a.updated = now_;
+  a.end = kNever;
+  for (size_t k = 0; k < a.uses.size(); ++k) {
+    Resource& r = resources_[a.uses[k].resource];
+    a.uses[k].slot = static_cast<int>(r.users.size());
+    r.users.push_back({id, static_cast<int>(k)});
+    mark_dirty(a.uses[k].resource);
+  }
+}
+
+void FluidModel::leave(int id) {
+  Activity& a = activities_[id];
+  if (a.state == State::kRunning) {
+    for (const Use& u : a.uses) {
+      auto& users = resources_[u.resource].users;
+      const User moved = users.back();
+      users[u.slot] = moved;
+      activities_[moved.activity].uses[moved.use].slot = u.slot;
+      users.pop_back();
+      mark_dirty(u.resource);
+    }
+  }
+  a.state = State::kFree;
+  ++a.version;
+  --running_;
+  free_.push_back(id);
+}
+
+void FluidModel::cancel(int id) {
+  if (id < 0 || static_cast<size_t>(id) >= activities_.size() ||
+      activities_[id].state == State::kFree)
+    throw std::invalid_argument("FluidModel: cancel of an activity that is not running");
+  leave(id);
+}
+
+void FluidModel::mark_dirty(int r) {
+  if (resources_[r].dirty) return;
+  resources_[r].dirty = true;
+  dirty_.push_back(r);
+}
+
+bool FluidModel::advance(double limit, std::vector<uint64_t>* ended) {
+  if (!dirty_.empty()) solve();
+  auto stale = [this](const Event& e) {
+    const Activity& a = activities_[e.activity];
+    return a.state == State::kFree || a.version != e.version;
+  };
+  while (!events_.empty() && stale(events_.top())) events_.pop();
+  if (events_.empty() || events_.top().date > limit) return false;
+  const double date = events_.top().date;
+  now_ = date;
+  while (!events_.empty()) {
+    const Event e = events_.top();
+    if (stale(e)) {
+      events_.pop();
+      continue;
+    }
+    Activity& a = activities_[e.activity];
+    if (e.date > date &&
+        !(a.state == State::kRunning && a.remaining - a.rate * (date - a.updated) <= kDoneWork))
+      break;
+    events_.pop();
+    if (a.state == State::kLatency && !a.uses.empty() && a.remaining > 0) {
+      enter(e.activity);
+    } else {
+      ended->push_back(a.tag);
+      leave(e.activity);
+    }
+  }
+  return true;
+}
+
+double FluidModel::level_of(const Resource& r) const {
+  // The rate per unit of 1/penalty at which the resource saturates.
+  return r.left / r.weight;
+}
+
+void FluidModel::fix(int id, double value, Levels& levels) {
+  Activity& a = activities_[id];
+  a.fixed = true;
+  a.value = value;
+  for (const Use& u : a.uses) {
+    Resource& r = resources_[u.resource];
+    --r.unfixed;
+    if (r.sharing == Sharing::kShared) {
+      r.left -= value;
+      r.weight -= 1.0 / a.penalty;
+    } else {
+      // A fat pipe caps each user, not their sum: its level follows the unfixed user with the
+      // smallest penalty.
+      r.weight = 0;
+      for (const User& v : r.users)
+        if (!activities_[v.activity].fixed)
+          r.weight = std::max(r.weight, 1.0 / activities_[v.activity].penalty);
+    }
+    if (r.unfixed > 0) {
+      if (r.left < 0) r.left = 0;
+      levels.push({level_of(r), u.resource});
+    }
+  }
+}
+
+void FluidModel::solve() {
+  ++solves_;
+  // The connected components of the resources that changed: activities and resources linked
+  // through shared use. Nothing outside them can change rate.
+  comp_acts_.clear();
+  comp_res_.clear();
+  for (int start : dirty_) {
+    if (resources_[start].seen) continue;
+    resources_[start].seen = true;
+    stack_.push_back(start);
+    while (!stack_.empty()) {
+      const int r = stack_.back();
+      stack_.pop_back();
+      comp_res_.push_back(r);
+      for (const User& v : resources_[r].users) {
+        Activity& a = activities_[v.activity];
+        if (a.seen) continue;
+        a.seen = true;
+        comp_acts_.push_back(v.activity);
+        for (const Use& u : a.uses)
+          if (!resources_[u.resource].seen) {
+            resources_[u.resource].seen = true;
+            stack_.push_back(u.resource);
+          }
+      }
+    }
+  }
+  for (int r : dirty_) resources_[r].dirty = false;
+  dirty_.clear();
+  solved_activities_ += static_cast<int64_t>(comp_acts_.size());
+
+  // Progressive filling (SimGrid's lmm::MaxMin::maxmin_solve): raise a common level; an
+  // activity's rate is level / penalty. The lowest of the resources' saturation levels and of
+  // the bounded activities' bound x penalty fixes the activities it concerns; repeat.
+  Levels levels;
+  for (int id : comp_acts_) {
+    Activity& a = activities_[id];
+    a.fixed = false;
+    a.value = 0;
+    a.remaining -= a.rate * (now_ - a.updated);
+    a.updated = now_;
+  }
+  for (int ri : comp_res_) {
+    Resource& r = resources_[ri];
+    r.left = r.capacity;
+    r.weight = 0;
+    r.unfixed = static_cast<int>(r.users.size());
+    for (const User& v : r.users) {
+      const double w = 1.0 / activities_[v.activity].penalty;
+      r.weight = r.sharing == Sharing::kShared ? r.weight + w : std::max(r.weight, w);
+    }
+    if (r.unfixed > 0) levels.push({level_of(r), ri});
+  }
+  bounded_.clear();
+  for (int id : comp_acts_)
+    if (activities_[id].bound > 0) bounded_.push_back(id);
+  std::sort(bounded_.begin(), bounded_.end(), [this](int x, int y) {
+    const double bx = activities_[x].bound * activities_[x].penalty;
+    const double by = activities_[y].bound * activities_[y].penalty;
+    return bx != by ? bx < by : x < y;
+  });
+  size_t next_bounded = 0;
+  size_t unfixed = comp_acts_.size();
+  while (unfixed > 0) {
+    while (!levels.empty()) {
+      const auto [level, ri] = levels.top();
+      const Resource& r = resources_[ri];
+      if (r.unfixed > 0 && level == level_of(r)) break;
+      levels.pop();
+    }
+    while (next_bounded < bounded_.size() && activities_[bounded_[next_bounded]].fixed)
+      ++next_bounded;
+    const double by_resource = levels.empty() ? kNever : levels.top().first;
+    const double by_bound =
+        next_bounded < bounded_.size()
+            ? activities_[bounded_[next_bounded]].bound * activities_[bounded_[next_bounded]].penalty
+            : kNever;
+    if (by_bound < by_resource) {
+      fix(bounded_[next_bounded], activities_[bounded_[next_bounded]].bound, levels);
+      --unfixed;
+      continue;
+    }
+    if (levels.empty()) break;  // cannot happen: every running activity uses a resource
+    const double level = by_resource;
+    const int ri = levels.top().second;
+    levels.pop();
+    // fix() leaves this resource's user list as it is: index, not iterators over a copy.
+    const auto& users = resources_[ri].users;
+    for (size_t k = 0; k < users.size(); ++k) {
+      const int id = users[k].activity;
+      if (activities_[id].fixed) continue;
+      fix(id, level / activities_[id].penalty, levels);
+      --unfixed;
+    }
+  }
+
+  for (int id : comp_acts_) {
+    Activity& a = activities_[id];
+    a.seen = false;
+    if (a.value == a.rate && a.end != kNever) continue;  // same rate: same end date
+    a.rate = a.value;
+    ++a.version;
+    a.end = a.rate > 0 ? now_ + std::max(0.0, a.remaining) / a.rate : kNever;
+    if (a.end != kNever) events_.push({a.end, id, a.version});
+  }
+  for (int ri : comp_res_) {
+    Resource& r = resources_[ri];
+    r.seen = false;
+    double total = 0;
+    for (const User& v : r.users) total += activities_[v.activity].rate;
+    if (total == r.rate) continue;
+    if (on_usage && r.rate > 0 && now_ > r.since) on_usage(ri, r.since, now_, r.rate);
+    r.rate = total;
+    r.since = now_;
+  }
+}
+
+void FluidModel::finish_usage() {
+  if (!dirty_.empty()) solve();
+  for (size_t ri = 0; ri < resources_.size(); ++ri) {
+    Resource& r = resources_[ri];
+    if (on_usage && r.rate > 0 && now_ > r.since) on_usage(static_cast<int>(ri), r.since, now_, r.rate);
+    r.since = now_;
+  }
+}
+
+}  // namespace orrery

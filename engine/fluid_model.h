@@ -1,0 +1,139 @@
+// FluidModel: activities that share resources at rates set by weighted max-min fairness, the
+// model SimGrid 3.32 solves for Orrery's platforms (CM02 network with TCP-gamma and weight-S 0,
+// Cas01 CPUs), solved by Orrery so that an event costs what it changes, not what is running.
+//
+// An activity moves `amount` units (bytes, flops) across its resources (links, a host) after a
+// latency during which it uses none. While it runs, every resource it crosses bounds it: on a
+// resource used by several activities the fair share goes to each in inverse proportion to its
+// sharing penalty (SimGrid's: a flow's route latency, 1 for an exec), an activity's own bound
+// caps it, and what one activity cannot use goes to the others (progressive filling, as
+// SimGrid's lmm::MaxMin). A SHARED resource's users sum to at most its capacity; a FATPIPE
+// resource gives each user up to its capacity (scaled by the smallest penalty over its
+// penalty, as SimGrid's FATPIPE constraint does).
+//
+// SimGrid 3.32 (network/optim:Full, the only exact setting, docs/design.md) re-solves every
+// running activity and walks all of them at each event; with flows in flight and events both
+// growing with the cluster that is quadratic (docs/performance.md). Here an activity keeps its
+// rate and its predicted end in a heap until something on a resource it is connected to
+// changes; an event re-solves only the connected component of the resources that changed, and
+// only activities whose rate moved get a new end date. Simultaneous events (a ring step
+// finishing on every rank) are one event.
+//
+// Deterministic: the same calls in the same order give bit-identical dates.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <vector>
+
+namespace orrery {
+
+class FluidModel {
+ public:
+  enum class Sharing { kShared, kFatpipe };
+  static constexpr double kUnbounded = -1.0;
+
+  // A resource of `capacity` units/s (capacity > 0). Returns its id (0, 1, ...).
+  int add_resource(double capacity, Sharing sharing = Sharing::kShared);
+
+  // Starts an activity now: after `latency` seconds it moves `amount` units over `resources`
+  // (a resource listed twice is used twice), at most `bound` units/s (kUnbounded: none), with
+  // sharing penalty `penalty` > 0. An activity with no resources, or nothing to move, ends when
+  // its latency has passed. Returns an id, valid until the activity ends or is cancelled.
+  int start(double amount, const std::vector<int>& resources, double latency, double penalty,
+            double bound, uint64_t tag);
+
+  // Stops a running activity; it ends without being reported.
+  void cancel(int id);
+
+  // Advances simulated time to the next date at which activities end or leave their latency,
+  // unless that date is past `limit`, and appends the tags of the activities that ended there
+  // (in the order they ended; none when only latencies passed). Returns false, leaving time
+  // where it was, when nothing would happen before `limit`: nothing runs, or only activities
+  // that end later (or never: rates of zero).
+  bool advance(double limit, std::vector<uint64_t>* ended);
+
+  double now() const { return now_; }
+  int running() const { return running_; }
+
+  // Called with (resource, from, to, rate) each time a resource's total rate changes: its users
+  // moved `rate` units/s together over [from, to). finish_usage() reports the open intervals.
+  std::function<void(int, double, double, double)> on_usage;
+  void finish_usage();
+
+  // Re-solves of connected components so far and the activities they visited (for benchmarks).
+  int64_t solves() const { return solves_; }
+  int64_t solved_activities() const { return solved_activities_; }
+
+ private:
+  static constexpr double kNever = std::numeric_limits<double>::infinity();
+  enum class State : uint8_t { kFree, kLatency, kRunning };
+
+  struct Use {  // an activity on a resource: where each one sits in the other's list
+    int resource;
+    int slot;  // index in resources_[resource].users
+  };
+  struct Activity {
+    double remaining = 0;  // units left at `updated`
+    double rate = 0;
+    double updated = 0;
+    double end = kNever;  // predicted date of the event in the heap (latency end or finish)
+    double penalty = 1;
+    double bound = kUnbounded;
+    double value = 0;  // scratch: the rate being solved
+    uint64_t tag = 0;
+    uint32_t version = 0;
+    State state = State::kFree;
+    bool fixed = false;
+    bool seen = false;
+    std::vector<Use> uses;
+  };
+  struct User {
+    int activity;
+    int use;  // index in activities_[activity].uses
+  };
+  struct Resource {
+    double capacity = 0;
+    Sharing sharing = Sharing::kShared;
+    std::vector<User> users;  // running activities
+    double rate = 0;          // their total rate since `since`
+    double since = 0;
+    bool dirty = false;
+    bool seen = false;
+    // Solver scratch.
+    double left = 0, weight = 0;
+    int unfixed = 0;
+  };
+  struct Event {
+    double date;
+    int activity;
+    uint32_t version;
+    bool operator>(const Event& o) const {
+      return date != o.date ? date > o.date : activity > o.activity;
+    }
+  };
+
+  void enter(int a);  // joins its resources
+  void leave(int a);  // leaves its resources and frees its slot
+  void mark_dirty(int r);
+  void solve();
+  using Levels = std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>,
+                                     std::greater<>>;
+  void fix(int a, double value, Levels& levels);
+  double level_of(const Resource& r) const;
+
+  double now_ = 0;
+  int running_ = 0;
+  std::vector<Resource> resources_;
+  std::vector<Activity> activities_;
+  std::vector<int> free_;
+  std::vector<int> dirty_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  // Scratch of solve().
+  std::vector<int> comp_acts_, comp_res_, stack_, bounded_;
+  int64_t solves_ = 0, solved_activities_ = 0;
+};
+
+}  // namespace orrery
