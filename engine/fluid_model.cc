@@ -266,8 +266,11 @@ void FluidModel::solve() {
   for (int ri : comp_res_) {
     Resource& r = resources_[ri];
     r.seen = false;
+    // A fat pipe's load is its busiest user (SimGrid's Link::get_usage() the same way).
     double total = 0;
-    for (const User& v : r.users) total += activities_[v.activity].rate;
+    for (const User& v : r.users)
+      total = r.sharing == Sharing::kShared ? total + activities_[v.activity].rate
+                                            : std::max(total, activities_[v.activity].rate);
     if (total == r.rate) continue;
     if (on_usage && r.rate > 0 && now_ > r.since) on_usage(ri, r.since, now_, r.rate);
     r.rate = total;

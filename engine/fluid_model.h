@@ -59,7 +59,8 @@ class FluidModel {
   int running() const { return running_; }
 
   // Called with (resource, from, to, rate) each time a resource's total rate changes: its users
-  // moved `rate` units/s together over [from, to). finish_usage() reports the open intervals.
+  // moved `rate` units/s together over [from, to) (a fat pipe: its busiest user's rate).
+  // finish_usage() reports the open intervals.
   std::function<void(int, double, double, double)> on_usage;
   void finish_usage();
 

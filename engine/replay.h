@@ -1,8 +1,10 @@
 // Replay of an ExecutionGraph on a SimGrid platform.
 //
-// No actors: the dependency graph lives in our own arrays, each SimGrid activity is created
-// and started only when its dependencies are done and its stream is free, and one global
-// completion callback drives the rest (docs/design.md, SimGrid facts 1 and 2).
+// SimGrid holds the platform: hosts, links, routes. The activities run in Orrery's own fluid
+// model (engine/fluid_model.h), which shares links and hosts as SimGrid 3.32's CM02 and Cas01
+// models do. The dependency graph lives in our own arrays; each activity starts when its
+// dependencies are done and its stream is free, and each end releases its successors
+// (docs/design.md, "Replay").
 #pragma once
 
 #include "common/input_limits.h"
@@ -27,10 +29,6 @@ struct ReplayOptions {
   // at most this many bins over the run (engine/link_usage.h); 0: off.
   int link_usage_bins = 0;
 };
-
-// Pure delays (analytical collectives) run on the platform's timer host (kTimerHost in
-// platforms/simgrid_platform.h): many cores, no links, so delays never contend.
-inline constexpr const char* kTimerHostName = kTimerHost;
 
 // Replays `graph` in this process. SimGrid allows one Engine per process and keeps its clock,
 // so call this at most once per process; replay_isolated() has no such limit.

@@ -69,8 +69,6 @@ class ZoneBuilder {
       for (const auto& r : topo_.routes)
         zone_->add_bypass_route(points_[r.src], points_[r.dst], nullptr, nullptr, expand(r.hops));
     }
-    // Pure delays (analytical collectives) run here: no links, cores enough never to contend.
-    zone_->create_host(kTimerHost, kTimerSpeed)->set_core_count(kTimerCores)->seal();
     zone_->seal();
   }
 

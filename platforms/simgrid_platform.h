@@ -9,12 +9,6 @@
 
 namespace orrery {
 
-// Every generated platform also carries an isolated host for pure delays (the engine's
-// analytical collectives); its name must match engine/replay.h's kTimerHostName.
-inline constexpr const char* kTimerHost = "orrery_timer";
-inline constexpr double kTimerSpeed = 1e9;
-inline constexpr int kTimerCores = 1 << 16;
-
 // Where the replay gets its platform: a generated topology, or a SimGrid XML file.
 struct PlatformSource {
   Topology topology;     // used when xml_file is empty

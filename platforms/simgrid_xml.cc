@@ -48,8 +48,6 @@ class XmlWriter {
        << "  <zone id=\"" << esc(topo_.name.empty() ? "orrery" : topo_.name)
        << "\" routing=\"DijkstraCache\">\n";
     for (const auto& h : topo_.hosts) host(h);
-    x_ << "    <host id=\"" << kTimerHost << "\" speed=\"" << format_exact(kTimerSpeed)
-       << "f\" core=\"" << kTimerCores << "\"/>\n";
     for (const auto& r : topo_.routers) x_ << "    <router id=\"" << esc(r) << "\"/>\n";
     for (const auto& l : topo_.links)
       for (const auto& s : simgrid_links_of(l))

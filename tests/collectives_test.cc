@@ -179,7 +179,6 @@ TEST(Collectives, AnalyticalAgreesWithFlowsWhenLinksAreNotShared) {
     Collective c = make(type, algo, 64e6, chunks);
     double flows = run(with_collective(star(n), c, n));
     c.analytical = true;
-    // A star needs the timer host that generated platforms carry.
     double model = run(with_collective(star(n), c, n));
     EXPECT_NEAR(model, flows, 1e-6 * flows) << collective_type_name(type) << " c=" << chunks;
   }
