@@ -11,24 +11,42 @@ namespace sg4 = simgrid::s4u;
 
 namespace orrery {
 
-LeafRoutes::LeafRoutes(const Topology& topo) {
-  for (const auto& r : topo.routes) declared_.insert({r.src, r.dst});
-  // The Dijkstra graph's steps, as build_simgrid_platform adds them.
-  std::vector<TopoRoute> steps = topo.route_graph;
-  if (steps.empty())
+namespace {
+
+// The Dijkstra graph's steps, as build_simgrid_platform adds them.
+std::vector<GraphStep> steps_of(const Topology& topo) {
+  std::vector<TopoRoute> graph = topo.route_graph;
+  if (graph.empty())
     for (const auto& e : topo.edges) {
-      steps.push_back({e.a, e.b, {{e.link, false}}});
-      steps.push_back({e.b, e.a, {{e.link, true}}});
+      graph.push_back({e.a, e.b, {{e.link, false}}});
+      graph.push_back({e.b, e.a, {{e.link, true}}});
     }
   std::unordered_map<std::string, const TopoLink*> spec;
   for (const auto& l : topo.links) spec[l.name] = &l;
-  auto names = [&](const TopoRoute& s) {
-    std::vector<std::string> out;
-    for (const auto& h : s.hops)
-      for (auto& n : simgrid_hop(*spec.at(h.link), h.reverse)) out.push_back(std::move(n));
-    return out;
-  };
-  std::unordered_map<std::string, std::vector<const TopoRoute*>> out, in;
+  std::vector<GraphStep> steps;
+  for (const auto& g : graph) {
+    GraphStep s{g.src, g.dst, {}};
+    for (const auto& h : g.hops)
+      for (auto& n : simgrid_hop(*spec.at(h.link), h.reverse)) s.links.push_back(std::move(n));
+    steps.push_back(std::move(s));
+  }
+  return steps;
+}
+
+std::set<std::pair<std::string, std::string>> bypassed_of(const Topology& topo) {
+  std::set<std::pair<std::string, std::string>> out;
+  for (const auto& r : topo.routes) out.insert({r.src, r.dst});
+  return out;
+}
+
+}  // namespace
+
+LeafRoutes::LeafRoutes(const Topology& topo) : LeafRoutes(steps_of(topo), bypassed_of(topo)) {}
+
+LeafRoutes::LeafRoutes(const std::vector<GraphStep>& steps,
+                       std::set<std::pair<std::string, std::string>> bypassed)
+    : declared_(std::move(bypassed)) {
+  std::unordered_map<std::string, std::vector<const GraphStep*>> out, in;
   for (const auto& s : steps) {
     out[s.src].push_back(&s);
     in[s.dst].push_back(&s);
@@ -44,15 +62,15 @@ LeafRoutes::LeafRoutes(const Topology& topo) {
         auto g = gateway_.find(n);
         return g != gateway_.end() && g->second.node == x;
       };
-      const TopoRoute* up = nullptr;
+      const GraphStep* up = nullptr;
       bool ok = true;
-      for (const TopoRoute* s : leaving) {
+      for (const GraphStep* s : leaving) {
         if (s->dst == x || hangs_off_x(s->dst)) continue;
         if (up) ok = false;
         up = s;
       }
-      const TopoRoute* down = nullptr;
-      for (const TopoRoute* s : in[x]) {
+      const GraphStep* down = nullptr;
+      for (const GraphStep* s : in[x]) {
         if (s->src == x || hangs_off_x(s->src)) continue;
         if (down) ok = false;
         down = s;
@@ -61,7 +79,7 @@ LeafRoutes::LeafRoutes(const Topology& topo) {
       // Two nodes that are each other's only way out form a core of two: neither hangs.
       auto back = gateway_.find(up->dst);
       if (back != gateway_.end() && back->second.node == x) continue;
-      gateway_[x] = {up->dst, names(*up), names(*down)};
+      gateway_[x] = {up->dst, up->links, down->links};
       changed = true;
     }
   }

@@ -14,8 +14,10 @@
 // in one tree, up to the lowest common node and down: found from one source per top node
 // instead of one per host. tests/leaf_routes_test.cc compares every pair with SimGrid's own.
 //
-// Only on generated platforms (the steps come from the Topology). A pair with a route of its
-// own (Topology::routes, a SimGrid bypass route) is left to SimGrid, which takes the bypass.
+// The steps come from the Topology of a generated platform, or from the route graph SimGrid
+// built while loading an XML platform of one Dijkstra zone (platforms/simgrid_xml_load.h). A
+// pair with a route of its own (Topology::routes, a SimGrid bypass route) is left to SimGrid,
+// which takes the bypass.
 #pragma once
 
 #include <map>
@@ -26,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "platforms/simgrid_platform.h"
 #include "platforms/topology.h"
 
 namespace simgrid::s4u {
@@ -38,6 +41,10 @@ class LeafRoutes {
  public:
   // Reads the topology's steps; the SimGrid platform must be built from `topo` before route().
   explicit LeafRoutes(const Topology& topo);
+  // The steps of one Dijkstra zone's route graph as SimGrid holds them; `bypassed`: host pairs
+  // with bypass routes.
+  LeafRoutes(const std::vector<GraphStep>& steps,
+             std::set<std::pair<std::string, std::string>> bypassed);
 
   // The route from host a to host b, links in SimGrid's order and their latencies summed as
   // SimGrid sums them; false when neither hangs off anything (the caller asks SimGrid).

@@ -106,8 +106,9 @@ struct CachedRoute {
 
 class Replayer {
  public:
-  Replayer(const PlatformSource& p, const ExecutionGraph& g, const ReplayOptions& opt)
-      : platform_(p), g_(g), opt_(opt) {}
+  Replayer(const PlatformSource& p, const ExecutionGraph& g, const ReplayOptions& opt,
+           std::vector<GraphStep> xml_steps)
+      : platform_(p), g_(g), opt_(opt), xml_steps_(std::move(xml_steps)) {}
 
   RunResult run() {
     auto wall0 = std::chrono::steady_clock::now();
@@ -460,7 +461,12 @@ class Replayer {
     if (it != routes_.end()) return it->second;
     std::vector<sg4::Link*> links;
     double latency = 0;
-    if (!leaf_routes_ && platform_.xml_file.empty()) leaf_routes_.emplace(platform_.topology);
+    if (!leaf_routes_) {
+      if (platform_.xml_file.empty())
+        leaf_routes_.emplace(platform_.topology);
+      else if (!xml_steps_.empty())
+        leaf_routes_.emplace(xml_steps_, std::set<std::pair<std::string, std::string>>{});
+    }
     if (!leaf_routes_ ||
         !leaf_routes_->route(hosts_[src]->get_name(), hosts_[dst]->get_name(), &links, &latency))
       hosts_[src]->route_to(hosts_[dst], links, &latency);
@@ -545,7 +551,8 @@ class Replayer {
   std::vector<char> started_, finished_op_;
   std::unordered_map<int, std::unique_ptr<ActiveCollective>> active_;
   std::vector<FlowSlot> slots_;
-  std::optional<LeafRoutes> leaf_routes_;  // generated platforms: routes from the routers'
+  std::vector<GraphStep> xml_steps_;       // an XML platform's route graph, when one Dijkstra zone
+  std::optional<LeafRoutes> leaf_routes_;  // routes from the routers' (engine/leaf_routes.h)
   std::vector<uint64_t> free_slots_;
   std::unordered_map<uint64_t, CachedRoute> routes_;
   CollectivePlanner planner_;
@@ -688,8 +695,9 @@ RunResult Replayer::collect() {
 RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
                  const ReplayOptions& options) {
   // SimGrid holds the platform (hosts, links, routes); the fluid model runs the activities.
-  auto engine = start_engine(platform);
-  return Replayer(platform, graph, options).run();
+  std::vector<GraphStep> xml_steps;
+  auto engine = start_engine(platform, &xml_steps);
+  return Replayer(platform, graph, options, std::move(xml_steps)).run();
 }
 
 RunResult replay_isolated(const PlatformSource& platform, const ExecutionGraph& graph,

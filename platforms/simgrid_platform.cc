@@ -120,10 +120,11 @@ void check_xml_magnitudes(const std::string& file) {
 
 }  // namespace
 
-void load_platform(const PlatformSource& source) {
+void load_platform(const PlatformSource& source, std::vector<GraphStep>* xml_steps) {
   auto* engine = sg4::Engine::get_instance();
   if (!source.xml_file.empty()) {
-    load_xml_platform(*engine, source.xml_file);
+    std::vector<GraphStep> steps = load_xml_platform(*engine, source.xml_file);
+    if (xml_steps) *xml_steps = std::move(steps);
     check_xml_magnitudes(source.xml_file);
   } else {
     build_simgrid_platform(source.topology);
@@ -131,7 +132,8 @@ void load_platform(const PlatformSource& source) {
   engine->seal_platform();
 }
 
-std::unique_ptr<sg4::Engine> start_engine(const PlatformSource& source) {
+std::unique_ptr<sg4::Engine> start_engine(const PlatformSource& source,
+                                          std::vector<GraphStep>* xml_steps) {
   int argc = 2;
   char arg0[] = "orrery";
   char arg1[] = "--log=root.thresh:critical";
@@ -139,7 +141,7 @@ std::unique_ptr<sg4::Engine> start_engine(const PlatformSource& source) {
   auto engine = std::make_unique<sg4::Engine>(&argc, argv);
   apply_network_config();
   try {
-    load_platform(source);
+    load_platform(source, xml_steps);
   } catch (...) {
     // Tearing down a half-loaded SimGrid engine can abort; the caller's process reports the
     // error and ends (replays run in a forked child).

@@ -15,6 +15,13 @@ struct PlatformSource {
   std::string xml_file;  // a SimGrid platform file, loaded as is
 };
 
+// One step of a Dijkstra-routed zone's route graph: from src to dst over SimGrid links (their
+// names, in route order).
+struct GraphStep {
+  std::string src, dst;
+  std::vector<std::string> links;
+};
+
 // Network settings every Orrery run uses (docs/design.md, SimGrid fact 4): CM02 without
 // TCP window cap or cross-traffic, latency and bandwidth factors 1, so a link delivers exactly
 // its configured bandwidth and latency. Must be called after the Engine exists, before loading.
@@ -25,13 +32,16 @@ void apply_network_config();
 // (or, without routes, the edges in both directions) the Dijkstra graph.
 void build_simgrid_platform(const Topology& topo);
 
-// Loads `source` into the current Engine (generated or from XML) and seals the platform.
-void load_platform(const PlatformSource& source);
+// Loads `source` into the current Engine (generated or from XML) and seals the platform. For an
+// XML file, `xml_steps` (when given) receives its route graph when the whole platform is one
+// Dijkstra zone without bypass routes (load_xml_platform), and stays empty otherwise.
+void load_platform(const PlatformSource& source, std::vector<GraphStep>* xml_steps = nullptr);
 
 // Creates this process's SimGrid Engine (quiet logs), applies the network settings and loads
-// `source`. SimGrid allows one Engine per process: call it once (common/child_process.h runs
-// further simulations in children).
-std::unique_ptr<simgrid::s4u::Engine> start_engine(const PlatformSource& source);
+// `source` (xml_steps: as load_platform). SimGrid allows one Engine per process: call it once
+// (common/child_process.h runs further simulations in children).
+std::unique_ptr<simgrid::s4u::Engine> start_engine(const PlatformSource& source,
+                                                   std::vector<GraphStep>* xml_steps = nullptr);
 
 // A SimGrid XML (platform DTD 4.1) equivalent of build_simgrid_platform's result.
 std::string topology_to_simgrid_xml(const Topology& topo);

@@ -6,7 +6,11 @@
 
 #include <csignal>
 #include <exception>
+#include <cctype>
 #include <simgrid/Exception.hpp>
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
+#include <unordered_map>
 
 #include "common/child_process.h"
 #include "common/errors.h"
@@ -36,9 +40,79 @@ void load_or_throw(simgrid::s4u::Engine& engine, const std::string& file) {
   }
 }
 
+// Whether routes in `file` are what leaf routes assume: one zone, routed by Dijkstra, no bypass
+// routes (a cluster or a second zone shows up as a child zone after loading).
+bool one_dijkstra_zone(const std::string& file) {
+  const std::string text = read_input_file(file, "SimGrid XML platform", size_t{1} << 30);
+  if (text.find("bypass") != std::string::npos) return false;
+  int zones = 0;
+  for (size_t at = text.find("routing"); at != std::string::npos;
+       at = text.find("routing", at + 1)) {
+    size_t p = at + 7;
+    while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
+    if (p >= text.size() || text[p] != '=') continue;  // the word elsewhere (a comment)
+    ++p;
+    while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
+    if (p >= text.size() || (text[p] != '"' && text[p] != '\'')) continue;
+    const size_t end = text.find(text[p], p + 1);
+    if (end == std::string::npos) return false;
+    const std::string r = text.substr(p + 1, end - p - 1);
+    if (r != "Dijkstra" && r != "DijkstraCache") return false;
+    ++zones;
+  }
+  return zones == 1;
+}
+
+// The route graph's steps as SimGrid stores them: `links` as given for src -> dst, and for a
+// symmetrical route dst -> src over the reversed list, each split-duplex half by its other half.
+struct Recorder {
+  struct Raw {
+    std::string src, dst;
+    std::vector<const void*> links;  // StandardLinkImpl*, opaque in SimGrid's public headers
+    bool symmetrical;
+  };
+  std::vector<Raw> raw;
+
+  std::vector<GraphStep> steps(simgrid::s4u::Engine& engine) const {
+    namespace sg4 = simgrid::s4u;
+    std::unordered_map<const void*, sg4::Link*> by_impl;
+    for (sg4::Link* l : engine.get_all_links()) by_impl[l->get_impl()] = l;
+    auto other_half = [&](sg4::Link* l) -> sg4::Link* {
+      const std::string& n = l->get_name();
+      for (const char* suffix : {"_UP", "_DOWN"}) {
+        const std::string s = suffix;
+        if (n.size() <= s.size() || n.compare(n.size() - s.size(), s.size(), s) != 0) continue;
+        try {
+          auto* duplex = engine.split_duplex_link_by_name(n.substr(0, n.size() - s.size()));
+          if (duplex->get_link_up() == l) return duplex->get_link_down();
+          if (duplex->get_link_down() == l) return duplex->get_link_up();
+        } catch (const std::invalid_argument&) {
+          // a plain link whose name ends that way
+        }
+      }
+      return l;
+    };
+    std::vector<GraphStep> out;
+    for (const Raw& r : raw) {
+      GraphStep forward{r.src, r.dst, {}};
+      for (const void* impl : r.links) forward.links.push_back(by_impl.at(impl)->get_name());
+      if (r.symmetrical) {
+        GraphStep back{r.dst, r.src, {}};
+        for (auto it = r.links.rbegin(); it != r.links.rend(); ++it)
+          back.links.push_back(other_half(by_impl.at(*it))->get_name());
+        out.push_back(std::move(forward));
+        out.push_back(std::move(back));
+      } else {
+        out.push_back(std::move(forward));
+      }
+    }
+    return out;
+  }
+};
+
 }  // namespace
 
-void load_xml_platform(simgrid::s4u::Engine& engine, const std::string& file) {
+std::vector<GraphStep> load_xml_platform(simgrid::s4u::Engine& engine, const std::string& file) {
   require_regular_file(file, "SimGrid XML platform");
   // SimGrid crashes instead of throwing on some malformed platforms (a second route between two
   // hosts, for one): load it once in a throw-away child, so such a file is reported as the
@@ -64,7 +138,24 @@ void load_xml_platform(simgrid::s4u::Engine& engine, const std::string& file) {
                      " while loading it; the file is malformed (for instance a second route "
                      "between the same two hosts)");
   }
-  load_or_throw(engine, file);
+  using simgrid::kernel::routing::NetPoint;
+  using simgrid::kernel::routing::NetZoneImpl;
+  Recorder recorder;
+  const unsigned id = NetZoneImpl::on_route_creation.connect(
+      [&recorder](bool symmetrical, NetPoint* src, NetPoint* dst, NetPoint*, NetPoint*,
+                  const std::vector<simgrid::kernel::resource::StandardLinkImpl*>& links) {
+        recorder.raw.push_back({src->get_name(), dst->get_name(),
+                                std::vector<const void*>(links.begin(), links.end()), symmetrical});
+      });
+  try {
+    load_or_throw(engine, file);
+  } catch (...) {
+    NetZoneImpl::on_route_creation.disconnect(id);
+    throw;
+  }
+  NetZoneImpl::on_route_creation.disconnect(id);
+  if (!engine.get_netzone_root()->get_children().empty() || !one_dijkstra_zone(file)) return {};
+  return recorder.steps(engine);
 }
 
 }  // namespace orrery

@@ -4,6 +4,9 @@
 
 #include <simgrid/s4u.hpp>
 #include <string>
+#include <vector>
+
+#include "platforms/simgrid_platform.h"
 
 namespace orrery {
 
@@ -11,6 +14,11 @@ namespace orrery {
 // parse it. SimGrid's parse errors ("Parse error at FILE:LINE: ...") and any other exception
 // it throws while building the platform become InputError("FILE:LINE: SimGrid XML platform:
 // ...").
-void load_xml_platform(simgrid::s4u::Engine& engine, const std::string& file);
+//
+// Returns the route graph SimGrid built (its routes as it stored them: a symmetrical route
+// also backwards, split-duplex links by their other half) when the whole platform is one zone
+// routed by Dijkstra or DijkstraCache and the file has no bypass routes, so that routes can be
+// found from the routers hosts hang off (engine/leaf_routes.h); empty otherwise.
+std::vector<GraphStep> load_xml_platform(simgrid::s4u::Engine& engine, const std::string& file);
 
 }  // namespace orrery

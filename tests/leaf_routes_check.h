@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <simgrid/s4u.hpp>
+#include <string>
 #include <vector>
 
 #include "engine/leaf_routes.h"
@@ -17,32 +18,40 @@ struct LeafRouteCount {
   int refused = 0;  // pairs left to SimGrid
 };
 
-// Every ordered pair of `topo`'s hosts through LeafRoutes; each route found must be SimGrid's,
-// link for link and latency bit for bit. Stops at the first pair that differs (a failure).
-inline LeafRouteCount compare_leaf_routes_with_simgrid(const Topology& topo) {
+// Every ordered pair of `hosts` through `leaves`; each route found must be SimGrid's, link for
+// link and latency bit for bit. Stops at the first pair that differs (a failure).
+inline LeafRouteCount compare_leaf_routes_with_simgrid(LeafRoutes& leaves,
+                                                       const std::vector<std::string>& hosts) {
   namespace sg4 = simgrid::s4u;
-  LeafRoutes leaves(topo);
   LeafRouteCount count;
-  for (const auto& a : topo.hosts)
-    for (const auto& b : topo.hosts) {
+  for (const auto& a : hosts)
+    for (const auto& b : hosts) {
       std::vector<sg4::Link*> mine;
       double my_latency = -1;
-      if (!leaves.route(a.name, b.name, &mine, &my_latency)) {
+      if (!leaves.route(a, b, &mine, &my_latency)) {
         ++count.refused;
         continue;
       }
       ++count.found;
       std::vector<sg4::Link*> theirs;
       double latency = 0;
-      sg4::Host::by_name(a.name)->route_to(sg4::Host::by_name(b.name), theirs, &latency);
+      sg4::Host::by_name(a)->route_to(sg4::Host::by_name(b), theirs, &latency);
       if (mine != theirs || my_latency != latency) {
-        ADD_FAILURE() << a.name << " -> " << b.name << ": " << mine.size() << " links, latency "
+        ADD_FAILURE() << a << " -> " << b << ": " << mine.size() << " links, latency "
                       << my_latency << " here; SimGrid " << theirs.size() << " links, latency "
                       << latency;
         return count;
       }
     }
   return count;
+}
+
+// The same for a generated platform, its leaf routes read from its topology.
+inline LeafRouteCount compare_leaf_routes_with_simgrid(const Topology& topo) {
+  LeafRoutes leaves(topo);
+  std::vector<std::string> hosts;
+  for (const auto& h : topo.hosts) hosts.push_back(h.name);
+  return compare_leaf_routes_with_simgrid(leaves, hosts);
 }
 
 }  // namespace orrery::testing
