@@ -74,7 +74,7 @@ class Importer {
     for (int r = 0; r < ranks_; ++r) assign_rendezvous(r);
     check_rendezvous_members();
     for (int r = 0; r < ranks_; ++r)
-      for (int p = 0; p < static_cast<int>(state(r).deps.size()); ++p)
+      for (int p = 0; p < static_cast<int>(traces_[r].nodes.size()); ++p)
         if (state(r).remaining[p] == 0) ready_.push_back({r, p});
     while (!ready_.empty()) {
       auto [r, p] = ready_.front();
@@ -87,10 +87,22 @@ class Importer {
   }
 
  private:
+  // A list of positions per node, all in one array (a node's list: items[start[p]..start[p+1])).
+  struct NodeLists {
+    std::vector<int> start{0}, items;
+    struct Range {
+      const int *b, *e;
+      const int* begin() const { return b; }
+      const int* end() const { return e; }
+      size_t size() const { return static_cast<size_t>(e - b); }
+    };
+    Range operator[](int p) const {
+      return {items.data() + start[p], items.data() + start[p + 1]};
+    }
+  };
   struct RankState {
-    std::unordered_map<uint64_t, int> index;  // node id -> position in the file
-    std::vector<std::vector<int>> deps;       // positions, data and control merged
-    std::vector<std::vector<int>> succ;
+    NodeLists deps;  // positions, data and control merged
+    NodeLists succ;
     std::vector<int> remaining;
     std::vector<std::vector<int>> done_ops;  // ops after which the node is complete
     std::vector<char> done;
@@ -186,13 +198,42 @@ class Importer {
     }
   }
 
+  // Node id -> position in its file: an array when the ids are about as many as the nodes (as
+  // every Chakra writer numbers them), a hash map otherwise.
+  class IdIndex {
+   public:
+    explicit IdIndex(const std::vector<Node>& nodes) {
+      uint64_t top = 0;
+      for (const Node& n : nodes) top = std::max(top, n.id);
+      dense_ = top < 4 * static_cast<uint64_t>(nodes.size()) + 1024;
+      if (dense_) positions_.assign(top + 1, -1);
+    }
+    // Records id at p; the position already holding it when the id is taken.
+    int add(uint64_t id, int p) {
+      if (!dense_) return sparse_.emplace(id, p).first->second;
+      if (positions_[id] < 0) positions_[id] = p;
+      return positions_[id];
+    }
+    int find(uint64_t id) const {
+      if (dense_) return id < positions_.size() ? positions_[id] : -1;
+      auto it = sparse_.find(id);
+      return it == sparse_.end() ? -1 : it->second;
+    }
+
+   private:
+    bool dense_;
+    std::vector<int> positions_;
+    std::unordered_map<uint64_t, int> sparse_;
+  };
+
   void index_rank(int r) {
     RankState& s = state(r);
     const auto& nodes = traces_[r].nodes;
     const int n = static_cast<int>(nodes.size());
+    IdIndex index(nodes);
     for (int p = 0; p < n; ++p) {
-      if (!s.index.emplace(nodes[p].id, p).second)
-        fail(r, p, "duplicate node id (also node #" + std::to_string(s.index[nodes[p].id]) + ")");
+      if (const int first = index.add(nodes[p].id, p); first != p)
+        fail(r, p, "duplicate node id (also node #" + std::to_string(first) + ")");
       const int t = nodes[p].type;
       if (chakra::node_type_name(t) == nullptr)
         fail(r, p,
@@ -200,36 +241,45 @@ class Importer {
                  " (expected 1..10, see et_def.proto NodeType)");
       if (t == chakra::kInvalidNode) fail(r, p, "node type INVALID_NODE (0): the type is unset");
     }
-    s.deps.resize(n);
-    s.succ.resize(n);
     s.remaining.assign(n, 0);
     s.done_ops.resize(n);
     s.done.assign(n, 0);
     s.rendezvous.resize(n);
     const bool call_tree = from_pytorch(traces_[r]);
+    s.deps.start.reserve(n + 1);
+    std::vector<int> fan_out(n + 1, 0);
     for (int p = 0; p < n; ++p) {
+      const size_t first = s.deps.items.size();
       for (const auto* list : {&nodes[p].data_deps, &nodes[p].ctrl_deps}) {
         if (call_tree && list == &nodes[p].ctrl_deps) continue;
         for (uint64_t id : *list) {
-          auto it = s.index.find(id);
-          if (it == s.index.end())
+          const int q = index.find(id);
+          if (q < 0)
             fail(r, p, "depends on node id " + std::to_string(id) + ", which is not in the file");
-          if (it->second == p) fail(r, p, "depends on itself");
-          if (std::find(s.deps[p].begin(), s.deps[p].end(), it->second) == s.deps[p].end()) {
-            s.deps[p].push_back(it->second);
-            s.succ[it->second].push_back(p);
+          if (q == p) fail(r, p, "depends on itself");
+          if (std::find(s.deps.items.begin() + first, s.deps.items.end(), q) ==
+              s.deps.items.end()) {
+            s.deps.items.push_back(q);
+            ++fan_out[q + 1];
           }
         }
       }
-      s.remaining[p] = static_cast<int>(s.deps[p].size());
+      s.deps.start.push_back(static_cast<int>(s.deps.items.size()));
+      s.remaining[p] = static_cast<int>(s.deps.items.size() - first);
     }
+    // Successors: the same pairs turned around, each list in the order of its successors.
+    for (int p = 0; p < n; ++p) fan_out[p + 1] += fan_out[p];
+    s.succ.start = fan_out;
+    s.succ.items.resize(s.deps.items.size());
+    for (int p = 0; p < n; ++p)
+      for (int q : s.deps[p]) s.succ.items[fan_out[q]++] = p;
     check_acyclic(r);
   }
 
   // Kahn's algorithm over one rank; on failure walks unfinished dependencies to a cycle.
   void check_acyclic(int r) {
     const RankState& s = state(r);
-    const int n = static_cast<int>(s.deps.size());
+    const int n = static_cast<int>(s.remaining.size());
     std::vector<int> left = s.remaining;
     std::vector<int> queue;
     for (int p = 0; p < n; ++p)

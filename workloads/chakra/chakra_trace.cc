@@ -80,6 +80,20 @@ std::string misplaced_field(const pb::Message& m) {
   return "";
 }
 
+// misplaced_field's answer without reflection for the usual node: nothing unknown in it, its
+// inputs, outputs or scalar attributes (a list attribute takes the full check).
+bool surely_well_formed(const ChakraProtoMsg::Node& n) {
+  if (!n.GetReflection()->GetUnknownFields(n).empty()) return false;
+  if (n.has_inputs() && !n.inputs().GetReflection()->GetUnknownFields(n.inputs()).empty()) return false;
+  if (n.has_outputs() && !n.outputs().GetReflection()->GetUnknownFields(n.outputs()).empty()) return false;
+  for (const auto& a : n.attr()) {
+    if (!a.GetReflection()->GetUnknownFields(a).empty()) return false;
+    const int number = static_cast<int>(a.value_case());
+    if (number != 0 && number % 2 == 0) return false;  // the even members are the lists
+  }
+  return true;
+}
+
 // libprotobuf says why a parse failed only through its log (e.g. a string field holding
 // invalid UTF-8); the handler keeps the last message for the InputError instead of printing it.
 thread_local std::string last_protobuf_log;
@@ -381,7 +395,7 @@ Trace parse_trace(const std::string& bytes, const std::string& origin) {
                          (why.empty() ? " (truncated field, bad varint, invalid field number or "
                                         "wire type, or invalid UTF-8 in a string)"
                                       : ": " + why));
-      const std::string misplaced = misplaced_field(node);
+      const std::string misplaced = surely_well_formed(node) ? "" : misplaced_field(node);
       if (!misplaced.empty())
         throw InputError(origin + ": " + where() + " (id " + std::to_string(node.id()) +
                          "): malformed protobuf: " + misplaced);
