@@ -1,7 +1,7 @@
 #include "common/child_process.h"
 
-#include <sys/wait.h>
 #include <malloc.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>

@@ -231,10 +231,10 @@ void FluidModel::solve() {
     while (next_bounded < bounded_.size() && activities_[bounded_[next_bounded]].fixed)
       ++next_bounded;
     const double by_resource = levels.empty() ? kNever : levels.top().first;
-    const double by_bound =
-        next_bounded < bounded_.size()
-            ? activities_[bounded_[next_bounded]].bound * activities_[bounded_[next_bounded]].penalty
-            : kNever;
+    const double by_bound = next_bounded < bounded_.size()
+                                ? activities_[bounded_[next_bounded]].bound *
+                                      activities_[bounded_[next_bounded]].penalty
+                                : kNever;
     if (by_bound < by_resource) {
       fix(bounded_[next_bounded], activities_[bounded_[next_bounded]].bound, levels);
       --unfixed;
@@ -282,7 +282,8 @@ void FluidModel::finish_usage() {
   if (!dirty_.empty()) solve();
   for (size_t ri = 0; ri < resources_.size(); ++ri) {
     Resource& r = resources_[ri];
-    if (on_usage && r.rate > 0 && now_ > r.since) on_usage(static_cast<int>(ri), r.since, now_, r.rate);
+    if (on_usage && r.rate > 0 && now_ > r.since)
+      on_usage(static_cast<int>(ri), r.since, now_, r.rate);
     r.since = now_;
   }
 }

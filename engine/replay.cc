@@ -144,9 +144,8 @@ class Replayer {
                          ") of simulated time with " + left + " (" + running_ops() +
                          "): an op, size or rate is far out of scale; raise the limit with "
                          "--max-simulated-time TIME if the workload is meant to run this long");
-      throw std::runtime_error("replay stopped at simulated time " +
-                               std::to_string(model_.now()) + " s with " + left + " (" +
-                               running_ops() + ")");
+      throw std::runtime_error("replay stopped at simulated time " + std::to_string(model_.now()) +
+                               " s with " + left + " (" + running_ops() + ")");
     }
     RunResult r = collect();
     r.wall_seconds =

@@ -139,6 +139,10 @@ ExecutionGraph build_strategy(const PricedReplica& r, const ClusterLayout& layou
   };
   check_strategy_size(r, layout, opt, want);
   GraphBuilder b(r);
+  // A replica per GPU, each op with its host launch (add_launch_ops), and a few collectives per
+  // GPU: the op list grows in place instead of moving 4.6 million ops at every doubling (5% of
+  // data-parallel ResNet-50 at 1,024 GPUs). Capacity that stays unused is never touched.
+  b.reserve(static_cast<size_t>(want) * (2 * r.model->ops.size() + 16));
   switch (opt.type) {
     case StrategyType::k1w1g:
       build_data_parallel(b, r, layout, opt, {0}, false);

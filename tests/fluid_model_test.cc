@@ -212,15 +212,15 @@ std::vector<double> simgrid_dates(const std::vector<double>& bw, const std::vect
           hosts.back()->set_core_count(cores[i])->seal();
           links.push_back(zone->create_link("l" + std::to_string(i), bw[i]));
           links.back()->set_latency(lat[i]);
-          if (i == 0 && fatpipe0) links.back()->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
+          if (i == 0 && fatpipe0)
+            links.back()->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
           links.back()->seal();
         }
         for (size_t i = 0; i < bw.size(); ++i)
           for (size_t j = 0; j < bw.size(); ++j)
             if (i < j)
-              zone->add_route(hosts[i]->get_netpoint(), hosts[j]->get_netpoint(), nullptr,
-                              nullptr, {sg4::LinkInRoute(links[i]), sg4::LinkInRoute(links[j])},
-                              true);
+              zone->add_route(hosts[i]->get_netpoint(), hosts[j]->get_netpoint(), nullptr, nullptr,
+                              {sg4::LinkInRoute(links[i]), sg4::LinkInRoute(links[j])}, true);
         zone->seal();
         std::vector<double> dates(jobs.size(), -1);
         sg4::Actor::create("driver", hosts[0], [&] {
@@ -228,10 +228,8 @@ std::vector<double> simgrid_dates(const std::vector<double>& bw, const std::vect
           for (const Job& j : jobs) {
             sg4::this_actor::sleep_until(j.start);
             if (j.dst < 0)
-              acts.push_back(sg4::Exec::init()
-                                 ->set_flops_amount(j.amount)
-                                 ->set_host(hosts[j.src])
-                                 ->start());
+              acts.push_back(
+                  sg4::Exec::init()->set_flops_amount(j.amount)->set_host(hosts[j.src])->start());
             else
               acts.push_back(sg4::Comm::sendto_async(hosts[j.src], hosts[j.dst],
                                                      static_cast<uint64_t>(j.amount)));
@@ -260,8 +258,8 @@ std::vector<double> model_dates(const std::vector<double>& bw, const std::vector
   FluidModel m;
   std::vector<int> link, host;
   for (size_t i = 0; i < bw.size(); ++i)
-    link.push_back(m.add_resource(bw[i], i == 0 && fatpipe0 ? FluidModel::Sharing::kFatpipe
-                                                            : FluidModel::Sharing::kShared));
+    link.push_back(m.add_resource(
+        bw[i], i == 0 && fatpipe0 ? FluidModel::Sharing::kFatpipe : FluidModel::Sharing::kShared));
   for (size_t i = 0; i < bw.size(); ++i) host.push_back(m.add_resource(1e9 * cores[i]));
   std::vector<double> dates(jobs.size(), -1);
   constexpr uint64_t kTimer = 1u << 30;
@@ -326,8 +324,7 @@ TEST(FluidModel, AgreesWithSimGridOnRandomWorkloads) {
     auto got = model_dates(bw, lat, cores, fatpipe0, jobs);
     ASSERT_EQ(want.size(), jobs.size());
     for (size_t k = 0; k < jobs.size(); ++k)
-      EXPECT_NEAR(got[k], want[k], 1e-10 * want[k])
-          << "trial " << trial << " job " << k;
+      EXPECT_NEAR(got[k], want[k], 1e-10 * want[k]) << "trial " << trial << " job " << k;
   }
 }
 

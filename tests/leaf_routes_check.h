@@ -37,9 +37,8 @@ inline LeafRouteCount compare_leaf_routes_with_simgrid(LeafRoutes& leaves,
       double latency = 0;
       sg4::Host::by_name(a)->route_to(sg4::Host::by_name(b), theirs, &latency);
       if (mine != theirs || my_latency != latency) {
-        ADD_FAILURE() << a << " -> " << b << ": " << mine.size() << " links, latency "
-                      << my_latency << " here; SimGrid " << theirs.size() << " links, latency "
-                      << latency;
+        ADD_FAILURE() << a << " -> " << b << ": " << mine.size() << " links, latency " << my_latency
+                      << " here; SimGrid " << theirs.size() << " links, latency " << latency;
         return count;
       }
     }

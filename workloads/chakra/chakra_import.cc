@@ -96,9 +96,7 @@ class Importer {
       const int* end() const { return e; }
       size_t size() const { return static_cast<size_t>(e - b); }
     };
-    Range operator[](int p) const {
-      return {items.data() + start[p], items.data() + start[p + 1]};
-    }
+    Range operator[](int p) const { return {items.data() + start[p], items.data() + start[p + 1]}; }
   };
   struct RankState {
     NodeLists deps;  // positions, data and control merged

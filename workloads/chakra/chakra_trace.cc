@@ -84,8 +84,10 @@ std::string misplaced_field(const pb::Message& m) {
 // inputs, outputs or scalar attributes (a list attribute takes the full check).
 bool surely_well_formed(const ChakraProtoMsg::Node& n) {
   if (!n.GetReflection()->GetUnknownFields(n).empty()) return false;
-  if (n.has_inputs() && !n.inputs().GetReflection()->GetUnknownFields(n.inputs()).empty()) return false;
-  if (n.has_outputs() && !n.outputs().GetReflection()->GetUnknownFields(n.outputs()).empty()) return false;
+  if (n.has_inputs() && !n.inputs().GetReflection()->GetUnknownFields(n.inputs()).empty())
+    return false;
+  if (n.has_outputs() && !n.outputs().GetReflection()->GetUnknownFields(n.outputs()).empty())
+    return false;
   for (const auto& a : n.attr()) {
     if (!a.GetReflection()->GetUnknownFields(a).empty()) return false;
     const int number = static_cast<int>(a.value_case());
