@@ -39,7 +39,11 @@ int FluidModel::start(double amount, const std::vector<int>& resources, double l
   a.bound = bound;
   a.tag = tag;
   a.uses.clear();
-  for (int r : resources) a.uses.push_back({r, -1});
+  a.reach = bound > 0 ? bound : kNever;
+  for (int r : resources) {
+    a.uses.push_back({r, -1});
+    a.reach = std::min(a.reach, resources_[r].capacity);
+  }
   ++running_;
   if (latency > 0 || a.uses.empty() || a.remaining <= 0) {
     // Ends (or starts moving) when the latency has passed: an event at that date.
@@ -58,10 +62,12 @@ void FluidModel::enter(int id) {
   a.rate = 0;
   a.updated = now_;
   a.end = kNever;
+  entered_.push_back(id);
   for (size_t k = 0; k < a.uses.size(); ++k) {
     Resource& r = resources_[a.uses[k].resource];
     a.uses[k].slot = static_cast<int>(r.users.size());
     r.users.push_back({id, static_cast<int>(k)});
+    r.reach += a.reach;
     mark_dirty(a.uses[k].resource);
   }
 }
@@ -69,12 +75,16 @@ void FluidModel::enter(int id) {
 void FluidModel::leave(int id) {
   Activity& a = activities_[id];
   if (a.state == State::kRunning) {
+    set_rate(id, 0.0);
     for (const Use& u : a.uses) {
-      auto& users = resources_[u.resource].users;
+      Resource& r = resources_[u.resource];
+      r.reach -= a.reach;
+      auto& users = r.users;
       const User moved = users.back();
       users[u.slot] = moved;
       activities_[moved.activity].uses[moved.use].slot = u.slot;
       users.pop_back();
+      if (users.empty()) r.reach = r.rate = 0;  // no rounding left over
       mark_dirty(u.resource);
     }
   }
@@ -89,6 +99,30 @@ void FluidModel::cancel(int id) {
       activities_[id].state == State::kFree)
     throw std::invalid_argument("FluidModel: cancel of an activity that is not running");
   leave(id);
+}
+
+bool FluidModel::binding(const Resource& r) const {
+  // With a margin over rounding in the running sum: a resource that might saturate is one.
+  return r.sharing != Sharing::kShared || r.reach > r.capacity * (1 - 1e-9);
+}
+
+void FluidModel::set_rate(int id, double rate) {
+  Activity& a = activities_[id];
+  if (rate == a.rate) return;
+  const double old = a.rate;
+  a.rate = rate;
+  for (const Use& u : a.uses) {
+    Resource& r = resources_[u.resource];
+    if (on_usage && r.rate > 0 && now_ > r.since) on_usage(u.resource, r.since, now_, r.rate);
+    r.since = now_;
+    if (r.sharing == Sharing::kShared) {
+      r.rate += rate - old;
+      if (r.rate < 0) r.rate = 0;
+    } else {
+      r.rate = 0;
+      for (const User& v : r.users) r.rate = std::max(r.rate, activities_[v.activity].rate);
+    }
+  }
 }
 
 void FluidModel::mark_dirty(int r) {
@@ -139,6 +173,7 @@ void FluidModel::fix(int id, double value, Levels& levels) {
   a.value = value;
   for (const Use& u : a.uses) {
     Resource& r = resources_[u.resource];
+    if (!r.seen) continue;  // never saturates: not part of this solve
     --r.unfixed;
     if (r.sharing == Sharing::kShared) {
       r.left -= value;
@@ -165,7 +200,9 @@ void FluidModel::solve() {
   comp_acts_.clear();
   comp_res_.clear();
   for (int start : dirty_) {
-    if (resources_[start].seen) continue;
+    // A change on a resource that never saturates (and did not when last solved) moves no rate.
+    if (resources_[start].seen || (!binding(resources_[start]) && !resources_[start].was_binding))
+      continue;
     resources_[start].seen = true;
     stack_.push_back(start);
     while (!stack_.empty()) {
@@ -178,7 +215,7 @@ void FluidModel::solve() {
         a.seen = true;
         comp_acts_.push_back(v.activity);
         for (const Use& u : a.uses)
-          if (!resources_[u.resource].seen) {
+          if (!resources_[u.resource].seen && binding(resources_[u.resource])) {
             resources_[u.resource].seen = true;
             stack_.push_back(u.resource);
           }
@@ -187,6 +224,15 @@ void FluidModel::solve() {
   }
   for (int r : dirty_) resources_[r].dirty = false;
   dirty_.clear();
+  // An activity on resources none of which can saturate is held back by its bound alone; it
+  // joins the solve by itself, which fixes it at that bound.
+  for (int id : entered_) {
+    Activity& a = activities_[id];
+    if (a.state != State::kRunning || a.seen) continue;
+    a.seen = true;
+    comp_acts_.push_back(id);
+  }
+  entered_.clear();
   solved_activities_ += static_cast<int64_t>(comp_acts_.size());
 
   // Progressive filling (SimGrid's lmm::MaxMin::maxmin_solve): raise a common level; an
@@ -258,7 +304,7 @@ void FluidModel::solve() {
     Activity& a = activities_[id];
     a.seen = false;
     if (a.value == a.rate && a.end != kNever) continue;  // same rate: same end date
-    a.rate = a.value;
+    set_rate(id, a.value);
     ++a.version;
     a.end = a.rate > 0 ? now_ + std::max(0.0, a.remaining) / a.rate : kNever;
     if (a.end != kNever) events_.push({a.end, id, a.version});
@@ -266,15 +312,7 @@ void FluidModel::solve() {
   for (int ri : comp_res_) {
     Resource& r = resources_[ri];
     r.seen = false;
-    // A fat pipe's load is its busiest user (SimGrid's Link::get_usage() the same way).
-    double total = 0;
-    for (const User& v : r.users)
-      total = r.sharing == Sharing::kShared ? total + activities_[v.activity].rate
-                                            : std::max(total, activities_[v.activity].rate);
-    if (total == r.rate) continue;
-    if (on_usage && r.rate > 0 && now_ > r.since) on_usage(ri, r.since, now_, r.rate);
-    r.rate = total;
-    r.since = now_;
+    r.was_binding = binding(r);
   }
 }
 

@@ -16,8 +16,9 @@
 // growing with the cluster that is quadratic (docs/performance.md). Here an activity keeps its
 // rate and its predicted end in a heap until something on a resource it is connected to
 // changes; an event re-solves only the connected component of the resources that changed, and
-// only activities whose rate moved get a new end date. Simultaneous events (a ring step
-// finishing on every rank) are one event.
+// only activities whose rate moved get a new end date. A resource whose users could not fill it
+// even each at its most (its bound, or its smallest resource) never saturates and connects
+// nothing. Simultaneous events (a ring step finishing on every rank) are one event.
 //
 // Deterministic: the same calls in the same order give bit-identical dates.
 #pragma once
@@ -83,6 +84,7 @@ class FluidModel {
     double end = kNever;  // predicted date of the event in the heap (latency end or finish)
     double penalty = 1;
     double bound = kUnbounded;
+    double reach = 0;  // the most it could ever move per second: its bound, its smallest resource
     double value = 0;  // scratch: the rate being solved
     uint64_t tag = 0;
     uint32_t version = 0;
@@ -99,8 +101,12 @@ class FluidModel {
     double capacity = 0;
     Sharing sharing = Sharing::kShared;
     std::vector<User> users;  // running activities
-    double rate = 0;          // their total rate since `since`
+    double rate = 0;          // their total rate since `since` (a fat pipe: the busiest one's)
     double since = 0;
+    // The sum of its users' reach: at most the capacity, and the resource can never saturate,
+    // so it shares nothing and joins no component.
+    double reach = 0;
+    bool was_binding = false;  // binding when last solved
     bool dirty = false;
     bool seen = false;
     // Solver scratch.
@@ -119,6 +125,8 @@ class FluidModel {
   void enter(int a);  // joins its resources
   void leave(int a);  // leaves its resources and frees its slot
   void mark_dirty(int r);
+  bool binding(const Resource& r) const;
+  void set_rate(int a, double rate);  // and the totals of its resources
   void solve();
   using Levels = std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>,
                                      std::greater<>>;
@@ -131,6 +139,7 @@ class FluidModel {
   std::vector<Activity> activities_;
   std::vector<int> free_;
   std::vector<int> dirty_;
+  std::vector<int> entered_;  // activities that started moving since the last solve
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   // Scratch of solve().
   std::vector<int> comp_acts_, comp_res_, stack_, bounded_;

@@ -17,6 +17,7 @@
 #include "common/errors.h"
 #include "engine/replay.h"
 #include "tests/chakra_encoding.h"
+#include "tests/chakra_traces.h"
 #include "tests/test_util.h"
 #include "workloads/chakra/chakra_import.h"
 #include "workloads/chakra/chakra_show.h"
@@ -569,6 +570,29 @@ TEST(Chakra, TooFewHostsForTheRanks) {
               load_chakra_traces({fixture("all_gather", 8)}, hosts(4));
             }).find("8 rank files but only 4 device hosts"),
             std::string::npos);
+}
+
+// Rank files are decoded on several threads: the set comes back in rank order, the same every
+// time, and of two bad files the error names the first in rank order, as a sequential read did.
+TEST(ChakraFiles, RankFilesDecodeInRankOrderAndTheFirstBadFileIsReported) {
+  const std::string prefix =
+      testing::one_collective_traces(CollectiveType::kAllReduce, 16, 1e6, "chakra_parallel");
+  const auto a = read_chakra_traces({prefix});
+  const auto b = read_chakra_traces({prefix});
+  ASSERT_EQ(a.size(), 16u);
+  for (size_t r = 0; r < a.size(); ++r) {
+    EXPECT_EQ(a[r].origin, prefix + "." + std::to_string(r) + ".et");
+    EXPECT_EQ(a[r].origin, b[r].origin);
+    ASSERT_EQ(a[r].nodes.size(), b[r].nodes.size());
+    for (size_t k = 0; k < a[r].nodes.size(); ++k) EXPECT_EQ(a[r].nodes[k].id, b[r].nodes[k].id);
+  }
+  for (int r : {11, 5}) {
+    const std::string file = prefix + "." + std::to_string(r) + ".et";
+    std::filesystem::resize_file(file, std::filesystem::file_size(file) - 3);
+  }
+  const std::string error = testing::input_error_of([&] { read_chakra_traces({prefix}); });
+  EXPECT_NE(error.find(prefix + ".5.et"), std::string::npos) << error;
+  EXPECT_EQ(error.find(prefix + ".11.et"), std::string::npos) << error;
 }
 
 }  // namespace

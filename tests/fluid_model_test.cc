@@ -151,6 +151,40 @@ TEST(FluidModel, AnEventReSolvesOnlyWhatItIsConnectedTo) {
   EXPECT_EQ(m.solved_activities(), 2 + 9);
 }
 
+TEST(FluidModel, AResourceThatCannotSaturateJoinsNothing) {
+  // Two flows, each on a link of its own (1/s), both across a spine of 10/s that their own links
+  // keep below capacity: the spine couples nothing, so the short flow's end does not re-solve
+  // the long one (1 + 1 activities, then none: the long flow keeps its rate).
+  FluidModel m;
+  const int a = m.add_resource(1), b = m.add_resource(1), spine = m.add_resource(10);
+  m.start(100, {a, spine}, 0, 1, kNone, 1);
+  m.start(1, {b, spine}, 0, 1, kNone, 2);
+  auto ends = run_all(m);
+  EXPECT_DOUBLE_EQ(ends[1], 100.0);
+  EXPECT_DOUBLE_EQ(ends[2], 1.0);
+  EXPECT_EQ(m.solved_activities(), 2);
+}
+
+TEST(FluidModel, ASpineBindsOnlyWhileItsFlowsCouldFillIt) {
+  // Three flows on links of 1/s each share a spine of 2.5/s: the spine binds (5/6 each). When
+  // the short one ends at 1.2 (1 unit at 5/6), the two left could move 2/s in all: each runs
+  // at its own link's 1/s again. A bounded exec alone on a large host runs at its bound.
+  FluidModel m;
+  const int spine = m.add_resource(2.5);
+  std::vector<int> own;
+  for (int k = 0; k < 3; ++k) own.push_back(m.add_resource(1));
+  m.start(1, {own[0], spine}, 0, 1, kNone, 1);
+  m.start(3, {own[1], spine}, 0, 1, kNone, 2);
+  m.start(3, {own[2], spine}, 0, 1, kNone, 3);
+  const int host = m.add_resource(4);
+  m.start(0.9, {host}, 0, 1, 0.3, 4);
+  auto ends = run_all(m);
+  EXPECT_DOUBLE_EQ(ends[1], 1.2);
+  EXPECT_DOUBLE_EQ(ends[2], 1.2 + (3 - 1.0) / 1.0);  // 1 unit moved by 1.2, 2 left at 1/s
+  EXPECT_DOUBLE_EQ(ends[3], ends[2]);
+  EXPECT_DOUBLE_EQ(ends[4], 3.0);
+}
+
 TEST(FluidModel, StopsBeforeTheLimitAndKeepsItsTime) {
   FluidModel m;
   const int link = m.add_resource(1);

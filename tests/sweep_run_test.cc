@@ -42,6 +42,13 @@ sweep:
     platform.server.pcie.bandwidth: [8GB/s, 16GB/s, 32GB/s, 64GB/s]
 )";
 
+// kLong on 8 servers: points of about 0.1 s, so that rank 0 cannot run all 60 before another
+// rank has started (at 30 ms a point it sometimes did, on a loaded 2-core machine).
+std::string mpi_sweep() {
+  std::string s = kLong;
+  return s.insert(s.find("  server: {gpus: 8}"), "  servers: 8\n");
+}
+
 std::string bin() { return testing::orrery_bin(); }
 
 struct Ran {
@@ -356,7 +363,7 @@ TEST(SweepMpi, TwoRanksShareThePointsAndMatchOneProcess) {
   const char* mpiexec = std::getenv("ORRERY_MPIEXEC");
   if (!mpiexec) GTEST_SKIP() << "ORRERY_MPIEXEC not set (the sweep_mpi_np2 ctest sets it)";
   auto dir = make_temp_dir("sweep_mpi");
-  write_file(dir + "/s.yaml", kLong);
+  write_file(dir + "/s.yaml", mpi_sweep());
   ASSERT_EQ(run(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/seq.h5 -j1").status, 0);
   std::string root = geteuid() == 0 ? " --allow-run-as-root" : "";
   std::string cmd = std::string(mpiexec) + root + " --oversubscribe -np 2 " + bin() + " sweep " +

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 #include <limits>
+#include <mutex>
 
 #include "common/errors.h"
 #include "common/input_file.h"
@@ -98,6 +99,8 @@ bool surely_well_formed(const ChakraProtoMsg::Node& n) {
 
 // libprotobuf says why a parse failed only through its log (e.g. a string field holding
 // invalid UTF-8); the handler keeps the last message for the InputError instead of printing it.
+// The handler is one global of libprotobuf's, and rank files are decoded on several threads
+// (chakra_files.cc): it is installed once, for good, and keeps each thread's message apart.
 thread_local std::string last_protobuf_log;
 void keep_protobuf_log(pb::LogLevel, const char*, int, const std::string& message) {
   last_protobuf_log = message;
@@ -107,10 +110,10 @@ void keep_protobuf_log(pb::LogLevel, const char*, int, const std::string& messag
 // field number 0, wire type 6 or 7, invalid UTF-8 in a string...). `why` then says what
 // libprotobuf logged, if anything.
 bool parse_message(const char* data, size_t size, pb::Message* m, std::string* why) {
+  static std::once_flag installed;
+  std::call_once(installed, [] { pb::SetLogHandler(&keep_protobuf_log); });
   last_protobuf_log.clear();
-  pb::LogHandler* previous = pb::SetLogHandler(&keep_protobuf_log);
   const bool ok = m->ParseFromArray(data, static_cast<int>(size));
-  pb::SetLogHandler(previous);
   *why = last_protobuf_log;
   return ok;
 }
