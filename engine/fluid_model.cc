@@ -162,6 +162,15 @@ bool FluidModel::advance(double limit, std::vector<uint64_t>* ended) {
   return true;
 }
 
+double FluidModel::fat_pipe_weight(const Resource& r) const {
+  // A fat pipe caps each user, not their sum: its level follows the unfixed user with the
+  // smallest penalty.
+  double w = 0;
+  for (const User& v : r.users)
+    if (!activities_[v.activity].fixed) w = std::max(w, 1.0 / activities_[v.activity].penalty);
+  return w;
+}
+
 double FluidModel::level_of(const Resource& r) const {
   // The rate per unit of 1/penalty at which the resource saturates.
   return r.left / r.weight;
@@ -179,12 +188,7 @@ void FluidModel::fix(int id, double value, Levels& levels) {
       r.left -= value;
       r.weight -= 1.0 / a.penalty;
     } else {
-      // A fat pipe caps each user, not their sum: its level follows the unfixed user with the
-      // smallest penalty.
-      r.weight = 0;
-      for (const User& v : r.users)
-        if (!activities_[v.activity].fixed)
-          r.weight = std::max(r.weight, 1.0 / activities_[v.activity].penalty);
+      r.weight = fat_pipe_weight(r);
     }
     if (r.unfixed > 0) {
       if (r.left < 0) r.left = 0;
@@ -251,10 +255,10 @@ void FluidModel::solve() {
     r.left = r.capacity;
     r.weight = 0;
     r.unfixed = static_cast<int>(r.users.size());
-    for (const User& v : r.users) {
-      const double w = 1.0 / activities_[v.activity].penalty;
-      r.weight = r.sharing == Sharing::kShared ? r.weight + w : std::max(r.weight, w);
-    }
+    if (r.sharing == Sharing::kShared)
+      for (const User& v : r.users) r.weight += 1.0 / activities_[v.activity].penalty;
+    else
+      r.weight = fat_pipe_weight(r);
     if (r.unfixed > 0) levels.push({level_of(r), ri});
   }
   bounded_.clear();

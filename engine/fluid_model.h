@@ -132,6 +132,7 @@ class FluidModel {
                                      std::greater<>>;
   void fix(int a, double value, Levels& levels);
   double level_of(const Resource& r) const;
+  double fat_pipe_weight(const Resource& r) const;
 
   double now_ = 0;
   int running_ = 0;

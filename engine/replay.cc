@@ -293,7 +293,7 @@ class Replayer {
   // An exec as SimGrid's Cas01 model prices it: one core of the host (its speed, or `bound`),
   // hosts' cores shared max-min fairly among the execs on them.
   int start_exec(sg4::Host* host, double flops, uint64_t tag, double bound = -1) {
-    return model_.start(flops, {host_resource(host)}, 0.0, 1.0,
+    return model_.start(flops, host_resource(host), 0.0, 1.0,
                         bound > 0 ? bound : host->get_speed(), tag);
   }
 
@@ -302,10 +302,11 @@ class Replayer {
     model_.start(0.0, {}, seconds, 1.0, FluidModel::kUnbounded, tag);
   }
 
-  int host_resource(sg4::Host* host) {
-    auto [it, fresh] = host_resource_.try_emplace(host, -1);
+  // The host as an exec's resource list, kept: no list built per exec.
+  const std::vector<int>& host_resource(sg4::Host* host) {
+    auto [it, fresh] = host_resource_.try_emplace(host);
     if (fresh) {
-      it->second = model_.add_resource(host->get_speed() * host->get_core_count());
+      it->second = {model_.add_resource(host->get_speed() * host->get_core_count())};
       link_of_resource_.push_back(-1);
     }
     return it->second;
@@ -541,7 +542,7 @@ class Replayer {
   const ReplayOptions& opt_;
   FluidModel model_;
   std::vector<sg4::Host*> hosts_, launch_hosts_;
-  std::unordered_map<const sg4::Host*, int> host_resource_;
+  std::unordered_map<const sg4::Host*, std::vector<int>> host_resource_;
   std::vector<double> mem_bw_;
   std::vector<int> node_;
   std::vector<int> indeg_, succ_start_, succ_, queue_of_;

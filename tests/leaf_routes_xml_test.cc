@@ -20,54 +20,59 @@ namespace {
 // both switches on two spines (equal-cost paths), a third switch on one spine only (a chain of
 // two) with two GPUs on one shared link each, and a CPU on two switches (it hangs off
 // nothing). Routes are symmetrical unless said otherwise; one GPU link is declared DOWN-first.
+// One <link> and one <route> element of SimGrid's platform XML.
+std::string link(const std::string& id, const std::string& bandwidth, const std::string& latency,
+                 const std::string& attrs = "") {
+  return "<link id=\"" + id + "\" bandwidth=\"" + bandwidth + "\" latency=\"" + latency + "\"" +
+         attrs + "/>\n";
+}
+std::string route(const std::string& src, const std::string& dst, const std::string& link_id,
+                  const std::string& attrs = "", const std::string& direction = "") {
+  return "<route src=\"" + src + "\" dst=\"" + dst + "\"" + attrs + "><link_ctn id=\"" + link_id +
+         "\"" + (direction.empty() ? "" : " direction=\"" + direction + "\"") + "/></route>\n";
+}
+
 std::string spines_xml(const std::string& routing, const std::string& extra) {
   std::string x =
       "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
       "<platform version=\"4.1\">\n<zone id=\"spines\" routing=\"" +
       routing + "\">\n";
+  auto gpu = [](int s, int g) { return "s" + std::to_string(s) + "g" + std::to_string(g); };
+  auto uplink = [](int s, int p) { return "sw" + std::to_string(s) + "_up" + std::to_string(p); };
   for (int s = 0; s < 2; ++s)
-    for (int g = 0; g < 4; ++g)
-      x += "<host id=\"s" + std::to_string(s) + "g" + std::to_string(g) + "\" speed=\"1Tf\"/>\n";
+    for (int g = 0; g < 4; ++g) x += "<host id=\"" + gpu(s, g) + "\" speed=\"1Tf\"/>\n";
   x += "<host id=\"s2g0\" speed=\"1Tf\"/>\n<host id=\"s2g1\" speed=\"1Tf\"/>\n";
   x += "<host id=\"cpu\" speed=\"10Gf\"/>\n";
   for (const char* r : {"sw0", "sw1", "sw2", "spine0", "spine1"})
     x += std::string("<router id=\"") + r + "\"/>\n";
   for (int s = 0; s < 2; ++s) {
     for (int g = 0; g < 4; ++g)
-      x += "<link id=\"s" + std::to_string(s) + "g" + std::to_string(g) +
-           "_l\" bandwidth=\"300GBps\" latency=\"" + std::to_string(1 + g) +
-           "us\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-    for (int p = 0; p < 2; ++p)
-      x += "<link id=\"sw" + std::to_string(s) + "_up" + std::to_string(p) +
-           "\" bandwidth=\"50GBps\" latency=\"2us\"/>\n";
+      x += link(gpu(s, g) + "_l", "300GBps", std::to_string(1 + g) + "us",
+                " sharing_policy=\"SPLITDUPLEX\"");
+    for (int p = 0; p < 2; ++p) x += link(uplink(s, p), "50GBps", "2us");
   }
-  x += "<link id=\"sw2_up\" bandwidth=\"25GBps\" latency=\"2us\"/>\n";
-  x += "<link id=\"s2g0_l\" bandwidth=\"100GBps\" latency=\"0.5us\"/>\n";
-  x += "<link id=\"s2g1_l\" bandwidth=\"100GBps\" latency=\"0.7us\"/>\n";
-  x += "<link id=\"cpu_a\" bandwidth=\"10GBps\" latency=\"3us\"/>\n";
-  x += "<link id=\"cpu_b\" bandwidth=\"10GBps\" latency=\"3us\"/>\n";
+  x += link("sw2_up", "25GBps", "2us");
+  x += link("s2g0_l", "100GBps", "0.5us");
+  x += link("s2g1_l", "100GBps", "0.7us");
+  x += link("cpu_a", "10GBps", "3us");
+  x += link("cpu_b", "10GBps", "3us");
   for (int s = 0; s < 2; ++s) {
+    const std::string sw = "sw" + std::to_string(s);
     for (int g = 0; g < 4; ++g) {
-      const std::string h = "s" + std::to_string(s) + "g" + std::to_string(g);
       if (s == 1 && g == 3)  // declared from the switch: DOWN first
-        x += "<route src=\"sw1\" dst=\"" + h + "\"><link_ctn id=\"" + h +
-             "_l\" direction=\"DOWN\"/></route>\n";
+        x += route(sw, gpu(s, g), gpu(s, g) + "_l", "", "DOWN");
       else
-        x += "<route src=\"" + h + "\" dst=\"sw" + std::to_string(s) + "\"><link_ctn id=\"" + h +
-             "_l\" direction=\"UP\"/></route>\n";
+        x += route(gpu(s, g), sw, gpu(s, g) + "_l", "", "UP");
     }
-    for (int p = 0; p < 2; ++p)
-      x += "<route src=\"sw" + std::to_string(s) + "\" dst=\"spine" + std::to_string(p) +
-           "\"><link_ctn id=\"sw" + std::to_string(s) + "_up" + std::to_string(p) +
-           "\"/></route>\n";
+    for (int p = 0; p < 2; ++p) x += route(sw, "spine" + std::to_string(p), uplink(s, p));
   }
-  x += "<route src=\"sw2\" dst=\"spine0\"><link_ctn id=\"sw2_up\"/></route>\n";
-  x += "<route src=\"s2g0\" dst=\"sw2\"><link_ctn id=\"s2g0_l\"/></route>\n";
+  x += route("sw2", "spine0", "sw2_up");
+  x += route("s2g0", "sw2", "s2g0_l");
   // One direction declared each way, over the same shared link.
-  x += "<route src=\"s2g1\" dst=\"sw2\" symmetrical=\"NO\"><link_ctn id=\"s2g1_l\"/></route>\n";
-  x += "<route src=\"sw2\" dst=\"s2g1\" symmetrical=\"NO\"><link_ctn id=\"s2g1_l\"/></route>\n";
-  x += "<route src=\"cpu\" dst=\"sw0\"><link_ctn id=\"cpu_a\"/></route>\n";
-  x += "<route src=\"cpu\" dst=\"sw1\"><link_ctn id=\"cpu_b\"/></route>\n";
+  x += route("s2g1", "sw2", "s2g1_l", " symmetrical=\"NO\"");
+  x += route("sw2", "s2g1", "s2g1_l", " symmetrical=\"NO\"");
+  x += route("cpu", "sw0", "cpu_a");
+  x += route("cpu", "sw1", "cpu_b");
   return x + extra + "</zone>\n</platform>\n";
 }
 
