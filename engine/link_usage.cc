@@ -12,8 +12,15 @@ namespace orrery {
 LinkUsageSampler::LinkUsageSampler(const std::vector<simgrid::s4u::Link*>& links, int max_bins)
     : links_(links), max_bins_(static_cast<size_t>(std::max(0, max_bins))) {}
 
+void LinkUsageSampler::flush(size_t link) {
+  Open& o = open_[link];
+  if (o.bytes != 0.0) bytes_[link][o.bin] += o.bytes;
+  o.bytes = 0.0;
+}
+
 void LinkUsageSampler::widen_to(double t) {
   while (t > static_cast<double>(max_bins_) * width_) {
+    for (size_t l = 0; l < open_.size(); ++l) flush(l);
     for (auto& bins : bytes_) {
       if (bins.empty()) continue;
       for (size_t j = 0; j < max_bins_; ++j) {
@@ -30,16 +37,25 @@ void LinkUsageSampler::carried(int link_index, double from, double to, double by
   if (!on() || !(to > from)) return;
   const size_t link = static_cast<size_t>(link_index);
   widen_to(to);
-  if (bytes_.size() <= link) bytes_.resize(link + 1);
+  if (bytes_.size() <= link) {
+    bytes_.resize(link + 1);
+    open_.resize(link + 1);
+  }
   auto& bins = bytes_[link];
   if (bins.empty()) bins.assign(max_bins_, 0.0);
   const size_t last = max_bins_ - 1;
   const size_t first_bin = std::min(last, static_cast<size_t>(std::max(0.0, from / width_)));
   const size_t last_bin = std::min(last, static_cast<size_t>(std::max(0.0, to / width_)));
   if (first_bin == last_bin) {
-    bins[first_bin] += bytes;
+    Open& o = open_[link];
+    if (o.bin != first_bin) {
+      flush(link);
+      o.bin = first_bin;
+    }
+    o.bytes += bytes;
     return;
   }
+  flush(link);
   // The rate was constant over the interval: each bin gets its share of the interval's length.
   const double rate = bytes / (to - from);
   for (size_t j = first_bin; j <= last_bin; ++j) {
@@ -52,6 +68,7 @@ void LinkUsageSampler::carried(int link_index, double from, double to, double by
 void LinkUsageSampler::finish(double end, RunResult* result) {
   if (!on()) return;
   widen_to(end);
+  for (size_t l = 0; l < open_.size(); ++l) flush(l);
   const size_t bins =
       std::max<size_t>(1, std::min(max_bins_, static_cast<size_t>(std::ceil(end / width_ - 1e-9))));
   std::unordered_map<std::string, size_t> index;

@@ -103,6 +103,27 @@ std::string attr_text(const chakra::Attr& a) {
   std::ostringstream s;
   s << a.name << "=" << a.value_name() << ":";
   char buf[32];
+  if (!a.is_list) {
+    switch (a.kind) {
+      case chakra::Attr::Kind::kSigned:
+      case chakra::Attr::Kind::kBool:
+        s << " " << a.int_value;
+        break;
+      case chakra::Attr::Kind::kUnsigned:
+        s << " " << a.uint_value;
+        break;
+      case chakra::Attr::Kind::kFloat:
+        std::snprintf(buf, sizeof buf, "%.17g", a.float_value);
+        s << " " << buf;
+        break;
+      case chakra::Attr::Kind::kString:
+      case chakra::Attr::Kind::kBytes:
+        s << " \"" << a.string_value << "\"";
+        break;
+      case chakra::Attr::Kind::kNone:
+        break;
+    }
+  }
   for (int64_t v : a.ints) s << " " << v;
   for (uint64_t v : a.uints) s << " " << v;
   for (double v : a.floats) {

@@ -1,9 +1,11 @@
 #include "workloads/chakra/chakra_import.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <deque>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "common/errors.h"
@@ -29,20 +31,31 @@ std::string join(const std::vector<int>& v) {
   return "[" + s + "]";
 }
 
-std::vector<int> merged(std::vector<int> a, const std::vector<int>& b) {
-  for (int x : b)
-    if (std::find(a.begin(), a.end(), x) == a.end()) a.push_back(x);
-  return a;
-}
-
-// One collective instance or one send/receive pair: who takes part and who has arrived.
+// One collective instance or one send/receive pair: who takes part and who has arrived. Members
+// are slots of `ranks`, so a collective of n ranks costs O(n) once, not a map per rank.
 struct Rendezvous {
   bool collective = false;
-  std::vector<int> ranks;      // collective: the group in ring order; p2p: {src, dst}
-  std::string group;           // collective: pg_name ("" = all ranks)
-  int64_t sequence = 0;        // k-th of its kind
-  std::map<int, int> members;  // rank -> node position, from the traces
-  std::map<int, int> arrived;  // rank -> node position, once its dependencies are done
+  std::vector<int> ranks;     // collective: the group in ring order; p2p: {src, dst}
+  std::string group;          // collective: pg_name ("" = all ranks); p2p: "tag <t>"
+  int64_t sequence = 0;       // k-th of its kind
+  std::vector<int> position;  // per slot: the member's node position, -1 until a trace lists it
+  std::vector<char> arrived;  // per slot: its dependencies are done
+  int members = 0, arrivals = 0;
+
+  // Slots of the ranks that are (or, with `present` false, are not) members, in rank order.
+  std::vector<int> member_ranks(bool present) const {
+    std::vector<int> out;
+    for (size_t i = 0; i < ranks.size(); ++i)
+      if ((position[i] >= 0) == present) out.push_back(ranks[i]);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
+// A process group as the importer uses it: its ranks in ring order and each rank's slot there.
+struct Group {
+  std::vector<int> ranks;
+  std::vector<int> slot;  // per rank of the job: its index in `ranks`, -1 outside the group
 };
 
 // Chakra's PyTorch converter records the execution trace's schema ("1.1.1-chakra.0.0.4") in the
@@ -104,7 +117,8 @@ class Importer {
     std::vector<int> remaining;
     std::vector<std::vector<int>> done_ops;  // ops after which the node is complete
     std::vector<char> done;
-    std::vector<std::string> rendezvous;  // key, for send/recv/collective nodes
+    std::vector<int> rendezvous;  // index in rendezvous_ for send/recv/collective nodes, else -1
+    std::vector<int> slot;        // the rank's slot in that rendezvous
   };
 
   RankState& state(int r) { return ranks_state_[r]; }
@@ -242,7 +256,8 @@ class Importer {
     s.remaining.assign(n, 0);
     s.done_ops.resize(n);
     s.done.assign(n, 0);
-    s.rendezvous.resize(n);
+    s.rendezvous.assign(n, -1);
+    s.slot.assign(n, -1);
     const bool call_tree = from_pytorch(traces_[r]);
     s.deps.start.reserve(n + 1);
     std::vector<int> fan_out(n + 1, 0);
@@ -312,40 +327,66 @@ class Importer {
                      std::to_string(node(r, cycle.front()).id) + " (\"a -> b\": b depends on a)");
   }
 
-  std::vector<int> group_ranks(int r, int p, const std::string& pg) const {
-    std::vector<int> all(ranks_);
-    for (int i = 0; i < ranks_; ++i) all[i] = i;
-    if (pg.empty() || options_.comm_groups.empty()) return all;
-    auto it = options_.comm_groups.find(pg);
-    if (it == options_.comm_groups.end())
-      fail(r, p, "process group \"" + pg + "\" is not in the comm groups");
-    for (int x : it->second)
-      if (x < 0 || x >= ranks_)
-        fail(r, p,
-             "process group \"" + pg + "\" lists rank " + std::to_string(x) + " of " +
-                 std::to_string(ranks_));
-    if (std::find(it->second.begin(), it->second.end(), r) == it->second.end())
+  // The group a collective of process group `pg` spans, checked once per group and rank.
+  const Group& group_of(int r, int p, const std::string& pg) {
+    const bool world = pg.empty() || options_.comm_groups.empty();
+    auto [it, fresh] = groups_.try_emplace(world ? std::string() : pg);
+    Group& g = it->second;
+    if (fresh) {
+      if (world) {
+        for (int i = 0; i < ranks_; ++i) g.ranks.push_back(i);
+      } else {
+        auto found = options_.comm_groups.find(pg);
+        if (found == options_.comm_groups.end()) {
+          groups_.erase(it);
+          fail(r, p, "process group \"" + pg + "\" is not in the comm groups");
+        }
+        for (int x : found->second)
+          if (x < 0 || x >= ranks_) {
+            groups_.erase(it);
+            fail(r, p,
+                 "process group \"" + pg + "\" lists rank " + std::to_string(x) + " of " +
+                     std::to_string(ranks_));
+          }
+        g.ranks = found->second;
+      }
+      g.slot.assign(ranks_, -1);
+      for (size_t i = 0; i < g.ranks.size(); ++i)
+        if (g.slot[g.ranks[i]] < 0) g.slot[g.ranks[i]] = static_cast<int>(i);
+    }
+    if (g.slot[r] < 0)
       fail(r, p,
            "rank " + std::to_string(r) + " is not in its process group \"" + pg + "\" " +
-               join(it->second));
-    return it->second;
+               join(g.ranks));
+    return g;
   }
 
+  // Numbers the rank's collectives per process group and its transfers per (source,
+  // destination, tag): the k-th of each on every rank it names is one rendezvous.
   void assign_rendezvous(int r) {
-    std::map<std::string, int64_t> counts;
+    std::map<std::string, int64_t> collectives;
+    std::map<std::tuple<int, int, int64_t, bool>, int64_t> transfers;
+    RankState& s = state(r);
     const int n = static_cast<int>(traces_[r].nodes.size());
     for (int p = 0; p < n; ++p) {
       const int t = node(r, p).type;
-      std::string key;
+      std::vector<int>* sequence = nullptr;  // rendezvous ids of this kind, by k
+      int64_t k = 0;
+      int slot = 0;
       Rendezvous proto;
       if (t == chakra::kCommCollNode) {
         std::string pg;
         if (const chakra::Attr* a = node(r, p).attr("pg_name"); a && !a->text(&pg))
           fail(r, p, std::string("attribute pg_name must be a string, got ") + a->value_name());
-        proto.collective = true;
-        proto.group = pg;
-        proto.ranks = group_ranks(r, p, pg);
-        key = "coll\x1f" + pg;
+        const Group& g = group_of(r, p, pg);
+        slot = g.slot[r];
+        k = collectives[pg]++;
+        sequence = &collective_ids_[pg];
+        if (static_cast<size_t>(k) == sequence->size()) {
+          proto.collective = true;
+          proto.group = pg;
+          proto.ranks = g.ranks;
+        }
       } else if (t == chakra::kCommSendNode || t == chakra::kCommRecvNode) {
         const bool send = t == chakra::kCommSendNode;
         const int peer = p2p_peer(r, p, send);
@@ -353,45 +394,52 @@ class Importer {
         int64_t tag = 0;
         int_attr(r, p, "comm_tag", &tag);
         const int src = send ? r : peer, dst = send ? peer : r;
+        slot = send ? 0 : 1;
+        // A send and its receive share one rendezvous: the direction counts apart but is not
+        // part of the rendezvous.
+        k = transfers[{src, dst, tag, send}]++;
+        sequence = &transfer_ids_[{src, dst, tag}];
         proto.ranks = {src, dst};
         proto.group = "tag " + std::to_string(tag);
-        key = "p2p\x1f" + std::to_string(src) + "\x1f" + std::to_string(dst) + "\x1f" +
-              std::to_string(tag) + (send ? "\x1fsend" : "\x1frecv");
       } else {
         continue;
       }
-      const int64_t k = counts[key]++;
-      std::string full = key + "\x1f" + std::to_string(k);
-      // A send and its receive share one rendezvous: drop the direction from its key.
-      if (!proto.collective) full = full.substr(0, key.rfind('\x1f')) + "\x1f" + std::to_string(k);
-      state(r).rendezvous[p] = full;
-      auto [it, fresh] = rendezvous_.emplace(full, proto);
-      it->second.sequence = k;
-      if (!fresh && proto.collective && it->second.ranks != proto.ranks)
-        fail(r, p,
-             "process group \"" + proto.group + "\" has ranks " + join(proto.ranks) + " here but " +
-                 join(it->second.ranks) + " on another rank");
-      if (!it->second.members.emplace(r, p).second)
-        fail(r, p, "internal: rank listed twice in one rendezvous");
+      while (sequence->size() <= static_cast<size_t>(k)) {
+        sequence->push_back(static_cast<int>(rendezvous_.size()));
+        Rendezvous fresh = proto;
+        fresh.sequence = static_cast<int64_t>(sequence->size()) - 1;
+        fresh.position.assign(fresh.ranks.size(), -1);
+        fresh.arrived.assign(fresh.ranks.size(), 0);
+        rendezvous_.push_back(std::move(fresh));
+      }
+      const int id = (*sequence)[k];
+      Rendezvous& rv = rendezvous_[id];
+      if (rv.position[slot] >= 0) fail(r, p, "internal: rank listed twice in one rendezvous");
+      rv.position[slot] = p;
+      ++rv.members;
+      s.rendezvous[p] = id;
+      s.slot[p] = slot;
     }
   }
 
   void check_rendezvous_members() const {
-    for (const auto& [key, rv] : rendezvous_) {
-      const auto [r, p] = *rv.members.begin();
+    for (const Rendezvous& rv : rendezvous_) {
+      // The lowest member rank names the node in the message.
+      int r = -1, p = -1;
+      for (size_t i = 0; i < rv.ranks.size(); ++i)
+        if (rv.position[i] >= 0 && (r < 0 || rv.ranks[i] < r)) r = rv.ranks[i], p = rv.position[i];
       if (rv.collective) {
         std::vector<int> missing;
-        for (int x : rv.ranks)
-          if (!rv.members.count(x)) missing.push_back(x);
+        for (size_t i = 0; i < rv.ranks.size(); ++i)
+          if (rv.position[i] < 0) missing.push_back(rv.ranks[i]);
         if (!missing.empty()) {
-          std::vector<int> have;
-          for (const auto& m : rv.members) have.push_back(m.first);
           fail(r, p,
                "collective #" + std::to_string(rv.sequence) + " of process group \"" + rv.group +
-                   "\" is in the traces of ranks " + join(have) + " but not of ranks " +
-                   join(missing) + " (they list fewer collectives of this group)");
+                   "\" is in the traces of ranks " + join(rv.member_ranks(true)) +
+                   " but not of ranks " + join(missing) +
+                   " (they list fewer collectives of this group)");
         }
-      } else if (rv.members.size() != 2) {
+      } else if (rv.members != 2) {
         const bool is_send = node(r, p).type == chakra::kCommSendNode;
         fail(r, p,
              std::string(is_send ? "COMM_SEND_NODE to rank " : "COMM_RECV_NODE from rank ") +
@@ -403,9 +451,34 @@ class Importer {
     }
   }
 
+  // `into` followed by the ops of `from` it does not hold yet, in order. The stamp array marks
+  // what `into` holds, so merging the dependencies of a collective's n ranks is O(n), not O(n^2).
+  void merge_into(std::vector<int>& into, const std::vector<int>& from) {
+    if (from.empty()) return;
+    if (into.empty() && from.size() == 1) {
+      into = from;
+      return;
+    }
+    if (stamp_.size() < g_.ops.size()) stamp_.resize(g_.ops.size() + g_.ops.size() / 2 + 16, 0);
+    if (++stamp_now_ == 0) {  // wrapped: forget every old mark
+      std::fill(stamp_.begin(), stamp_.end(), 0);
+      stamp_now_ = 1;
+    }
+    for (int x : into) stamp_[x] = stamp_now_;
+    for (int x : from)
+      if (stamp_[x] != stamp_now_) {
+        stamp_[x] = stamp_now_;
+        into.push_back(x);
+      }
+  }
+  std::vector<int> merged(std::vector<int> a, const std::vector<int>& b) {
+    merge_into(a, b);
+    return a;
+  }
+
   std::vector<int> dep_ops(int r, int p) {
     std::vector<int> ops;
-    for (int d : state(r).deps[p]) ops = merged(std::move(ops), state(r).done_ops[d]);
+    for (int d : state(r).deps[p]) merge_into(ops, state(r).done_ops[d]);
     return ops;
   }
 
@@ -417,10 +490,18 @@ class Importer {
       if (--s.remaining[q] == 0) ready_.push_back({r, q});
   }
 
+  // "r<rank>.<node id>[:<node name>]", built in place: one allocation per op of a large import.
   std::string op_name(int r, int p) const {
     const Node& n = node(r, p);
-    std::string s = "r" + std::to_string(r) + "." + std::to_string(n.id);
-    return n.name.empty() ? s : s + ":" + n.name;
+    char digits[48] = {'r'};
+    char* end = std::to_chars(digits + 1, digits + sizeof digits, r).ptr;
+    *end++ = '.';
+    end = std::to_chars(end, digits + sizeof digits, n.id).ptr;
+    std::string s;
+    s.reserve(static_cast<size_t>(end - digits) + (n.name.empty() ? 0 : 1 + n.name.size()));
+    s.append(digits, end);
+    if (!n.name.empty()) s.append(":").append(n.name);
+    return s;
   }
 
   int add_compute(int r, int p, Stream stream, const std::string& phase, double duration,
@@ -480,9 +561,9 @@ class Importer {
   }
 
   void arrive(int r, int p) {
-    Rendezvous& rv = rendezvous_.at(state(r).rendezvous[p]);
-    rv.arrived.emplace(r, p);
-    if (rv.arrived.size() < rv.members.size()) return;
+    Rendezvous& rv = rendezvous_[state(r).rendezvous[p]];
+    rv.arrived[state(r).slot[p]] = 1;
+    if (++rv.arrivals < rv.members) return;
     if (rv.collective) {
       expand_collective(rv);
     } else {
@@ -492,7 +573,7 @@ class Importer {
 
   void connect(const Rendezvous& rv) {
     const int s = rv.ranks[0], d = rv.ranks[1];
-    const int sp = rv.arrived.at(s), dp = rv.arrived.at(d);
+    const int sp = rv.position[0], dp = rv.position[1];
     const chakra::Attr* size = node(s, sp).attr("comm_size");
     if (size == nullptr) fail(s, sp, "COMM_SEND_NODE needs attribute comm_size");
     const double bytes = size_attr(s, sp, "comm_size");
@@ -510,7 +591,7 @@ class Importer {
 
   void expand_collective(const Rendezvous& rv) {
     // Every rank must agree on what the collective is.
-    const int r0 = rv.ranks[0], p0 = rv.arrived.at(r0);
+    const int r0 = rv.ranks[0], p0 = rv.position[0];
     int64_t type = 0;
     if (!int_attr(r0, p0, "comm_type", &type))
       fail(r0, p0, "COMM_COLL_NODE needs attribute comm_type");
@@ -522,8 +603,8 @@ class Importer {
       fail(r0, p0, "COMM_COLL_NODE needs attribute comm_size");
     const double bytes = type == chakra::kBarrier ? 0.0 : size_attr(r0, p0, "comm_size");
     chakra::RankDeps deps;
-    for (int x : rv.ranks) {
-      const int px = rv.arrived.at(x);
+    for (size_t i = 0; i < rv.ranks.size(); ++i) {
+      const int x = rv.ranks[i], px = rv.position[i];
       int64_t t = -1;
       int_attr(x, px, "comm_type", &t);
       const double b = type == chakra::kBarrier ? 0.0 : size_attr(x, px, "comm_size");
@@ -543,13 +624,12 @@ class Importer {
     } else {
       done = flows(rv, static_cast<int>(type), bytes, deps, name);
     }
-    for (size_t i = 0; i < rv.ranks.size(); ++i)
-      complete(rv.ranks[i], rv.arrived.at(rv.ranks[i]), done[i]);
+    for (size_t i = 0; i < rv.ranks.size(); ++i) complete(rv.ranks[i], rv.position[i], done[i]);
   }
 
   chakra::RankDeps engine_collective(const Rendezvous& rv, int type, double bytes,
                                      const chakra::RankDeps& deps, const std::string& name) {
-    const int r0 = rv.ranks[0], p0 = rv.arrived.at(r0);
+    const int r0 = rv.ranks[0], p0 = rv.position[0];
     Collective c;
     switch (type) {
       case chakra::kAllReduce:
@@ -589,14 +669,14 @@ class Importer {
     c.pipeline = options_.pipeline;
     c.analytical = options_.analytical;
     std::vector<int> after;
-    for (const auto& d : deps) after = merged(std::move(after), d);
+    for (const auto& d : deps) merge_into(after, d);
     int op = append_collective(g_, name, std::move(c), "comm", std::move(after));
     return chakra::RankDeps(rv.ranks.size(), {op});
   }
 
   chakra::RankDeps flows(const Rendezvous& rv, int type, double bytes, const chakra::RankDeps& deps,
                          const std::string& name) {
-    const int r0 = rv.ranks[0], p0 = rv.arrived.at(r0);
+    const int r0 = rv.ranks[0], p0 = rv.position[0];
     const char* type_name = chakra::collective_name(type);
     chakra::RankDeps done;
     switch (type) {
@@ -632,12 +712,20 @@ class Importer {
       const RankState& s = ranks_state_[r];
       for (size_t p = 0; p < s.done.size(); ++p) {
         if (s.done[p]) continue;
-        for (const auto& [key, rv] : rendezvous_) {
-          if (rv.arrived.empty() || rv.arrived.size() == rv.members.size()) continue;
+        for (const Rendezvous& rv : rendezvous_) {
+          if (rv.arrivals == 0 || rv.arrivals == rv.members) continue;
           std::vector<int> waiting;
-          for (const auto& m : rv.members)
-            if (!rv.arrived.count(m.first)) waiting.push_back(m.first);
-          const auto [ar, ap] = *rv.arrived.begin();
+          int ar = -1, ap = -1;  // the lowest rank that arrived names the node
+          for (size_t i = 0; i < rv.ranks.size(); ++i) {
+            if (rv.position[i] < 0) continue;
+            if (!rv.arrived[i]) {
+              waiting.push_back(rv.ranks[i]);
+            } else if (ar < 0 || rv.ranks[i] < ar) {
+              ar = rv.ranks[i];
+              ap = rv.position[i];
+            }
+          }
+          std::sort(waiting.begin(), waiting.end());
           fail(ar, ap,
                std::string(rv.collective ? "collective" : "transfer") + " #" +
                    std::to_string(rv.sequence) + " (" +
@@ -655,7 +743,13 @@ class Importer {
   const ChakraImportOptions& options_;
   const int ranks_;
   std::vector<RankState> ranks_state_;
-  std::map<std::string, Rendezvous> rendezvous_;
+  std::vector<Rendezvous> rendezvous_;
+  std::map<std::string, Group> groups_;  // by pg_name; "" = every rank
+  // Rendezvous ids by sequence number, per process group and per (source, destination, tag).
+  std::map<std::string, std::vector<int>> collective_ids_;
+  std::map<std::tuple<int, int, int64_t>, std::vector<int>> transfer_ids_;
+  std::vector<uint32_t> stamp_;  // merge_into's marks, per op
+  uint32_t stamp_now_ = 0;
   std::deque<std::pair<int, int>> ready_;  // (rank, node position) whose deps are done
   ExecutionGraph g_;
 };

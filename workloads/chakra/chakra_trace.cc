@@ -118,69 +118,114 @@ bool parse_message(const char* data, size_t size, pb::Message* m, std::string* w
   return ok;
 }
 
-// AttributeProto -> Attr, through reflection: the oneof member set is the field it names.
+// A scalar AttributeProto -> Attr through the generated accessors; false for a list or an unset
+// value (to_attr's reflection handles those, rarer, cases).
+bool scalar_attr(const ChakraProtoMsg::AttributeProto& a, Attr* out) {
+  using P = ChakraProtoMsg::AttributeProto;
+  using K = Attr::Kind;
+  switch (a.value_case()) {
+    case P::kDoubleVal:
+      out->kind = K::kFloat, out->float_value = a.double_val();
+      break;
+    case P::kFloatVal:
+      out->kind = K::kFloat, out->float_value = a.float_val();
+      break;
+    case P::kInt32Val:
+      out->kind = K::kSigned, out->int_value = a.int32_val();
+      break;
+    case P::kInt64Val:
+      out->kind = K::kSigned, out->int_value = a.int64_val();
+      break;
+    case P::kSint32Val:
+      out->kind = K::kSigned, out->int_value = a.sint32_val();
+      break;
+    case P::kSint64Val:
+      out->kind = K::kSigned, out->int_value = a.sint64_val();
+      break;
+    case P::kSfixed32Val:
+      out->kind = K::kSigned, out->int_value = a.sfixed32_val();
+      break;
+    case P::kSfixed64Val:
+      out->kind = K::kSigned, out->int_value = a.sfixed64_val();
+      break;
+    case P::kUint32Val:
+      out->kind = K::kUnsigned, out->uint_value = a.uint32_val();
+      break;
+    case P::kUint64Val:
+      out->kind = K::kUnsigned, out->uint_value = a.uint64_val();
+      break;
+    case P::kFixed32Val:
+      out->kind = K::kUnsigned, out->uint_value = a.fixed32_val();
+      break;
+    case P::kFixed64Val:
+      out->kind = K::kUnsigned, out->uint_value = a.fixed64_val();
+      break;
+    case P::kBoolVal:
+      out->kind = K::kBool, out->int_value = a.bool_val() ? 1 : 0;
+      break;
+    case P::kStringVal:
+      out->kind = K::kString, out->string_value = a.string_val();
+      break;
+    case P::kBytesVal:
+      out->kind = K::kBytes, out->string_value = a.bytes_val();
+      break;
+    default:
+      return false;
+  }
+  out->field = static_cast<int>(a.value_case());
+  return true;
+}
+
+// AttributeProto -> Attr: scalars directly, lists through reflection (the oneof member set is
+// the field it names; its message's field 1 holds the values).
 Attr to_attr(const ChakraProtoMsg::AttributeProto& a) {
   Attr out;
   out.name = a.name();
+  if (scalar_attr(a, &out)) return out;
   const int number = static_cast<int>(a.value_case());
   if (number == 0) return out;  // VALUE_NOT_SET
   out.field = number;
   const pb::FieldDescriptor* fd = a.GetDescriptor()->FindFieldByNumber(number);
   const pb::Reflection* refl = a.GetReflection();
-  // A list member is a message whose field 1 holds the values.
-  const pb::Message* holder = &a;
-  const pb::FieldDescriptor* values = fd;
-  out.is_list = fd->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE;
-  if (out.is_list) {
-    holder = &refl->GetMessage(a, fd);
-    values = holder->GetDescriptor()->FindFieldByNumber(1);
-  }
+  out.is_list = true;
+  const pb::Message* holder = &refl->GetMessage(a, fd);
+  const pb::FieldDescriptor* values = holder->GetDescriptor()->FindFieldByNumber(1);
   const pb::Reflection* hr = holder->GetReflection();
-  const int n = out.is_list ? hr->FieldSize(*holder, values) : 1;
+  const int n = hr->FieldSize(*holder, values);
   for (int i = 0; i < n; ++i) {
     switch (values->cpp_type()) {
       case pb::FieldDescriptor::CPPTYPE_INT32:
         out.kind = Attr::Kind::kSigned;
-        out.ints.push_back(out.is_list ? hr->GetRepeatedInt32(*holder, values, i)
-                                       : hr->GetInt32(*holder, values));
+        out.ints.push_back(hr->GetRepeatedInt32(*holder, values, i));
         break;
       case pb::FieldDescriptor::CPPTYPE_INT64:
         out.kind = Attr::Kind::kSigned;
-        out.ints.push_back(out.is_list ? hr->GetRepeatedInt64(*holder, values, i)
-                                       : hr->GetInt64(*holder, values));
+        out.ints.push_back(hr->GetRepeatedInt64(*holder, values, i));
         break;
       case pb::FieldDescriptor::CPPTYPE_UINT32:
         out.kind = Attr::Kind::kUnsigned;
-        out.uints.push_back(out.is_list ? hr->GetRepeatedUInt32(*holder, values, i)
-                                        : hr->GetUInt32(*holder, values));
+        out.uints.push_back(hr->GetRepeatedUInt32(*holder, values, i));
         break;
       case pb::FieldDescriptor::CPPTYPE_UINT64:
         out.kind = Attr::Kind::kUnsigned;
-        out.uints.push_back(out.is_list ? hr->GetRepeatedUInt64(*holder, values, i)
-                                        : hr->GetUInt64(*holder, values));
+        out.uints.push_back(hr->GetRepeatedUInt64(*holder, values, i));
         break;
       case pb::FieldDescriptor::CPPTYPE_DOUBLE:
         out.kind = Attr::Kind::kFloat;
-        out.floats.push_back(out.is_list ? hr->GetRepeatedDouble(*holder, values, i)
-                                         : hr->GetDouble(*holder, values));
+        out.floats.push_back(hr->GetRepeatedDouble(*holder, values, i));
         break;
       case pb::FieldDescriptor::CPPTYPE_FLOAT:
         out.kind = Attr::Kind::kFloat;
-        out.floats.push_back(out.is_list ? hr->GetRepeatedFloat(*holder, values, i)
-                                         : hr->GetFloat(*holder, values));
+        out.floats.push_back(hr->GetRepeatedFloat(*holder, values, i));
         break;
       case pb::FieldDescriptor::CPPTYPE_BOOL:
         out.kind = Attr::Kind::kBool;
-        out.ints.push_back(
-            (out.is_list ? hr->GetRepeatedBool(*holder, values, i) : hr->GetBool(*holder, values))
-                ? 1
-                : 0);
+        out.ints.push_back(hr->GetRepeatedBool(*holder, values, i) ? 1 : 0);
         break;
       case pb::FieldDescriptor::CPPTYPE_STRING:
         out.kind = values->type() == pb::FieldDescriptor::TYPE_BYTES ? Attr::Kind::kBytes
                                                                      : Attr::Kind::kString;
-        out.strings.push_back(out.is_list ? hr->GetRepeatedString(*holder, values, i)
-                                          : hr->GetString(*holder, values));
+        out.strings.push_back(hr->GetRepeatedString(*holder, values, i));
         break;
       default:
         break;
@@ -301,13 +346,13 @@ const char* Attr::value_name() const {
 
 bool Attr::integer(int64_t* out) const {
   if (is_list) return false;
-  if ((kind == Kind::kSigned || kind == Kind::kBool) && ints.size() == 1) {
-    *out = ints[0];
+  if (kind == Kind::kSigned || kind == Kind::kBool) {
+    *out = int_value;
     return true;
   }
-  if (kind == Kind::kUnsigned && uints.size() == 1 &&
-      uints[0] <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    *out = static_cast<int64_t>(uints[0]);
+  if (kind == Kind::kUnsigned &&
+      uint_value <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    *out = static_cast<int64_t>(uint_value);
     return true;
   }
   return false;
@@ -320,25 +365,24 @@ bool Attr::number(double* out) const {
     return true;
   }
   if (is_list) return false;
-  if (kind == Kind::kUnsigned && uints.size() == 1) {
-    *out = static_cast<double>(uints[0]);
+  if (kind == Kind::kUnsigned) {
+    *out = static_cast<double>(uint_value);
     return true;
   }
-  if (kind == Kind::kFloat && floats.size() == 1) {
-    *out = floats[0];
+  if (kind == Kind::kFloat) {
+    *out = float_value;
     return true;
   }
   return false;
 }
 
 bool Attr::text(std::string* out) const {
-  if (is_list || (kind != Kind::kString && kind != Kind::kBytes) || strings.size() != 1)
-    return false;
-  *out = strings[0];
+  if (is_list || (kind != Kind::kString && kind != Kind::kBytes)) return false;
+  *out = string_value;
   return true;
 }
 
-const Attr* Node::attr(const std::string& attr_name) const {
+const Attr* Node::attr(std::string_view attr_name) const {
   for (const auto& a : attrs)
     if (a.name == attr_name) return &a;
   return nullptr;

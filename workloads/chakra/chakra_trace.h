@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace orrery::chakra {
@@ -43,16 +44,23 @@ enum CollectiveCommType : int {
 const char* collective_name(int type);  // "ALL_REDUCE"...; nullptr outside the enum
 
 // One AttributeProto: its name and its value, whichever member of the `value` oneof was set.
-// Scalars are stored as a one-element list.
+// A scalar is held in place (a trace has a few per node, and a list each would be an allocation
+// apiece); a list in the vector of its kind.
 struct Attr {
   enum class Kind { kNone, kSigned, kUnsigned, kFloat, kBool, kString, kBytes };
   std::string name;
   Kind kind = Kind::kNone;
   bool is_list = false;
-  int field = 0;                // the oneof member's field number (3 double_val ... 32 bytes_list)
-  std::vector<int64_t> ints;    // kSigned, kBool
-  std::vector<uint64_t> uints;  // kUnsigned
-  std::vector<double> floats;   // kFloat
+  int field = 0;  // the oneof member's field number (3 double_val ... 32 bytes_list)
+  // Scalars (is_list false), by kind.
+  int64_t int_value = 0;     // kSigned, kBool (0 or 1)
+  uint64_t uint_value = 0;   // kUnsigned
+  double float_value = 0.0;  // kFloat
+  std::string string_value;  // kString, kBytes
+  // Lists (is_list true), by kind.
+  std::vector<int64_t> ints;         // kSigned, kBool
+  std::vector<uint64_t> uints;       // kUnsigned
+  std::vector<double> floats;        // kFloat
   std::vector<std::string> strings;  // kString, kBytes
 
   // The oneof member's name, e.g. "int64_val", "string_list", "(unset)".
@@ -80,7 +88,7 @@ struct Node {
   std::string input_values;
   size_t offset = 0;  // byte offset of the node's message in the (decompressed) file
 
-  const Attr* attr(const std::string& attr_name) const;  // nullptr if absent
+  const Attr* attr(std::string_view attr_name) const;  // nullptr if absent
 };
 
 struct Trace {
