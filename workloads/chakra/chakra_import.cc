@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <deque>
 #include <map>
@@ -115,7 +116,14 @@ class Importer {
     NodeLists deps;  // positions, data and control merged
     NodeLists succ;
     std::vector<int> remaining;
-    std::vector<std::vector<int>> done_ops;  // ops after which the node is complete
+    // The ops after which each node is complete: most nodes have one, held in place; the
+    // others' lists in done_many.
+    std::vector<int> done_one;  // that op, or -1 when done_many holds the list
+    std::vector<std::vector<int>> done_many;
+    NodeLists::Range done_ops(int p) const {
+      if (done_one[p] >= 0) return {&done_one[p], &done_one[p] + 1};
+      return {done_many[p].data(), done_many[p].data() + done_many[p].size()};
+    }
     std::vector<char> done;
     std::vector<int> rendezvous;  // index in rendezvous_ for send/recv/collective nodes, else -1
     std::vector<int> slot;        // the rank's slot in that rendezvous
@@ -210,32 +218,58 @@ class Importer {
     }
   }
 
-  // Node id -> position in its file: an array when the ids are about as many as the nodes (as
-  // every Chakra writer numbers them), a hash map otherwise.
+  // Node id -> position in its file: an array when the ids are about as many as the nodes, a
+  // sorted array otherwise (Orrery's own exports number nodes across ranks, so a rank's ids are
+  // sparse); no allocation per node either way.
   class IdIndex {
    public:
     explicit IdIndex(const std::vector<Node>& nodes) {
       uint64_t top = 0;
       for (const Node& n : nodes) top = std::max(top, n.id);
       dense_ = top < 4 * static_cast<uint64_t>(nodes.size()) + 1024;
-      if (dense_) positions_.assign(top + 1, -1);
+      const int n = static_cast<int>(nodes.size());
+      if (dense_) {
+        positions_.assign(top + 1, -1);
+        for (int p = 0; p < n; ++p) {
+          int& first = positions_[nodes[p].id];
+          if (first < 0) {
+            first = p;
+          } else if (p < duplicate_) {
+            duplicate_ = p;
+            duplicate_of_ = first;
+          }
+        }
+        return;
+      }
+      sorted_.reserve(nodes.size());
+      for (int p = 0; p < n; ++p) sorted_.push_back({nodes[p].id, p});
+      std::sort(sorted_.begin(), sorted_.end());
+      for (size_t i = 1; i < sorted_.size(); ++i) {
+        if (sorted_[i].first != sorted_[i - 1].first) continue;
+        size_t run = i - 1;  // the run's first entry holds the lowest position
+        while (run > 0 && sorted_[run - 1].first == sorted_[i].first) --run;
+        if (sorted_[i].second < duplicate_) {
+          duplicate_ = sorted_[i].second;
+          duplicate_of_ = sorted_[run].second;
+        }
+      }
     }
-    // Records id at p; the position already holding it when the id is taken.
-    int add(uint64_t id, int p) {
-      if (!dense_) return sparse_.emplace(id, p).first->second;
-      if (positions_[id] < 0) positions_[id] = p;
-      return positions_[id];
-    }
+    // The lowest position whose id an earlier node already has (INT_MAX if none) and that
+    // earlier node's position.
+    int duplicate() const { return duplicate_; }
+    int duplicate_of() const { return duplicate_of_; }
+    // The first position holding `id`; -1 if none.
     int find(uint64_t id) const {
       if (dense_) return id < positions_.size() ? positions_[id] : -1;
-      auto it = sparse_.find(id);
-      return it == sparse_.end() ? -1 : it->second;
+      auto it = std::lower_bound(sorted_.begin(), sorted_.end(), std::pair<uint64_t, int>{id, -1});
+      return it != sorted_.end() && it->first == id ? it->second : -1;
     }
 
    private:
     bool dense_;
     std::vector<int> positions_;
-    std::unordered_map<uint64_t, int> sparse_;
+    std::vector<std::pair<uint64_t, int>> sorted_;  // (id, position)
+    int duplicate_ = INT_MAX, duplicate_of_ = -1;
   };
 
   void index_rank(int r) {
@@ -244,8 +278,8 @@ class Importer {
     const int n = static_cast<int>(nodes.size());
     IdIndex index(nodes);
     for (int p = 0; p < n; ++p) {
-      if (const int first = index.add(nodes[p].id, p); first != p)
-        fail(r, p, "duplicate node id (also node #" + std::to_string(first) + ")");
+      if (p == index.duplicate())
+        fail(r, p, "duplicate node id (also node #" + std::to_string(index.duplicate_of()) + ")");
       const int t = nodes[p].type;
       if (chakra::node_type_name(t) == nullptr)
         fail(r, p,
@@ -254,7 +288,8 @@ class Importer {
       if (t == chakra::kInvalidNode) fail(r, p, "node type INVALID_NODE (0): the type is unset");
     }
     s.remaining.assign(n, 0);
-    s.done_ops.resize(n);
+    s.done_one.assign(n, -1);
+    s.done_many.resize(n);
     s.done.assign(n, 0);
     s.rendezvous.assign(n, -1);
     s.slot.assign(n, -1);
@@ -453,10 +488,11 @@ class Importer {
 
   // `into` followed by the ops of `from` it does not hold yet, in order. The stamp array marks
   // what `into` holds, so merging the dependencies of a collective's n ranks is O(n), not O(n^2).
-  void merge_into(std::vector<int>& into, const std::vector<int>& from) {
-    if (from.empty()) return;
+  template <class Ops>
+  void merge_into(std::vector<int>& into, const Ops& from) {
+    if (from.size() == 0) return;
     if (into.empty() && from.size() == 1) {
-      into = from;
+      into.push_back(*from.begin());
       return;
     }
     if (stamp_.size() < g_.ops.size()) stamp_.resize(g_.ops.size() + g_.ops.size() / 2 + 16, 0);
@@ -478,13 +514,25 @@ class Importer {
 
   std::vector<int> dep_ops(int r, int p) {
     std::vector<int> ops;
-    for (int d : state(r).deps[p]) merge_into(ops, state(r).done_ops[d]);
+    for (int d : state(r).deps[p]) merge_into(ops, state(r).done_ops(d));
     return ops;
   }
 
   void complete(int r, int p, std::vector<int> ops) {
     RankState& s = state(r);
-    s.done_ops[p] = std::move(ops);
+    if (ops.size() == 1) {
+      s.done_one[p] = ops[0];
+    } else {
+      s.done_many[p] = std::move(ops);
+    }
+    mark_done(r, p);
+  }
+  void complete(int r, int p, int op) {
+    state(r).done_one[p] = op;
+    mark_done(r, p);
+  }
+  void mark_done(int r, int p) {
+    RankState& s = state(r);
     s.done[p] = 1;
     for (int q : s.succ[p])
       if (--s.remaining[q] == 0) ready_.push_back({r, q});
@@ -532,8 +580,8 @@ class Importer {
             n.duration_micros > 0 && (!options_.prefer_num_ops || (flops == 0 && bytes == 0));
         const bool priced = !measured && (flops > 0 || bytes > 0);
         complete(r, p,
-                 {add_compute(r, p, cpu ? kHostStream : kComputeStream, "compute",
-                              priced ? -1.0 : micros, priced ? flops : 0.0, priced ? bytes : 0.0)});
+                 add_compute(r, p, cpu ? kHostStream : kComputeStream, "compute",
+                             priced ? -1.0 : micros, priced ? flops : 0.0, priced ? bytes : 0.0));
         return;
       }
       case chakra::kMemLoadNode:
@@ -543,7 +591,7 @@ class Importer {
         const double bytes = size_attr(r, p, "tensor_size");
         const bool priced = n.duration_micros == 0 && bytes > 0;
         complete(r, p,
-                 {add_compute(r, p, s, "io", priced ? -1.0 : micros, 0.0, priced ? bytes : 0.0)});
+                 add_compute(r, p, s, "io", priced ? -1.0 : micros, 0.0, priced ? bytes : 0.0));
         return;
       }
       case chakra::kCommCollNode:
@@ -553,7 +601,7 @@ class Importer {
         return;
       default:  // metadata, storage, batch, checkpoint
         if (n.duration_micros > 0) {
-          complete(r, p, {add_compute(r, p, kHostStream, "host", micros, 0.0, 0.0)});
+          complete(r, p, add_compute(r, p, kHostStream, "host", micros, 0.0, 0.0));
         } else {
           complete(r, p, dep_ops(r, p));
         }
@@ -585,8 +633,8 @@ class Importer {
     const int index =
         append_transfer(g_, op_name(s, sp) + "->r" + std::to_string(d), s, kCommStream, s, d, bytes,
                         "comm", merged(dep_ops(s, sp), dep_ops(d, dp)));
-    complete(s, sp, {index});
-    complete(d, dp, {index});
+    complete(s, sp, index);
+    complete(d, dp, index);
   }
 
   void expand_collective(const Rendezvous& rv) {
