@@ -20,6 +20,7 @@
 #include "results/chrome_trace.h"
 #include "results/h5_store.h"
 #include "results/run_report.h"
+#include "scenario/job_report.h"
 #include "scenario/llm_figures.h"
 #include "scenario/scenario.h"
 
@@ -53,7 +54,14 @@ void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
   std::printf("Workload   %zu devices, %zu ops\n", sc.graph.devices.size(), sc.graph.ops.size());
   if (!sc.workload_summary.empty()) std::printf("           %s\n", sc.workload_summary.c_str());
   std::printf("\n");
-  std::printf("Iteration time  %s\n", format_time(s.iteration_time_s).c_str());
+  if (sc.jobs) {
+    // Several jobs: the run's length is when the last job's last iteration ended; each job's
+    // iteration times follow the breakdown.
+    std::printf("All jobs done  %s (each job's iteration times below)\n",
+                format_time(s.iteration_time_s).c_str());
+  } else {
+    std::printf("Iteration time  %s\n", format_time(s.iteration_time_s).c_str());
+  }
   if (sc.llm && s.iteration_time_s > 0) {
     const LlmRunInfo& l = *sc.llm;
     const LlmFigures f = llm_figures(l, r);
@@ -129,6 +137,40 @@ void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
               r.wall_seconds);
 }
 
+// The jobs of a `jobs` scenario: placement, iteration times shared and alone, shared links.
+void print_jobs(const Scenario& sc, const JobsOutcome& o) {
+  const JobsSetup& setup = *sc.jobs;
+  std::printf("\nJobs (%zu placed on %d GPUs; %d free", setup.jobs.size(), setup.gpus,
+              setup.free_gpus);
+  if (setup.fragmented_gpus > 0)
+    std::printf(", %d of them idle while a job waits", setup.fragmented_gpus);
+  std::printf(")\n");
+  for (const std::string& u : setup.unplaced) std::printf("  not placed: %s\n", u.c_str());
+  std::printf("%-16s %-9s %5s %6s %12s %12s %12s %9s\n", "job", "placement", "GPUs", "iters",
+              "mean iter", "spread", "alone", "slowdown");
+  for (size_t j = 0; j < o.jobs.size(); ++j) {
+    const JobOutcome& x = o.jobs[j];
+    const ScenarioJob& info = setup.jobs[j];
+    std::printf("%-16s %-9s %5zu %6zu %12s %12s %12s %8.3fx\n", x.name.c_str(),
+                info.placement.c_str(), info.gpus.size(), x.iteration_times.size(),
+                format_time(x.mean).c_str(), format_time(x.max - x.min).c_str(),
+                format_time(x.alone_mean).c_str(), x.slowdown);
+  }
+  if (!o.shared.empty()) {
+    std::printf("\n%-28s %12s %8s  %s\n", "links shared by jobs", "bytes", "busy", "jobs");
+    for (size_t i = 0; i < o.shared.size() && i < 8; ++i) {
+      const SharedLink& l = o.shared[i];
+      std::string jobs;
+      for (const auto& j : l.jobs) jobs += (jobs.empty() ? "" : ", ") + j;
+      std::printf("%-28s %12s %7.1f%%  %s\n", l.name.c_str(), format_size(l.bytes).c_str(),
+                  100.0 * l.busy, jobs.c_str());
+    }
+    if (o.shared.size() > 8) std::printf("  ... %zu more\n", o.shared.size() - 8);
+  } else {
+    std::printf("\nNo link carries more than one job's traffic.\n");
+  }
+}
+
 }  // namespace
 
 std::string current_command_line() {
@@ -202,9 +244,18 @@ int run_command(const RunArgs& args) {
   // The one simulation of this process, so no forked child: a child would copy every heap page
   // the import left behind as it allocates (a fifth of `orrery run` on 1,024 Chakra traces).
   // SimGrid only holds the platform (XML files are first loaded in a throw-away child).
+  // Each job alone first: replay() runs once per process and the runs alone fork from this one.
+  std::vector<RunResult> alone;
+  if (sc.jobs) {
+    if (!args.quiet)
+      std::fprintf(stderr, "Replaying each of %zu jobs alone...\n", sc.jobs->spans.size());
+    alone = replay_jobs_alone(sc, opt);
+    opt.record_timeline = true;  // iteration ends come from the timeline
+  }
   RunResult r = replay(sc.platform, sc.graph, opt);
   r.analytical_seconds = sc.analytical_seconds;
   if (!args.quiet) print_summary(sc, r, args.analytical);
+  if (sc.jobs && !args.quiet) print_jobs(sc, job_outcomes(sc, r, alone));
 
   if (!sc.trace_file.empty()) {
     write_chrome_trace(sc.trace_file, sc.graph, r);

@@ -15,7 +15,9 @@
 #include "platforms/astra_network.h"
 #include "platforms/link_rates.h"
 #include "scenario/astra_system.h"
+#include "scenario/jobs.h"
 #include "scenario/model_workload.h"
+#include "scenario/workload_reader.h"
 #include "strategies/cluster_layout.h"
 #include "workloads/chakra/chakra_import.h"
 #include "workloads/graph_json.h"
@@ -149,12 +151,8 @@ void read_chakra_collectives(const YamlMap& w, const std::string& base_dir,
 //  - ranks_per_server: N: rank i on the (i / N)-th server's (i mod N)-th GPU (a trace written
 //    for servers of N GPUs on a platform whose servers have at least N);
 //  - neither: rank i on the platform's i-th GPU (servers filled in order).
-void place_chakra_ranks(const YamlMap& w, int ranks, const std::vector<GpuPlacement>& platform_gpus,
-                        const Topology& topology, ChakraImportOptions* opt) {
-  std::vector<std::string> hosts;
-  for (const auto& g : platform_gpus) hosts.push_back(g.host);
-  const ClusterLayout layout =
-      topology.hosts.empty() ? cluster_layout_from_hosts(hosts) : cluster_layout(topology);
+void place_chakra_ranks(const YamlMap& w, int ranks, const ClusterLayout& layout,
+                        ChakraImportOptions* opt) {
   const int gpus = static_cast<int>(layout.gpus.size());
   std::vector<int> pick;  // platform GPU index of each rank
   if (w.has("rank_map") && w.has("ranks_per_server"))
@@ -216,8 +214,18 @@ void place_chakra_ranks(const YamlMap& w, int ranks, const std::vector<GpuPlacem
   }
 }
 
+}  // namespace
+
+ClusterLayout platform_layout(const Scenario& sc, const std::vector<GpuPlacement>& platform_gpus) {
+  if (!sc.platform.topology.hosts.empty()) return cluster_layout(sc.platform.topology);
+  std::vector<std::string> hosts;
+  for (const auto& g : platform_gpus) hosts.push_back(g.host);
+  return cluster_layout_from_hosts(hosts);
+}
+
 void read_workload(const YamlMap& root, const std::string& base_dir,
-                   const std::vector<GpuPlacement>& platform_gpus, Scenario* sc) {
+                   const std::vector<GpuPlacement>& platform_gpus, const ClusterLayout& layout,
+                   Scenario* sc) {
   if (!root.has("workload")) root.fail("workload", "is required");
   YamlMap w = root.map("workload");
   std::string type = w.str("type", "synthetic-dp");
@@ -239,8 +247,7 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
     opt.prefer_num_ops = w.boolean("prefer_num_ops", false);
     opt.engine_collectives = w.boolean("engine_collectives", true);
     read_chakra_collectives(w, base_dir, &opt);
-    place_chakra_ranks(w, static_cast<int>(files.size()), platform_gpus, sc->platform.topology,
-                       &opt);
+    place_chakra_ranks(w, static_cast<int>(files.size()), layout, &opt);
     w.reject_unknown_keys();
     sc->graph = load_chakra_traces(files, opt);
     return;
@@ -248,8 +255,7 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
   if (type == "llm") {
     if (sc->platform.topology.hosts.empty())
       w.fail("type", "language-model workloads need a generated platform (a preset), not XML");
-    LlmWorkload lw =
-        build_llm_workload(root, w, cluster_layout(sc->platform.topology), sc->device, base_dir);
+    LlmWorkload lw = build_llm_workload(root, w, layout, sc->device, base_dir);
     sc->graph = std::move(lw.graph);
     sc->workload_summary = lw.summary;
     sc->ops_priced = true;
@@ -257,13 +263,6 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
     return;
   }
   if (type == "model" || type == "model_file" || type == "hf_config") {
-    ClusterLayout layout = sc->platform.topology.hosts.empty()
-                               ? cluster_layout_from_hosts([&] {
-                                   std::vector<std::string> h;
-                                   for (const auto& g : platform_gpus) h.push_back(g.host);
-                                   return h;
-                                 }())
-                               : cluster_layout(sc->platform.topology);
     ModelWorkload mw =
         build_model_workload(root, w, layout, sc->device,
                              sc->platform_server ? &*sc->platform_server : nullptr, base_dir);
@@ -320,8 +319,6 @@ void read_workload(const YamlMap& root, const std::string& base_dir,
   check_graph(sc->graph, root.origin() + ": workload");
 }
 
-}  // namespace
-
 void apply_override(YAML::Node& root, const std::string& assignment) {
   auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -368,7 +365,13 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
   std::vector<GpuPlacement> gpus;
   try {
     read_platform(root, base_dir, options, &sc, &gpus);
-    read_workload(root, base_dir, gpus, &sc);
+    if (root.has("jobs")) {
+      if (root.has("workload"))
+        root.fail("jobs", "give either one workload or a list of jobs, not both");
+      read_jobs(root, base_dir, gpus, platform_layout(sc, gpus), &sc);
+    } else {
+      read_workload(root, base_dir, gpus, platform_layout(sc, gpus), &sc);
+    }
   } catch (const InputError& e) {
     // Builders below the scenario (size guards, strategies) name the item but not the file.
     const std::string what = e.what();

@@ -13,6 +13,7 @@
 #include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
 #include "platforms/simgrid_platform.h"
+#include "scenario/jobs.h"
 #include "scenario/llm_workload.h"
 
 namespace orrery {
@@ -31,6 +32,9 @@ struct Scenario {
   DeviceSpec device;
   bool ops_priced = false;  // model workloads: every op was priced on `device`
   ExecutionGraph graph;
+  // Several jobs sharing the platform (the `jobs` list, scenario/jobs.h): graph holds all of
+  // them; unset for a one-workload scenario.
+  std::optional<JobsSetup> jobs;
   std::string workload_summary;               // one line (model workloads)
   std::optional<LlmRunInfo> llm;              // language-model workloads: throughput, memory
   std::optional<ServerSpec> platform_server;  // generated platforms: their server

@@ -141,13 +141,23 @@ YAML::Node fresh_base_tree(const SweepInput& in) {
 
 namespace {
 
+// A sweep point is one run with one iteration time; a `jobs` scenario needs each job replayed
+// alone beside it (docs/shared-clusters.md), which sweeps do not do yet.
+Scenario refuse_jobs(Scenario sc, const SweepInput& in) {
+  if (sc.jobs)
+    throw InputError(in.path +
+                     ": jobs: sweeps and plans do not take scenarios of several jobs yet; run "
+                     "them one at a time with `orrery run` (docs/shared-clusters.md)");
+  return sc;
+}
+
 // Errors of set_at_path already name the sweep entry; those of build_scenario do not.
 Scenario build_unattributed(const SweepInput& in, const std::vector<Assignment>& sets,
                             const std::string& text, YAML::Node tree) {
   apply(tree, sets);
   ScenarioBuildOptions options;
   options.skip_out_of_memory = true;  // checking keys and values needs no graph
-  return build_scenario(tree, in.path, text, options);
+  return refuse_jobs(build_scenario(tree, in.path, text, options), in);
 }
 
 }  // namespace
@@ -156,7 +166,7 @@ Scenario build_point_scenario(const SweepInput& in, const SweepPoint& point, YAM
                               const ScenarioBuildOptions& options) {
   apply(tree, point.assignments);
   try {
-    return build_scenario(tree, in.path, point.canonical, options);
+    return refuse_jobs(build_scenario(tree, in.path, point.canonical, options), in);
   } catch (const InfeasibleError& e) {
     throw InfeasibleError(attribute_to_sweep(e.what(), point.assignments, in.base, in.path));
   } catch (const InputError& e) {

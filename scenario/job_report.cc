@@ -1,0 +1,81 @@
+#include "scenario/job_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+namespace orrery {
+namespace {
+
+std::vector<double> iteration_times(const RunResult& run, const JobSpan& span) {
+  const std::vector<double> ends = iteration_ends(run, span);
+  std::vector<double> times;
+  double previous = span.start;
+  for (double e : ends) {
+    times.push_back(e - previous);
+    previous = e;
+  }
+  return times;
+}
+
+double mean_of(const std::vector<double>& v) {
+  double sum = 0.0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+}
+
+}  // namespace
+
+std::vector<RunResult> replay_jobs_alone(const Scenario& sc, ReplayOptions options) {
+  if (!sc.jobs) throw std::logic_error("replay_jobs_alone: not a jobs scenario");
+  options.record_timeline = true;
+  options.record_flows = false;
+  options.progress = false;
+  std::vector<RunResult> out;
+  for (const JobSpan& span : sc.jobs->spans)
+    out.push_back(replay_isolated(sc.platform, extract_job(sc.graph, span), options));
+  return out;
+}
+
+JobsOutcome job_outcomes(const Scenario& sc, const RunResult& shared,
+                         const std::vector<RunResult>& alone) {
+  if (!sc.jobs || alone.size() != sc.jobs->spans.size())
+    throw std::logic_error("job_outcomes: one run alone per job expected");
+  JobsOutcome out;
+  std::map<std::string, std::vector<std::string>> users;  // link -> jobs
+  for (size_t j = 0; j < sc.jobs->spans.size(); ++j) {
+    const JobSpan& span = sc.jobs->spans[j];
+    JobOutcome o;
+    o.name = span.name;
+    o.iteration_times = iteration_times(shared, span);
+    o.mean = mean_of(o.iteration_times);
+    o.min = *std::min_element(o.iteration_times.begin(), o.iteration_times.end());
+    o.max = *std::max_element(o.iteration_times.begin(), o.iteration_times.end());
+    double var = 0.0;
+    for (double t : o.iteration_times) var += (t - o.mean) * (t - o.mean);
+    o.stdev = std::sqrt(var / static_cast<double>(o.iteration_times.size()));
+    o.end = iteration_ends(shared, span).back();
+    o.alone_mean = mean_of(iteration_times(alone[j], alone_span(span)));
+    o.slowdown = o.alone_mean > 0 ? o.mean / o.alone_mean : 1.0;
+    out.jobs.push_back(std::move(o));
+    for (const LinkStats& l : alone[j].links)
+      if (l.bytes > 0) users[l.name].push_back(span.name);
+  }
+  for (const LinkStats& l : shared.links) {
+    auto it = users.find(l.name);
+    if (it == users.end() || it->second.size() < 2) continue;
+    SharedLink s;
+    s.name = l.name;
+    s.jobs = it->second;
+    s.bytes = l.bytes;
+    s.busy =
+        l.bandwidth > 0 && shared.makespan > 0 ? l.bytes / (l.bandwidth * shared.makespan) : 0.0;
+    out.shared.push_back(std::move(s));
+  }
+  std::stable_sort(out.shared.begin(), out.shared.end(),
+                   [](const SharedLink& a, const SharedLink& b) { return a.busy > b.busy; });
+  return out;
+}
+
+}  // namespace orrery

@@ -1,0 +1,154 @@
+#include "scenario/jobs.h"
+
+#include <map>
+
+#include "common/errors.h"
+#include "engine/graph_check.h"
+#include "scenario/scenario.h"
+#include "scenario/workload_reader.h"
+
+namespace orrery {
+namespace {
+
+// What one entry of `jobs` asks for, before placement.
+struct JobEntry {
+  YamlMap map;
+  std::string name;
+  PlacementRequest request;
+  int iterations = 1;
+  double start = 0.0;
+};
+
+JobEntry read_entry(const YamlMap& map, size_t index, const ClusterLayout& layout) {
+  // Every key is read through the entry's own map: it remembers what was read, and
+  // reject_unknown_keys later asks it.
+  JobEntry e{map, "", {}, 1, 0.0};
+  const YamlMap& m = e.map;
+  e.name = m.str("name", "job" + std::to_string(index));
+  if (e.name.empty() || e.name.find('/') != std::string::npos)
+    m.fail("name", "must be non-empty and without '/' (it prefixes the job's devices and ops)");
+  e.request.job = e.name;
+  if (!m.has("gpus")) m.fail("gpus", "is required: a GPU count, or a list of GPU hosts or indices");
+  if (m.raw("gpus").IsSequence()) {
+    if (m.has("placement"))
+      m.fail("placement", "a job that lists its GPUs has no placement policy");
+    std::map<std::string, int> by_host;
+    for (size_t g = 0; g < layout.gpus.size(); ++g)
+      by_host.emplace(layout.gpus[g].host, static_cast<int>(g));
+    e.request.policy = PlacementPolicy::kExplicit;
+    for (const std::string& s : m.str_list("gpus")) {
+      auto it = by_host.find(s);
+      int g = -1;
+      if (it != by_host.end()) {
+        g = it->second;
+      } else if (!s.empty() && s.size() < 10 &&
+                 s.find_first_not_of("0123456789") == std::string::npos) {
+        g = std::stoi(s);
+      }
+      if (g < 0 || g >= static_cast<int>(layout.gpus.size()))
+        m.fail("gpus", "\"" + s +
+                           "\" is neither a GPU host of the platform nor a GPU index below " +
+                           std::to_string(layout.gpus.size()));
+      e.request.explicit_gpus.push_back(g);
+    }
+  } else {
+    e.request.gpus = m.integer("gpus", 1, 1, 1 << 24);
+    const std::string policy = m.str("placement", "packed");
+    if (!parse_placement_policy(policy, &e.request.policy))
+      m.fail("placement", "expected packed, spread or random, got \"" + policy + "\"");
+    e.request.seed = static_cast<uint64_t>(m.integer("seed", 1, 0, 2147483647));
+  }
+  e.iterations = m.integer("iterations", 1, 1, 1000000);
+  e.start = m.time("start", 0.0);
+  if (!(e.start >= 0)) m.fail("start", "must not be negative");
+  return e;
+}
+
+// A graph file names its own hosts; as a job it runs on the job's GPUs instead: its i-th
+// device on the i-th.
+void place_graph(const JobEntry& e, const ClusterLayout& layout, ExecutionGraph* g) {
+  if (g->devices.size() > layout.gpus.size())
+    e.map.fail("gpus", "the job's graph has " + std::to_string(g->devices.size()) +
+                           " devices, more than its " + std::to_string(layout.gpus.size()) +
+                           " GPUs");
+  for (size_t i = 0; i < g->devices.size(); ++i) {
+    const ClusterGpu& gpu = layout.gpus[i];
+    g->devices[i].host = gpu.host;
+    g->devices[i].launch_host = gpu.launch_host;
+    g->devices[i].node = "server" + std::to_string(gpu.server);
+  }
+}
+
+}  // namespace
+
+void read_jobs(const YamlMap& root, const std::string& base_dir,
+               const std::vector<GpuPlacement>& gpus, const ClusterLayout& layout, Scenario* sc) {
+  const YAML::Node list = root.raw("jobs");
+  if (!list.IsSequence() || list.size() == 0)
+    root.fail("jobs", "expected a list of jobs, each a mapping with gpus and a workload");
+  if (gpus.size() != layout.gpus.size())
+    root.fail("jobs", "the platform's GPUs and its servers disagree (internal)");
+  std::vector<JobEntry> entries;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string path = "jobs[" + std::to_string(i) + "]";
+    if (!list[i].IsMap()) root.fail("jobs", path + ": expected a mapping");
+    entries.push_back(read_entry(YamlMap(list[i], root.origin(), path), i, layout));
+  }
+  std::vector<PlacementRequest> requests;
+  for (const JobEntry& e : entries) requests.push_back(e.request);
+  Placement placed;
+  try {
+    placed = place_jobs(layout, requests);
+  } catch (const InputError& e) {
+    root.fail("jobs", e.what());
+  }
+  JobsSetup setup;
+  setup.gpus = static_cast<int>(layout.gpus.size());
+  setup.free_gpus = placed.free_gpus;
+  setup.fragmented_gpus = placed.fragmented_gpus;
+  setup.unplaced = placed.unplaced;
+  std::vector<JobGraph> graphs;
+  bool priced = true;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const JobEntry& e = entries[i];
+    // Read every key, placed or not, so a typo in a waiting job is still reported.
+    const std::vector<int>& mine = placed.gpus[i];
+    const std::vector<int> some = mine.empty() ? std::vector<int>{0} : mine;
+    const ClusterLayout job_layout = sub_layout(layout, some);
+    std::vector<GpuPlacement> job_gpus;
+    for (int g : some) job_gpus.push_back(gpus[g]);
+    Scenario job;
+    job.origin = sc->origin;
+    job.platform = sc->platform;
+    job.device = sc->device;
+    job.platform_server = sc->platform_server;
+    if (!mine.empty()) {
+      read_workload(e.map, base_dir, job_gpus, job_layout, &job);
+      if (e.map.map("workload").str("type", "") == "graph") place_graph(e, job_layout, &job.graph);
+    } else {
+      e.map.raw("workload");  // a job left out is still checked for unknown keys below
+      for (const char* k : {"strategy", "precision", "cost_model"})
+        if (e.map.has(k)) e.map.raw(k);
+    }
+    e.map.reject_unknown_keys();
+    if (mine.empty()) continue;
+    if (job.llm) e.map.fail("workload", "language-model workloads are not yet supported as jobs");
+    priced = priced && job.ops_priced;
+    ScenarioJob info;
+    info.name = e.name;
+    info.placement = placement_policy_name(e.request.policy);
+    for (const auto& g : job_gpus) info.gpus.push_back(g.host);
+    info.workload_summary = job.workload_summary.empty()
+                                ? e.map.map("workload").str("type", "synthetic-dp")
+                                : job.workload_summary;
+    setup.jobs.push_back(std::move(info));
+    graphs.push_back({e.name, std::move(job.graph), e.iterations, e.start});
+  }
+  if (graphs.empty()) root.fail("jobs", "no job fits the platform");
+  sc->graph = compose_jobs(graphs, &setup.spans);
+  check_graph(sc->graph, root.origin() + ": jobs");
+  sc->ops_priced = priced;
+  sc->jobs = std::move(setup);
+}
+
+}  // namespace orrery

@@ -1,0 +1,53 @@
+// Several training jobs sharing one platform (docs/shared-clusters.md):
+//
+//   jobs:
+//     - name: resnet                  # default job<i>
+//       gpus: 8                       # how many, placed by `placement`; or a list of GPU hosts
+//                                     # or indices ([n0_gpu0, n1_gpu0] / [0, 8]), in rank order
+//       placement: packed             # packed (default), spread or random
+//       seed: 1                       # random placement's seed (default 1)
+//       start: 10ms                   # start offset (default 0)
+//       iterations: 10                # training steps, one after the other (default 1)
+//       workload: {type: model, model: resnet50, batch: 64}
+//       strategy: {type: allreduce}   # and precision, cost_model: as in a one-workload scenario
+//
+// Jobs are placed in the order listed, each on GPUs no earlier job holds (strategies/
+// job_placement.h); a job that does not fit is left out and reported. Each job's workload is
+// built on its own GPUs exactly as a one-workload scenario's would be, and the jobs become one
+// execution graph (engine/job_compose.h) that a single replay runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/yaml_reader.h"
+#include "engine/job_compose.h"
+#include "strategies/job_placement.h"
+#include "workloads/synthetic_dp.h"
+
+namespace orrery {
+
+struct Scenario;
+
+struct ScenarioJob {
+  std::string name;
+  std::string placement;          // policy name, or "explicit"
+  std::vector<std::string> gpus;  // its GPU hosts, in rank order
+  std::string workload_summary;   // one line (model workloads), else the workload type
+};
+
+struct JobsSetup {
+  std::vector<ScenarioJob> jobs;      // the placed jobs, parallel to spans
+  std::vector<JobSpan> spans;         // where each lies in Scenario::graph
+  std::vector<std::string> unplaced;  // jobs that did not fit, and why
+  int gpus = 0;                       // the platform's
+  int free_gpus = 0;                  // no placed job holds them
+  int fragmented_gpus = 0;            // free while a job waits for more (Placement)
+};
+
+// Reads root's `jobs` list into sc->graph and sc->jobs. `gpus` and `layout` are the whole
+// platform's (workload_reader.h).
+void read_jobs(const YamlMap& root, const std::string& base_dir,
+               const std::vector<GpuPlacement>& gpus, const ClusterLayout& layout, Scenario* sc);
+
+}  // namespace orrery

@@ -1,0 +1,142 @@
+#include "strategies/job_placement.h"
+
+#include <map>
+#include <random>
+
+#include "common/errors.h"
+
+namespace orrery {
+namespace {
+
+// A uniform draw in [0, n): std::mt19937_64's output is fixed by the standard, and the
+// rejection below (unlike std::uniform_int_distribution) is too, so a seed places the same way
+// on every machine.
+uint64_t draw(std::mt19937_64& rng, uint64_t n) {
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+  uint64_t x;
+  do x = rng();
+  while (x >= limit);
+  return x % n;
+}
+
+}  // namespace
+
+bool parse_placement_policy(const std::string& text, PlacementPolicy* out) {
+  if (text == "packed")
+    *out = PlacementPolicy::kPacked;
+  else if (text == "spread")
+    *out = PlacementPolicy::kSpread;
+  else if (text == "random")
+    *out = PlacementPolicy::kRandom;
+  else
+    return false;
+  return true;
+}
+
+const char* placement_policy_name(PlacementPolicy p) {
+  switch (p) {
+    case PlacementPolicy::kPacked:
+      return "packed";
+    case PlacementPolicy::kSpread:
+      return "spread";
+    case PlacementPolicy::kRandom:
+      return "random";
+    case PlacementPolicy::kExplicit:
+      return "explicit";
+  }
+  return "?";
+}
+
+Placement place_jobs(const ClusterLayout& layout, const std::vector<PlacementRequest>& requests) {
+  const int total = static_cast<int>(layout.gpus.size());
+  std::vector<char> taken(total, 0);
+  Placement out;
+  out.gpus.resize(requests.size());
+  int largest_waiting = 0;
+  for (size_t j = 0; j < requests.size(); ++j) {
+    const PlacementRequest& r = requests[j];
+    const std::string where = "job \"" + r.job + "\"";
+    std::vector<int>& mine = out.gpus[j];
+    if (r.policy == PlacementPolicy::kExplicit) {
+      if (r.explicit_gpus.empty()) throw InputError(where + ": an empty list of GPUs");
+      for (int g : r.explicit_gpus) {
+        if (g < 0 || g >= total)
+          throw InputError(where + ": GPU " + std::to_string(g) + " is not one of the cluster's " +
+                           std::to_string(total));
+        if (taken[g])
+          throw InputError(where + ": GPU " + std::to_string(g) + " (" + layout.gpus[g].host +
+                           ") is already another job's");
+        taken[g] = 1;
+        mine.push_back(g);
+      }
+      continue;
+    }
+    if (r.gpus < 1) throw InputError(where + ": needs at least 1 GPU");
+    if (r.gpus > total)
+      throw InputError(where + ": needs " + std::to_string(r.gpus) + " GPUs; the cluster has " +
+                       std::to_string(total));
+    std::vector<int> free;
+    for (int g = 0; g < total; ++g)
+      if (!taken[g]) free.push_back(g);
+    if (static_cast<int>(free.size()) < r.gpus) {
+      out.unplaced.push_back(r.job + ": needs " + std::to_string(r.gpus) + " GPUs, " +
+                             std::to_string(free.size()) + " free");
+      largest_waiting = std::max(largest_waiting, r.gpus);
+      continue;
+    }
+    switch (r.policy) {
+      case PlacementPolicy::kPacked: {
+        // Server order, then GPU order within a server.
+        std::map<int, std::vector<int>> by_server;
+        for (int g : free) by_server[layout.gpus[g].server].push_back(g);
+        for (const auto& [server, gpus] : by_server)
+          for (int g : gpus)
+            if (static_cast<int>(mine.size()) < r.gpus) mine.push_back(g);
+        break;
+      }
+      case PlacementPolicy::kSpread: {
+        std::map<int, std::vector<int>> by_server;
+        for (int g : free) by_server[layout.gpus[g].server].push_back(g);
+        for (size_t round = 0; static_cast<int>(mine.size()) < r.gpus; ++round)
+          for (const auto& [server, gpus] : by_server)
+            if (round < gpus.size() && static_cast<int>(mine.size()) < r.gpus)
+              mine.push_back(gpus[round]);
+        break;
+      }
+      case PlacementPolicy::kRandom: {
+        std::mt19937_64 rng(r.seed);
+        for (int i = 0; i < r.gpus; ++i) {
+          const size_t pick = i + draw(rng, free.size() - i);
+          std::swap(free[i], free[pick]);
+          mine.push_back(free[i]);
+        }
+        break;
+      }
+      case PlacementPolicy::kExplicit:
+        break;
+    }
+    for (int g : mine) taken[g] = 1;
+  }
+  for (int g = 0; g < total; ++g) out.free_gpus += taken[g] ? 0 : 1;
+  if (largest_waiting > 0) out.fragmented_gpus = out.free_gpus;
+  return out;
+}
+
+ClusterLayout sub_layout(const ClusterLayout& layout, const std::vector<int>& gpus) {
+  ClusterLayout out;
+  std::map<int, int> server_of;  // layout's server -> out's
+  for (int g : gpus) {
+    ClusterGpu gpu = layout.gpus.at(g);
+    auto [it, fresh] = server_of.emplace(gpu.server, static_cast<int>(out.servers.size()));
+    if (fresh) {
+      const ClusterServer& s = layout.servers.at(gpu.server);
+      out.servers.push_back({{}, s.cpus, s.cpu_cores});
+    }
+    gpu.server = it->second;
+    out.servers[it->second].gpus.push_back(static_cast<int>(out.gpus.size()));
+    out.gpus.push_back(gpu);
+  }
+  return out;
+}
+
+}  // namespace orrery

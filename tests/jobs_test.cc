@@ -1,0 +1,346 @@
+// Several jobs on one platform (engine/job_compose.h, strategies/job_placement.h,
+// scenario/jobs.h): expectations computed by hand from link bandwidths and GPU counts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "common/errors.h"
+#include "engine/job_compose.h"
+#include "engine/replay.h"
+#include "scenario/job_report.h"
+#include "scenario/scenario.h"
+#include "strategies/job_placement.h"
+#include "test_util.h"
+
+namespace orrery {
+namespace {
+
+// Two switches joined by one duplex uplink of 1 GB/s; hosts a0, b0 under s0 and a1, b1 under
+// s1, each on a link 100 times faster, so the uplink is the only bottleneck.
+constexpr double kUplink = 1e9;
+PlatformSource two_switches() {
+  PlatformSource p;
+  Topology& t = p.topology;
+  t.name = "two-switches";
+  t.routers = {"s0", "s1"};
+  t.links.push_back({"uplink", kUplink, 1e-6, true, "ethernet"});
+  t.edges.push_back({"s0", "s1", "uplink"});
+  for (const char* h : {"a0", "b0", "a1", "b1"}) {
+    t.hosts.push_back({h, 1e12, 1, "gpu", {}});
+    t.links.push_back({std::string(h) + "_link", 100 * kUplink, 1e-7, true, "pcie"});
+    t.edges.push_back({h, h[1] == '0' ? "s0" : "s1", std::string(h) + "_link"});
+  }
+  return p;
+}
+
+// One ring all-reduce of `bytes` between two GPUs (bytes-only: no protocol overheads).
+ExecutionGraph allreduce_between(const std::string& h0, const std::string& h1, double bytes) {
+  ExecutionGraph g;
+  g.devices = {{"r0", h0, h0, h0}, {"r1", h1, h1, h1}};
+  Collective c;
+  c.type = CollectiveType::kAllReduce;
+  c.algo = CollectiveAlgo::kRing;
+  c.ranks = {0, 1};
+  c.bytes = bytes;
+  append_collective(g, "allreduce", std::move(c), "comm", {});
+  return g;
+}
+
+ReplayOptions timeline() {
+  ReplayOptions o;
+  o.record_timeline = true;
+  return o;
+}
+
+double alone_time(const PlatformSource& p, const ExecutionGraph& composed, const JobSpan& s) {
+  RunResult r = replay_isolated(p, extract_job(composed, s), timeline());
+  return iteration_ends(r, alone_span(s)).back() - s.start;
+}
+
+TEST(Jobs, TwoAllReducesOnOneUplinkEachGetHalfItsBandwidth) {
+  // A two-rank ring all-reduce of S bytes sends S/2 each way twice (reduce-scatter, then
+  // all-gather): S / B alone on a duplex link of B bytes/s; 2 S / B when a second job's
+  // identical all-reduce shares the link (latencies, a few microseconds, are within 1e-4).
+  const double S = 1e9;
+  const PlatformSource p = two_switches();
+  std::vector<JobSpan> spans;
+  const ExecutionGraph all = compose_jobs({{"a", allreduce_between("a0", "a1", S), 1, 0.0},
+                                           {"b", allreduce_between("b0", "b1", S), 1, 0.0}},
+                                          &spans);
+  const RunResult shared = replay_isolated(p, all, timeline());
+  for (const JobSpan& s : spans) {
+    EXPECT_NEAR(alone_time(p, all, s), S / kUplink, 1e-4 * S / kUplink) << s.name;
+    EXPECT_NEAR(iteration_ends(shared, s).back(), 2 * S / kUplink, 1e-4 * S / kUplink) << s.name;
+  }
+}
+
+TEST(Jobs, JobsOnDisjointLinksDoNotSlowEachOther) {
+  // a0 - b0 under s0 and a1 - b1 under s1: no link in common, the same times to the bit.
+  const double S = 1e8;
+  const PlatformSource p = two_switches();
+  std::vector<JobSpan> spans;
+  const ExecutionGraph all = compose_jobs({{"a", allreduce_between("a0", "b0", S), 2, 0.0},
+                                           {"b", allreduce_between("a1", "b1", S), 2, 0.0}},
+                                          &spans);
+  const RunResult shared = replay_isolated(p, all, timeline());
+  for (const JobSpan& s : spans) {
+    const RunResult alone = replay_isolated(p, extract_job(all, s), timeline());
+    EXPECT_EQ(iteration_ends(shared, s), iteration_ends(alone, alone_span(s))) << s.name;
+  }
+}
+
+TEST(Jobs, IterationsFollowEachOtherPerDeviceAfterTheStartOffset) {
+  // Per device: forward (1 ms) then update (2 ms); device 1's forward waits for device 0's.
+  ExecutionGraph g;
+  g.devices = {{"g0", "a0", "a0", "a0"}, {"g1", "a1", "a1", "a1"}};
+  auto op = [&](const char* name, int device, double duration, std::vector<int> deps) {
+    Op o;
+    o.name = name;
+    o.device = device;
+    o.duration = duration;
+    o.deps = std::move(deps);
+    g.ops.push_back(o);
+  };
+  op("f0", 0, 1e-3, {});
+  op("u0", 0, 2e-3, {0});
+  op("f1", 1, 1e-3, {0});
+  op("u1", 1, 2e-3, {2});
+  std::vector<JobSpan> spans;
+  const ExecutionGraph all = compose_jobs({{"j", g, 3, 0.5}}, &spans);
+  ASSERT_EQ(spans.size(), 1u);
+  const JobSpan& s = spans[0];
+  ASSERT_EQ(all.ops.size(), 1u + 3 * 4);
+  EXPECT_EQ(all.ops[0].name, "j/start");
+  EXPECT_EQ(all.ops[0].duration, 0.5);
+  EXPECT_EQ(all.devices[1].name, "j/g1");
+  EXPECT_EQ(all.ops[s.iteration_op(0)].deps, std::vector<int>{0});  // f0 waits for the start
+  EXPECT_EQ(all.ops[s.iteration_op(1)].name, "j/it1/f0");
+  // Iteration 1's f0 (no dependency of its own) waits for iteration 0's last op on device 0.
+  EXPECT_EQ(all.ops[s.iteration_op(1)].deps, std::vector<int>{s.iteration_op(0) + 1});
+  // f1 keeps its own dependency, rebased to iteration 1.
+  EXPECT_EQ(all.ops[s.iteration_op(1) + 2].deps, std::vector<int>{s.iteration_op(1)});
+  // Device 0: 3 ms per iteration; device 1 ends 1 ms after (f0 1 ms, then f1 1 ms, u1 2 ms),
+  // and its next forward waits for device 0's f0 anyway: iteration k ends at 0.5 + 3k + 4 ms.
+  const RunResult r = replay_isolated(two_switches(), all, timeline());
+  const std::vector<double> ends = iteration_ends(r, s);
+  ASSERT_EQ(ends.size(), 3u);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(ends[k], 0.5 + 3e-3 * k + 4e-3, 1e-12) << k;
+  // The job alone is the same graph renumbered from 0.
+  const ExecutionGraph alone = extract_job(all, s);
+  ASSERT_EQ(alone.ops.size(), all.ops.size());
+  EXPECT_EQ(alone.ops[5].deps, all.ops[5].deps);
+}
+
+TEST(Jobs, ComposeRefusesBadJobs) {
+  ExecutionGraph g = allreduce_between("a0", "a1", 8);
+  std::vector<JobSpan> spans;
+  EXPECT_NE(testing::input_error_of([&] {
+              compose_jobs({{"a", g, 1, 0}, {"a", g, 1, 0}}, &spans);
+            }).find("job \"a\": a second job of that name"),
+            std::string::npos);
+  EXPECT_NE(testing::input_error_of([&] {
+              compose_jobs({{"a", g, 0, 0}}, &spans);
+            }).find("iterations must be at least 1"),
+            std::string::npos);
+  EXPECT_NE(testing::input_error_of([&] {
+              compose_jobs({{"a", g, 1, -1}}, &spans);
+            }).find("start offset"),
+            std::string::npos);
+}
+
+// 2 servers of 4 GPUs: GPU i on server i / 4.
+ClusterLayout two_by_four() {
+  ClusterLayout l;
+  for (int s = 0; s < 2; ++s) {
+    l.servers.push_back({{}, {"n" + std::to_string(s) + "_cpu0"}, {8}});
+    for (int i = 0; i < 4; ++i) {
+      l.servers[s].gpus.push_back(static_cast<int>(l.gpus.size()));
+      const std::string h = "n" + std::to_string(s) + "_gpu" + std::to_string(i);
+      l.gpus.push_back({h, "n" + std::to_string(s) + "_cpu0", s});
+    }
+  }
+  return l;
+}
+
+PlacementRequest wants(const char* job, int gpus, PlacementPolicy p, uint64_t seed = 1) {
+  PlacementRequest r;
+  r.job = job;
+  r.gpus = gpus;
+  r.policy = p;
+  r.seed = seed;
+  return r;
+}
+
+TEST(JobPlacement, PackedFillsServersAndSpreadAlternates) {
+  const ClusterLayout l = two_by_four();
+  Placement p = place_jobs(
+      l, {wants("a", 3, PlacementPolicy::kPacked), wants("b", 4, PlacementPolicy::kSpread)});
+  EXPECT_EQ(p.gpus[0], (std::vector<int>{0, 1, 2}));
+  // Free: 3 on server 0, 4..7 on server 1; one from each in turn.
+  EXPECT_EQ(p.gpus[1], (std::vector<int>{3, 4, 5, 6}));
+  EXPECT_EQ(p.free_gpus, 1);
+  EXPECT_EQ(p.fragmented_gpus, 0);
+  EXPECT_TRUE(p.unplaced.empty());
+  // The sub-layout keeps the servers the job spans, renumbered.
+  const ClusterLayout sub = sub_layout(l, p.gpus[1]);
+  ASSERT_EQ(sub.servers.size(), 2u);
+  EXPECT_EQ(sub.servers[0].gpus, std::vector<int>{0});
+  EXPECT_EQ(sub.servers[1].gpus, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(sub.gpus[1].host, "n1_gpu0");
+}
+
+TEST(JobPlacement, FragmentationCountedByHand) {
+  // 6 packed take server 0 and half of server 1; a job of 4 then waits with 2 GPUs free; a job
+  // of 1 still fits after it. One GPU is left, idle while the job of 4 waits.
+  const ClusterLayout l = two_by_four();
+  Placement p = place_jobs(
+      l, {wants("a", 6, PlacementPolicy::kPacked), wants("b", 4, PlacementPolicy::kPacked),
+          wants("c", 1, PlacementPolicy::kSpread)});
+  EXPECT_EQ(p.gpus[0], (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_TRUE(p.gpus[1].empty());
+  EXPECT_EQ(p.gpus[2], std::vector<int>{6});
+  ASSERT_EQ(p.unplaced.size(), 1u);
+  EXPECT_EQ(p.unplaced[0], "b: needs 4 GPUs, 2 free");
+  EXPECT_EQ(p.free_gpus, 1);
+  EXPECT_EQ(p.fragmented_gpus, 1);
+}
+
+TEST(JobPlacement, RandomIsSeededAndExplicitListsMayNotOverlap) {
+  const ClusterLayout l = two_by_four();
+  const Placement a = place_jobs(l, {wants("r", 5, PlacementPolicy::kRandom, 7)});
+  const Placement b = place_jobs(l, {wants("r", 5, PlacementPolicy::kRandom, 7)});
+  EXPECT_EQ(a.gpus[0], b.gpus[0]);
+  EXPECT_EQ(std::set<int>(a.gpus[0].begin(), a.gpus[0].end()).size(), 5u);
+  // Over seeds, every GPU gets drawn: not a fixed subset.
+  std::set<int> seen;
+  for (uint64_t seed = 0; seed < 50; ++seed) {
+    const Placement one = place_jobs(l, {wants("r", 1, PlacementPolicy::kRandom, seed)});
+    seen.insert(one.gpus[0].begin(), one.gpus[0].end());
+  }
+  EXPECT_EQ(seen.size(), 8u);
+  PlacementRequest x;
+  x.job = "x";
+  x.policy = PlacementPolicy::kExplicit;
+  x.explicit_gpus = {1, 5};
+  PlacementRequest y = x;
+  y.job = "y";
+  y.explicit_gpus = {5};
+  EXPECT_NE(testing::input_error_of([&] {
+              place_jobs(l, {x, y});
+            }).find("job \"y\": GPU 5 (n1_gpu1) is already another job's"),
+            std::string::npos);
+  EXPECT_NE(testing::input_error_of([&] {
+              place_jobs(l, {wants("z", 9, PlacementPolicy::kPacked)});
+            }).find("needs 9 GPUs; the cluster has 8"),
+            std::string::npos);
+}
+
+// A scenario of one two-GPU data-parallel job placed `policy` on two 8-GPU servers.
+Scenario dp_job(const std::string& policy) {
+  const std::string dir = testing::make_temp_dir("jobs");
+  const std::string path = dir + "/s.yaml";
+  testing::write_file(path, R"(name: placement
+platform: {preset: ethernet-cluster, servers: 2}
+jobs:
+  - name: dp
+    gpus: 2
+    placement: )" + policy + R"(
+    workload: {type: synthetic-dp, layers: 2, forward_time: 1ms, gradient_bytes: 8MiB, protocol: ideal}
+)");
+  return load_scenario(path);
+}
+
+double link_bytes(const RunResult& r, const std::string& name) {
+  for (const LinkStats& l : r.links)
+    if (l.name == name) return l.bytes;
+  return 0.0;
+}
+
+TEST(Jobs, PackedKeepsAllReducesInsideAServerAndSpreadSendsThemAcross) {
+  // Two ranks, two layers of 8 MiB gradients: a two-rank ring all-reduce sends half its buffer
+  // each way twice, so each direction carries 2 x 8 MiB. Spread puts the ranks on two servers:
+  // all of it crosses server 0's NIC port; packed keeps both on server 0: none does.
+  const Scenario spread = dp_job("spread");
+  ASSERT_TRUE(spread.jobs);
+  EXPECT_EQ(spread.jobs->jobs[0].gpus, (std::vector<std::string>{"n0_gpu0", "n1_gpu0"}));
+  const RunResult rs = replay_isolated(spread.platform, spread.graph, timeline());
+  EXPECT_DOUBLE_EQ(link_bytes(rs, "n0_nic0_port_UP"), 2 * 8 * 1048576.0);
+  const Scenario packed = dp_job("packed");
+  EXPECT_EQ(packed.jobs->jobs[0].gpus, (std::vector<std::string>{"n0_gpu0", "n0_gpu1"}));
+  const RunResult rp = replay_isolated(packed.platform, packed.graph, timeline());
+  EXPECT_EQ(link_bytes(rp, "n0_nic0_port_UP"), 0.0);
+}
+
+TEST(Jobs, ScenarioReportsSlowdownAndSharedLinks) {
+  const std::string dir = testing::make_temp_dir("jobs");
+  const std::string path = dir + "/s.yaml";
+  // Two identical jobs spread over the same two servers: their all-reduces meet on both NICs.
+  std::string job = R"(
+    gpus: 2
+    placement: spread
+    iterations: 2
+    workload: {type: synthetic-dp, layers: 2, forward_time: 1ms, gradient_bytes: 64MiB, protocol: ideal})";
+  testing::write_file(path, "platform: {preset: ethernet-cluster, servers: 2}\njobs:\n  - name: a" +
+                                job + "\n  - name: b" + job + "\n");
+  const Scenario sc = load_scenario(path);
+  const RunResult shared = replay_isolated(sc.platform, sc.graph, timeline());
+  const JobsOutcome o = job_outcomes(sc, shared, replay_jobs_alone(sc, timeline()));
+  ASSERT_EQ(o.jobs.size(), 2u);
+  for (const JobOutcome& j : o.jobs) {
+    EXPECT_EQ(j.iteration_times.size(), 2u);
+    // Communication-bound on the NIC: close to twice as slow, never faster.
+    EXPECT_GT(j.slowdown, 1.5) << j.name;
+    EXPECT_LE(j.slowdown, 2.0 + 1e-9) << j.name;
+  }
+  ASSERT_FALSE(o.shared.empty());
+  EXPECT_EQ(o.shared[0].jobs, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(Jobs, ScenarioErrorsNameTheJobAndKey) {
+  const std::string dir = testing::make_temp_dir("jobs");
+  auto error = [&](const std::string& jobs) {
+    const std::string path = dir + "/e.yaml";
+    testing::write_file(path, "platform: {preset: ethernet-cluster, servers: 1}\n" + jobs);
+    return testing::input_error_of([&] { load_scenario(path); });
+  };
+  EXPECT_NE(error("jobs: []\n").find("expected a list of jobs"), std::string::npos);
+  EXPECT_NE(error("jobs:\n  - workload: {type: synthetic-dp}\n").find("gpus: is required"),
+            std::string::npos);
+  EXPECT_NE(error("jobs:\n  - {gpus: 2, placement: tight, workload: {type: synthetic-dp}}\n")
+                .find("expected packed, spread or random, got \"tight\""),
+            std::string::npos);
+  EXPECT_NE(error("jobs:\n  - {gpus: [n0_gpu0, n9_gpu0], workload: {type: synthetic-dp}}\n")
+                .find("\"n9_gpu0\" is neither a GPU host of the platform"),
+            std::string::npos);
+  EXPECT_NE(
+      error("jobs:\n  - {gpus: 2, colour: red, workload: {type: synthetic-dp}}\n").find("colour"),
+      std::string::npos);
+  EXPECT_NE(
+      error(
+          "workload: {type: synthetic-dp}\njobs:\n  - {gpus: 2, workload: {type: synthetic-dp}}\n")
+          .find("either one workload or a list of jobs"),
+      std::string::npos);
+}
+
+TEST(Jobs, ShippedScenarioRunsAndPrintsEachJob) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
+  const Scenario sc = load_scenario(testing::source_path("scenarios/shared-cluster.yaml"));
+  ASSERT_TRUE(sc.jobs);
+  ASSERT_EQ(sc.jobs->jobs.size(), 2u);
+  EXPECT_EQ(sc.jobs->jobs[0].gpus.size(), 8u);  // spread: 4 on each server
+  EXPECT_EQ(sc.jobs->jobs[1].gpus,
+            (std::vector<std::string>{"n0_gpu4", "n0_gpu5", "n1_gpu4", "n1_gpu5"}));
+  EXPECT_EQ(sc.jobs->free_gpus, 4);
+  const std::string dir = testing::make_temp_dir("jobs");
+  const testing::ShellResult r =
+      testing::run_shell("cd " + dir + " && " + testing::orrery_bin() + " run " +
+                         testing::source_path("scenarios/shared-cluster.yaml") + " -o s.h5 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* line : {"All jobs done", "Jobs (2 placed on 16 GPUs; 4 free)", "resnet50",
+                           "synthetic", "slowdown", "links shared by jobs"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+}
+
+}  // namespace
+}  // namespace orrery
