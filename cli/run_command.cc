@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 
 #include "cli/commands.h"
@@ -153,7 +154,7 @@ void print_jobs(const Scenario& sc, const JobsOutcome& o) {
     const ScenarioJob& info = setup.jobs[j];
     std::printf("%-16s %-9s %5zu %6zu %12s %12s %12s %8.3fx\n", x.name.c_str(),
                 info.placement.c_str(), info.gpus.size(), x.iteration_times.size(),
-                format_time(x.mean).c_str(), format_time(x.max - x.min).c_str(),
+                format_time(x.mean).c_str(), format_time(iteration_spread(x.max, x.min)).c_str(),
                 format_time(x.alone_mean).c_str(), x.slowdown);
   }
   if (!o.shared.empty()) {
@@ -255,7 +256,9 @@ int run_command(const RunArgs& args) {
   RunResult r = replay(sc.platform, sc.graph, opt);
   r.analytical_seconds = sc.analytical_seconds;
   if (!args.quiet) print_summary(sc, r, args.analytical);
-  if (sc.jobs && !args.quiet) print_jobs(sc, job_outcomes(sc, r, alone));
+  std::optional<JobsOutcome> jobs;
+  if (sc.jobs) jobs = job_outcomes(sc, r, alone);
+  if (jobs && !args.quiet) print_jobs(sc, *jobs);
 
   if (!sc.trace_file.empty()) {
     write_chrome_trace(sc.trace_file, sc.graph, r);
@@ -271,6 +274,7 @@ int run_command(const RunArgs& args) {
                         0.0,
                         0.0,
                         ""};
+    if (jobs) meta.jobs = job_records(*sc.jobs, *jobs);
     if (sc.llm) {
       meta.tokens_per_iteration = sc.llm->tokens;
       meta.model_flops_per_iteration = sc.llm->model_flops;

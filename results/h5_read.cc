@@ -1,4 +1,5 @@
 // Reader half of h5_store.h (the writer is h5_store.cc).
+#include <map>
 #include <stdexcept>
 
 #include "common/errors.h"
@@ -103,6 +104,34 @@ LoadedResults read_file(const std::string& path) {
     out.summaries.push_back({r.iteration_time_s, r.compute_s, r.comm_s, r.io_s, r.host_s, r.idle_s,
                              r.exposed_comm_s, r.memory_bound_s});
   });
+  if (H5Lexists(file.get(), "jobs", H5P_DEFAULT) > 0) {
+    std::map<std::string, size_t> index;
+    h5::Compound job_type = h5::job_row_type(str.get());
+    h5::read_rows<h5::JobRow>(file.get(), "jobs", job_type.memory_type(), [&](const h5::JobRow& r) {
+      JobRecord j;
+      j.name = r.name ? r.name : "";
+      j.placement = r.placement ? r.placement : "";
+      j.gpus = static_cast<int>(r.gpus);
+      j.mean = r.mean_s;
+      j.min = r.min_s;
+      j.max = r.max_s;
+      j.stdev = r.stdev_s;
+      j.alone_mean = r.alone_mean_s;
+      j.slowdown = r.slowdown;
+      j.end = r.end_s;
+      index[j.name] = out.meta.jobs.size();
+      out.meta.jobs.push_back(std::move(j));
+    });
+    h5::Compound it_type = h5::job_iteration_row_type(str.get());
+    h5::read_rows<h5::JobIterationRow>(
+        file.get(), "job_iterations", it_type.memory_type(), [&](const h5::JobIterationRow& r) {
+          auto it = index.find(r.job ? r.job : "");
+          if (it == index.end())
+            throw std::runtime_error(std::string("job_iterations names job \"") +
+                                     (r.job ? r.job : "") + "\", which /jobs does not list");
+          out.meta.jobs[it->second].iteration_times.push_back(r.time_s);
+        });
+  }
   out.timelines.resize(out.runs.size());
   h5::Handle detail = h5::check(H5Gopen2(file.get(), "runs_detail", H5P_DEFAULT), H5Gclose,
                                 "open group runs_detail");

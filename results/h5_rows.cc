@@ -57,4 +57,28 @@ Compound timeline_row_type(hid_t str) {
   return c;
 }
 
+Compound job_row_type(hid_t str) {
+  Compound c(sizeof(JobRow));
+  c.add("name", offsetof(JobRow, name), str)
+      .add("placement", offsetof(JobRow, placement), str)
+      .add("gpus", offsetof(JobRow, gpus), H5T_NATIVE_INT64)
+      .add("iterations", offsetof(JobRow, iterations), H5T_NATIVE_INT64)
+      .add("mean_s", offsetof(JobRow, mean_s), H5T_NATIVE_DOUBLE)
+      .add("min_s", offsetof(JobRow, min_s), H5T_NATIVE_DOUBLE)
+      .add("max_s", offsetof(JobRow, max_s), H5T_NATIVE_DOUBLE)
+      .add("stdev_s", offsetof(JobRow, stdev_s), H5T_NATIVE_DOUBLE)
+      .add("alone_mean_s", offsetof(JobRow, alone_mean_s), H5T_NATIVE_DOUBLE)
+      .add("slowdown", offsetof(JobRow, slowdown), H5T_NATIVE_DOUBLE)
+      .add("end_s", offsetof(JobRow, end_s), H5T_NATIVE_DOUBLE);
+  return c;
+}
+
+Compound job_iteration_row_type(hid_t str) {
+  Compound c(sizeof(JobIterationRow));
+  c.add("job", offsetof(JobIterationRow, job), str)
+      .add("iteration", offsetof(JobIterationRow, iteration), H5T_NATIVE_INT64)
+      .add("time_s", offsetof(JobIterationRow, time_s), H5T_NATIVE_DOUBLE);
+  return c;
+}
+
 }  // namespace orrery::h5

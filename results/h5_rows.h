@@ -55,11 +55,33 @@ struct TimelineRowH5 {  // /runs_detail/<i>/timeline
   double end;
 };
 
+struct JobRow {  // /jobs
+  const char* name;
+  const char* placement;
+  int64_t gpus;
+  int64_t iterations;
+  double mean_s;
+  double min_s;
+  double max_s;
+  double stdev_s;
+  double alone_mean_s;
+  double slowdown;
+  double end_s;
+};
+
+struct JobIterationRow {  // /job_iterations
+  const char* job;
+  int64_t iteration;
+  double time_s;
+};
+
 // Each builds the memory type of its row; `str` is a string_type().
 // Files of format_version 1 have no analytical_s column: read them with_analytical false.
 Compound run_row_type(hid_t str, bool with_analytical = true);
 Compound device_row_type(hid_t str);
 Compound link_row_type(hid_t str);
 Compound timeline_row_type(hid_t str);
+Compound job_row_type(hid_t str);
+Compound job_iteration_row_type(hid_t str);
 
 }  // namespace orrery::h5

@@ -253,6 +253,25 @@ void write_detail(hid_t parent, hid_t str, size_t index, const RunRecord& run,
   if (!run.result.timeline.empty()) write_timeline(group.get(), str, *graph, run.result);
 }
 
+void write_jobs_tables(hid_t file, hid_t str, const std::vector<JobRecord>& jobs) {
+  std::vector<h5::JobRow> rows;
+  std::vector<h5::JobIterationRow> iterations;
+  for (const JobRecord& j : jobs) {
+    rows.push_back({j.name.c_str(), j.placement.c_str(), j.gpus,
+                    static_cast<int64_t>(j.iteration_times.size()), j.mean, j.min, j.max, j.stdev,
+                    j.alone_mean, j.slowdown, j.end});
+    for (size_t k = 0; k < j.iteration_times.size(); ++k)
+      iterations.push_back({j.name.c_str(), static_cast<int64_t>(k), j.iteration_times[k]});
+  }
+  h5::Compound type = h5::job_row_type(str);
+  h5::Handle dset = h5::create_dataset(file, "jobs", type.file_type().get(), rows.size());
+  h5::write_rows(dset.get(), type.memory_type(), 0, rows.size(), rows.data());
+  h5::Compound it_type = h5::job_iteration_row_type(str);
+  h5::Handle it_dset =
+      h5::create_dataset(file, "job_iterations", it_type.file_type().get(), iterations.size());
+  h5::write_rows(it_dset.get(), it_type.memory_type(), 0, iterations.size(), iterations.data());
+}
+
 void write_file(const std::string& file_path, const ResultFileMeta& meta,
                 const std::vector<RunRecord>& runs,
                 const std::vector<const ExecutionGraph*>& graphs) {
@@ -265,6 +284,7 @@ void write_file(const std::string& file_path, const ResultFileMeta& meta,
     write_runs_table(file.get(), str.get(), runs);
     write_params_table(file.get(), str.get(), runs);
     write_values_table(file.get(), runs);
+    if (!meta.jobs.empty()) write_jobs_tables(file.get(), str.get(), meta.jobs);
     h5::Handle detail =
         h5::check(H5Gcreate2(file.get(), "runs_detail", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                   H5Gclose, "create group runs_detail");

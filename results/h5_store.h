@@ -25,6 +25,25 @@ struct RunRecord {
   RunResult result;
 };
 
+// One job of a scenario of several jobs (docs/shared-clusters.md), as /jobs and
+// /job_iterations store it.
+struct JobRecord {
+  std::string name;
+  std::string placement;  // policy, or "explicit"
+  int gpus = 0;
+  std::vector<double> iteration_times;  // seconds, in the shared run
+  double mean = 0.0, min = 0.0, max = 0.0, stdev = 0.0;
+  double alone_mean = 0.0;  // mean iteration time replayed alone on the same GPUs
+  double slowdown = 1.0;    // mean / alone_mean
+  double end = 0.0;         // when its last iteration ended
+};
+
+// A job's max - min iteration time, a difference under a picosecond (the rounding of sums of
+// doubles between identical iterations) read as none.
+inline double iteration_spread(double max, double min) {
+  return max - min < 1e-12 ? 0.0 : max - min;
+}
+
 // What makes a file explain itself; stored as root attributes.
 struct ResultFileMeta {
   std::string scenario_text;  // the full scenario file, verbatim
@@ -40,6 +59,9 @@ struct ResultFileMeta {
   double tokens_per_iteration = 0.0;
   double model_flops_per_iteration = 0.0;
   std::string memory;
+  // Scenarios of several jobs: one record per placed job (the /jobs and /job_iterations
+  // datasets); empty otherwise (not written).
+  std::vector<JobRecord> jobs;
 };
 
 // The headline numbers of one run: one row of /runs. Means are over the devices that ran at

@@ -27,6 +27,27 @@ double mean_of(const std::vector<double>& v) {
 
 }  // namespace
 
+std::vector<JobRecord> job_records(const JobsSetup& setup, const JobsOutcome& outcome) {
+  std::vector<JobRecord> out;
+  for (size_t j = 0; j < outcome.jobs.size(); ++j) {
+    const JobOutcome& o = outcome.jobs[j];
+    JobRecord r;
+    r.name = o.name;
+    r.placement = setup.jobs[j].placement;
+    r.gpus = static_cast<int>(setup.jobs[j].gpus.size());
+    r.iteration_times = o.iteration_times;
+    r.mean = o.mean;
+    r.min = o.min;
+    r.max = o.max;
+    r.stdev = o.stdev;
+    r.alone_mean = o.alone_mean;
+    r.slowdown = o.slowdown;
+    r.end = o.end;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::vector<RunResult> replay_jobs_alone(const Scenario& sc, ReplayOptions options) {
   if (!sc.jobs) throw std::logic_error("replay_jobs_alone: not a jobs scenario");
   options.record_timeline = true;

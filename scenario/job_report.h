@@ -8,6 +8,7 @@
 
 #include "engine/replay.h"
 #include "engine/run_result.h"
+#include "results/h5_store.h"
 #include "scenario/scenario.h"
 
 namespace orrery {
@@ -32,6 +33,9 @@ struct JobsOutcome {
   std::vector<JobOutcome> jobs;    // parallel to Scenario::jobs->jobs
   std::vector<SharedLink> shared;  // links two or more jobs cross, busiest first
 };
+
+// The outcomes as the results file stores them (results/h5_store.h JobRecord).
+std::vector<JobRecord> job_records(const JobsSetup& setup, const JobsOutcome& outcome);
 
 // Replays each job of `sc` alone (in forked children: replay() runs once per process), with
 // the timeline recorded whatever `options` says.

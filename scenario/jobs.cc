@@ -55,7 +55,7 @@ JobEntry read_entry(const YamlMap& map, size_t index, const ClusterLayout& layou
     e.request.gpus = m.integer("gpus", 1, 1, 1 << 24);
     const std::string policy = m.str("placement", "packed");
     if (!parse_placement_policy(policy, &e.request.policy))
-      m.fail("placement", "expected packed, spread or random, got \"" + policy + "\"");
+      m.fail("placement", "expected packed, spread, topology or random, got \"" + policy + "\"");
     e.request.seed = static_cast<uint64_t>(m.integer("seed", 1, 0, 2147483647));
   }
   e.iterations = m.integer("iterations", 1, 1, 1000000);

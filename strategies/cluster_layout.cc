@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "common/errors.h"
 
@@ -40,6 +41,18 @@ ClusterLayout cluster_layout(const Topology& topo) {
       throw InputError("platform " + topo.name + ": servers are not numbered n0, n1, ...");
     out.servers.push_back(std::move(server));
   }
+  // Domains: the switches outside the servers that their NICs plug into.
+  std::vector<std::set<std::string>> attached(out.servers.size());
+  for (const auto& e : topo.edges)
+    for (const auto& [inside, outside] : {std::pair{&e.a, &e.b}, std::pair{&e.b, &e.a}}) {
+      const int s = server_of(*inside);
+      if (s >= 0 && s < static_cast<int>(attached.size()) && server_of(*outside) < 0)
+        attached[s].insert(*outside);
+    }
+  std::map<std::set<std::string>, int> domains;
+  for (size_t s = 0; s < out.servers.size(); ++s)
+    out.servers[s].domain =
+        domains.emplace(attached[s], static_cast<int>(domains.size())).first->second;
   return out;
 }
 

@@ -18,6 +18,10 @@ struct ClusterServer {
   std::vector<int> gpus;          // indices into ClusterLayout::gpus
   std::vector<std::string> cpus;  // CPU socket hosts
   std::vector<int> cpu_cores;     // cores of each socket host, parallel to cpus
+  // Servers of one domain plug their NICs into the same switches (a fat-tree leaf, a
+  // rail-optimized scalable unit, the one switch): traffic among them stays off the spine.
+  // Numbered from 0 in server order; SimGrid XML platforms: all 0 (not known).
+  int domain = 0;
 };
 
 struct ClusterLayout {

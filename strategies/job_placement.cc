@@ -1,5 +1,6 @@
 #include "strategies/job_placement.h"
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -17,6 +18,62 @@ uint64_t draw(std::mt19937_64& rng, uint64_t n) {
   do x = rng();
   while (x >= limit);
   return x % n;
+}
+
+// The topology-aware choice among the free GPUs (`free_of[s]`: server s's free GPUs, in
+// order): one server if one can hold the job (the fullest that can, so large holes stay
+// open); else one switch domain (the fullest that can), whole free servers first and the rest
+// from the fullest server that can give it; else packed. A server's GPUs are taken from its
+// lowest index, so jobs spanning servers use the same local GPUs, and with them the same NICs
+// (rail-aligned on rail-optimized fabrics).
+std::vector<int> topology_aware(const ClusterLayout& layout,
+                                const std::vector<std::vector<int>>& free_of, int n) {
+  auto fullest_fitting = [&](const std::vector<int>& servers, int need) {
+    int best = -1;
+    for (int s : servers) {
+      const int f = static_cast<int>(free_of[s].size());
+      if (f >= need && (best < 0 || f < static_cast<int>(free_of[best].size()))) best = s;
+    }
+    return best;
+  };
+  std::vector<int> all(layout.servers.size());
+  for (size_t s = 0; s < all.size(); ++s) all[s] = static_cast<int>(s);
+  if (const int s = fullest_fitting(all, n); s >= 0)
+    return {free_of[s].begin(), free_of[s].begin() + n};
+  std::map<int, std::vector<int>> domains;
+  for (size_t s = 0; s < layout.servers.size(); ++s)
+    domains[layout.servers[s].domain].push_back(static_cast<int>(s));
+  int best_domain = -1, best_free = 0;
+  for (const auto& [d, servers] : domains) {
+    int f = 0;
+    for (int s : servers) f += static_cast<int>(free_of[s].size());
+    if (f >= n && (best_domain < 0 || f < best_free)) best_domain = d, best_free = f;
+  }
+  std::vector<int> out;
+  if (best_domain < 0) return out;  // the caller falls back to packed
+  std::vector<int> partial;
+  for (int s : domains[best_domain]) {
+    const ClusterServer& server = layout.servers[s];
+    const bool whole = !server.gpus.empty() && free_of[s].size() == server.gpus.size();
+    if (whole && static_cast<int>(out.size() + free_of[s].size()) <= n) {
+      out.insert(out.end(), free_of[s].begin(), free_of[s].end());
+    } else {
+      partial.push_back(s);
+    }
+  }
+  while (static_cast<int>(out.size()) < n) {
+    const int need = n - static_cast<int>(out.size());
+    int s = fullest_fitting(partial, need);
+    if (s < 0) {  // no single server has the rest: the one with most free GPUs gives what it has
+      s = partial.front();
+      for (int p : partial)
+        if (free_of[p].size() > free_of[s].size()) s = p;
+    }
+    const int take = std::min<int>(need, static_cast<int>(free_of[s].size()));
+    out.insert(out.end(), free_of[s].begin(), free_of[s].begin() + take);
+    partial.erase(std::find(partial.begin(), partial.end(), s));
+  }
+  return out;
 }
 
 }  // namespace
@@ -103,6 +160,19 @@ Placement place_jobs(const ClusterLayout& layout, const std::vector<PlacementReq
               mine.push_back(gpus[round]);
         break;
       }
+      case PlacementPolicy::kTopology: {
+        std::vector<std::vector<int>> free_of(layout.servers.size());
+        for (int g : free) free_of[layout.gpus[g].server].push_back(g);
+        mine = topology_aware(layout, free_of, r.gpus);
+        if (!mine.empty()) break;
+        // No domain holds it: packed over the whole cluster.
+        std::map<int, std::vector<int>> by_server;
+        for (int g : free) by_server[layout.gpus[g].server].push_back(g);
+        for (const auto& [server, gpus] : by_server)
+          for (int g : gpus)
+            if (static_cast<int>(mine.size()) < r.gpus) mine.push_back(g);
+        break;
+      }
       case PlacementPolicy::kRandom: {
         std::mt19937_64 rng(r.seed);
         for (int i = 0; i < r.gpus; ++i) {
@@ -130,7 +200,7 @@ ClusterLayout sub_layout(const ClusterLayout& layout, const std::vector<int>& gp
     auto [it, fresh] = server_of.emplace(gpu.server, static_cast<int>(out.servers.size()));
     if (fresh) {
       const ClusterServer& s = layout.servers.at(gpu.server);
-      out.servers.push_back({{}, s.cpus, s.cpu_cores});
+      out.servers.push_back({{}, s.cpus, s.cpu_cores, s.domain});
     }
     gpu.server = it->second;
     out.servers[it->second].gpus.push_back(static_cast<int>(out.gpus.size()));

@@ -3,6 +3,9 @@
 //  - packed: the free GPUs in server order, filling a server before the next (fewest servers,
 //    most traffic kept inside NVLink domains);
 //  - spread: one free GPU from each server in turn (most servers, most inter-server traffic);
+//  - topology: inside one server if one can hold the job, else inside one switch domain (a
+//    fat-tree leaf, a rail-optimized unit: ClusterServer::domain), whole servers first, the
+//    same local GPUs (and NICs: rail-aligned) on each; best fit at each level; else packed;
 //  - random: free GPUs drawn uniformly with a seed (the same seed gives the same placement);
 //  - explicit: the GPUs the job lists, by host name or index.
 // A job that needs more GPUs than are free is not placed; the GPUs left free then are the
@@ -17,8 +20,8 @@
 
 namespace orrery {
 
-enum class PlacementPolicy { kPacked, kSpread, kRandom, kExplicit };
-// "packed", "spread", "random"; false for anything else.
+enum class PlacementPolicy { kPacked, kSpread, kTopology, kRandom, kExplicit };
+// "packed", "spread", "topology", "random"; false for anything else.
 bool parse_placement_policy(const std::string& text, PlacementPolicy* out);
 const char* placement_policy_name(PlacementPolicy p);
 

@@ -8,6 +8,8 @@
 #include "common/errors.h"
 #include "engine/job_compose.h"
 #include "engine/replay.h"
+#include "platforms/platform_spec.h"
+#include "results/h5_store.h"
 #include "scenario/job_report.h"
 #include "scenario/scenario.h"
 #include "strategies/job_placement.h"
@@ -236,6 +238,38 @@ TEST(JobPlacement, RandomIsSeededAndExplicitListsMayNotOverlap) {
             std::string::npos);
 }
 
+TEST(JobPlacement, TopologyAwareKeepsJobsInAServerThenInADomain) {
+  // 4 servers of 4 GPUs; servers 0-1 on one leaf switch, 2-3 on another.
+  ClusterLayout l;
+  for (int s = 0; s < 4; ++s) {
+    l.servers.push_back({{}, {}, {}, s / 2});
+    for (int i = 0; i < 4; ++i) {
+      l.servers[s].gpus.push_back(static_cast<int>(l.gpus.size()));
+      l.gpus.push_back({"n" + std::to_string(s) + "_gpu" + std::to_string(i), "", s});
+    }
+  }
+  const PlacementPolicy t = PlacementPolicy::kTopology;
+  const Placement p = place_jobs(l, {wants("a", 2, t), wants("b", 3, t), wants("c", 2, t),
+                                     wants("d", 6, t), wants("e", 3, t)});
+  EXPECT_EQ(p.gpus[0], (std::vector<int>{0, 1}));     // all servers free: the first
+  EXPECT_EQ(p.gpus[1], (std::vector<int>{4, 5, 6}));  // server 0 has 2 left: the next
+  EXPECT_EQ(p.gpus[2], (std::vector<int>{2, 3}));     // the fullest server that holds 2
+  // 6 fit no server; leaf 1 has 8 free: server 2 whole, then 2 from server 3's first GPUs.
+  EXPECT_EQ(p.gpus[3], (std::vector<int>{8, 9, 10, 11, 12, 13}));
+  // 3 free GPUs are left, in no one server or leaf: packed over the cluster.
+  EXPECT_EQ(p.gpus[4], (std::vector<int>{7, 14, 15}));
+  EXPECT_EQ(p.free_gpus, 0);
+}
+
+TEST(JobPlacement, DomainsAreTheLeafSwitchesOfThePlatform) {
+  // dgx-a100 puts 2 servers on each fat-tree leaf.
+  const YAML::Node spec = YAML::Load("{preset: dgx-a100, servers: 5}");
+  const ClusterLayout l = cluster_layout(build_topology(parse_platform_spec(spec, "test")));
+  std::vector<int> domains;
+  for (const auto& s : l.servers) domains.push_back(s.domain);
+  EXPECT_EQ(domains, (std::vector<int>{0, 0, 1, 1, 2}));
+}
+
 // A scenario of one two-GPU data-parallel job placed `policy` on two 8-GPU servers.
 Scenario dp_job(const std::string& policy) {
   const std::string dir = testing::make_temp_dir("jobs");
@@ -308,7 +342,7 @@ TEST(Jobs, ScenarioErrorsNameTheJobAndKey) {
   EXPECT_NE(error("jobs:\n  - workload: {type: synthetic-dp}\n").find("gpus: is required"),
             std::string::npos);
   EXPECT_NE(error("jobs:\n  - {gpus: 2, placement: tight, workload: {type: synthetic-dp}}\n")
-                .find("expected packed, spread or random, got \"tight\""),
+                .find("expected packed, spread, topology or random, got \"tight\""),
             std::string::npos);
   EXPECT_NE(error("jobs:\n  - {gpus: [n0_gpu0, n9_gpu0], workload: {type: synthetic-dp}}\n")
                 .find("\"n9_gpu0\" is neither a GPU host of the platform"),
@@ -340,6 +374,23 @@ TEST(Jobs, ShippedScenarioRunsAndPrintsEachJob) {
   for (const char* line : {"All jobs done", "Jobs (2 placed on 16 GPUs; 4 free)", "resnet50",
                            "synthetic", "slowdown", "links shared by jobs"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  // The results file keeps each job's iterations and slowdown; `orrery report` shows them.
+  const LoadedResults stored = read_results_h5(dir + "/s.h5");
+  ASSERT_EQ(stored.meta.jobs.size(), 2u);
+  for (const JobRecord& j : stored.meta.jobs) {
+    ASSERT_EQ(j.iteration_times.size(), 3u) << j.name;
+    double sum = 0;
+    for (double t : j.iteration_times) sum += t;
+    EXPECT_DOUBLE_EQ(j.mean, sum / 3) << j.name;
+    EXPECT_DOUBLE_EQ(j.slowdown, j.mean / j.alone_mean) << j.name;
+    EXPECT_GE(j.slowdown, 1.0) << j.name;
+  }
+  EXPECT_EQ(stored.meta.jobs[1].placement, "explicit");
+  EXPECT_EQ(stored.meta.jobs[1].gpus, 4);
+  const testing::ShellResult report =
+      testing::run_shell(testing::orrery_bin() + " report " + dir + "/s.h5 2>&1");
+  ASSERT_EQ(report.status, 0) << report.output;
+  EXPECT_NE(report.output.find("synthetic        explicit"), std::string::npos) << report.output;
 }
 
 }  // namespace
