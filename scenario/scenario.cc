@@ -15,6 +15,7 @@
 #include "platforms/astra_network.h"
 #include "platforms/link_rates.h"
 #include "scenario/astra_system.h"
+#include "scenario/gpu_speed.h"
 #include "scenario/jobs.h"
 #include "scenario/model_workload.h"
 #include "scenario/workload_reader.h"
@@ -372,6 +373,9 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
     } else {
       read_workload(root, base_dir, gpus, platform_layout(sc, gpus), &sc);
     }
+    std::vector<std::string> hosts;
+    for (const auto& g : gpus) hosts.push_back(g.host);
+    apply_gpu_speeds(read_gpu_speeds(root, hosts), &sc.graph);
   } catch (const InputError& e) {
     // Builders below the scenario (size guards, strategies) name the item but not the file.
     const std::string what = e.what();

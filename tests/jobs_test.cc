@@ -10,6 +10,7 @@
 #include "engine/replay.h"
 #include "platforms/platform_spec.h"
 #include "results/h5_store.h"
+#include "scenario/gpu_speed.h"
 #include "scenario/job_report.h"
 #include "scenario/scenario.h"
 #include "strategies/job_placement.h"
@@ -355,6 +356,53 @@ TEST(Jobs, ScenarioErrorsNameTheJobAndKey) {
           "workload: {type: synthetic-dp}\njobs:\n  - {gpus: 2, workload: {type: synthetic-dp}}\n")
           .find("either one workload or a list of jobs"),
       std::string::npos);
+}
+
+// A two-GPU data-parallel step on one server: 2 layers of 10 ms forward and 20 ms backward, a
+// 1 KiB gradient per layer (microseconds on NVLink-less PCIe), no update.
+double dp_iteration(const std::string& speeds) {
+  const std::string dir = testing::make_temp_dir("jobs");
+  const std::string path = dir + "/s.yaml";
+  testing::write_file(path, R"(platform: {preset: ethernet-cluster, servers: 1}
+workload: {type: synthetic-dp, gpus: 2, layers: 2, forward_time: 10ms, gradient_bytes: 1KiB,
+           update_time: 0s, protocol: ideal}
+)" + speeds);
+  const Scenario sc = load_scenario(path);
+  return replay_isolated(sc.platform, sc.graph, timeline()).makespan;
+}
+
+TEST(GpuSpeed, ADataParallelJobRunsAtItsSlowestGpusPace) {
+  // 60 ms of compute per GPU at full speed; at half speed 120 ms. Every all-reduce waits for
+  // the slow rank's gradient, so one slow GPU makes the whole step as long as two slow ones.
+  const double fast = dp_iteration("");
+  const double one_slow = dp_iteration("gpu_speeds: {n0_gpu1: 0.5}\n");
+  const double both_slow = dp_iteration("gpu_speeds: {n0_gpu0: 0.5, n0_gpu1: 0.5}\n");
+  EXPECT_NEAR(fast, 60e-3, 1e-3);
+  EXPECT_NEAR(one_slow, 120e-3, 1e-3);
+  EXPECT_NEAR(one_slow, both_slow, 1e-6);
+}
+
+TEST(GpuSpeed, VariationIsSeededAndExplicitFactorsWin) {
+  const std::vector<std::string> hosts = {"g0", "g1", "g2", "g3"};
+  auto speeds = [&](const std::string& yaml) {
+    return read_gpu_speeds(YamlMap(YAML::Load(yaml), "test"), hosts);
+  };
+  const auto a = speeds("gpu_speed_variation: {stdev: 0.1, seed: 4}");
+  EXPECT_EQ(a, speeds("gpu_speed_variation: {stdev: 0.1, seed: 4}"));
+  EXPECT_NE(a, speeds("gpu_speed_variation: {stdev: 0.1, seed: 5}"));
+  ASSERT_EQ(a.size(), 4u);
+  for (const auto& [h, f] : a) EXPECT_TRUE(f >= 0.05 && f <= 2.0 && f != 1.0) << h;
+  const auto b = speeds("{gpu_speed_variation: {stdev: 0.1, seed: 4}, gpu_speeds: {g2: 0.25}}");
+  EXPECT_EQ(b.at("g2"), 0.25);
+  EXPECT_EQ(b.at("g1"), a.at("g1"));
+  EXPECT_NE(testing::input_error_of([&] {
+              speeds("gpu_speeds: {g9: 0.5}");
+            }).find("is not a GPU host of the platform"),
+            std::string::npos);
+  EXPECT_NE(testing::input_error_of([&] {
+              speeds("gpu_speeds: {g1: 0}");
+            }).find("above 0 and at most 10"),
+            std::string::npos);
 }
 
 TEST(Jobs, ShippedScenarioRunsAndPrintsEachJob) {
