@@ -246,14 +246,16 @@ int run_command(const RunArgs& args) {
   // the import left behind as it allocates (a fifth of `orrery run` on 1,024 Chakra traces).
   // SimGrid only holds the platform (XML files are first loaded in a throw-away child).
   // Each job alone first: replay() runs once per process and the runs alone fork from this one.
-  std::vector<RunResult> alone;
+  // Each job alone runs in a child beside this process's replay of the shared run (replay()
+  // runs once per process: the child forks before this one starts its engine).
+  std::optional<ChildRun> alone_runs;
   if (sc.jobs) {
-    if (!args.quiet)
-      std::fprintf(stderr, "Replaying each of %zu jobs alone...\n", sc.jobs->spans.size());
-    alone = replay_jobs_alone(sc, opt);
+    alone_runs.emplace(start_jobs_alone(sc, opt));
     opt.record_timeline = true;  // iteration ends come from the timeline
   }
   RunResult r = replay(sc.platform, sc.graph, opt);
+  std::vector<RunResult> alone;
+  if (alone_runs) alone = finish_jobs_alone(*alone_runs);
   r.analytical_seconds = sc.analytical_seconds;
   if (!args.quiet) print_summary(sc, r, args.analytical);
   std::optional<JobsOutcome> jobs;

@@ -1,6 +1,7 @@
 #include "common/child_process.h"
 
 #include <malloc.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,7 +45,7 @@ std::string read_all(int fd) {
 
 }  // namespace
 
-std::string run_in_child(const std::function<std::string()>& body, const std::string& what) {
+ChildRun start_in_child(const std::function<std::string()>& body, const std::string& what) {
   std::fflush(nullptr);  // the child must not inherit unflushed output
   // Free chunks are merged here rather than in the child: glibc merges its small free chunks at
   // the first large allocation, and doing that in the child writes to (copies) every heap page
@@ -53,7 +54,11 @@ std::string run_in_child(const std::function<std::string()>& body, const std::st
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  }
   if (pid == 0) {
     ::close(fds[0]);
     std::string payload;
@@ -69,21 +74,48 @@ std::string run_in_child(const std::function<std::string()>& body, const std::st
     _exit(ok ? 0 : 3);
   }
   ::close(fds[1]);
-  std::string data = read_all(fds[0]);
-  ::close(fds[0]);
+  return ChildRun(pid, fds[0], what);
+}
+
+ChildRun::ChildRun(ChildRun&& other) noexcept
+    : pid_(other.pid_), fd_(other.fd_), what_(std::move(other.what_)) {
+  other.pid_ = -1;
+  other.fd_ = -1;
+}
+
+ChildRun::~ChildRun() {
+  if (pid_ <= 0) return;
+  // Never finished (the caller failed on the way): the child's answer is not wanted.
+  ::kill(pid_, SIGKILL);
+  ::close(fd_);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
+}
+
+std::string ChildRun::finish() {
+  if (pid_ <= 0) throw std::logic_error("ChildRun::finish: already finished");
+  std::string data = read_all(fd_);
+  ::close(fd_);
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  fd_ = -1;
   if (data.empty()) {
     if (WIFSIGNALED(status))
-      throw std::runtime_error(what + " crashed (signal " + std::to_string(WTERMSIG(status)) +
+      throw std::runtime_error(what_ + " crashed (signal " + std::to_string(WTERMSIG(status)) +
                                ", " + strsignal(WTERMSIG(status)) + ")");
-    throw std::runtime_error(what + " exited with status " + std::to_string(WEXITSTATUS(status)) +
+    throw std::runtime_error(what_ + " exited with status " + std::to_string(WEXITSTATUS(status)) +
                              " and no result");
   }
   if (data[0] == kInputError) throw InputError(data.substr(1));
   if (data[0] == kOtherError) throw std::runtime_error(data.substr(1));
   return data.substr(1);
+}
+
+std::string run_in_child(const std::function<std::string()>& body, const std::string& what) {
+  return start_in_child(body, what).finish();
 }
 
 }  // namespace orrery

@@ -14,4 +14,23 @@ namespace orrery {
 // std::runtime_error naming `what` and the signal or status.
 std::string run_in_child(const std::function<std::string()>& body, const std::string& what);
 
+// A child started by start_in_child, running beside this process (the other cores) until
+// finish() collects its answer as run_in_child returns it. Destroying it unfinished kills the
+// child: nothing is left running when the caller gives up on the way.
+class ChildRun {
+ public:
+  ChildRun(int pid, int fd, std::string what) : pid_(pid), fd_(fd), what_(std::move(what)) {}
+  ChildRun(ChildRun&& other) noexcept;
+  ChildRun& operator=(ChildRun&&) = delete;
+  ChildRun(const ChildRun&) = delete;
+  ~ChildRun();
+  std::string finish();
+
+ private:
+  int pid_;
+  int fd_;
+  std::string what_;
+};
+ChildRun start_in_child(const std::function<std::string()>& body, const std::string& what);
+
 }  // namespace orrery

@@ -41,6 +41,11 @@ ExecutionGraph compose_jobs(const std::vector<JobGraph>& jobs, std::vector<JobSp
   ExecutionGraph out;
   std::set<std::string> names;
   spans->clear();
+  // Once for all jobs: growing it job by job would move every op already placed each time.
+  size_t ops = 0;
+  for (const JobGraph& job : jobs)
+    ops += 1 + job.graph.ops.size() * static_cast<size_t>(std::max(0, job.iterations));
+  out.ops.reserve(ops);
   for (const JobGraph& job : jobs) {
     const ExecutionGraph& g = job.graph;
     const std::string where = "job \"" + job.name + "\"";
@@ -80,7 +85,6 @@ ExecutionGraph compose_jobs(const std::vector<JobGraph>& jobs, std::vector<JobSp
       s.has_delay = true;
     }
     const std::vector<std::vector<int>> sinks = sinks_by_device(g);
-    out.ops.reserve(out.ops.size() + g.ops.size() * job.iterations);
     for (int k = 0; k < job.iterations; ++k) {
       const int base = static_cast<int>(out.ops.size());
       const int previous = base - s.ops_per_iteration;  // iteration k-1's first op

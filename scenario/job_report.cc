@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <stdexcept>
+
+#include "engine/run_result_io.h"
 
 namespace orrery {
 namespace {
@@ -49,13 +52,42 @@ std::vector<JobRecord> job_records(const JobsSetup& setup, const JobsOutcome& ou
 }
 
 std::vector<RunResult> replay_jobs_alone(const Scenario& sc, ReplayOptions options) {
-  if (!sc.jobs) throw std::logic_error("replay_jobs_alone: not a jobs scenario");
+  ChildRun run = start_jobs_alone(sc, options);
+  return finish_jobs_alone(run);
+}
+
+ChildRun start_jobs_alone(const Scenario& sc, ReplayOptions options) {
+  if (!sc.jobs) throw std::logic_error("start_jobs_alone: not a jobs scenario");
   options.record_timeline = true;
   options.record_flows = false;
   options.progress = false;
+  return start_in_child(
+      [&sc, options] {
+        // Each result behind its length: 8 bytes, little-endian as this machine writes them.
+        std::string out;
+        for (const JobSpan& span : sc.jobs->spans) {
+          const std::string one = serialize_run_result(
+              replay_isolated(sc.platform, extract_job(sc.graph, span), options));
+          const uint64_t n = one.size();
+          out.append(reinterpret_cast<const char*>(&n), sizeof n).append(one);
+        }
+        return out;
+      },
+      "the runs of each job alone");
+}
+
+std::vector<RunResult> finish_jobs_alone(ChildRun& run) {
+  const std::string data = run.finish();
   std::vector<RunResult> out;
-  for (const JobSpan& span : sc.jobs->spans)
-    out.push_back(replay_isolated(sc.platform, extract_job(sc.graph, span), options));
+  for (size_t pos = 0; pos < data.size();) {
+    uint64_t n = 0;
+    if (data.size() - pos < sizeof n) throw std::runtime_error("runs alone: truncated answer");
+    std::memcpy(&n, data.data() + pos, sizeof n);
+    pos += sizeof n;
+    if (data.size() - pos < n) throw std::runtime_error("runs alone: truncated answer");
+    out.push_back(deserialize_run_result(data.substr(pos, n)));
+    pos += n;
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/child_process.h"
 #include "engine/replay.h"
 #include "engine/run_result.h"
 #include "results/h5_store.h"
@@ -40,6 +41,12 @@ std::vector<JobRecord> job_records(const JobsSetup& setup, const JobsOutcome& ou
 // Replays each job of `sc` alone (in forked children: replay() runs once per process), with
 // the timeline recorded whatever `options` says.
 std::vector<RunResult> replay_jobs_alone(const Scenario& sc, ReplayOptions options);
+
+// The same, started in a child that runs beside the caller (its own replay of the shared run
+// takes the other core); finish_jobs_alone collects the results. Start it before this process
+// starts its own SimGrid engine.
+ChildRun start_jobs_alone(const Scenario& sc, ReplayOptions options);
+std::vector<RunResult> finish_jobs_alone(ChildRun& run);
 
 // `shared` must have its timeline; `alone` parallel to sc.jobs->spans.
 JobsOutcome job_outcomes(const Scenario& sc, const RunResult& shared,
