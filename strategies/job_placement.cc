@@ -20,6 +20,15 @@ uint64_t draw(std::mt19937_64& rng, uint64_t n) {
   return x % n;
 }
 
+// The first n free GPUs in server order, then GPU order within a server.
+std::vector<int> packed(const std::vector<std::vector<int>>& free_of, int n) {
+  std::vector<int> out;
+  for (const auto& gpus : free_of)
+    for (int g : gpus)
+      if (static_cast<int>(out.size()) < n) out.push_back(g);
+  return out;
+}
+
 // The topology-aware choice among the free GPUs (`free_of[s]`: server s's free GPUs, in
 // order): one server if one can hold the job (the fullest that can, so large holes stay
 // open); else one switch domain (the fullest that can), whole free servers first and the rest
@@ -141,38 +150,23 @@ Placement place_jobs(const ClusterLayout& layout, const std::vector<PlacementReq
       largest_waiting = std::max(largest_waiting, r.gpus);
       continue;
     }
+    // The free GPUs of each server, in server order.
+    std::vector<std::vector<int>> free_of(layout.servers.size());
+    for (int g : free) free_of[layout.gpus[g].server].push_back(g);
     switch (r.policy) {
-      case PlacementPolicy::kPacked: {
-        // Server order, then GPU order within a server.
-        std::map<int, std::vector<int>> by_server;
-        for (int g : free) by_server[layout.gpus[g].server].push_back(g);
-        for (const auto& [server, gpus] : by_server)
-          for (int g : gpus)
-            if (static_cast<int>(mine.size()) < r.gpus) mine.push_back(g);
+      case PlacementPolicy::kPacked:
+        mine = packed(free_of, r.gpus);
         break;
-      }
-      case PlacementPolicy::kSpread: {
-        std::map<int, std::vector<int>> by_server;
-        for (int g : free) by_server[layout.gpus[g].server].push_back(g);
+      case PlacementPolicy::kSpread:
         for (size_t round = 0; static_cast<int>(mine.size()) < r.gpus; ++round)
-          for (const auto& [server, gpus] : by_server)
+          for (const auto& gpus : free_of)
             if (round < gpus.size() && static_cast<int>(mine.size()) < r.gpus)
               mine.push_back(gpus[round]);
         break;
-      }
-      case PlacementPolicy::kTopology: {
-        std::vector<std::vector<int>> free_of(layout.servers.size());
-        for (int g : free) free_of[layout.gpus[g].server].push_back(g);
+      case PlacementPolicy::kTopology:
         mine = topology_aware(layout, free_of, r.gpus);
-        if (!mine.empty()) break;
-        // No domain holds it: packed over the whole cluster.
-        std::map<int, std::vector<int>> by_server;
-        for (int g : free) by_server[layout.gpus[g].server].push_back(g);
-        for (const auto& [server, gpus] : by_server)
-          for (int g : gpus)
-            if (static_cast<int>(mine.size()) < r.gpus) mine.push_back(g);
+        if (mine.empty()) mine = packed(free_of, r.gpus);  // no domain holds it
         break;
-      }
       case PlacementPolicy::kRandom: {
         std::mt19937_64 rng(r.seed);
         for (int i = 0; i < r.gpus; ++i) {
