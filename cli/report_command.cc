@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/job_table.h"
 #include "common/atomic_file.h"
 #include "common/errors.h"
-#include "common/units.h"
 #include "sweeps/report_table.h"
 
 namespace orrery {
@@ -19,22 +19,14 @@ struct ReportArgs {
   bool quiet = false;
 };
 
-// A run of several jobs (docs/shared-clusters.md): each job's line.
-void print_jobs(const std::vector<JobRecord>& jobs) {
-  std::printf("\n%-16s %-9s %5s %6s %12s %12s %12s %9s\n", "job", "placement", "GPUs", "iters",
-              "mean iter", "spread", "alone", "slowdown");
-  for (const JobRecord& j : jobs)
-    std::printf("%-16s %-9s %5d %6zu %12s %12s %12s %8.3fx\n", j.name.c_str(), j.placement.c_str(),
-                j.gpus, j.iteration_times.size(), format_time(j.mean).c_str(),
-                format_time(iteration_spread(j.max, j.min)).c_str(),
-                format_time(j.alone_mean).c_str(), j.slowdown);
-}
-
 int report_command(const ReportArgs& args) {
   LoadedResults results = read_results_h5(args.file);
   SweepFileStatus status = read_sweep_status(args.file);
   if (!args.quiet) write_report_table(std::cout, results, status, args.options);
-  if (!args.quiet && !results.meta.jobs.empty()) print_jobs(results.meta.jobs);
+  if (!args.quiet && !results.meta.jobs.empty()) {
+    std::printf("\n");
+    print_job_table(results.meta.jobs);
+  }
   if (args.csv == "-") {
     write_report_csv(std::cout, results);
   } else if (!args.csv.empty()) {

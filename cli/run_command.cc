@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/job_table.h"
 #include "cli/limit_options.h"
 #include "cli/output_paths.h"
 #include "cli/run_args.h"
@@ -147,16 +148,7 @@ void print_jobs(const Scenario& sc, const JobsOutcome& o) {
     std::printf(", %d of them idle while a job waits", setup.fragmented_gpus);
   std::printf(")\n");
   for (const std::string& u : setup.unplaced) std::printf("  not placed: %s\n", u.c_str());
-  std::printf("%-16s %-9s %5s %6s %12s %12s %12s %9s\n", "job", "placement", "GPUs", "iters",
-              "mean iter", "spread", "alone", "slowdown");
-  for (size_t j = 0; j < o.jobs.size(); ++j) {
-    const JobOutcome& x = o.jobs[j];
-    const ScenarioJob& info = setup.jobs[j];
-    std::printf("%-16s %-9s %5zu %6zu %12s %12s %12s %8.3fx\n", x.name.c_str(),
-                info.placement.c_str(), info.gpus.size(), x.iteration_times.size(),
-                format_time(x.mean).c_str(), format_time(iteration_spread(x.max, x.min)).c_str(),
-                format_time(x.alone_mean).c_str(), x.slowdown);
-  }
+  print_job_table(o.jobs);
   if (!o.shared.empty()) {
     std::printf("\n%-28s %12s %8s  %s\n", "links shared by jobs", "bytes", "busy", "jobs");
     for (size_t i = 0; i < o.shared.size() && i < 8; ++i) {
@@ -276,7 +268,7 @@ int run_command(const RunArgs& args) {
                         0.0,
                         0.0,
                         ""};
-    if (jobs) meta.jobs = job_records(*sc.jobs, *jobs);
+    if (jobs) meta.jobs = jobs->jobs;
     if (sc.llm) {
       meta.tokens_per_iteration = sc.llm->tokens;
       meta.model_flops_per_iteration = sc.llm->model_flops;

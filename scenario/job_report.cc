@@ -30,27 +30,6 @@ double mean_of(const std::vector<double>& v) {
 
 }  // namespace
 
-std::vector<JobRecord> job_records(const JobsSetup& setup, const JobsOutcome& outcome) {
-  std::vector<JobRecord> out;
-  for (size_t j = 0; j < outcome.jobs.size(); ++j) {
-    const JobOutcome& o = outcome.jobs[j];
-    JobRecord r;
-    r.name = o.name;
-    r.placement = setup.jobs[j].placement;
-    r.gpus = static_cast<int>(setup.jobs[j].gpus.size());
-    r.iteration_times = o.iteration_times;
-    r.mean = o.mean;
-    r.min = o.min;
-    r.max = o.max;
-    r.stdev = o.stdev;
-    r.alone_mean = o.alone_mean;
-    r.slowdown = o.slowdown;
-    r.end = o.end;
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
 std::vector<RunResult> replay_jobs_alone(const Scenario& sc, ReplayOptions options) {
   ChildRun run = start_jobs_alone(sc, options);
   return finish_jobs_alone(run);
@@ -99,8 +78,10 @@ JobsOutcome job_outcomes(const Scenario& sc, const RunResult& shared,
   std::map<std::string, std::vector<std::string>> users;  // link -> jobs
   for (size_t j = 0; j < sc.jobs->spans.size(); ++j) {
     const JobSpan& span = sc.jobs->spans[j];
-    JobOutcome o;
+    JobRecord o;
     o.name = span.name;
+    o.placement = sc.jobs->jobs[j].placement;
+    o.gpus = static_cast<int>(sc.jobs->jobs[j].gpus.size());
     o.iteration_times = iteration_times(shared, span);
     o.mean = mean_of(o.iteration_times);
     o.min = *std::min_element(o.iteration_times.begin(), o.iteration_times.end());

@@ -14,15 +14,6 @@
 
 namespace orrery {
 
-struct JobOutcome {
-  std::string name;
-  std::vector<double> iteration_times;                   // seconds, shared run, in order
-  double mean = 0.0, min = 0.0, max = 0.0, stdev = 0.0;  // of iteration_times (population)
-  double alone_mean = 0.0;  // the same, replaying the job alone on the same GPUs
-  double slowdown = 1.0;    // mean / alone_mean
-  double end = 0.0;         // when its last iteration ended in the shared run
-};
-
 struct SharedLink {
   std::string name;
   std::vector<std::string> jobs;  // that sent bytes over it (from their runs alone)
@@ -31,12 +22,11 @@ struct SharedLink {
 };
 
 struct JobsOutcome {
-  std::vector<JobOutcome> jobs;    // parallel to Scenario::jobs->jobs
+  // Parallel to Scenario::jobs->jobs, as the results file stores them (results/h5_store.h):
+  // stdev is the population one, alone_mean the job replayed alone on the same GPUs.
+  std::vector<JobRecord> jobs;
   std::vector<SharedLink> shared;  // links two or more jobs cross, busiest first
 };
-
-// The outcomes as the results file stores them (results/h5_store.h JobRecord).
-std::vector<JobRecord> job_records(const JobsSetup& setup, const JobsOutcome& outcome);
 
 // Replays each job of `sc` alone (in forked children: replay() runs once per process), with
 // the timeline recorded whatever `options` says.

@@ -322,7 +322,7 @@ TEST(Jobs, ScenarioReportsSlowdownAndSharedLinks) {
   const RunResult shared = replay_isolated(sc.platform, sc.graph, timeline());
   const JobsOutcome o = job_outcomes(sc, shared, replay_jobs_alone(sc, timeline()));
   ASSERT_EQ(o.jobs.size(), 2u);
-  for (const JobOutcome& j : o.jobs) {
+  for (const JobRecord& j : o.jobs) {
     EXPECT_EQ(j.iteration_times.size(), 2u);
     // Communication-bound on the NIC: close to twice as slow, never faster.
     EXPECT_GT(j.slowdown, 1.5) << j.name;
