@@ -111,27 +111,25 @@ void read_jobs(const YamlMap& root, const std::string& base_dir,
   bool priced = true;
   for (size_t i = 0; i < entries.size(); ++i) {
     const JobEntry& e = entries[i];
-    // Read every key, placed or not, so a typo in a waiting job is still reported.
     const std::vector<int>& mine = placed.gpus[i];
-    const std::vector<int> some = mine.empty() ? std::vector<int>{0} : mine;
-    const ClusterLayout job_layout = sub_layout(layout, some);
+    if (mine.empty()) {
+      // Left out, but its keys are still checked: a typo in a waiting job is reported.
+      for (const char* k : {"workload", "strategy", "precision", "cost_model"})
+        if (e.map.has(k)) e.map.raw(k);
+      e.map.reject_unknown_keys();
+      continue;
+    }
+    const ClusterLayout job_layout = sub_layout(layout, mine);
     std::vector<GpuPlacement> job_gpus;
-    for (int g : some) job_gpus.push_back(gpus[g]);
+    for (int g : mine) job_gpus.push_back(gpus[g]);
     Scenario job;
     job.origin = sc->origin;
     job.platform = sc->platform;
     job.device = sc->device;
     job.platform_server = sc->platform_server;
-    if (!mine.empty()) {
-      read_workload(e.map, base_dir, job_gpus, job_layout, &job);
-      if (e.map.map("workload").str("type", "") == "graph") place_graph(e, job_layout, &job.graph);
-    } else {
-      e.map.raw("workload");  // a job left out is still checked for unknown keys below
-      for (const char* k : {"strategy", "precision", "cost_model"})
-        if (e.map.has(k)) e.map.raw(k);
-    }
+    read_workload(e.map, base_dir, job_gpus, job_layout, &job);
+    if (e.map.map("workload").str("type", "") == "graph") place_graph(e, job_layout, &job.graph);
     e.map.reject_unknown_keys();
-    if (mine.empty()) continue;
     if (job.llm) e.map.fail("workload", "language-model workloads are not yet supported as jobs");
     priced = priced && job.ops_priced;
     ScenarioJob info;
