@@ -42,17 +42,12 @@ void check_writable_dir(const std::string& file, const char* what) {
                      dir.string());
 }
 
-// The device line of the header (results/run_report.h) for a scenario.
-std::string device_line(const Scenario& sc) {
-  return orrery::device_line(sc.device, sc.ops_priced);
-}
-
 void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
   const RunReport report = make_run_report(r);
   const RunSummary& s = report.summary;
   std::printf("Scenario   %s\n", sc.name.c_str());
   std::printf("Platform   %s\n", sc.platform_summary.c_str());
-  std::printf("Device     %s\n", device_line(sc).c_str());
+  std::printf("Device     %s\n", scenario_device_line(sc).c_str());
   std::printf("Workload   %zu devices, %zu ops\n", sc.graph.devices.size(), sc.graph.ops.size());
   if (!sc.workload_summary.empty()) std::printf("           %s\n", sc.workload_summary.c_str());
   std::printf("\n");
@@ -208,7 +203,7 @@ int validate_command(const RunArgs& args) {
   std::printf(
       "%s: ok\n  platform  %s\n  device    %s\n  workload  %zu devices, %zu ops\n"
       "  output    %s\n",
-      args.scenario.c_str(), sc.platform_summary.c_str(), device_line(sc).c_str(),
+      args.scenario.c_str(), sc.platform_summary.c_str(), scenario_device_line(sc).c_str(),
       sc.graph.devices.size(), sc.graph.ops.size(),
       sc.output_file.empty() ? "(none)" : sc.output_file.c_str());
   return 0;

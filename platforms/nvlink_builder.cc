@@ -34,7 +34,7 @@ std::map<std::pair<int, int>, int> cube_mesh_pairs(int links_per_gpu) {
 }
 
 void add_nvlink(const PlatformSpec& spec, ServerNodes& server, TopoWriter& w) {
-  const NvlinkSpec& nv = spec.server.nvlink;
+  const NvlinkSpec& nv = server_spec(spec, server.index).nvlink;
   if (nv.topology == "cube-mesh") {
     for (const auto& [pair, count] : cube_mesh_pairs(nv.links_per_gpu)) {
       const auto [a, b] = pair;

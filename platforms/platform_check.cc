@@ -131,9 +131,7 @@ void check_rails(const PlatformSpec& spec, const SpecComplaint& complain) {
   }
 }
 
-}  // namespace
-
-void check_platform_spec(const PlatformSpec& spec, const SpecComplaint& complain) {
+void check_one_kind(const PlatformSpec& spec, const SpecComplaint& complain) {
   check_ranges(spec, complain);
   const ServerSpec& s = spec.server;
   const int switches = s.cpu.sockets * s.pcie.switches_per_socket;
@@ -177,6 +175,32 @@ void check_platform_spec(const PlatformSpec& spec, const SpecComplaint& complain
   check_mtu(spec, complain);
   check_sharp(spec, complain);
   check_rails(spec, complain);
+}
+
+}  // namespace
+
+void check_platform_spec(const PlatformSpec& spec, const SpecComplaint& complain) {
+  check_one_kind(spec, complain);
+  // A mixed cluster: every group's server as if all servers were of its kind.
+  int servers = 0;
+  for (size_t i = 0; i < spec.server_groups.size(); ++i) {
+    const ServerGroup& g = spec.server_groups[i];
+    const std::string where = "server_groups[" + str(static_cast<int>(i)) + "]";
+    if (g.servers < 1) complain(where, "must hold at least one server");
+    if (g.server.gpus != spec.server.gpus || g.server.nic.count != spec.server.nic.count ||
+        g.server.nic.bandwidth != spec.server.nic.bandwidth)
+      complain(where, "GPU count and NICs are the platform's, the same in every server");
+    servers += g.servers;
+    PlatformSpec one = spec;
+    one.server = g.server;
+    one.server_groups.clear();
+    check_one_kind(one, [&](const std::string& key, const std::string& message) {
+      complain(where + "." + key, message);
+    });
+  }
+  if (!spec.server_groups.empty() && servers != spec.servers)
+    complain("servers",
+             "is " + str(spec.servers) + " but the server_groups add up to " + str(servers));
 }
 
 }  // namespace orrery

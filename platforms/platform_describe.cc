@@ -41,19 +41,35 @@ std::string describe_spec(const PlatformSpec& s) {
   char share[32];
   o << "platform " << s.name;
   if (!s.description.empty()) o << ": " << s.description;
-  o << "\n  " << s.servers << " server(s) x " << v.gpus << " " << v.gpu.name << ", "
-    << v.cpu.sockets << " x " << v.cpu.model << ", PCIe " << format_bandwidth(v.pcie.bandwidth)
-    << "\n";
-  // Signalling rates are what datasheets print; links carry the achievable ones (link_rates.h).
-  if (v.nvlink.topology != "none") {
-    std::snprintf(share, sizeof share, "%.4g", v.nvlink.efficiency);
-    o << "  NVLink " << v.nvlink.topology << ": " << v.nvlink.links_per_gpu << " links x "
-      << format_bandwidth(v.nvlink.bandwidth)
-      << " per GPU = " << format_bandwidth(v.nvlink.links_per_gpu * v.nvlink.bandwidth)
-      << " signalling, " << format_bandwidth(v.nvlink.links_per_gpu * nvlink_data_rate(v.nvlink))
-      << " achievable (efficiency " << share << ")";
-    if (v.nvlink.sharp) o << "; NVLink SHARP: host " << nvls_host_name("n<S>_");
-    o << "\n";
+  o << "\n";
+  auto server_lines = [&](int servers, const ServerSpec& k, const std::string& indent) {
+    o << indent << servers << " server(s) x " << k.gpus << " " << k.gpu.name << ", "
+      << k.cpu.sockets << " x " << k.cpu.model << ", PCIe " << format_bandwidth(k.pcie.bandwidth)
+      << "\n";
+    // Signalling rates are what datasheets print; links carry the achievable ones
+    // (link_rates.h).
+    if (k.nvlink.topology != "none") {
+      std::snprintf(share, sizeof share, "%.4g", k.nvlink.efficiency);
+      o << indent << "NVLink " << k.nvlink.topology << ": " << k.nvlink.links_per_gpu << " links x "
+        << format_bandwidth(k.nvlink.bandwidth)
+        << " per GPU = " << format_bandwidth(k.nvlink.links_per_gpu * k.nvlink.bandwidth)
+        << " signalling, " << format_bandwidth(k.nvlink.links_per_gpu * nvlink_data_rate(k.nvlink))
+        << " achievable (efficiency " << share << ")";
+      if (k.nvlink.sharp) o << "; NVLink SHARP: host " << nvls_host_name("n<S>_");
+      o << "\n";
+    }
+  };
+  if (s.server_groups.empty()) {
+    server_lines(s.servers, v, "  ");
+  } else {
+    o << "  " << s.servers << " servers in " << s.server_groups.size() << " groups:\n";
+    int first = 0;
+    for (const ServerGroup& g : s.server_groups) {
+      o << "  - n" << first << (g.servers > 1 ? "-n" + std::to_string(first + g.servers - 1) : "")
+        << ":\n";
+      server_lines(g.servers, g.server, "    ");
+      first += g.servers;
+    }
   }
   if (v.nic.count == 0) {
     o << "  no NICs\n";

@@ -2,6 +2,7 @@
 
 #include "common/embedded_data.h"
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "common/suggest.h"
 #include "common/yaml_reader.h"
 
@@ -154,7 +155,73 @@ FabricSpec parse_fabric(const YamlMap& m) {
   return f;
 }
 
+ServerSpec parse_server(const YamlMap& server, const std::string& origin) {
+  ServerSpec s;
+  s.gpus = count_at_least(server, "gpus", s.gpus, 1);
+  if (server.has("gpu"))
+    s.gpu = parse_device_spec(server.raw("gpu"), origin, server.key_path("gpu"), s.gpu);
+  s.cpu = parse_cpu(server.map("cpu"));
+  s.pcie = parse_pcie(server.map("pcie"));
+  s.nvlink = parse_nvlink(server.map("nvlink"));
+  s.nic = parse_nic(server.map("nic"));
+  server.reject_unknown_keys();
+  return s;
+}
+
+// `server_groups`: each group's keys replace the platform server's (`base`, the merged tree's
+// server mapping); the groups' server counts add up to the platform's.
+void read_server_groups(const YamlMap& m, const YAML::Node& base, const std::string& origin,
+                        bool user_servers, PlatformSpec* spec) {
+  const YAML::Node list = m.raw("server_groups");
+  if (!list.IsSequence() || list.size() == 0)
+    m.fail("server_groups",
+           "expected a list of groups such as {servers: 2, gpu: A100-SXM4-80GB}, in server order");
+  int total = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string path = m.key_path("server_groups") + "[" + std::to_string(i) + "]";
+    if (!list[i].IsMap())
+      m.fail("server_groups", "[" + std::to_string(i) + "]: expected a mapping");
+    YamlMap g(list[i], origin, path);
+    for (const char* fixed : {"gpus", "nic"})
+      if (g.has(fixed))
+        g.fail(fixed, "is the platform's (server." + std::string(fixed) +
+                          "), the same in every server of a mixed cluster");
+    YAML::Node over(YAML::NodeType::Map);
+    for (auto it = list[i].begin(); it != list[i].end(); ++it)
+      if (it->first.Scalar() != "servers") over.force_insert(it->first, it->second);
+    ServerGroup group;
+    group.servers = count_at_least(g, "servers", 1, 1);
+    group.server = parse_server(YamlMap(deep_merge(base, over), origin, path), origin);
+    // Read through the merged tree above; marked known here.
+    for (const char* k : {"gpu", "cpu", "pcie", "nvlink"})
+      if (g.has(k)) g.raw(k);
+    g.reject_unknown_keys();
+    total += group.servers;
+    if (total > limits::kServers.hi)
+      g.fail("servers", "the groups add up to more servers than " + limits::kServers.text());
+    spec->server_groups.push_back(std::move(group));
+  }
+  if (user_servers && m.integer("servers", 0) != total)
+    m.fail("servers", "is " + std::to_string(m.integer("servers", 0)) +
+                          " but the server_groups add up to " + std::to_string(total));
+  spec->servers = total;
+  spec->server = spec->server_groups.front().server;
+}
+
 }  // namespace
+
+const ServerSpec& server_spec(const PlatformSpec& spec, int n) {
+  return spec.server_groups.empty() ? spec.server
+                                    : spec.server_groups[server_group_of(spec, n)].server;
+}
+
+int server_group_of(const PlatformSpec& spec, int n) {
+  for (size_t g = 0; g < spec.server_groups.size(); ++g) {
+    n -= spec.server_groups[g].servers;
+    if (n < 0) return static_cast<int>(g);
+  }
+  return spec.server_groups.empty() ? 0 : static_cast<int>(spec.server_groups.size()) - 1;
+}
 
 std::vector<std::string> platform_preset_names() {
   std::vector<std::string> names;
@@ -177,6 +244,10 @@ const std::string& platform_preset_yaml(const std::string& name) {
 PlatformSpec parse_platform_spec(const YAML::Node& node, const std::string& origin,
                                  const std::string& key_path) {
   YamlMap user(node, origin, key_path);
+  // Read before the merge below, which assigns through `tree` into the node itself.
+  bool user_servers = false;  // rather than the preset's
+  for (auto it = node.begin(); node.IsMap() && it != node.end(); ++it)
+    user_servers = user_servers || it->first.Scalar() == "servers";
   YAML::Node tree = node;
   std::string preset = user.str("preset", "");
   if (!preset.empty()) {
@@ -200,19 +271,14 @@ PlatformSpec parse_platform_spec(const YAML::Node& node, const std::string& orig
   spec.servers = count_at_least(m, "servers", spec.servers, 1);
   YamlMap server = m.map("server");
   YamlMap fabric = m.map("fabric");
-  spec.server.gpus = count_at_least(server, "gpus", spec.server.gpus, 1);
-  if (server.has("gpu"))
-    spec.server.gpu =
-        parse_device_spec(server.raw("gpu"), origin, server.key_path("gpu"), spec.server.gpu);
-  spec.server.cpu = parse_cpu(server.map("cpu"));
-  spec.server.pcie = parse_pcie(server.map("pcie"));
-  spec.server.nvlink = parse_nvlink(server.map("nvlink"));
-  spec.server.nic = parse_nic(server.map("nic"));
-  server.reject_unknown_keys();
+  spec.server = parse_server(server, origin);
   spec.fabric = parse_fabric(fabric);
+  if (m.has("server_groups")) read_server_groups(m, tree["server"], origin, user_servers, &spec);
   m.reject_unknown_keys();
   // Cross-key checks report at the offending key's line: find the mapping that holds it.
   check_platform_spec(spec, [&](const std::string& key, const std::string& message) {
+    if (key.rfind("server_groups", 0) == 0)
+      m.fail("server_groups", key.substr(13) + ": " + message);
     auto dot = key.rfind('.');
     if (dot == std::string::npos) m.fail(key, message);
     std::string section = key.substr(0, dot), leaf = key.substr(dot + 1);

@@ -103,14 +103,31 @@ struct FabricSpec {
   bool sharp = false;
 };
 
+// Servers of one kind among servers of several on one fabric (V100, A100 and H100 servers).
+struct ServerGroup {
+  int servers = 1;
+  ServerSpec server;
+};
+
 struct PlatformSpec {
   std::string name;
   std::string description;
   std::vector<std::string> sources;  // where the numbers come from
   int servers = 1;
+  // Every server's, or with server_groups the first group's.
   ServerSpec server;
+  // A mixed cluster (`server_groups`): consecutive servers by group, in order, `servers` in
+  // all. Each group's server is `server` with the group's keys (gpu, cpu, pcie, nvlink)
+  // replacing its values; GPU count and NICs are the platform's, the same in every server.
+  // Empty: every server is `server`.
+  std::vector<ServerGroup> server_groups;
   FabricSpec fabric;
 };
+
+// Server n's spec (0 <= n < spec.servers).
+const ServerSpec& server_spec(const PlatformSpec& spec, int n);
+// Index into spec.server_groups of server n; 0 without groups.
+int server_group_of(const PlatformSpec& spec, int n);
 
 // Names of the built-in presets, sorted.
 std::vector<std::string> platform_preset_names();

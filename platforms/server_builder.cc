@@ -68,7 +68,10 @@ Placement place(const ServerSpec& s) {
 class ServerBuilder {
  public:
   ServerBuilder(const PlatformSpec& spec, int index, TopoWriter& w)
-      : s_(spec.server), sharp_fabric_(spec.fabric.sharp), w_(w), pl_(place(spec.server)) {
+      : s_(server_spec(spec, index)),
+        sharp_fabric_(spec.fabric.sharp),
+        w_(w),
+        pl_(place(server_spec(spec, index))) {
     out_.index = index;
     out_.prefix = "n" + std::to_string(index) + "_";
     out_.nvlink_topology = s_.nvlink.topology;

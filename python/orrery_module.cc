@@ -47,7 +47,7 @@ py::dict to_python(const Outcome& o) {
   d["name"] = sc.name;
   d["description"] = sc.description;
   d["platform"] = sc.platform_summary;
-  d["device"] = device_line(sc.device, sc.ops_priced);
+  d["device"] = scenario_device_line(sc);
   d["num_devices"] = sc.graph.devices.size();
   d["num_ops"] = sc.graph.ops.size();
   d["workload"] = sc.workload_summary;

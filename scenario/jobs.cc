@@ -127,6 +127,10 @@ void read_jobs(const YamlMap& root, const std::string& base_dir,
     job.platform = sc->platform;
     job.device = sc->device;
     job.platform_server = sc->platform_server;
+    if (!sc->gpu_kind.empty()) {
+      job.server_kinds = sc->server_kinds;
+      for (int g : mine) job.gpu_kind.push_back(sc->gpu_kind[g]);
+    }
     read_workload(e.map, base_dir, job_gpus, job_layout, &job);
     if (e.map.map("workload").str("type", "") == "graph") place_graph(e, job_layout, &job.graph);
     e.map.reject_unknown_keys();

@@ -40,8 +40,17 @@ std::string resolve(const std::string& base_dir, const std::string& p) {
 std::string summarize(const PlatformSpec& s) {
   const ServerSpec& v = s.server;
   std::ostringstream o;
-  o << s.name << ": " << s.servers << (s.servers == 1 ? " server" : " servers") << " x " << v.gpus
-    << " " << v.gpu.name << ", PCIe " << format_bandwidth(v.pcie.bandwidth) << " per link";
+  o << s.name << ": " << s.servers << (s.servers == 1 ? " server" : " servers") << " x " << v.gpus;
+  if (s.server_groups.empty()) {
+    o << " " << v.gpu.name;
+  } else {
+    o << " GPUs of mixed models (servers: ";
+    for (size_t g = 0; g < s.server_groups.size(); ++g)
+      o << (g ? ", " : "") << s.server_groups[g].servers << " "
+        << s.server_groups[g].server.gpu.name;
+    o << "; the links below are the first group's)";
+  }
+  o << ", PCIe " << format_bandwidth(v.pcie.bandwidth) << " per link";
   if (v.nvlink.topology != "none")
     o << ", NVLink " << v.nvlink.topology << " " << v.nvlink.links_per_gpu << " x "
       << format_bandwidth(v.nvlink.bandwidth) << " per GPU ("
@@ -90,6 +99,10 @@ void read_platform(const YamlMap& root, const std::string& base_dir,
     return;
   }
   PlatformSpec spec = parse_platform_spec(root.raw("platform"), root.origin(), "platform");
+  if (root.has("device") && !spec.server_groups.empty())
+    root.fail("device",
+              "replaces the GPU of every server, but platform.server_groups gives each group "
+              "its own: set gpu in the groups instead");
   if (root.has("device"))
     spec.server.gpu =
         parse_device_spec(root.raw("device"), root.origin(), "device", spec.server.gpu);
@@ -105,6 +118,12 @@ void read_platform(const YamlMap& root, const std::string& base_dir,
   sc->platform_server = spec.server;
   for (const auto& h : gpu_hosts(sc->platform.topology))
     gpus->push_back({h, launch_host_of(sc->platform.topology, h)});
+  if (spec.server_groups.size() > 1) {
+    for (const ServerGroup& g : spec.server_groups) sc->server_kinds.push_back(g.server);
+    // build_topology lists GPUs server by server, the same count in each.
+    for (size_t i = 0; i < gpus->size(); ++i)
+      sc->gpu_kind.push_back(server_group_of(spec, static_cast<int>(i) / spec.server.gpus));
+  }
 }
 
 // How a Chakra workload's collectives run: ASTRA-sim's system file (astra_system, with only
@@ -224,9 +243,9 @@ ClusterLayout platform_layout(const Scenario& sc, const std::vector<GpuPlacement
   return cluster_layout_from_hosts(hosts);
 }
 
-void read_workload(const YamlMap& root, const std::string& base_dir,
-                   const std::vector<GpuPlacement>& platform_gpus, const ClusterLayout& layout,
-                   Scenario* sc) {
+void read_workload_on_device(const YamlMap& root, const std::string& base_dir,
+                             const std::vector<GpuPlacement>& platform_gpus,
+                             const ClusterLayout& layout, Scenario* sc) {
   if (!root.has("workload")) root.fail("workload", "is required");
   YamlMap w = root.map("workload");
   std::string type = w.str("type", "synthetic-dp");

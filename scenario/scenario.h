@@ -38,6 +38,11 @@ struct Scenario {
   std::string workload_summary;               // one line (model workloads)
   std::optional<LlmRunInfo> llm;              // language-model workloads: throughput, memory
   std::optional<ServerSpec> platform_server;  // generated platforms: their server
+  // Mixed clusters (platform.server_groups): the kinds of server, and the kind of each of the
+  // platform's GPUs in its GPU order (an index into server_kinds). Empty when all are one kind;
+  // `device` and `platform_server` are then the first kind's.
+  std::vector<ServerSpec> server_kinds;
+  std::vector<int> gpu_kind;
   double analytical_seconds = 0.0;  // model workloads: the PAI analytical estimate (pai_estimate.h)
   std::string output_file;          // HDF5 results; empty: none
   bool record_timeline = true;
@@ -49,6 +54,10 @@ struct Scenario {
   // order); the rest are counted and the trace says so.
   int trace_flows = 1000000;
 };
+
+// The run header's device line (results/run_report.h device_line), naming every GPU model of
+// a mixed cluster.
+std::string scenario_device_line(const Scenario& sc);
 
 // "a.b.c=value" overrides applied to the YAML tree before it is read (value parsed as YAML).
 void apply_override(YAML::Node& root, const std::string& assignment);

@@ -19,9 +19,16 @@ ClusterLayout platform_layout(const Scenario& sc, const std::vector<GpuPlacement
 // Reads `root`'s workload mapping (and the strategy, precision and cost-model keys beside it)
 // into sc->graph (and sc->workload_summary, ops_priced, llm, analytical_seconds), on the GPUs
 // `gpus` and `layout` describe (the same GPUs in the same order). sc->platform and sc->device
-// must be set. Throws InputError naming the file and key.
+// must be set; on a mixed cluster also sc->server_kinds and sc->gpu_kind, parallel to `gpus`:
+// each GPU's ops are then priced on its own model (scenario/gpu_kinds.cc). Throws InputError
+// naming the file and key.
 void read_workload(const YamlMap& root, const std::string& base_dir,
                    const std::vector<GpuPlacement>& gpus, const ClusterLayout& layout,
                    Scenario* sc);
+
+// The same with every op priced on sc->device, whatever sc->gpu_kind says.
+void read_workload_on_device(const YamlMap& root, const std::string& base_dir,
+                             const std::vector<GpuPlacement>& gpus, const ClusterLayout& layout,
+                             Scenario* sc);
 
 }  // namespace orrery
