@@ -135,7 +135,7 @@ void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
 }
 
 // The jobs of a `jobs` scenario: placement, iteration times shared and alone, shared links.
-void print_jobs(const Scenario& sc, const JobsOutcome& o) {
+void print_jobs(const Scenario& sc, const RunResult& r, const JobsOutcome& o) {
   const JobsSetup& setup = *sc.jobs;
   std::printf("\nJobs (%zu placed on %d GPUs; %d free", setup.jobs.size(), setup.gpus,
               setup.free_gpus);
@@ -157,6 +157,12 @@ void print_jobs(const Scenario& sc, const JobsOutcome& o) {
   } else {
     std::printf("\nNo link carries more than one job's traffic.\n");
   }
+  const ClusterFigures f = cluster_figures(sc, r, o);
+  std::printf(
+      "\nCluster: %.4g GPU-batches/s (%.4g iterations/s) from %d jobs on %d of %d GPUs; mean "
+      "slowdown %.3fx (max %.3fx); GPU utilization %.1f%%\n",
+      f.gpu_batches_per_s, f.iterations_per_s, f.placed, f.gpus_used, f.gpus, f.mean_slowdown,
+      f.max_slowdown, 100.0 * f.gpu_utilization);
 }
 
 }  // namespace
@@ -232,7 +238,6 @@ int run_command(const RunArgs& args) {
   // The one simulation of this process, so no forked child: a child would copy every heap page
   // the import left behind as it allocates (a fifth of `orrery run` on 1,024 Chakra traces).
   // SimGrid only holds the platform (XML files are first loaded in a throw-away child).
-  // Each job alone first: replay() runs once per process and the runs alone fork from this one.
   // Each job alone runs in a child beside this process's replay of the shared run (replay()
   // runs once per process: the child forks before this one starts its engine).
   std::optional<ChildRun> alone_runs;
@@ -247,7 +252,7 @@ int run_command(const RunArgs& args) {
   if (!args.quiet) print_summary(sc, r, args.analytical);
   std::optional<JobsOutcome> jobs;
   if (sc.jobs) jobs = job_outcomes(sc, r, alone);
-  if (jobs && !args.quiet) print_jobs(sc, *jobs);
+  if (jobs && !args.quiet) print_jobs(sc, r, *jobs);
 
   if (!sc.trace_file.empty()) {
     write_chrome_trace(sc.trace_file, sc.graph, r);

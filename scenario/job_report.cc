@@ -112,4 +112,53 @@ JobsOutcome job_outcomes(const Scenario& sc, const RunResult& shared,
   return out;
 }
 
+ClusterFigures cluster_figures(const Scenario& sc, const RunResult& shared, const JobsOutcome& o) {
+  if (!sc.jobs) throw std::logic_error("cluster_figures: not a jobs scenario");
+  ClusterFigures f;
+  f.placed = static_cast<int>(o.jobs.size());
+  f.unplaced = static_cast<int>(sc.jobs->unplaced.size());
+  f.gpus = sc.jobs->gpus;
+  f.gpus_used = sc.jobs->gpus - sc.jobs->free_gpus;
+  f.fragmented_gpus = sc.jobs->fragmented_gpus;
+  double slowdowns = 0.0;
+  f.max_slowdown = 0.0;
+  for (const JobRecord& j : o.jobs) {
+    if (j.mean > 0) {
+      f.gpu_batches_per_s += j.gpus / j.mean;
+      f.iterations_per_s += 1.0 / j.mean;
+    }
+    slowdowns += j.slowdown;
+    f.max_slowdown = std::max(f.max_slowdown, j.slowdown);
+  }
+  f.mean_slowdown = o.jobs.empty() ? 1.0 : slowdowns / static_cast<double>(o.jobs.size());
+  if (o.jobs.empty()) f.max_slowdown = 1.0;
+  // A GPU may run several devices of a job (a CPU-side device does not count): its busy time
+  // is theirs together, never more than the run.
+  std::map<std::string, double> busy;
+  for (const ScenarioJob& j : sc.jobs->jobs)
+    for (const std::string& h : j.gpus) busy[h] = 0.0;
+  for (size_t d = 0; d < shared.devices.size() && d < sc.graph.devices.size(); ++d) {
+    auto it = busy.find(sc.graph.devices[d].host);
+    if (it != busy.end())
+      it->second += shared.devices[d].busy[static_cast<int>(StreamClass::kCompute)];
+  }
+  double total = 0.0;
+  for (const auto& [host, t] : busy) total += std::min(t, shared.makespan);
+  if (f.gpus > 0 && shared.makespan > 0) f.gpu_utilization = total / (f.gpus * shared.makespan);
+  return f;
+}
+
+std::vector<std::pair<std::string, double>> cluster_metrics(const ClusterFigures& f) {
+  return {{"jobs.placed", f.placed},
+          {"jobs.unplaced", f.unplaced},
+          {"jobs.gpus", f.gpus},
+          {"jobs.gpus_used", f.gpus_used},
+          {"jobs.fragmented_gpus", f.fragmented_gpus},
+          {"jobs.gpu_batches_per_s", f.gpu_batches_per_s},
+          {"jobs.iterations_per_s", f.iterations_per_s},
+          {"jobs.mean_slowdown", f.mean_slowdown},
+          {"jobs.max_slowdown", f.max_slowdown},
+          {"jobs.gpu_utilization", f.gpu_utilization}};
+}
+
 }  // namespace orrery

@@ -42,4 +42,25 @@ std::vector<RunResult> finish_jobs_alone(ChildRun& run);
 JobsOutcome job_outcomes(const Scenario& sc, const RunResult& shared,
                          const std::vector<RunResult>& alone);
 
+// What the whole cluster got out of one shared run, the figures a capacity study compares
+// between platforms (docs/shared-clusters.md); sweeps store them as "jobs.<name>".
+struct ClusterFigures {
+  int placed = 0, unplaced = 0;
+  int gpus = 0;             // the platform's
+  int gpus_used = 0;        // held by placed jobs
+  int fragmented_gpus = 0;  // free while a job waits
+  // Sum over jobs of GPUs / mean iteration time: per-GPU batches a second, which for
+  // data-parallel jobs is samples a second over the per-GPU batch.
+  double gpu_batches_per_s = 0.0;
+  double iterations_per_s = 0.0;                   // sum over jobs of 1 / mean iteration time
+  double mean_slowdown = 1.0, max_slowdown = 1.0;  // over placed jobs
+  // Compute-stream busy time of the platform's GPUs over (GPUs x the run's length): idle and
+  // unallocated GPUs count as 0.
+  double gpu_utilization = 0.0;
+};
+
+ClusterFigures cluster_figures(const Scenario& sc, const RunResult& shared, const JobsOutcome& o);
+// As named metrics: "jobs.placed", "jobs.gpu_batches_per_s", ... in a fixed order.
+std::vector<std::pair<std::string, double>> cluster_metrics(const ClusterFigures& f);
+
 }  // namespace orrery

@@ -4,6 +4,7 @@
 
 #include "common/errors.h"
 #include "engine/graph_check.h"
+#include "scenario/job_mix.h"
 #include "scenario/scenario.h"
 #include "scenario/workload_reader.h"
 
@@ -18,6 +19,20 @@ struct JobEntry {
   int iterations = 1;
   double start = 0.0;
 };
+
+// The `jobs` list, or the jobs a `job_mix` draws (job_mix.h).
+std::vector<JobEntryNode> job_entries(const YamlMap& root, int platform_gpus) {
+  if (root.has("job_mix")) return draw_job_mix(root.map("job_mix"), platform_gpus);
+  const YAML::Node list = root.raw("jobs");
+  if (!list.IsSequence() || list.size() == 0)
+    root.fail("jobs", "expected a list of jobs, each a mapping with gpus and a workload");
+  std::vector<JobEntryNode> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].IsMap()) root.fail("jobs", "[" + std::to_string(i) + "]: expected a mapping");
+    out.push_back({list[i], "jobs[" + std::to_string(i) + "]"});
+  }
+  return out;
+}
 
 JobEntry read_entry(const YamlMap& map, size_t index, const ClusterLayout& layout) {
   // Every key is read through the entry's own map: it remembers what was read, and
@@ -55,7 +70,8 @@ JobEntry read_entry(const YamlMap& map, size_t index, const ClusterLayout& layou
     e.request.gpus = m.integer("gpus", 1, 1, 1 << 24);
     const std::string policy = m.str("placement", "packed");
     if (!parse_placement_policy(policy, &e.request.policy))
-      m.fail("placement", "expected packed, spread, topology or random, got \"" + policy + "\"");
+      m.fail("placement",
+             "expected packed, spread, topology, server or random, got \"" + policy + "\"");
     e.request.seed = static_cast<uint64_t>(m.integer("seed", 1, 0, 2147483647));
   }
   e.iterations = m.integer("iterations", 1, 1, 1000000);
@@ -83,24 +99,22 @@ void place_graph(const JobEntry& e, const ClusterLayout& layout, ExecutionGraph*
 
 void read_jobs(const YamlMap& root, const std::string& base_dir,
                const std::vector<GpuPlacement>& gpus, const ClusterLayout& layout, Scenario* sc) {
-  const YAML::Node list = root.raw("jobs");
-  if (!list.IsSequence() || list.size() == 0)
-    root.fail("jobs", "expected a list of jobs, each a mapping with gpus and a workload");
+  const char* section = root.has("job_mix") ? "job_mix" : "jobs";
+  if (root.has("jobs") && root.has("job_mix"))
+    root.fail("job_mix", "give either a list of jobs or a job mix, not both");
   if (gpus.size() != layout.gpus.size())
-    root.fail("jobs", "the platform's GPUs and its servers disagree (internal)");
+    root.fail(section, "the platform's GPUs and its servers disagree (internal)");
   std::vector<JobEntry> entries;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const std::string path = "jobs[" + std::to_string(i) + "]";
-    if (!list[i].IsMap()) root.fail("jobs", path + ": expected a mapping");
-    entries.push_back(read_entry(YamlMap(list[i], root.origin(), path), i, layout));
-  }
+  const std::vector<JobEntryNode> nodes = job_entries(root, static_cast<int>(gpus.size()));
+  for (size_t i = 0; i < nodes.size(); ++i)
+    entries.push_back(read_entry(YamlMap(nodes[i].node, root.origin(), nodes[i].path), i, layout));
   std::vector<PlacementRequest> requests;
   for (const JobEntry& e : entries) requests.push_back(e.request);
   Placement placed;
   try {
     placed = place_jobs(layout, requests);
   } catch (const InputError& e) {
-    root.fail("jobs", e.what());
+    root.fail(section, e.what());
   }
   JobsSetup setup;
   setup.gpus = static_cast<int>(layout.gpus.size());
@@ -131,7 +145,17 @@ void read_jobs(const YamlMap& root, const std::string& base_dir,
       job.server_kinds = sc->server_kinds;
       for (int g : mine) job.gpu_kind.push_back(sc->gpu_kind[g]);
     }
-    read_workload(e.map, base_dir, job_gpus, job_layout, &job);
+    try {
+      read_workload(e.map, base_dir, job_gpus, job_layout, &job);
+    } catch (const InputError& err) {
+      // Builders below name the key (strategy.gpus) but not the job whose key it is.
+      const std::string what = err.what();
+      if (what.find(e.map.key_path("")) != std::string::npos) throw;
+      const std::string named =
+          "job " + e.name + " on " + std::to_string(mine.size()) + " GPUs: " + what;
+      if (dynamic_cast<const InfeasibleError*>(&err)) throw InfeasibleError(named);
+      throw InputError(named);
+    }
     if (e.map.map("workload").str("type", "") == "graph") place_graph(e, job_layout, &job.graph);
     e.map.reject_unknown_keys();
     if (job.llm) e.map.fail("workload", "language-model workloads are not yet supported as jobs");
@@ -146,9 +170,9 @@ void read_jobs(const YamlMap& root, const std::string& base_dir,
     setup.jobs.push_back(std::move(info));
     graphs.push_back({e.name, std::move(job.graph), e.iterations, e.start});
   }
-  if (graphs.empty()) root.fail("jobs", "no job fits the platform");
+  if (graphs.empty()) root.fail(section, "no job fits the platform");
   sc->graph = compose_jobs(graphs, &setup.spans);
-  check_graph(sc->graph, root.origin() + ": jobs");
+  check_graph(sc->graph, root.origin() + ": " + section);
   sc->ops_priced = priced;
   sc->jobs = std::move(setup);
 }

@@ -385,9 +385,10 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
   std::vector<GpuPlacement> gpus;
   try {
     read_platform(root, base_dir, options, &sc, &gpus);
-    if (root.has("jobs")) {
+    if (root.has("jobs") || root.has("job_mix")) {
       if (root.has("workload"))
-        root.fail("jobs", "give either one workload or a list of jobs, not both");
+        root.fail(root.has("jobs") ? "jobs" : "job_mix",
+                  "give either one workload or a list of jobs (or a job mix), not both");
       read_jobs(root, base_dir, gpus, platform_layout(sc, gpus), &sc);
     } else {
       read_workload(root, base_dir, gpus, platform_layout(sc, gpus), &sc);

@@ -5,20 +5,10 @@
 #include <random>
 
 #include "common/errors.h"
+#include "common/seeded_draw.h"
 
 namespace orrery {
 namespace {
-
-// A uniform draw in [0, n): std::mt19937_64's output is fixed by the standard, and the
-// rejection below (unlike std::uniform_int_distribution) is too, so a seed places the same way
-// on every machine.
-uint64_t draw(std::mt19937_64& rng, uint64_t n) {
-  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-  uint64_t x;
-  do x = rng();
-  while (x >= limit);
-  return x % n;
-}
 
 // The first n free GPUs in server order, then GPU order within a server.
 std::vector<int> packed(const std::vector<std::vector<int>>& free_of, int n) {
@@ -35,20 +25,33 @@ std::vector<int> packed(const std::vector<std::vector<int>>& free_of, int n) {
 // from the fullest server that can give it; else packed. A server's GPUs are taken from its
 // lowest index, so jobs spanning servers use the same local GPUs, and with them the same NICs
 // (rail-aligned on rail-optimized fabrics).
+// Of `servers`, the one with the fewest free GPUs that still has `need` (best fit, so that
+// servers with more stay whole for larger jobs); -1 when none has.
+int fullest_fitting(const std::vector<std::vector<int>>& free_of, const std::vector<int>& servers,
+                    int need) {
+  int best = -1;
+  for (int s : servers) {
+    const int f = static_cast<int>(free_of[s].size());
+    if (f >= need && (best < 0 || f < static_cast<int>(free_of[best].size()))) best = s;
+  }
+  return best;
+}
+
+// The first n free GPUs of the best-fitting server; empty when no server has n free.
+std::vector<int> in_one_server(const std::vector<std::vector<int>>& free_of, int n) {
+  std::vector<int> all(free_of.size());
+  for (size_t s = 0; s < all.size(); ++s) all[s] = static_cast<int>(s);
+  const int s = fullest_fitting(free_of, all, n);
+  if (s < 0) return {};
+  return {free_of[s].begin(), free_of[s].begin() + n};
+}
+
 std::vector<int> topology_aware(const ClusterLayout& layout,
                                 const std::vector<std::vector<int>>& free_of, int n) {
   auto fullest_fitting = [&](const std::vector<int>& servers, int need) {
-    int best = -1;
-    for (int s : servers) {
-      const int f = static_cast<int>(free_of[s].size());
-      if (f >= need && (best < 0 || f < static_cast<int>(free_of[best].size()))) best = s;
-    }
-    return best;
+    return orrery::fullest_fitting(free_of, servers, need);
   };
-  std::vector<int> all(layout.servers.size());
-  for (size_t s = 0; s < all.size(); ++s) all[s] = static_cast<int>(s);
-  if (const int s = fullest_fitting(all, n); s >= 0)
-    return {free_of[s].begin(), free_of[s].begin() + n};
+  if (std::vector<int> one = in_one_server(free_of, n); !one.empty()) return one;
   std::map<int, std::vector<int>> domains;
   for (size_t s = 0; s < layout.servers.size(); ++s)
     domains[layout.servers[s].domain].push_back(static_cast<int>(s));
@@ -92,6 +95,10 @@ bool parse_placement_policy(const std::string& text, PlacementPolicy* out) {
     *out = PlacementPolicy::kPacked;
   else if (text == "spread")
     *out = PlacementPolicy::kSpread;
+  else if (text == "topology")
+    *out = PlacementPolicy::kTopology;
+  else if (text == "server")
+    *out = PlacementPolicy::kServer;
   else if (text == "random")
     *out = PlacementPolicy::kRandom;
   else
@@ -105,6 +112,10 @@ const char* placement_policy_name(PlacementPolicy p) {
       return "packed";
     case PlacementPolicy::kSpread:
       return "spread";
+    case PlacementPolicy::kTopology:
+      return "topology";
+    case PlacementPolicy::kServer:
+      return "server";
     case PlacementPolicy::kRandom:
       return "random";
     case PlacementPolicy::kExplicit:
@@ -153,6 +164,24 @@ Placement place_jobs(const ClusterLayout& layout, const std::vector<PlacementReq
     // The free GPUs of each server, in server order.
     std::vector<std::vector<int>> free_of(layout.servers.size());
     for (int g : free) free_of[layout.gpus[g].server].push_back(g);
+    if (r.policy == PlacementPolicy::kServer) {
+      size_t largest = 0, most_free = 0;
+      for (size_t s = 0; s < layout.servers.size(); ++s) {
+        largest = std::max(largest, layout.servers[s].gpus.size());
+        most_free = std::max(most_free, free_of[s].size());
+      }
+      if (static_cast<size_t>(r.gpus) > largest)
+        throw InputError(where + ": needs " + std::to_string(r.gpus) +
+                         " GPUs in one server (placement: server); the largest server has " +
+                         std::to_string(largest));
+      if (static_cast<size_t>(r.gpus) > most_free) {
+        out.unplaced.push_back(r.job + ": needs " + std::to_string(r.gpus) +
+                               " GPUs in one server, at most " + std::to_string(most_free) +
+                               " free in any");
+        largest_waiting = std::max(largest_waiting, r.gpus);
+        continue;
+      }
+    }
     switch (r.policy) {
       case PlacementPolicy::kPacked:
         mine = packed(free_of, r.gpus);
@@ -167,10 +196,13 @@ Placement place_jobs(const ClusterLayout& layout, const std::vector<PlacementReq
         mine = topology_aware(layout, free_of, r.gpus);
         if (mine.empty()) mine = packed(free_of, r.gpus);  // no domain holds it
         break;
+      case PlacementPolicy::kServer:
+        mine = in_one_server(free_of, r.gpus);
+        break;
       case PlacementPolicy::kRandom: {
         std::mt19937_64 rng(r.seed);
         for (int i = 0; i < r.gpus; ++i) {
-          const size_t pick = i + draw(rng, free.size() - i);
+          const size_t pick = i + draw_below(rng, free.size() - i);
           std::swap(free[i], free[pick]);
           mine.push_back(free[i]);
         }

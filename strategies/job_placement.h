@@ -6,10 +6,11 @@
 //  - topology: inside one server if one can hold the job, else inside one switch domain (a
 //    fat-tree leaf, a rail-optimized unit: ClusterServer::domain), whole servers first, the
 //    same local GPUs (and NICs: rail-aligned) on each; best fit at each level; else packed;
+//  - server: inside one server (best fit) or not at all: a job one process drives (1wng);
 //  - random: free GPUs drawn uniformly with a seed (the same seed gives the same placement);
 //  - explicit: the GPUs the job lists, by host name or index.
-// A job that needs more GPUs than are free is not placed; the GPUs left free then are the
-// cluster's fragmentation (idle while a job waits).
+// A job that needs more GPUs than are free (server: than any one server has free) is not placed;
+// the GPUs left free then are the cluster's fragmentation (idle while a job waits).
 #pragma once
 
 #include <cstdint>
@@ -20,8 +21,8 @@
 
 namespace orrery {
 
-enum class PlacementPolicy { kPacked, kSpread, kTopology, kRandom, kExplicit };
-// "packed", "spread", "topology", "random"; false for anything else.
+enum class PlacementPolicy { kPacked, kSpread, kTopology, kServer, kRandom, kExplicit };
+// "packed", "spread", "topology", "server", "random"; false for anything else.
 bool parse_placement_policy(const std::string& text, PlacementPolicy* out);
 const char* placement_policy_name(PlacementPolicy p);
 

@@ -19,12 +19,15 @@ struct PointOutcome {
   // InfeasibleError, or a plan that does not fit memory): recorded, not counted as failed.
   bool infeasible = false;
   // Figures the workload reports beside the run (a language model's tokens/s, MFU and time
-  // breakdown, scenario/llm_figures.h), stored with the point's parameters; their names start
-  // with kMetricPrefix, which is how a resumed sweep finds them again.
+  // breakdown, scenario/llm_figures.h; a shared cluster's throughput, slowdown and
+  // utilization, scenario/job_report.h), stored with the point's parameters; their names start
+  // with "llm." or "jobs." (is_metric_name), which is how a resumed sweep finds them again.
   std::vector<std::pair<std::string, double>> metrics;
 };
 
-inline constexpr const char* kMetricPrefix = "llm.";
+inline bool is_metric_name(const std::string& key) {
+  return key.rfind("llm.", 0) == 0 || key.rfind("jobs.", 0) == 0;
+}
 
 std::string serialize_outcome(const PointOutcome& o);
 // Throws std::runtime_error on truncated or malformed bytes.

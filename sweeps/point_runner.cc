@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "engine/replay.h"
 #include "engine/run_result_io.h"
+#include "scenario/job_report.h"
 #include "scenario/llm_figures.h"
 
 namespace orrery {
@@ -28,6 +29,18 @@ std::string run_point_in_child(SweepInput& in, const SweepPoint& point) {
     Scenario sc = build_point_scenario(in, point, in.base, build);
     ReplayOptions options;
     options.record_timeline = false;
+    if (sc.jobs) {
+      // Each job alone first (in children of its own), then all together: the point's figures
+      // are the cluster's (scenario/job_report.h), its stored run the shared one.
+      const std::vector<RunResult> alone = replay_jobs_alone(sc, options);
+      options.record_timeline = true;
+      RunResult r = replay(sc.platform, sc.graph, options);
+      o.metrics = cluster_metrics(cluster_figures(sc, r, job_outcomes(sc, r, alone)));
+      r.timeline.clear();
+      o.result_bytes = serialize_run_result(r);
+      o.ok = true;
+      return serialize_outcome(o);
+    }
     RunResult r = replay(sc.platform, sc.graph, options);
     r.analytical_seconds = sc.analytical_seconds;
     if (sc.llm) o.metrics = llm_metrics(llm_figures(*sc.llm, r));

@@ -84,7 +84,7 @@ void SweepStore::load_h5() {
     if (o.ok) o.result_bytes = serialize_run_result(run.result);
     // The workload's metrics were written as parameters (write_output).
     for (const auto& [key, value] : run.params) {
-      if (key.rfind(kMetricPrefix, 0) != 0) continue;
+      if (!is_metric_name(key)) continue;
       char* end = nullptr;
       const double v = std::strtod(value.c_str(), &end);
       if (!value.empty() && *end == '\0') o.metrics.emplace_back(key, v);

@@ -343,7 +343,7 @@ TEST(Jobs, ScenarioErrorsNameTheJobAndKey) {
   EXPECT_NE(error("jobs:\n  - workload: {type: synthetic-dp}\n").find("gpus: is required"),
             std::string::npos);
   EXPECT_NE(error("jobs:\n  - {gpus: 2, placement: tight, workload: {type: synthetic-dp}}\n")
-                .find("expected packed, spread, topology or random, got \"tight\""),
+                .find("expected packed, spread, topology, server or random, got \"tight\""),
             std::string::npos);
   EXPECT_NE(error("jobs:\n  - {gpus: [n0_gpu0, n9_gpu0], workload: {type: synthetic-dp}}\n")
                 .find("\"n9_gpu0\" is neither a GPU host of the platform"),

@@ -43,7 +43,8 @@ TEST(Studies, EveryStudyExpandsToItsDocumentedPoints) {
       {"pai-pearl-vs-ps", 4},   {"pai-sim-vs-analytical", 9},
       {"plan-capacity", 24},    {"gpu-upgrade", 30},
       {"ps-vs-one-gpu", 5},     {"ps-poseidon", 16},
-      {"llama2-70b-plans", 64}, {"llama2-70b-plan-search", 1014}};
+      {"llama2-70b-plans", 64}, {"llama2-70b-plan-search", 1014},
+      {"cluster-network-upgrade", 80}};
   auto dir = make_temp_dir("studies");
   int seen = 0;
   for (const auto& entry : fs::directory_iterator(source_path("scenarios/studies"))) {
@@ -180,6 +181,66 @@ TEST(Studies, GpuUpgradeThroughputIsBatchTimesGpusOverIterationTime) {
       EXPECT_NE(out.find(row), std::string::npos) << row << "\n" << out;
     }
   }
+}
+
+// A job-mix sweep of two networks x two placements x two job sets; the script's throughput is
+// each point's GPU-batches/s over the baseline network's under the first placement, on the same
+// job set, averaged over the sets.
+TEST(Studies, ClusterStudyComparesEveryPointWithTheBaselineOnTheSameJobSet) {
+  NEED_BINARY();
+  if (!have_plotting()) GTEST_SKIP() << "/usr/bin/python3 with h5py and matplotlib not available";
+  auto dir = make_temp_dir("cluster-study");
+  write_file(dir + "/s.yaml", R"(name: mini-cluster
+description: two networks
+platform: {preset: ethernet-cluster, servers: 4}
+job_mix:
+  types:
+    - {name: small, share: 1, gpus: [1, 2], iterations: [1, 2],
+       workload: {type: synthetic-dp, layers: 2, forward_time: 2ms, gradient_bytes: 8MiB}}
+    - {name: big, share: 1, gpus: [8, 12], iterations: [1, 2],
+       workload: {type: synthetic-dp, layers: 2, forward_time: 2ms, gradient_bytes: 32MiB}}
+sweep:
+  named:
+    network:
+      slow: {platform.server.nic.bandwidth: 10Gbps}
+      fast: {platform.server.nic.bandwidth: 100Gbps}
+    placement:
+      packed: {job_mix.placement: packed}
+      spread: {job_mix.placement: spread}
+    job_set:
+      "1": {job_mix.seed: 1}
+      "2": {job_mix.seed: 2}
+)");
+  const std::string bin = std::getenv("ORRERY_BIN");
+  ASSERT_EQ(sh(bin + " sweep " + dir + "/s.yaml -q -j 2 -o " + dir + "/c.h5", dir + "/run.txt"),
+            0)
+      << read_file(dir + "/run.txt");
+  LoadedResults r = read_results_h5(dir + "/c.h5");
+  ASSERT_EQ(r.runs.size(), 8u);
+  std::map<std::string, double> b;  // "network placement set" -> GPU-batches/s
+  for (const auto& run : r.runs)
+    b[run.params.at("network") + " " + run.params.at("placement") + " " +
+      run.params.at("job_set")] = std::stod(run.params.at("jobs.gpu_batches_per_s"));
+  ASSERT_EQ(sh("/usr/bin/python3 " + source_path("scripts/plot_cluster_study.py") + " " + dir +
+                   "/c.h5 -o " + dir + "/c.png --table",
+               dir + "/table.txt"),
+            0)
+      << read_file(dir + "/table.txt");
+  EXPECT_TRUE(fs::file_size(dir + "/c.png") > 1000);
+  const std::string out = read_file(dir + "/table.txt");
+  for (const char* placement : {"packed", "spread"}) {
+    for (const char* network : {"slow", "fast"}) {
+      const std::string p = std::string(" ") + placement + " ";
+      const double ratio = (b.at(network + p + "1") / b.at("slow packed 1") +
+                            b.at(network + p + "2") / b.at("slow packed 2")) /
+                           2;
+      char cell[64];
+      std::snprintf(cell, sizeof cell, "| %s | %s | %.2fx |", placement, network, ratio);
+      EXPECT_NE(out.find(cell), std::string::npos) << cell << "\n" << out;
+    }
+  }
+  // A faster network never makes the same job set slower.
+  EXPECT_GE(b.at("fast spread 1"), b.at("slow spread 1"));
 }
 
 }  // namespace
