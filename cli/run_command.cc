@@ -50,6 +50,14 @@ void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
   std::printf("Device     %s\n", scenario_device_line(sc).c_str());
   std::printf("Workload   %zu devices, %zu ops\n", sc.graph.devices.size(), sc.graph.ops.size());
   if (!sc.workload_summary.empty()) std::printf("           %s\n", sc.workload_summary.c_str());
+  if (sc.jobs) {
+    constexpr size_t kShown = 12;
+    const auto& jobs = sc.jobs->jobs;
+    for (size_t j = 0; j < jobs.size() && j < kShown; ++j)
+      std::printf("           %s on %zu GPUs: %s\n", jobs[j].name.c_str(), jobs[j].gpus.size(),
+                  jobs[j].workload_summary.c_str());
+    if (jobs.size() > kShown) std::printf("           ... %zu more jobs\n", jobs.size() - kShown);
+  }
   std::printf("\n");
   if (sc.jobs) {
     // Several jobs: the run's length is when the last job's last iteration ended; each job's

@@ -38,10 +38,10 @@ struct JobRecord {
   double end = 0.0;         // when its last iteration ended
 };
 
-// A job's max - min iteration time, a difference under a picosecond (the rounding of sums of
-// doubles between identical iterations) read as none.
+// A job's max - min iteration time, a difference under a billionth of the iteration (the
+// rounding of sums of doubles between identical iterations) read as none.
 inline double iteration_spread(double max, double min) {
-  return max - min < 1e-12 ? 0.0 : max - min;
+  return max - min <= 1e-9 * max ? 0.0 : max - min;
 }
 
 // What makes a file explain itself; stored as root attributes.

@@ -405,6 +405,39 @@ TEST(GpuSpeed, VariationIsSeededAndExplicitFactorsWin) {
             std::string::npos);
 }
 
+TEST(Jobs, ALanguageModelJobAloneTakesWhatItsOneWorkloadScenarioTakes) {
+  // The same tensor-parallel plan on one DGX H100, as a scenario of its own and as a job on the
+  // first server of two (beside a data-parallel job on the second, whose traffic stays in its
+  // server): the same iteration, within float rounding.
+  const std::string dir = testing::make_temp_dir("jobs");
+  const std::string workload =
+      "workload: {type: llm, model: llama2_7b, seq_len: 1024, global_batch: 8, micro_batch: 1}\n";
+  const std::string strategy = "strategy: {tp: 8, pp: 1}\n";
+  testing::write_file(dir + "/one.yaml",
+                      "platform: {preset: dgx-h100, servers: 1}\n" + workload + strategy);
+  testing::write_file(dir + "/jobs.yaml",
+                      "platform: {preset: dgx-h100, servers: 2}\n"
+                      "jobs:\n"
+                      "  - name: llm\n"
+                      "    gpus: 8\n"
+                      "    iterations: 2\n"
+                      "    " +
+                          workload + "    " + strategy +
+                          "  - name: dp\n"
+                          "    gpus: 8\n"
+                          "    workload: {type: synthetic-dp, layers: 4, gradient_bytes: 64MiB}\n");
+  const Scenario one = load_scenario(dir + "/one.yaml");
+  const Scenario jobs = load_scenario(dir + "/jobs.yaml");
+  ASSERT_TRUE(jobs.jobs);
+  EXPECT_EQ(jobs.jobs->jobs[0].gpus.front(), "n0_gpu0");
+  const double alone = replay_isolated(one.platform, one.graph, timeline()).makespan;
+  const RunResult shared = replay_isolated(jobs.platform, jobs.graph, timeline());
+  const JobsOutcome o = job_outcomes(jobs, shared, replay_jobs_alone(jobs, timeline()));
+  ASSERT_EQ(o.jobs[0].iteration_times.size(), 2u);
+  for (double t : o.jobs[0].iteration_times) EXPECT_NEAR(t, alone, 1e-9 * alone);
+  EXPECT_NEAR(o.jobs[0].slowdown, 1.0, 1e-9);
+}
+
 TEST(Jobs, ShippedScenarioRunsAndPrintsEachJob) {
   if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
   const Scenario sc = load_scenario(testing::source_path("scenarios/shared-cluster.yaml"));

@@ -188,5 +188,33 @@ strategy: {type: allreduce}
   EXPECT_NE(scenario_device_line(mixed).find("V100-SXM2, A100-SXM4-80GB"), std::string::npos);
 }
 
+TEST(MixedCluster, ALanguageModelJobRunsOnOneGpuModel) {
+  // An H100 server and an H200 server: a language-model job inside either is priced on that
+  // GPU; one spanning both is refused, naming the rule.
+  auto sc = [](const std::string& gpus) {
+    return scenario(R"(
+platform:
+  preset: dgx-h100
+  server_groups: [{servers: 1}, {servers: 1, gpu: H200-SXM}]
+jobs:
+  - {name: llm, gpus: )" +
+                    gpus + R"(, workload: {type: llm, model: llama2_7b, seq_len: 1024,
+     global_batch: 8, micro_batch: 1}, strategy: {tp: 8, pp: 1}}
+)");
+  };
+  const Scenario h100 = sc("[0, 1, 2, 3, 4, 5, 6, 7]");
+  const Scenario h200 = sc("[8, 9, 10, 11, 12, 13, 14, 15]");
+  EXPECT_NE(h100.jobs->jobs[0].workload_summary.find("H100"), std::string::npos)
+      << h100.jobs->jobs[0].workload_summary;
+  EXPECT_NE(h200.jobs->jobs[0].workload_summary.find("H200"), std::string::npos)
+      << h200.jobs->jobs[0].workload_summary;
+  // The H200's faster memory (4.8 vs 3.35 TB/s) and equal dense peak: never slower.
+  EXPECT_LE(makespan(h200), makespan(h100));
+  EXPECT_NE(testing::input_error_of([&] {
+              sc("16");
+            }).find("a language-model workload runs on GPUs of one model"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace orrery

@@ -36,15 +36,21 @@ bool have_plotting() {
 
 TEST(Studies, EveryStudyExpandsToItsDocumentedPoints) {
   NEED_BINARY();
-  const std::map<std::string, int> points = {
-      {"pai-hw-1w1g", 13},      {"pai-hw-1wng", 13},
-      {"pai-hw-ps-worker", 13}, {"pai-hw-allreduce-local", 13},
-      {"pai-table3-grid", 288}, {"pai-ps-to-allreduce", 72},
-      {"pai-pearl-vs-ps", 4},   {"pai-sim-vs-analytical", 9},
-      {"plan-capacity", 24},    {"gpu-upgrade", 30},
-      {"ps-vs-one-gpu", 5},     {"ps-poseidon", 16},
-      {"llama2-70b-plans", 64}, {"llama2-70b-plan-search", 1014},
-      {"cluster-network-upgrade", 80}};
+  const std::map<std::string, int> points = {{"pai-hw-1w1g", 13},
+                                             {"pai-hw-1wng", 13},
+                                             {"pai-hw-ps-worker", 13},
+                                             {"pai-hw-allreduce-local", 13},
+                                             {"pai-table3-grid", 288},
+                                             {"pai-ps-to-allreduce", 72},
+                                             {"pai-pearl-vs-ps", 4},
+                                             {"pai-sim-vs-analytical", 9},
+                                             {"plan-capacity", 24},
+                                             {"gpu-upgrade", 30},
+                                             {"ps-vs-one-gpu", 5},
+                                             {"ps-poseidon", 16},
+                                             {"llama2-70b-plans", 64},
+                                             {"llama2-70b-plan-search", 1014},
+                                             {"cluster-network-upgrade", 80}};
   auto dir = make_temp_dir("studies");
   int seen = 0;
   for (const auto& entry : fs::directory_iterator(source_path("scenarios/studies"))) {
@@ -212,8 +218,7 @@ sweep:
       "2": {job_mix.seed: 2}
 )");
   const std::string bin = std::getenv("ORRERY_BIN");
-  ASSERT_EQ(sh(bin + " sweep " + dir + "/s.yaml -q -j 2 -o " + dir + "/c.h5", dir + "/run.txt"),
-            0)
+  ASSERT_EQ(sh(bin + " sweep " + dir + "/s.yaml -q -j 2 -o " + dir + "/c.h5", dir + "/run.txt"), 0)
       << read_file(dir + "/run.txt");
   LoadedResults r = read_results_h5(dir + "/c.h5");
   ASSERT_EQ(r.runs.size(), 8u);
