@@ -4,12 +4,14 @@
 //     - name: resnet                  # default job<i>
 //       gpus: 8                       # how many, placed by `placement`; or a list of GPU hosts
 //                                     # or indices ([n0_gpu0, n1_gpu0] / [0, 8]), in rank order
-//       placement: packed             # packed (default), spread or random
+//       placement: packed             # packed (default), spread, topology, server or random
 //       seed: 1                       # random placement's seed (default 1)
 //       start: 10ms                   # start offset (default 0)
 //       iterations: 10                # training steps, one after the other (default 1)
 //       workload: {type: model, model: resnet50, batch: 64}
 //       strategy: {type: allreduce}   # and precision, cost_model: as in a one-workload scenario
+//
+// Or `job_mix:` (scenario/job_mix.h), job types drawn into such a list.
 //
 // Jobs are placed in the order listed, each on GPUs no earlier job holds (strategies/
 // job_placement.h); a job that does not fit is left out and reported. Each job's workload is
@@ -45,8 +47,8 @@ struct JobsSetup {
   int fragmented_gpus = 0;            // free while a job waits for more (Placement)
 };
 
-// Reads root's `jobs` list into sc->graph and sc->jobs. `gpus` and `layout` are the whole
-// platform's (workload_reader.h).
+// Reads root's `jobs` list (or draws its `job_mix`) into sc->graph and sc->jobs. `gpus` and
+// `layout` are the whole platform's (workload_reader.h).
 void read_jobs(const YamlMap& root, const std::string& base_dir,
                const std::vector<GpuPlacement>& gpus, const ClusterLayout& layout, Scenario* sc);
 
