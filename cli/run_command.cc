@@ -275,8 +275,8 @@ int run_command(const RunArgs& args) {
                         device_label(sc.device),
                         0.0,
                         0.0,
-                        ""};
-    if (jobs) meta.jobs = jobs->jobs;
+                        "",
+                        jobs ? jobs->jobs : std::vector<JobRecord>{}};
     if (sc.llm) {
       meta.tokens_per_iteration = sc.llm->tokens;
       meta.model_flops_per_iteration = sc.llm->model_flops;

@@ -67,7 +67,7 @@ int coordinate(const SweepSessionArgs& args, const SweepHooks& hooks, SweepInput
                      ": a sweep needs a results file: give -o FILE.h5 or output.file in the "
                      "scenario");
   const std::string platform = validate_sweep(in);
-  ResultFileMeta meta{in.text, ORRERY_VERSION, platform, args.created_by, "", 0.0, 0.0, ""};
+  ResultFileMeta meta{in.text, ORRERY_VERSION, platform, args.created_by, "", 0.0, 0.0, "", {}};
   SweepStore store(in, output, meta);
   store.open(args.fresh, args.retry_failed);
   if (hooks.prepare) hooks.prepare(in, store);

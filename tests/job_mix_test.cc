@@ -229,6 +229,14 @@ sweep:
     EXPECT_NEAR(batches.at("0.5"), 2 / 0.06 + 2 / 0.06, 0.1);
   };
   check();
+  // One point looked at closely: its file has the job table, and the same figures.
+  const testing::ShellResult point = testing::run_shell(
+      testing::orrery_bin() + " sweep " + dir + "/s.yaml --point 1 -q -o " + dir + "/p1.h5 2>&1");
+  ASSERT_EQ(point.status, 0) << point.output;
+  const LoadedResults p1 = read_results_h5(dir + "/p1.h5");
+  ASSERT_EQ(p1.runs.size(), 1u);
+  EXPECT_EQ(p1.meta.jobs.size(), 2u);
+  EXPECT_NEAR(std::stod(p1.runs[0].params.at("jobs.gpu_batches_per_s")), 2 / 0.06 + 2 / 0.06, 0.1);
   // Run again: nothing left to run, and the figures are read back, not lost.
   const testing::ShellResult again = testing::run_shell(cmd);
   ASSERT_EQ(again.status, 0) << again.output;
