@@ -4,7 +4,6 @@
 
 #include "common/seeded_draw.h"
 #include "common/units.h"
-#include "engine/job_compose.h"
 #include "strategies/job_placement.h"
 
 namespace orrery {
@@ -147,7 +146,9 @@ std::vector<JobEntryNode> draw_job_mix(const YamlMap& mix, int platform_gpus) {
     job["name"] = type.name + "-" + std::to_string(drawn[t]++);
     job["gpus"] = gpus;
     job["placement"] = type.placement;
-    job["seed"] = seed + static_cast<int>(out.size());
+    // Each job its own random placement, fixed by the mix's seed.
+    job["seed"] = static_cast<int>((static_cast<int64_t>(seed) + static_cast<int64_t>(out.size())) %
+                                   2147483648LL);
     job["iterations"] = iterations;
     if (start > 0) job["start"] = format_exact(start) + "s";
     for (const char* k : {"workload", "strategy", "precision", "cost_model"})
