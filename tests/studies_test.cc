@@ -34,6 +34,19 @@ bool have_plotting() {
   return std::system("/usr/bin/python3 -c 'import h5py, matplotlib' >/dev/null 2>&1") == 0;
 }
 
+// Runs scripts/<script> on a sweep file with --table, drawing FILE.png beside it; returns what
+// it printed (the table), after checking that it succeeded and drew.
+std::string plot_table(const std::string& script, const std::string& h5) {
+  const std::string png = h5 + ".png", log = h5 + ".table.txt";
+  EXPECT_EQ(sh("/usr/bin/python3 " + source_path("scripts/" + script) + " " + h5 + " -o " + png +
+                   " --table",
+               log),
+            0)
+      << read_file(log);
+  EXPECT_TRUE(fs::exists(png) && fs::file_size(png) > 1000) << png;
+  return read_file(log);
+}
+
 TEST(Studies, EveryStudyExpandsToItsDocumentedPoints) {
   NEED_BINARY();
   const std::map<std::string, int> points = {{"pai-hw-1w1g", 13},
@@ -163,13 +176,7 @@ TEST(Studies, GpuUpgradeThroughputIsBatchTimesGpusOverIterationTime) {
   for (const auto& run : r.runs)
     t[run.params.at("gpu") + " " + run.params.at("gpus") + " " + run.params.at("model")] =
         run.result.makespan;
-  ASSERT_EQ(sh("/usr/bin/python3 " + source_path("scripts/plot_gpu_upgrade.py") + " " + dir +
-                   "/g.h5 -o " + dir + "/g.png --table",
-               dir + "/table.txt"),
-            0)
-      << read_file(dir + "/table.txt");
-  EXPECT_TRUE(fs::file_size(dir + "/g.png") > 1000);
-  const std::string out = read_file(dir + "/table.txt");
+  const std::string out = plot_table("plot_gpu_upgrade.py", dir + "/g.h5");
   // The batches the scenario sets per model: ResNet-50 128 (FP32) and 256 (AMP), BERT-large 64.
   const std::pair<const char*, double> models[] = {
       {"resnet50-fp32", 128}, {"resnet50-amp", 256}, {"bert_large-amp", 64}};
@@ -226,13 +233,7 @@ sweep:
   for (const auto& run : r.runs)
     b[run.params.at("network") + " " + run.params.at("placement") + " " +
       run.params.at("job_set")] = std::stod(run.params.at("jobs.gpu_batches_per_s"));
-  ASSERT_EQ(sh("/usr/bin/python3 " + source_path("scripts/plot_cluster_study.py") + " " + dir +
-                   "/c.h5 -o " + dir + "/c.png --table",
-               dir + "/table.txt"),
-            0)
-      << read_file(dir + "/table.txt");
-  EXPECT_TRUE(fs::file_size(dir + "/c.png") > 1000);
-  const std::string out = read_file(dir + "/table.txt");
+  const std::string out = plot_table("plot_cluster_study.py", dir + "/c.h5");
   for (const char* placement : {"packed", "spread"}) {
     for (const char* network : {"slow", "fast"}) {
       const std::string p = std::string(" ") + placement + " ";
