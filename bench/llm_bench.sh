@@ -1,8 +1,10 @@
 #!/bin/bash
 # Large-model benchmark (issue 19): one iteration of GPT-3 175B on 1,024 A100s (TP 8 x PP 16 x
 # DP 8, scenarios/llm/gpt3-175b-1024xa100.yaml) with collectives as flows and analytical, and
-# LLaMA-2 70B on 64 H100s (scenarios/llm/llama2-70b-64xh100.yaml, every replica in full). The
-# targets for GPT-3: under 5 s analytical, under 60 s flow, under 4 GiB.
+# LLaMA-2 70B on 64 H100s (scenarios/llm/llama2-70b-64xh100.yaml, every replica in full), and
+# (issue 22) Llama 3.1 405B on 8 GB200 NVL72 racks (scenarios/llm/llama3-405b-576xgb200.yaml).
+# The targets for GPT-3: under 5 s analytical, under 60 s flow, under 4 GiB; for Llama 3.1 405B
+# on 576 GPUs, under 5 s analytical.
 #
 #   bench/llm_bench.sh [BUILD_DIR]        (default build)
 #
@@ -27,6 +29,8 @@ run() {
 
 run "GPT-3 175B, 1024 GPUs, flow" scenarios/llm/gpt3-175b-1024xa100.yaml
 run "GPT-3 175B, 1024 GPUs, analytical" scenarios/llm/gpt3-175b-1024xa100.yaml \
+  --set strategy.collectives.mode=analytical
+run "Llama 3.1 405B, 576 GB200, analytical" scenarios/llm/llama3-405b-576xgb200.yaml \
   --set strategy.collectives.mode=analytical
 run "LLaMA-2 70B, 64 GPUs, flow" scenarios/llm/llama2-70b-64xh100.yaml
 run "LLaMA-2 70B, 64 GPUs, analytical" scenarios/llm/llama2-70b-64xh100.yaml \

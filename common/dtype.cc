@@ -4,7 +4,7 @@ namespace orrery {
 
 namespace {
 constexpr DType kAllTypes[] = {DType::kFP32,  DType::kFP16,  DType::kBF16, DType::kTF32,
-                               DType::kINT32, DType::kINT64, DType::kINT8};
+                               DType::kINT32, DType::kINT64, DType::kINT8, DType::kFP8};
 }
 
 const char* dtype_name(DType t) {
@@ -23,6 +23,8 @@ const char* dtype_name(DType t) {
       return "int64";
     case DType::kINT8:
       return "int8";
+    case DType::kFP8:
+      return "fp8";
   }
   return "?";
 }
@@ -44,6 +46,7 @@ int dtype_bytes(DType t) {
     case DType::kINT64:
       return 8;
     case DType::kINT8:
+    case DType::kFP8:
       return 1;
     default:
       return 4;

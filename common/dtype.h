@@ -15,9 +15,13 @@ enum class DType : uint8_t {
   kTF32 = 3,
   kINT32 = 4,
   kINT64 = 5,
-  kINT8 = 6
+  kINT8 = 6,
+  // FP8 as Transformer Engine uses it: E4M3 (forward) or E5M2 (gradients), one byte either way;
+  // Tensor Cores multiply it with higher-precision accumulation (Hopper and later).
+  kFP8 = 7
 };
-const char* dtype_name(DType t);  // "fp32", "fp16", "bf16", "tf32", "int32", "int64", "int8"
+// "fp32", "fp16", "bf16", "tf32", "int32", "int64", "int8", "fp8"
+const char* dtype_name(DType t);
 bool parse_dtype(const std::string& s, DType* out);
 int dtype_bytes(DType t);  // storage size of one element (tf32 is stored as 4 bytes)
 

@@ -55,8 +55,9 @@ inline constexpr Range kServers{1, 1e6, Quantity::kCount};
 // GPUs in one server, one PCIe tree with every host pair routed explicitly (route building
 // grows with the cube of this: 256 GPUs take seconds, 1,024 minutes).
 inline constexpr Range kGpusPerServer{1, 256, Quantity::kCount};
-// Small per-server counts: CPU sockets, PCIe switches per socket, NICs, NVLinks per GPU.
-inline constexpr Range kPerServerParts{0, 64, Quantity::kCount};
+// Per-server counts: CPU sockets, PCIe switches per socket, NICs (one per GPU in an NVL72
+// rack of 72), NVLinks per GPU.
+inline constexpr Range kPerServerParts{0, 256, Quantity::kCount};
 // Streaming multiprocessors (or cores) of one device.
 inline constexpr Range kSms{1, 1e5, Quantity::kCount};
 // Pipelining chunks of one collective: each chunk of each step is one flow.

@@ -36,6 +36,7 @@ int tensor_core_alignment(DType t) {
     case DType::kTF32:
       return 4;
     case DType::kINT8:
+    case DType::kFP8:  // 16 one-byte elements: the 16-byte alignment of cuBLASLt's FP8 GEMMs
       return 16;
     default:
       return 0;

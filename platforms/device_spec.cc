@@ -26,10 +26,11 @@ std::string lookup_key(std::string s) {
 }
 
 // Keys that change how fast kernels run (as opposed to labels or host overheads).
-const char* const kSpeedKeys[] = {
-    "fp32",   "fp16",      "bf16", "tf32_tc", "fp16_tc",      "bf16_tc", "int8_tc",
-    "mem_bw", "l2_bw",     "sms",  "l2_size", "tensor_cores", "clock",   "fp32_cores_per_sm",
-    "memory", "process_nm"};
+const char* const kSpeedKeys[] = {"fp32",    "fp16",         "bf16",    "tf32_tc",
+                                  "fp16_tc", "bf16_tc",      "int8_tc", "fp8_tc",
+                                  "fp4_tc",  "mem_bw",       "l2_bw",   "sms",
+                                  "l2_size", "tensor_cores", "clock",   "fp32_cores_per_sm",
+                                  "memory",  "process_nm"};
 
 // A GPU clock between 1 MHz and 100 GHz, a board power between 1 W and 100 kW.
 constexpr Range kClock{1e6, 1e11, Quantity::kNumber};
@@ -98,6 +99,8 @@ void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<st
   read_rate(m, "fp16_tc", &d->fp16_tc, seen);
   read_rate(m, "bf16_tc", &d->bf16_tc, seen);
   read_rate(m, "int8_tc", &d->int8_tc, seen);
+  read_rate(m, "fp8_tc", &d->fp8_tc, seen);
+  read_rate(m, "fp4_tc", &d->fp4_tc, seen);
   for (auto [key, v] : {std::pair<const char*, double*>{"mem_bw", &d->mem_bw},
                         std::pair<const char*, double*>{"l2_bw", &d->l2_bw}}) {
     if (!m.has(key)) continue;
@@ -215,6 +218,9 @@ double DeviceSpec::peak_flops(DType t, bool tensor_core) const {
       return tc ? tf32_tc : fp32;
     case DType::kINT8:
       return tc ? int8_tc : fp32;
+    case DType::kFP8:
+      // No FP8 Tensor Cores: the GEMM runs in bf16 (or fp16) after all.
+      return tc ? fp8_tc : peak_flops(bf16_tc > 0 ? DType::kBF16 : DType::kFP16, tensor_core);
     default:
       return fp32;
   }
@@ -231,6 +237,8 @@ bool DeviceSpec::has_tensor_core_path(DType t) const {
       return tf32_tc > 0;
     case DType::kINT8:
       return int8_tc > 0;
+    case DType::kFP8:
+      return fp8_tc > 0;
     default:
       return false;
   }
@@ -338,6 +346,8 @@ std::string device_field_text(const DeviceSpec& d, const std::string& key) {
                 {"fp16_tc", d.fp16_tc, "flops"},
                 {"bf16_tc", d.bf16_tc, "flops"},
                 {"int8_tc", d.int8_tc, "flops"},
+                {"fp8_tc", d.fp8_tc, "flops"},
+                {"fp4_tc", d.fp4_tc, "flops"},
                 {"mem_bw", d.mem_bw, "Bps"},
                 {"l2_bw", d.l2_bw, "Bps"},
                 {"l2_size", d.l2_bytes, "B"},
@@ -365,6 +375,8 @@ std::vector<std::string> changed_fields(const DeviceSpec& shipped, const DeviceS
                 {"fp16_tc", shipped.fp16_tc, d.fp16_tc},
                 {"bf16_tc", shipped.bf16_tc, d.bf16_tc},
                 {"int8_tc", shipped.int8_tc, d.int8_tc},
+                {"fp8_tc", shipped.fp8_tc, d.fp8_tc},
+                {"fp4_tc", shipped.fp4_tc, d.fp4_tc},
                 {"mem_bw", shipped.mem_bw, d.mem_bw},
                 {"l2_bw", shipped.l2_bw, d.l2_bw},
                 {"sms", 1.0 * shipped.sms, 1.0 * d.sms},
@@ -393,7 +405,7 @@ DeviceSpec with_platform_rates(DeviceSpec spec, double fp32, double mem_bw, int 
   if (fp32 > 0 && spec.fp32 > 0 && changed(fp32, spec.fp32)) {
     const double k = fp32 / spec.fp32;
     for (double* rate : {&spec.fp32, &spec.fp16, &spec.bf16, &spec.tf32_tc, &spec.fp16_tc,
-                         &spec.bf16_tc, &spec.int8_tc})
+                         &spec.bf16_tc, &spec.int8_tc, &spec.fp8_tc, &spec.fp4_tc})
       *rate *= k;
     spec.overridden.push_back("fp32");
   }

@@ -62,6 +62,10 @@ struct DeviceSpec {
   double fp16_tc = 0.0;
   double bf16_tc = 0.0;
   double int8_tc = 0.0;  // int8 ops/s
+  // FP8 (E4M3/E5M2, also MXFP8 with its per-block scales) and FP4 (NVFP4, MXFP4) Tensor Core
+  // rates: Hopper has FP8, Blackwell both; 0: no such path (an FP8 GEMM then runs at bf16_tc).
+  double fp8_tc = 0.0;
+  double fp4_tc = 0.0;
 
   double mem_bw = 0.0;     // DRAM bandwidth, bytes/s
   double l2_bw = 0.0;      // L2 bandwidth, bytes/s; 0: estimated as kL2BandwidthRatio x mem_bw

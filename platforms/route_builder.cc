@@ -51,42 +51,69 @@ class PcieGraph {
   // The hops from src to dst. Throws std::logic_error when none or several are shortest: the
   // generator's shapes must leave no choice to tie-breaking.
   Hops path(const std::string& src, const std::string& dst) const {
-    std::unordered_map<std::string, int> dist{{src, 0}};
-    std::unordered_map<std::string, long> ways{{src, 1}};
+    const Tree& t = tree(src);
+    auto d = t.dist.find(dst);
+    if (d == t.dist.end())
+      throw std::logic_error("platform generator: no PCIe path from " + src + " to " + dst);
+    if (t.ways.at(dst) != 1)
+      throw std::logic_error("platform generator: several shortest PCIe paths from " + src +
+                             " to " + dst);
+    Hops hops;
+    for (std::string v = dst; v != src;) {
+      const auto& [u, hop] = t.pred.at(v);
+      hops.push_back(hop);
+      v = u;
+    }
+    std::reverse(hops.begin(), hops.end());
+    return hops;
+  }
+
+  // Forgets the searches made so far (one server's, before the next server's).
+  void forget() const { trees_.clear(); }
+
+ private:
+  // Breadth-first search from one host over the whole PCIe side it reaches (its own server):
+  // each server's hosts ask for paths to dozens of hosts and NICs (an NVL72 rack: 108 hosts and
+  // 72 NICs), and one search answers all of them.
+  struct Tree {
+    std::unordered_map<std::string, int> dist;
+    std::unordered_map<std::string, long> ways;
     std::unordered_map<std::string, std::pair<std::string, TopoHop>> pred;
+  };
+
+  const Tree& tree(const std::string& src) const {
+    auto it = trees_.find(src);
+    if (it != trees_.end()) return it->second;
+    Tree t;
+    t.dist[src] = 0;
+    t.ways[src] = 1;
     std::vector<std::string> frontier{src};
-    while (!frontier.empty() && !dist.count(dst)) {
+    while (!frontier.empty()) {
       std::vector<std::string> next;
       for (const auto& u : frontier) {
         if (u != src && hosts_.count(u)) continue;  // hosts are ends, never transit
-        auto it = adj_.find(u);
-        if (it == adj_.end()) continue;
-        for (const auto& [v, hop] : it->second) {
-          auto d = dist.find(v);
-          if (d == dist.end()) {
-            dist[v] = dist[u] + 1;
-            ways[v] = ways[u];
-            pred[v] = {u, hop};
+        auto adj = adj_.find(u);
+        if (adj == adj_.end()) continue;
+        const int du = t.dist[u];
+        const long wu = t.ways[u];
+        for (const auto& [v, hop] : adj->second) {
+          auto d = t.dist.find(v);
+          if (d == t.dist.end()) {
+            t.dist[v] = du + 1;
+            t.ways[v] = wu;
+            t.pred[v] = {u, hop};
             next.push_back(v);
-          } else if (d->second == dist[u] + 1) {
-            ways[v] += ways[u];
+          } else if (d->second == du + 1) {
+            t.ways[v] += wu;
           }
         }
       }
       frontier.swap(next);
     }
-    if (!dist.count(dst))
-      throw std::logic_error("platform generator: no PCIe path from " + src + " to " + dst);
-    if (ways[dst] != 1)
-      throw std::logic_error("platform generator: several shortest PCIe paths from " + src +
-                             " to " + dst);
-    Hops hops;
-    for (std::string v = dst; v != src; v = pred[v].first) hops.push_back(pred[v].second);
-    std::reverse(hops.begin(), hops.end());
-    return hops;
+    return trees_.emplace(src, std::move(t)).first->second;
   }
 
- private:
+  mutable std::unordered_map<std::string, Tree> trees_;
   std::unordered_map<std::string, std::vector<std::pair<std::string, TopoHop>>> adj_;
   std::unordered_set<std::string> hosts_;
 };
@@ -168,6 +195,7 @@ class ServerRouter {
 void add_server_routes(const std::vector<ServerNodes>& servers, Topology& topo) {
   PcieGraph pcie(topo);
   for (const auto& s : servers) {
+    pcie.forget();
     ServerRouter router(s, pcie);
     std::vector<std::string> hosts = s.gpus;
     hosts.insert(hosts.end(), s.cpus.begin(), s.cpus.end());

@@ -41,10 +41,11 @@ std::vector<std::string> describe_route_nodes(const Topology& t, const std::stri
 
 TEST(PlatformSpec, EveryPresetParsesAndBuilds) {
   const std::vector<std::string> expected = {
-      "azure-v100-ib", "cpu-host",           "dgx-a100",         "dgx-h100",
-      "dgx-h200",      "dgx1-v100",          "dgx2-v100",        "ethernet-cluster",
-      "hgx-h100-roce", "pai-nvlink",         "pai-pcie",         "pcie-direct-server",
-      "pcie-server",   "pcie-switch-server", "v100-pcie-testbed"};
+      "azure-v100-ib",      "cpu-host",         "dgx-a100",           "dgx-b200",
+      "dgx-h100",           "dgx-h200",         "dgx1-v100",          "dgx2-v100",
+      "ethernet-cluster",   "gb200-nvl72",      "gb300-nvl72",        "hgx-h100-roce",
+      "pai-nvlink",         "pai-pcie",         "pcie-direct-server", "pcie-server",
+      "pcie-switch-server", "v100-pcie-testbed"};
   EXPECT_EQ(platform_preset_names(), expected);
   for (const auto& name : platform_preset_names()) {
     PlatformSpec spec = parse("preset: " + name + "\n");

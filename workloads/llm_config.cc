@@ -58,6 +58,9 @@ std::vector<LlmConfig> make_zoo() {
   z.push_back(llama("llama2_70b", 80, 8192, 64, 8, 28672, 32000, 4096));
   z.push_back(llama("llama3_8b", 32, 4096, 32, 8, 14336, 128256, 8192));
   z.push_back(llama("llama3_70b", 80, 8192, 64, 8, 28672, 128256, 8192));
+  // Llama 3.1 405B (Meta's config.json: 126 layers of width 16384, 128 heads over 8 KV heads,
+  // FFN 53248; The Llama 3 Herd of Models, Table 3, trained at 8192 tokens).
+  z.push_back(llama("llama3_405b", 126, 16384, 128, 8, 53248, 128256, 8192));
   // Mixtral 8x7B (Mistral AI's config.json): 8 experts per layer, 2 per token. Trained
   // context 32768; plans usually run shorter sequences (strategy key seq_len).
   LlmConfig mixtral = llama("mixtral_8x7b", 32, 4096, 32, 8, 14336, 32000, 32768);
