@@ -1,6 +1,7 @@
 #include "models/mixed_precision.h"
 
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -13,7 +14,8 @@ namespace orrery {
 namespace {
 
 bool is_float(DType t) {
-  return t == DType::kFP32 || t == DType::kFP16 || t == DType::kBF16 || t == DType::kTF32;
+  return t == DType::kFP32 || t == DType::kFP16 || t == DType::kBF16 || t == DType::kTF32 ||
+         t == DType::kFP8;
 }
 
 Shape out_shape(const ModelOp& op) {
@@ -114,6 +116,21 @@ class Assigner {
     return low;
   }
 
+  // Transformer Engine's FP8 GEMMs: of the ops amp runs in low precision, the matmuls of linear
+  // layers (a layer whose forward matmul owns weights: its fprop, dgrad and wgrad GEMMs).
+  std::vector<bool> fp8_gemms(const std::vector<bool>& low) const {
+    std::set<std::string> linear_layers;
+    for (const ModelOp& op : g_.ops)
+      if (op.type == "matmul" && op.params > 0 && !op.layer.empty()) linear_layers.insert(op.layer);
+    std::vector<bool> fp8(n_, false);
+    for (int i = 0; i < n_; ++i) {
+      const ModelOp& op = g_.ops[i];
+      fp8[i] = low[i] && op.type == "matmul" &&
+               (op.params > 0 || (!op.layer.empty() && linear_layers.count(op.layer) > 0));
+    }
+    return fp8;
+  }
+
   // Campo's cost-aware refinement of a numerically safe assignment.
   std::vector<bool> cost_aware(std::vector<bool> low, const CastCost& cast) const {
     const std::vector<bool> safe = low;
@@ -168,15 +185,18 @@ class Rewriter {
  public:
   Rewriter(const ModelGraph& g, DType low_type) : g_(g), low_(low_type) {}
 
-  ModelGraph run(const std::vector<bool>& low, MixedPrecisionReport* report) {
+  // `fp8`: ops (of the low ones) that run in FP8, writing their output in low precision.
+  ModelGraph run(const std::vector<bool>& low, const std::vector<bool>& fp8,
+                 MixedPrecisionReport* report) {
     const int n = static_cast<int>(g_.ops.size());
     ModelGraph out = g_;
     out.ops.clear();
     std::vector<int> pos(n, -1);  // original op -> index in out
     std::map<std::tuple<int, DType, bool>, int> shared;
+    auto type_of = [&](int i) { return fp8[i] ? DType::kFP8 : low[i] ? low_ : g_.ops[i].dtype; };
     // Deps on original ops are written as -(j + 1) first and resolved once all are placed.
     for (int i = 0; i < n; ++i) {
-      ModelOp op = low[i] ? with_dtype(g_.ops[i], low_) : g_.ops[i];
+      ModelOp op = low[i] ? with_dtype(g_.ops[i], type_of(i)) : g_.ops[i];
       if (low[i]) ++report->low_ops;
       std::vector<int> deps;
       if (low[i] && op.deps.empty() && !op.inputs.empty())
@@ -189,6 +209,7 @@ class Rewriter {
                                 DType::kFP32, op, wdeps, report));
       }
       for (int d : op.deps) {
+        // An FP8 GEMM accumulates in FP32 and writes its output in low precision.
         DType from = low[d] ? low_ : g_.ops[d].dtype;
         if (!is_float(from) || !is_float(op.dtype) || from == op.dtype) {
           deps.push_back(-(d + 1));
@@ -208,6 +229,7 @@ class Rewriter {
       op.deps = std::move(deps);
       pos[i] = static_cast<int>(out.ops.size());
       out.ops.push_back(std::move(op));
+      if (fp8[i]) add_scale_update(out, pos[i], report);
     }
     for (auto& op : out.ops)
       for (int& d : op.deps)
@@ -235,6 +257,27 @@ class Rewriter {
     report->cast_elements += static_cast<double>(numel(shape));
     out.ops.push_back(std::move(c));
     return static_cast<int>(out.ops.size()) - 1;
+  }
+
+  // Delayed scaling: after an FP8 GEMM, the amax histories of its input, weight and gradient
+  // tensors (1024 entries each, Transformer Engine's default) roll and their scales are
+  // recomputed, a reduction over 3 x 1024 FP32 values.
+  void add_scale_update(ModelGraph& out, int gemm, MixedPrecisionReport* report) {
+    const ModelOp& g = out.ops[gemm];
+    ModelOp s;
+    s.name = "fp8_scale:" + g.name;
+    s.type = "reduce";
+    s.phase = g.phase;
+    s.layer = g.layer;
+    s.dtype = DType::kFP32;
+    s.inputs = {Shape{3, 1024}};
+    s.output = Shape{3};
+    OpCounts counts = count_op(s);
+    s.flops = counts.flops;
+    s.bytes = counts.bytes;
+    s.deps = {gemm};
+    ++report->fp8_ops;
+    out.ops.push_back(std::move(s));
   }
 
   const ModelGraph& g_;
@@ -269,12 +312,15 @@ const char* precision_policy_name(PrecisionPolicy p) {
       return "amp";
     case PrecisionPolicy::kCostAware:
       return "cost-aware";
+    case PrecisionPolicy::kFP8:
+      return "fp8";
   }
   return "?";
 }
 
 bool parse_precision_policy(const std::string& s, PrecisionPolicy* out) {
-  for (auto p : {PrecisionPolicy::kFP32, PrecisionPolicy::kAMP, PrecisionPolicy::kCostAware})
+  for (auto p : {PrecisionPolicy::kFP32, PrecisionPolicy::kAMP, PrecisionPolicy::kCostAware,
+                 PrecisionPolicy::kFP8})
     if (s == precision_policy_name(p)) {
       *out = p;
       return true;
@@ -292,16 +338,18 @@ MixedPrecisionOptions parse_precision_options(const YAML::Node& node, const std:
   MixedPrecisionOptions o;
   auto policy = [&](const std::string& s, const std::string& where) {
     if (!parse_precision_policy(s, &o.policy))
-      throw InputError(where + ": " + key_path + ": expected fp32, amp or cost-aware, got \"" + s +
-                       "\"");
+      throw InputError(where + ": " + key_path + ": expected fp32, amp, cost-aware or fp8, got \"" +
+                       s + "\"");
   };
   if (node && node.IsScalar()) {
     policy(node.Scalar(), origin + ":" + std::to_string(node.Mark().line + 1));
+    // Transformer Engine keeps what is not FP8 in bf16.
+    if (o.policy == PrecisionPolicy::kFP8) o.low = DType::kBF16;
     return o;
   }
   YamlMap m(node, origin, key_path);
   policy(m.required_str("policy"), m.where("policy"));
-  std::string low = m.str("low", "fp16");
+  std::string low = m.str("low", o.policy == PrecisionPolicy::kFP8 ? "bf16" : "fp16");
   if (!parse_dtype(low, &o.low) || (o.low != DType::kFP16 && o.low != DType::kBF16))
     m.fail("low", "expected fp16 or bf16, got \"" + low + "\"");
   for (auto [key, list] : {std::pair<const char*, std::set<std::string>*>{"allow", &o.lists.allow},
@@ -341,7 +389,18 @@ ModelGraph apply_mixed_precision(const ModelGraph& g, const MixedPrecisionOption
     if (options.cast_fixed_s >= 0) cast.fixed_s = options.cast_fixed_s;
     low = assign.cost_aware(std::move(low), cast);
   }
-  return Rewriter(g, options.low).run(low, report);
+  std::vector<bool> fp8(low.size(), false);
+  if (options.policy == PrecisionPolicy::kFP8) {
+    if (!options.device) throw InputError("precision: fp8 needs the device");
+    if (options.device->has_tensor_core_path(DType::kFP8)) {
+      fp8 = assign.fp8_gemms(low);
+    } else {
+      report->fp8_fallback = options.device->name +
+                             " has no FP8 Tensor Cores (fp8_tc): its GEMMs run in " +
+                             dtype_name(options.low) + " as with amp";
+    }
+  }
+  return Rewriter(g, options.low).run(low, fp8, report);
 }
 
 }  // namespace orrery

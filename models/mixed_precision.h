@@ -11,6 +11,15 @@
 //  - cost-aware: start from amp's numerically safe set and keep an op in low precision only
 //    where its FP16 gain exceeds the casts that choice adds (cast cost = r x size + C_I, Campo's
 //    casting-cost model), deciding op by op until no choice changes.
+//  - fp8: Transformer Engine's recipe (NVIDIA Transformer Engine documentation, "Using FP8 with
+//    Transformer Engine"): amp's assignment in `low` (bf16 by default), then the GEMMs of linear
+//    layers (their forward matmul, which owns weights, and the backward matmuls of the same
+//    layer: fprop, dgrad and wgrad) in FP8 with higher-precision accumulation, their outputs
+//    written in `low`. Casts into FP8 are inserted like any cast (activations, gradients and the
+//    weights each step), and each FP8 GEMM gets its scaling op: "fp8_scale:<op>", the update of
+//    the amax histories and scales of its three tensors (delayed scaling, 1024-entry history).
+//    Attention products (bmm), norms, softmax and the optimizer keep their precision. On a GPU
+//    without FP8 Tensor Cores nothing runs in FP8: the graph is amp's, and the report says why.
 // Tensor Core speedups need aligned shapes (models/tensor_cores.h); the cost model applies that
 // rule, so an unaligned FP16 GEMM gains only the CUDA-core FP16 rate and its halved bytes.
 #pragma once
@@ -25,8 +34,8 @@
 
 namespace orrery {
 
-enum class PrecisionPolicy : unsigned char { kFP32 = 0, kAMP, kCostAware };
-const char* precision_policy_name(PrecisionPolicy p);  // "fp32", "amp", "cost-aware"
+enum class PrecisionPolicy : unsigned char { kFP32 = 0, kAMP, kCostAware, kFP8 };
+const char* precision_policy_name(PrecisionPolicy p);  // "fp32", "amp", "cost-aware", "fp8"
 bool parse_precision_policy(const std::string& s, PrecisionPolicy* out);
 
 struct AmpLists {
@@ -69,9 +78,11 @@ MixedPrecisionOptions parse_precision_options(const YAML::Node& node, const std:
                                               const std::string& key_path = "precision");
 
 struct MixedPrecisionReport {
-  int low_ops = 0;  // ops of the input graph now in low precision
+  int low_ops = 0;  // ops of the input graph now in low precision (FP8 ones included)
   int casts = 0;    // cast ops inserted
   double cast_elements = 0.0;
+  int fp8_ops = 0;           // fp8: GEMMs in FP8 (each with one fp8_scale op)
+  std::string fp8_fallback;  // fp8: why no GEMM runs in FP8 ("" when they do)
 };
 
 // Returns the rewritten graph: dtypes set, FLOP/byte counts recomputed for ops whose dtype
@@ -82,7 +93,8 @@ struct MixedPrecisionReport {
 //  - before a low-precision op without deps, for its first input (graph inputs are FP32);
 //  - before a low-precision op that owns parameters, for its FP32 master weights (the weight
 //    copy AMP makes once per step).
-// Throws InputError when cost-aware lacks a device or cost model, or `low` is not fp16/bf16.
+// Throws InputError when cost-aware or fp8 lacks a device (cost-aware: or a cost model), or `low`
+// is not fp16/bf16.
 ModelGraph apply_mixed_precision(const ModelGraph& g, const MixedPrecisionOptions& options,
                                  MixedPrecisionReport* report = nullptr);
 

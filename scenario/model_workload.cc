@@ -126,11 +126,14 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
   }
 
   CostModel cost(parse_cost_model(root, "cost_model", base_dir));
+  MixedPrecisionReport precision;
+  bool fp8 = false;
   if (root.has("precision")) {
     MixedPrecisionOptions mp = parse_precision_options(root.raw("precision"), root.origin());
     mp.device = &device;
     mp.cost = &cost;
-    model = apply_mixed_precision(model, mp);
+    fp8 = mp.policy == PrecisionPolicy::kFP8;
+    model = apply_mixed_precision(model, mp, &precision);
   }
   OpPrices prices = price_ops(model, device, cost);
   StrategyOptions opt = read_strategy(root.map("strategy"));
@@ -157,6 +160,9 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
     if (prices.count[k] > 0)
       s << " " << estimate_source_name(static_cast<EstimateSource>(k)) << " " << prices.count[k];
   if (sync_host) s << "; host overheads in the op times (synchronous device)";
+  if (fp8 && precision.fp8_fallback.empty())
+    s << "; fp8: " << precision.fp8_ops << " GEMMs in FP8, " << precision.casts << " casts";
+  if (fp8 && !precision.fp8_fallback.empty()) s << "; fp8 not used: " << precision.fp8_fallback;
   out.summary = s.str();
   return out;
 }
