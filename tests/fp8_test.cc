@@ -6,6 +6,7 @@
 #include "models/cost_model.h"
 #include "models/mixed_precision.h"
 #include "platforms/device_spec.h"
+#include "test_util.h"
 #include "workloads/op_counts.h"
 
 namespace orrery {
@@ -13,14 +14,8 @@ namespace {
 
 ModelOp make(const std::string& name, const std::string& type, const std::string& layer,
              std::vector<Shape> inputs, Shape output, std::vector<int> deps) {
-  ModelOp op;
-  op.name = name;
-  op.type = type;
-  op.layer = layer;
-  op.inputs = std::move(inputs);
-  op.output = std::move(output);
-  op.deps = std::move(deps);
-  return op;
+  return testing::model_op(name, type, std::move(inputs), std::move(output), std::move(deps),
+                           layer);
 }
 
 // One linear layer and an attention product, forward and backward:

@@ -5,20 +5,16 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "test_util.h"
 #include "workloads/op_counts.h"
 
 namespace orrery {
 namespace {
 
+using testing::model_op;
 ModelOp make(const std::string& name, const std::string& type, std::vector<Shape> inputs,
              Shape output, std::vector<int> deps) {
-  ModelOp op;
-  op.name = name;
-  op.type = type;
-  op.inputs = std::move(inputs);
-  op.output = std::move(output);
-  op.deps = std::move(deps);
-  return op;
+  return model_op(name, type, std::move(inputs), std::move(output), std::move(deps));
 }
 
 //  fc1 (allow) -> bias (infer) -> relu (clear) -> fc2 (allow) -> softmax (deny)

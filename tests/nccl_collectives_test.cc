@@ -17,18 +17,8 @@
 namespace orrery {
 namespace {
 
-struct Platform {
-  PlatformSource source;
-  std::vector<BenchRank> ranks;
-};
-
-Platform platform(const std::string& yaml) {
-  Platform p;
-  p.source.topology = build_topology(parse_platform_spec(YAML::Load(yaml), "test"));
-  for (const auto& h : gpu_hosts(p.source.topology))
-    p.ranks.push_back({h, h.substr(0, h.find('_'))});
-  return p;
-}
+using Platform = testing::BenchPlatform;
+Platform platform(const std::string& yaml) { return testing::bench_platform(yaml); }
 
 ExecutionGraph one_collective(const Platform& p, const Collective& proto) {
   ExecutionGraph g;

@@ -206,9 +206,11 @@ TEST(SweepRun, ResumeAfterAKillGivesTheSameFileAsAnUninterruptedRun) {
   pid_t pid = start(dir, "sweep " + dir + "/s.yaml -q -o " + dir + "/out.h5 -j2",
                     "ORRERY_SWEEP_TEST_HOLD_FROM=10");
   ASSERT_TRUE(wait_until_held(dir, pid, 10)) << read_file(dir + "/bg.txt");
-  // A power cut: the sweep and its children die at once.
-  for (int child : testing::child_pids(pid)) kill(child, SIGKILL);
+  // A power cut: the sweep and its children die at once. The sweep first: killed after its
+  // children, it could see one die and journal that point as failed before its own end.
+  const std::vector<int> children = testing::child_pids(pid);
   kill(pid, SIGKILL);
+  for (int child : children) kill(child, SIGKILL);
   EXPECT_EQ(wait_status(pid), 128 + SIGKILL);
   ASSERT_TRUE(std::filesystem::exists(dir + "/out.h5.journal"));
 

@@ -16,6 +16,7 @@
 
 #include "common/errors.h"
 #include "engine/run_result_io.h"
+#include "platforms/platform_spec.h"
 #include "results/h5_store.h"
 #include "sweeps/journal.h"
 #include "sweeps/sweep_h5.h"
@@ -178,6 +179,26 @@ nlohmann::json run_python_json(const std::string& script) {
     ADD_FAILURE() << "script printed no JSON: " << e.what() << "\n" << r.out << r.err;
     return nlohmann::json::object();
   }
+}
+
+BenchPlatform bench_platform(const std::string& yaml) {
+  BenchPlatform p;
+  p.source.topology = build_topology(parse_platform_spec(YAML::Load(yaml), "test"));
+  for (const auto& h : gpu_hosts(p.source.topology))
+    p.ranks.push_back({h, h.substr(0, h.find('_'))});
+  return p;
+}
+
+ModelOp model_op(const std::string& name, const std::string& type, std::vector<Shape> inputs,
+                 Shape output, std::vector<int> deps, const std::string& layer) {
+  ModelOp op;
+  op.name = name;
+  op.type = type;
+  op.layer = layer;
+  op.inputs = std::move(inputs);
+  op.output = std::move(output);
+  op.deps = std::move(deps);
+  return op;
 }
 
 PlatformSource star_platform(int n, double bandwidth, double latency) {

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/collective_bench.h"
 #include "platforms/simgrid_platform.h"
+#include "workloads/model_graph.h"
 
 namespace orrery::testing {
 
@@ -67,6 +69,18 @@ nlohmann::json run_python_json(const std::string& script);
 // Hosts g0..g(n-1) (1 TFLOP/s each), each on its own duplex link of `bandwidth` and `latency`
 // to one switch: the smallest platform on which transfers contend only at their ends.
 PlatformSource star_platform(int n, double bandwidth, double latency);
+
+// A preset platform built from its YAML (`{preset: dgx-h100, servers: 2}`), with its GPUs as
+// collective-bench ranks (node: the server prefix n<S>).
+struct BenchPlatform {
+  PlatformSource source;
+  std::vector<BenchRank> ranks;
+};
+BenchPlatform bench_platform(const std::string& yaml);
+
+// A model op with its shapes and deps (counts left to fill_op_counts).
+ModelOp model_op(const std::string& name, const std::string& type, std::vector<Shape> inputs,
+                 Shape output, std::vector<int> deps, const std::string& layer = "");
 
 // Two result files of one sweep hold the same thing: scenario, version and platform, every run
 // with its parameters and its result (wall times aside), bit for bit, and the same progress.
