@@ -36,9 +36,7 @@ ModelGraph block() {
 }
 
 const ModelOp& find(const ModelGraph& g, const std::string& name) {
-  for (const auto& op : g.ops)
-    if (op.name == name) return op;
-  throw std::runtime_error("no op " + name);
+  return testing::model_op_named(g, name);
 }
 
 MixedPrecisionOptions fp8_on(const DeviceSpec& dev) {

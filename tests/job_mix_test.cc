@@ -13,7 +13,6 @@
 #include "results/h5_store.h"
 #include "scenario/job_report.h"
 #include "scenario/scenario.h"
-#include "strategies/job_placement.h"
 #include "test_util.h"
 
 namespace orrery {
@@ -126,43 +125,6 @@ TEST(JobMix, ErrorsNameTheTypeAndKey) {
   EXPECT_NE(error(std::string("{placement: tight, types: [{name: a, gpus: 1, ") + kWorkload + "}]}")
                 .find("got \"tight\""),
             std::string::npos);
-}
-
-TEST(JobPlacement, ServerPolicyKeepsAJobInOneServerOrLetsItWait) {
-  // 2 servers of 4: 3 + 3 take one server each; 2 more find 1 free in each and wait, with
-  // the 2 free GPUs counted as fragmentation.
-  ClusterLayout l;
-  for (int s = 0; s < 2; ++s) {
-    l.servers.push_back({{}, {}, {}, 0});
-    for (int i = 0; i < 4; ++i) {
-      l.servers[s].gpus.push_back(static_cast<int>(l.gpus.size()));
-      l.gpus.push_back({"n" + std::to_string(s) + "_gpu" + std::to_string(i), "", s});
-    }
-  }
-  auto wants = [](const std::string& name, int gpus) {
-    PlacementRequest r;
-    r.job = name;
-    r.gpus = gpus;
-    r.policy = PlacementPolicy::kServer;
-    return r;
-  };
-  const Placement p = place_jobs(l, {wants("a", 3), wants("b", 3), wants("c", 2)});
-  EXPECT_EQ(p.gpus[0], (std::vector<int>{0, 1, 2}));
-  EXPECT_EQ(p.gpus[1], (std::vector<int>{4, 5, 6}));
-  EXPECT_TRUE(p.gpus[2].empty());
-  ASSERT_EQ(p.unplaced.size(), 1u);
-  EXPECT_NE(p.unplaced[0].find("in one server, at most 1 free"), std::string::npos);
-  EXPECT_EQ(p.free_gpus, 2);
-  EXPECT_EQ(p.fragmented_gpus, 2);
-  EXPECT_NE(testing::input_error_of([&] {
-              place_jobs(l, {wants("big", 5)});
-            }).find("the largest server has 4"),
-            std::string::npos);
-  for (const char* name : {"packed", "spread", "topology", "server", "random"}) {
-    PlacementPolicy policy;
-    ASSERT_TRUE(parse_placement_policy(name, &policy)) << name;
-    EXPECT_EQ(std::string(placement_policy_name(policy)), name);
-  }
 }
 
 // Two data-parallel jobs on one 8-GPU server, each on 2 GPUs and 2 iterations: a, 2 layers of

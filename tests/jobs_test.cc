@@ -152,11 +152,12 @@ TEST(Jobs, ComposeRefusesBadJobs) {
             std::string::npos);
 }
 
-// 2 servers of 4 GPUs: GPU i on server i / 4.
-ClusterLayout two_by_four() {
+// `servers` servers of 4 GPUs (GPU i on server i / 4, n<S>_gpu<k>), each with one CPU socket
+// n<S>_cpu0; servers_per_domain consecutive servers share a switch domain.
+ClusterLayout servers_of_four(int servers, int servers_per_domain) {
   ClusterLayout l;
-  for (int s = 0; s < 2; ++s) {
-    l.servers.push_back({{}, {"n" + std::to_string(s) + "_cpu0"}, {8}});
+  for (int s = 0; s < servers; ++s) {
+    l.servers.push_back({{}, {"n" + std::to_string(s) + "_cpu0"}, {8}, s / servers_per_domain});
     for (int i = 0; i < 4; ++i) {
       l.servers[s].gpus.push_back(static_cast<int>(l.gpus.size()));
       const std::string h = "n" + std::to_string(s) + "_gpu" + std::to_string(i);
@@ -176,7 +177,7 @@ PlacementRequest wants(const char* job, int gpus, PlacementPolicy p, uint64_t se
 }
 
 TEST(JobPlacement, PackedFillsServersAndSpreadAlternates) {
-  const ClusterLayout l = two_by_four();
+  const ClusterLayout l = servers_of_four(2, 2);
   Placement p = place_jobs(
       l, {wants("a", 3, PlacementPolicy::kPacked), wants("b", 4, PlacementPolicy::kSpread)});
   EXPECT_EQ(p.gpus[0], (std::vector<int>{0, 1, 2}));
@@ -196,7 +197,7 @@ TEST(JobPlacement, PackedFillsServersAndSpreadAlternates) {
 TEST(JobPlacement, FragmentationCountedByHand) {
   // 6 packed take server 0 and half of server 1; a job of 4 then waits with 2 GPUs free; a job
   // of 1 still fits after it. One GPU is left, idle while the job of 4 waits.
-  const ClusterLayout l = two_by_four();
+  const ClusterLayout l = servers_of_four(2, 2);
   Placement p = place_jobs(
       l, {wants("a", 6, PlacementPolicy::kPacked), wants("b", 4, PlacementPolicy::kPacked),
           wants("c", 1, PlacementPolicy::kSpread)});
@@ -210,7 +211,7 @@ TEST(JobPlacement, FragmentationCountedByHand) {
 }
 
 TEST(JobPlacement, RandomIsSeededAndExplicitListsMayNotOverlap) {
-  const ClusterLayout l = two_by_four();
+  const ClusterLayout l = servers_of_four(2, 2);
   const Placement a = place_jobs(l, {wants("r", 5, PlacementPolicy::kRandom, 7)});
   const Placement b = place_jobs(l, {wants("r", 5, PlacementPolicy::kRandom, 7)});
   EXPECT_EQ(a.gpus[0], b.gpus[0]);
@@ -241,14 +242,7 @@ TEST(JobPlacement, RandomIsSeededAndExplicitListsMayNotOverlap) {
 
 TEST(JobPlacement, TopologyAwareKeepsJobsInAServerThenInADomain) {
   // 4 servers of 4 GPUs; servers 0-1 on one leaf switch, 2-3 on another.
-  ClusterLayout l;
-  for (int s = 0; s < 4; ++s) {
-    l.servers.push_back({{}, {}, {}, s / 2});
-    for (int i = 0; i < 4; ++i) {
-      l.servers[s].gpus.push_back(static_cast<int>(l.gpus.size()));
-      l.gpus.push_back({"n" + std::to_string(s) + "_gpu" + std::to_string(i), "", s});
-    }
-  }
+  const ClusterLayout l = servers_of_four(4, 2);
   const PlacementPolicy t = PlacementPolicy::kTopology;
   const Placement p = place_jobs(l, {wants("a", 2, t), wants("b", 3, t), wants("c", 2, t),
                                      wants("d", 6, t), wants("e", 3, t)});
@@ -260,6 +254,31 @@ TEST(JobPlacement, TopologyAwareKeepsJobsInAServerThenInADomain) {
   // 3 free GPUs are left, in no one server or leaf: packed over the cluster.
   EXPECT_EQ(p.gpus[4], (std::vector<int>{7, 14, 15}));
   EXPECT_EQ(p.free_gpus, 0);
+}
+
+TEST(JobPlacement, ServerPolicyKeepsAJobInOneServerOrLetsItWait) {
+  // 2 servers of 4: 3 + 3 take one server each; 2 more find 1 free in each and wait, with
+  // the 2 free GPUs counted as fragmentation.
+  const ClusterLayout l = servers_of_four(2, 2);
+  const PlacementPolicy kServer = PlacementPolicy::kServer;
+  const Placement p =
+      place_jobs(l, {wants("a", 3, kServer), wants("b", 3, kServer), wants("c", 2, kServer)});
+  EXPECT_EQ(p.gpus[0], (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(p.gpus[1], (std::vector<int>{4, 5, 6}));
+  EXPECT_TRUE(p.gpus[2].empty());
+  ASSERT_EQ(p.unplaced.size(), 1u);
+  EXPECT_NE(p.unplaced[0].find("in one server, at most 1 free"), std::string::npos);
+  EXPECT_EQ(p.free_gpus, 2);
+  EXPECT_EQ(p.fragmented_gpus, 2);
+  EXPECT_NE(testing::input_error_of([&] {
+              place_jobs(l, {wants("big", 5, kServer)});
+            }).find("the largest server has 4"),
+            std::string::npos);
+  for (const char* name : {"packed", "spread", "topology", "server", "random"}) {
+    PlacementPolicy policy;
+    ASSERT_TRUE(parse_placement_policy(name, &policy)) << name;
+    EXPECT_EQ(std::string(placement_policy_name(policy)), name);
+  }
 }
 
 TEST(JobPlacement, DomainsAreTheLeafSwitchesOfThePlatform) {

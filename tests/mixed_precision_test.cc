@@ -36,9 +36,7 @@ ModelGraph mlp() {
 }
 
 const ModelOp& find(const ModelGraph& g, const std::string& name) {
-  for (const auto& op : g.ops)
-    if (op.name == name) return op;
-  throw std::runtime_error("no op " + name);
+  return testing::model_op_named(g, name);
 }
 
 int index_of(const ModelGraph& g, const std::string& name) {

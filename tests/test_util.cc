@@ -201,6 +201,12 @@ ModelOp model_op(const std::string& name, const std::string& type, std::vector<S
   return op;
 }
 
+const ModelOp& model_op_named(const ModelGraph& g, const std::string& name) {
+  for (const auto& op : g.ops)
+    if (op.name == name) return op;
+  throw std::runtime_error("no op " + name);
+}
+
 PlatformSource star_platform(int n, double bandwidth, double latency) {
   PlatformSource p;
   p.topology.name = "star";

@@ -81,6 +81,8 @@ BenchPlatform bench_platform(const std::string& yaml);
 // A model op with its shapes and deps (counts left to fill_op_counts).
 ModelOp model_op(const std::string& name, const std::string& type, std::vector<Shape> inputs,
                  Shape output, std::vector<int> deps, const std::string& layer = "");
+// The op of `g` named `name`; std::runtime_error when there is none.
+const ModelOp& model_op_named(const ModelGraph& g, const std::string& name);
 
 // Two result files of one sweep hold the same thing: scenario, version and platform, every run
 // with its parameters and its result (wall times aside), bit for bit, and the same progress.
