@@ -32,6 +32,8 @@ run "GPT-3 175B, 1024 GPUs, analytical" scenarios/llm/gpt3-175b-1024xa100.yaml \
   --set strategy.collectives.mode=analytical
 run "Llama 3.1 405B, 576 GB200, analytical" scenarios/llm/llama3-405b-576xgb200.yaml \
   --set strategy.collectives.mode=analytical
+run "Llama 3.1 405B, 576 GB200, NVFP4, an." scenarios/llm/llama3-405b-576xgb200.yaml \
+  --set strategy.collectives.mode=analytical --set strategy.precision=nvfp4
 run "LLaMA-2 70B, 64 GPUs, flow" scenarios/llm/llama2-70b-64xh100.yaml
 run "LLaMA-2 70B, 64 GPUs, analytical" scenarios/llm/llama2-70b-64xh100.yaml \
   --set strategy.collectives.mode=analytical

@@ -8,6 +8,7 @@
 #include "common/input_file.h"
 #include "platforms/device_spec.h"
 #include "strategies/llm_memory.h"
+#include "strategies/llm_precision.h"
 #include "strategies/parallel_plan.h"
 #include "workloads/llm_config.h"
 
@@ -71,13 +72,19 @@ int memory(MemoryArgs a) {
   if (!parse_recompute(a.recompute, &a.plan.recompute))
     throw InputError("--recompute " + a.recompute + ": expected none, selective or full");
   if (!parse_precision(a.precision, &a.plan.precision))
-    throw InputError("--precision " + a.precision + ": expected bf16, fp16 or fp32");
+    throw InputError("--precision " + a.precision +
+                     ": expected bf16, fp16, fp32, fp8, fp8-cs, mxfp8 or nvfp4");
   a.plan.flash_attention = !a.no_flash;
   if (!(a.reserved_gib >= 0)) throw InputError("--reserved must be at least 0");
   check_parallel_plan(a.plan, m, 0, "plan");
   const DeviceSpec dev = device_spec(a.device);
   if (!(dev.mem_bytes > 0))
     throw InputError("device " + dev.name + " has no memory size in its spec");
+  std::string fallback;
+  a.plan = plan_on_device(a.plan, dev, &fallback);
+  if (!fallback.empty())
+    std::printf("Note       %s not used: %s; sized in bf16\n", a.precision.c_str(),
+                fallback.c_str());
   MemoryOptions opt;
   opt.reserved_bytes = a.reserved_gib * kGiB;
   const ParallelPlan& p = a.plan;
@@ -142,7 +149,8 @@ void register_llm_commands(CLI::App& app, CommandList& out) {
                   "Model chunks per GPU for the interleaved schedule");
   mem->add_option("--zero", a->plan.zero, "ZeRO stage 0-3 (3 = FSDP full shard; default 0)");
   mem->add_option("--recompute", a->recompute, "none (default), selective or full");
-  mem->add_option("--precision", a->precision, "bf16 (default), fp16 or fp32");
+  mem->add_option("--precision", a->precision,
+                  "bf16 (default), fp16, fp32, or bf16 with fp8, fp8-cs, mxfp8 or nvfp4 GEMMs");
   mem->add_flag("--no-flash", a->no_flash, "Materialize the attention scores (no flash attention)");
   mem->add_option("--device", a->device, "GPU (orrery devices; default H100-SXM5)");
   mem->add_option(

@@ -73,8 +73,8 @@ void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
     std::printf(
         "Throughput      %.0f tokens/s, %.1f TFLOP/s per GPU, MFU %.1f%% (model FLOPs of "
         "Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters "
-        "Using Megatron-LM, over the GPU's dense peak)\n",
-        f.tokens_per_s, f.tflops_per_gpu, 100 * f.mfu);
+        "Using Megatron-LM, over the GPU's dense %s peak)\n",
+        f.tokens_per_s, f.tflops_per_gpu, 100 * f.mfu, l.peak_precision.c_str());
     const LlmBreakdown& b = f.breakdown;
     std::printf(
         "Time per GPU    compute %s, recompute %s, exposed TP %s, EP %s, CP %s, PP %s, DP %s, "

@@ -3,8 +3,9 @@
 namespace orrery {
 
 namespace {
-constexpr DType kAllTypes[] = {DType::kFP32,  DType::kFP16,  DType::kBF16, DType::kTF32,
-                               DType::kINT32, DType::kINT64, DType::kINT8, DType::kFP8};
+constexpr DType kAllTypes[] = {DType::kFP32, DType::kFP16,  DType::kBF16,
+                               DType::kTF32, DType::kINT32, DType::kINT64,
+                               DType::kINT8, DType::kFP8,   DType::kFP4};
 }
 
 const char* dtype_name(DType t) {
@@ -25,6 +26,8 @@ const char* dtype_name(DType t) {
       return "int8";
     case DType::kFP8:
       return "fp8";
+    case DType::kFP4:
+      return "fp4";
   }
   return "?";
 }
@@ -38,7 +41,7 @@ bool parse_dtype(const std::string& s, DType* out) {
   return false;
 }
 
-int dtype_bytes(DType t) {
+double dtype_bytes(DType t) {
   switch (t) {
     case DType::kFP16:
     case DType::kBF16:
@@ -48,6 +51,8 @@ int dtype_bytes(DType t) {
     case DType::kINT8:
     case DType::kFP8:
       return 1;
+    case DType::kFP4:
+      return 0.5;
     default:
       return 4;
   }

@@ -248,7 +248,7 @@ class Rewriter {
     c.dtype = consumer.dtype;
     c.inputs = {shape};
     c.output = shape;
-    c.attrs["src_bytes"] = dtype_bytes(from);
+    c.attrs["src_bytes"] = static_cast<int64_t>(dtype_bytes(from));
     OpCounts counts = count_op(c);
     c.flops = counts.flops;
     c.bytes = counts.bytes;

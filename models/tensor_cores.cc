@@ -38,6 +38,8 @@ int tensor_core_alignment(DType t) {
     case DType::kINT8:
     case DType::kFP8:  // 16 one-byte elements: the 16-byte alignment of cuBLASLt's FP8 GEMMs
       return 16;
+    case DType::kFP4:  // 32 half-byte elements: the same 16 bytes
+      return 32;
     default:
       return 0;
   }

@@ -30,7 +30,7 @@ const char* const kSpeedKeys[] = {"fp32",    "fp16",         "bf16",    "tf32_tc
                                   "fp16_tc", "bf16_tc",      "int8_tc", "fp8_tc",
                                   "fp4_tc",  "mem_bw",       "l2_bw",   "sms",
                                   "l2_size", "tensor_cores", "clock",   "fp32_cores_per_sm",
-                                  "memory",  "process_nm"};
+                                  "memory",  "process_nm",   "sfu"};
 
 // A GPU clock between 1 MHz and 100 GHz, a board power between 1 W and 100 kW.
 constexpr Range kClock{1e6, 1e11, Quantity::kNumber};
@@ -101,6 +101,7 @@ void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<st
   read_rate(m, "int8_tc", &d->int8_tc, seen);
   read_rate(m, "fp8_tc", &d->fp8_tc, seen);
   read_rate(m, "fp4_tc", &d->fp4_tc, seen);
+  read_rate(m, "sfu", &d->sfu, seen);
   for (auto [key, v] : {std::pair<const char*, double*>{"mem_bw", &d->mem_bw},
                         std::pair<const char*, double*>{"l2_bw", &d->l2_bw}}) {
     if (!m.has(key)) continue;
@@ -221,6 +222,9 @@ double DeviceSpec::peak_flops(DType t, bool tensor_core) const {
     case DType::kFP8:
       // No FP8 Tensor Cores: the GEMM runs in bf16 (or fp16) after all.
       return tc ? fp8_tc : peak_flops(bf16_tc > 0 ? DType::kBF16 : DType::kFP16, tensor_core);
+    case DType::kFP4:
+      // No FP4 Tensor Cores: dequantized and multiplied in FP8 where it can be, else bf16.
+      return tc ? fp4_tc : peak_flops(DType::kFP8, tensor_core);
     default:
       return fp32;
   }
@@ -239,9 +243,18 @@ bool DeviceSpec::has_tensor_core_path(DType t) const {
       return int8_tc > 0;
     case DType::kFP8:
       return fp8_tc > 0;
+    case DType::kFP4:
+      return fp4_tc > 0;
     default:
       return false;
   }
+}
+
+double DeviceSpec::special_function_rate() const {
+  if (sfu > 0) return sfu;
+  // 16 special-function lanes per SM against fp32_cores_per_sm FMA lanes (two flops each).
+  const int cores = fp32_cores_per_sm > 0 ? fp32_cores_per_sm : 128;
+  return fp32 * 16.0 / (2.0 * cores);
 }
 
 double DeviceSpec::l2_bandwidth() const { return l2_bw > 0 ? l2_bw : kL2BandwidthRatio * mem_bw; }
@@ -348,6 +361,7 @@ std::string device_field_text(const DeviceSpec& d, const std::string& key) {
                 {"int8_tc", d.int8_tc, "flops"},
                 {"fp8_tc", d.fp8_tc, "flops"},
                 {"fp4_tc", d.fp4_tc, "flops"},
+                {"sfu", d.special_function_rate(), "flops"},
                 {"mem_bw", d.mem_bw, "Bps"},
                 {"l2_bw", d.l2_bw, "Bps"},
                 {"l2_size", d.l2_bytes, "B"},
@@ -377,6 +391,7 @@ std::vector<std::string> changed_fields(const DeviceSpec& shipped, const DeviceS
                 {"int8_tc", shipped.int8_tc, d.int8_tc},
                 {"fp8_tc", shipped.fp8_tc, d.fp8_tc},
                 {"fp4_tc", shipped.fp4_tc, d.fp4_tc},
+                {"sfu", shipped.sfu, d.sfu},
                 {"mem_bw", shipped.mem_bw, d.mem_bw},
                 {"l2_bw", shipped.l2_bw, d.l2_bw},
                 {"sms", 1.0 * shipped.sms, 1.0 * d.sms},
@@ -405,7 +420,7 @@ DeviceSpec with_platform_rates(DeviceSpec spec, double fp32, double mem_bw, int 
   if (fp32 > 0 && spec.fp32 > 0 && changed(fp32, spec.fp32)) {
     const double k = fp32 / spec.fp32;
     for (double* rate : {&spec.fp32, &spec.fp16, &spec.bf16, &spec.tf32_tc, &spec.fp16_tc,
-                         &spec.bf16_tc, &spec.int8_tc, &spec.fp8_tc, &spec.fp4_tc})
+                         &spec.bf16_tc, &spec.int8_tc, &spec.fp8_tc, &spec.fp4_tc, &spec.sfu})
       *rate *= k;
     spec.overridden.push_back("fp32");
   }

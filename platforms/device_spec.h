@@ -66,6 +66,9 @@ struct DeviceSpec {
   // rates: Hopper has FP8, Blackwell both; 0: no such path (an FP8 GEMM then runs at bf16_tc).
   double fp8_tc = 0.0;
   double fp4_tc = 0.0;
+  // Special-function unit rate (exponentials per second), what bounds the softmax inside a
+  // fused attention kernel; 0: derived from fp32 (special_function_rate()).
+  double sfu = 0.0;
 
   double mem_bw = 0.0;     // DRAM bandwidth, bytes/s
   double l2_bw = 0.0;      // L2 bandwidth, bytes/s; 0: estimated as kL2BandwidthRatio x mem_bw
@@ -103,6 +106,10 @@ struct DeviceSpec {
   // Whether Tensor Cores exist for dtype `t` on this device.
   bool has_tensor_core_path(DType t) const;
   double l2_bandwidth() const;
+  // sfu, or 16 special-function lanes per SM at the FP32 clock: fp32 x 16 / (2 x
+  // fp32_cores_per_sm), 128 cores when the spec does not say (H100 SXM5: 4.2e12 per second,
+  // the 3.9 TFLOP/s of special functions FlashAttention-3 quotes at its lower clock).
+  double special_function_rate() const;
   // True when a scenario changed a field that sets kernel speed (rates, bandwidths, SMs, L2,
   // clock, cores per SM); tdp_w and host overheads do not.
   bool kernel_speed_overridden() const;

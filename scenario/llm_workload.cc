@@ -10,6 +10,7 @@
 #include "models/cost_model.h"
 #include "scenario/model_workload.h"
 #include "strategies/llm_memory.h"
+#include "strategies/llm_precision.h"
 #include "strategies/llm_strategy.h"
 
 namespace fs = std::filesystem;
@@ -64,13 +65,15 @@ ParallelPlan read_plan(const YamlMap& w, const YamlMap& s, int gpus, MemoryOptio
   if (!parse_pipeline_schedule(schedule, &p.schedule))
     s.fail("schedule", "expected gpipe, 1f1b or interleaved, got \"" + schedule + "\"");
   p.virtual_stages = s.integer("virtual_stages", 1);
+  p.account_for_embedding_and_loss = s.boolean("account_for_embedding_and_loss", false);
   p.zero = s.integer("zero", 0);
   const std::string recompute = s.str("recompute", "none");
   if (!parse_recompute(recompute, &p.recompute))
     s.fail("recompute", "expected none, selective or full, got \"" + recompute + "\"");
   const std::string precision = s.str("precision", "bf16");
   if (!parse_precision(precision, &p.precision))
-    s.fail("precision", "expected bf16, fp16 or fp32, got \"" + precision + "\"");
+    s.fail("precision",
+           "expected bf16, fp16, fp32, fp8, fp8-cs, mxfp8 or nvfp4, got \"" + precision + "\"");
   p.flash_attention = s.boolean("flash_attention", true);
   p.capacity_factor = s.number("capacity_factor", 1.0);
   p.grad_bucket_bytes = s.size("bucket", 0.0);
@@ -163,7 +166,8 @@ LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
 void check_llm_fits(const YamlMap& root, const YamlMap& w, const DeviceSpec& device, int gpus,
                     const std::string& base_dir) {
   const LlmSetup setup = read_llm_setup(root, w, gpus, base_dir);
-  const MemoryVerdict v = check_memory(setup.model, setup.plan, device.mem_bytes, setup.memory);
+  const ParallelPlan plan = plan_on_device(setup.plan, device, nullptr);
+  const MemoryVerdict v = check_memory(setup.model, plan, device.mem_bytes, setup.memory);
   if (!v.fits) throw InfeasibleError(v.message());
 }
 
@@ -172,13 +176,15 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   const int gpus = static_cast<int>(layout.gpus.size());
   const LlmSetup setup = read_llm_setup(root, w, gpus, base_dir);
   const LlmConfig& model = setup.model;
-  const ParallelPlan& plan = setup.plan;
+  std::string fallback;
+  const ParallelPlan plan = plan_on_device(setup.plan, device, &fallback);
   const double train_tokens = setup.train_tokens;
   const MemoryVerdict v = check_memory(model, plan, device.mem_bytes, setup.memory);
 
   const CostModel cost(parse_cost_model(root, "cost_model", base_dir));
-  const LlmCosts costs =
-      price_llm(model, plan, [&](const ModelOp& op) { return cost.estimate(op, device).seconds; });
+  const LlmCosts costs = price_llm(
+      model, plan, [&](const ModelOp& op) { return cost.estimate(op, device).seconds; },
+      device.special_function_rate());
   LlmWorkload out;
   LlmStep step = build_llm_step(model, plan, layout.gpus, costs, setup.collectives, setup.build);
   check_graph(step.graph, root.origin() + ": workload");
@@ -189,8 +195,10 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   info.model_flops = step.model_flops;
   info.gpus = gpus;
   info.train_tokens = train_tokens;
-  const DType dtype = precision_dtype(plan.precision);
-  info.peak_flops_per_gpu = device.peak_flops(dtype, true);
+  const LowPrecision low = low_precision(plan.precision);
+  const DType peak = low.active() ? low.gemm : precision_dtype(plan.precision);
+  info.peak_flops_per_gpu = device.peak_flops(peak, true);
+  info.peak_precision = dtype_name(peak);
   info.peak_memory = v.peak;
   info.memory_capacity = v.capacity;
   info.fits = v.fits;
@@ -199,16 +207,19 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   char line[512];
   std::snprintf(line, sizeof line,
                 "%s (%.1fB parameters), %d x %d-token sequences per iteration on %d x %s: TP %d x "
-                "PP %d x DP %d%s%s, %s, %d micro-batches of %d, ZeRO-%d, recompute %s; peak memory "
-                "%s of %s",
+                "PP %d x DP %d%s%s, %s, %d micro-batches of %d, ZeRO-%d, recompute %s, %s; peak "
+                "memory %s of %s",
                 model.name.c_str(), llm_params(model).total / 1e9, plan.global_batch,
                 static_cast<int>(plan.sequence(model)), gpus, device.name.c_str(), plan.tp, plan.pp,
                 plan.dp, plan.cp > 1 ? (" x CP " + std::to_string(plan.cp)).c_str() : "",
                 plan.ep > 1 ? (", EP " + std::to_string(plan.ep)).c_str() : "",
                 pipeline_schedule_name(plan.schedule), plan.micro_batches(), plan.micro_batch,
-                plan.zero, recompute_name(plan.recompute), (format_gib(v.peak) + " GiB").c_str(),
-                (format_gib(v.capacity) + " GiB").c_str());
+                plan.zero, recompute_name(plan.recompute), precision_name(plan.precision),
+                (format_gib(v.peak) + " GiB").c_str(), (format_gib(v.capacity) + " GiB").c_str());
   out.summary = line;
+  if (!fallback.empty())
+    out.summary += std::string("; ") + precision_name(setup.plan.precision) +
+                   " not used: " + fallback + ", priced in bf16";
   return out;
 }
 

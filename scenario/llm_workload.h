@@ -26,7 +26,10 @@ struct LlmRunInfo {
   double tokens = 0;       // per iteration
   double model_flops = 0;  // per iteration (Megatron-LM's count, no recomputation)
   int gpus = 0;
-  double peak_flops_per_gpu = 0;  // the device's dense peak in the plan's precision
+  // The device's dense peak in the plan's precision: its GEMMs' under a low-precision recipe
+  // (FP8 for fp8, fp8-cs and mxfp8, FP4 for nvfp4), so MFU stays below 100%.
+  double peak_flops_per_gpu = 0;
+  std::string peak_precision = "bf16";  // dtype_name of that peak
   double peak_memory = 0;         // bytes, the fullest GPU
   double memory_capacity = 0;     // bytes
   bool fits = true;

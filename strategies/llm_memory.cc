@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/errors.h"
+#include "strategies/llm_precision.h"
 
 namespace orrery {
 namespace {
@@ -30,7 +31,14 @@ std::string format_gib(double bytes) {
 
 BytesPerParameter bytes_per_parameter(Precision p) {
   if (p == Precision::kFp32) return {4, 4, 8};
-  return {2, 2, 12};
+  const LowPrecision low = low_precision(p);
+  if (!low.active()) return {2, 2, 12};
+  return {2, 2, 12, (low.transposed_copy ? 2 : 1) * low.element_bytes()};
+}
+
+double layer_linear_parameters(const LlmConfig& m, const ParallelPlan& plan) {
+  const LlmParams params = llm_params(m);
+  return (params.attention + params.expert * static_cast<double>(m.experts / plan.ep)) / plan.tp;
 }
 
 double layer_activation_bytes(const LlmConfig& m, const ParallelPlan& plan) {
@@ -42,15 +50,19 @@ double layer_activation_bytes(const LlmConfig& m, const ParallelPlan& plan) {
   const double t = plan.tp;
   const double outside_tp = plan.sequence_parallel ? t : 1.0;
   if (plan.recompute == Recompute::kFull) return 2 * s * b * h / outside_tp;
+  // Bytes per element of a linear layer's saved input: 2 in bf16, the recipe's one copy else.
+  const LowPrecision low = low_precision(plan.precision);
+  const double in = low.active() ? low.element_bytes() : 2.0;
   // Outside the tensor-parallel regions: the two norms' inputs (2sbh each), the inputs of the
-  // QKV and first MLP GEMMs (2sbh each) and two dropout masks (sbh each).
-  const double replicated = 10 * s * b * h;
-  // Inside: Q, K and V (2sbh, 2sbh g each), the output projection's input (2sbh); the MLP's
-  // activation input and output (2sbf each), or for SwiGLU the gate and up outputs and their
-  // product (6sbf). A token's MLP runs in top_k experts.
-  double mlp = (m.gated_mlp ? 6 : 4) * s * b * f;
+  // QKV and first MLP GEMMs (2sbh each in bf16) and two dropout masks (sbh each).
+  const double replicated = (6 + 2 * in) * s * b * h;
+  // Inside: Q, K and V (2sbh, 2sbh g each), the output projection's input (2sbh in bf16); the
+  // MLP's activation input and output (2sbf each, the output the second GEMM's input), or for
+  // SwiGLU the gate and up outputs and their product (6sbf, the product the GEMM's input). A
+  // token's MLP runs in top_k experts.
+  double mlp = ((m.gated_mlp ? 4 : 2) + in) * s * b * f;
   if (m.moe()) mlp *= static_cast<double>(m.top_k);
-  const double split = (4 + 4 * g) * s * b * h + mlp;
+  const double split = (2 + 4 * g + in) * s * b * h + mlp;
   // The attention core: softmax output and its dropout mask and output (5 a s^2 b); with flash
   // attention only the softmax statistics (fp32 per row). Recomputed under selective.
   double core = plan.flash_attention ? 4 * a * s * b : 5 * a * s * s_all * b;
@@ -97,6 +109,10 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
       return bytes_per * (shard ? dense / dense_shards + experts / expert_shards : dense + experts);
     };
     mb.weights = sharded(per.weights, plan.zero >= 3);
+    if (per.quantized > 0) {
+      const double linear = l * layer_linear_parameters(m, plan);
+      mb.weights += per.quantized * (plan.zero >= 3 ? linear / dense_shards : linear);
+    }
     mb.gradients = sharded(per.gradients, plan.zero >= 2);
     mb.optimizer = sharded(per.optimizer, plan.zero >= 1);
 

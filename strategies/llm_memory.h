@@ -43,15 +43,25 @@ struct MemoryBreakdown {
 // Bytes of activations one transformer layer keeps for backward for one micro-batch on one GPU
 // (16-bit activations): Korthikanti et al.'s accounting generalized to grouped-query attention
 // and gated (SwiGLU) MLPs; equal to their sbh(34 + 5as/h) for a GPT layer without parallelism.
+// Under a low-precision recipe the four linear layers keep their inputs as the quantized copy
+// the weight-gradient GEMM reads instead of in bf16.
 double layer_activation_bytes(const LlmConfig& model, const ParallelPlan& plan);
 
 // Bytes per parameter of weights, gradients and optimizer states before ZeRO sharding: mixed
 // precision with Adam 2 + 2 + 12 (Rajbhandari et al., "ZeRO: Memory Optimizations Toward
-// Training Trillion Parameter Models", SC'20, section 3.1), fp32 with Adam 4 + 4 + 8.
+// Training Trillion Parameter Models", SC'20, section 3.1), fp32 with Adam 4 + 4 + 8. A
+// low-precision recipe keeps bf16 weights and adds `quantized` bytes per parameter of the
+// linear layers: their quantized copies, cached across micro-batches in both layouts
+// (strategies/llm_precision.h); `weights` in the breakdown includes them.
 struct BytesPerParameter {
   double weights, gradients, optimizer;
+  double quantized = 0;
 };
 BytesPerParameter bytes_per_parameter(Precision p);
+
+// Parameters of one layer's linear layers (attention projections and expert MLPs; norms and the
+// router aside) that one GPU holds under `plan`: its TP and EP share.
+double layer_linear_parameters(const LlmConfig& model, const ParallelPlan& plan);
 
 // Every pipeline stage's memory, the first stage first.
 std::vector<MemoryBreakdown> llm_memory(const LlmConfig& model, const ParallelPlan& plan,

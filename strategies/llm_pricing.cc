@@ -4,6 +4,7 @@
 #include <string>
 
 #include "strategies/llm_memory.h"
+#include "strategies/llm_precision.h"
 #include "workloads/op_query.h"
 
 namespace orrery {
@@ -13,19 +14,33 @@ std::string n(double v) { return std::to_string(static_cast<int64_t>(v)); }
 
 class Pricer {
  public:
-  Pricer(const OpPricer& price, DType dtype) : price_(price), dtype_(dtype) {}
+  Pricer(const OpPricer& price, DType dtype, const LowPrecision& low)
+      : price_(price), dtype_(dtype), low_(low) {}
 
+  void op(BlockCost* into, const std::string& type, const std::map<std::string, std::string>& f,
+          DType dtype) {
+    add(into, query_op(type, f, dtype, "llm " + type));
+  }
   void op(BlockCost* into, const std::string& type, const std::map<std::string, std::string>& f) {
-    const ModelOp m = query_op(type, f, dtype_, "llm " + type);
-    into->seconds += price_(m);
-    into->flops += m.flops;
-    into->bytes += m.bytes;
+    op(into, type, f, dtype_);
   }
   // [M, K] x [K, N]; backward: dX = dY W^T ([M, N] x [N, K]) and dW = X^T dY ([K, M] x [M, N]).
   void linear(BlockCost* fwd, BlockCost* bwd, double m, double k, double nn) {
-    op(fwd, "linear", {{"B", "1"}, {"M", n(m)}, {"K", n(k)}, {"N", n(nn)}});
-    op(bwd, "linear", {{"B", "1"}, {"M", n(m)}, {"K", n(nn)}, {"N", n(k)}});
-    op(bwd, "linear", {{"B", "1"}, {"M", n(k)}, {"K", n(m)}, {"N", n(nn)}});
+    gemms(fwd, bwd, m, k, nn, dtype_);
+  }
+  // A linear layer of a transformer block: its three GEMMs in the recipe's type when there is
+  // one, after quantizing the input (forward) and the output's gradient (backward), each used
+  // by two GEMMs along different dimensions; delayed scaling then updates the layer's scales.
+  // Its weights are quantized once per step (quantize_weights).
+  void block_linear(BlockCost* fwd, BlockCost* bwd, double m, double k, double nn) {
+    if (!low_.active()) return linear(fwd, bwd, m, k, nn);
+    gemms(fwd, bwd, m, k, nn, low_.gemm);
+    quantize(fwd, m * k, low_.hadamard);
+    quantize(bwd, m * nn, low_.hadamard);
+    if (low_.delayed_scaling) op(fwd, "reduce", {{"in", "3x1024"}}, DType::kFP32);
+  }
+  void quantize_weights(BlockCost* into, double params) {
+    if (low_.active() && params >= 1) quantize(into, params, 0);
   }
   // An element-wise op over [rows, cols] and its backward op-graph type.
   void rows(BlockCost* fwd, BlockCost* bwd, const std::string& data_type,
@@ -36,15 +51,44 @@ class Pricer {
   }
 
  private:
+  void add(BlockCost* into, const ModelOp& m) {
+    into->seconds += price_(m);
+    into->flops += m.flops;
+    into->bytes += m.bytes;
+  }
+  void gemms(BlockCost* fwd, BlockCost* bwd, double m, double k, double nn, DType t) {
+    op(fwd, "linear", {{"B", "1"}, {"M", n(m)}, {"K", n(k)}, {"N", n(nn)}}, t);
+    op(bwd, "linear", {{"B", "1"}, {"M", n(m)}, {"K", n(nn)}, {"N", n(k)}}, t);
+    op(bwd, "linear", {{"B", "1"}, {"M", n(k)}, {"K", n(m)}, {"N", n(nn)}}, t);
+  }
+  // One pass over `elems` bf16 values writing the recipe's copies (with their block scales),
+  // after one more read of them for their amax under current scaling;
+  // a Hadamard transform of `hadamard` points costs 2 x hadamard FLOPs per element of the
+  // copy it feeds (the columnwise one, used by the weight-gradient GEMM).
+  void quantize(BlockCost* into, double elems, int hadamard) {
+    ModelOp c;
+    c.type = "cast";
+    c.dtype = low_.gemm;
+    c.inputs = {Shape{static_cast<int64_t>(elems)}};
+    c.output = c.inputs[0];
+    c.attrs["src_bytes"] = 2;
+    const double copies = low_.transposed_copy ? 2 : 1;
+    c.flops = elems * copies + elems * 2.0 * hadamard;
+    c.bytes = elems * ((low_.current_scaling ? 4 : 2) + copies * low_.element_bytes());
+    add(into, c);
+  }
+
   const OpPricer& price_;
   DType dtype_;
+  LowPrecision low_;
 };
 
 }  // namespace
 
-LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& price) {
+LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& price,
+                   double exponentials_per_s) {
   const DType dtype = precision_dtype(p.precision);
-  Pricer pr(price, dtype);
+  Pricer pr(price, dtype, low_precision(p.precision));
   LlmCosts c;
   const double t = p.tp;
   const double s = static_cast<double>(p.sequence(m)) / p.cp;  // query tokens on this GPU
@@ -59,16 +103,31 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   // Attention block: norm, QKV projection (column parallel), scores, softmax, context, output
   // projection (row parallel), residual add.
   pr.rows(&c.attention_qkv_fwd, &c.attention_bwd, "ln", "layernorm_bwd", norm_rows, h);
-  pr.linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, (h + 2 * kv) / t);
+  pr.block_linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, (h + 2 * kv) / t);
   BlockCost core_bwd;
   const double bh = p.micro_batch * heads;
-  pr.op(&c.attention_core_fwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(s_kv)}, {"K", n(d)}});
-  pr.rows(&c.attention_core_fwd, &core_bwd, "softmax", "softmax_bwd", bh * s, s_kv);
-  pr.op(&c.attention_core_fwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(d)}, {"K", n(s_kv)}});
-  // Backward of the two batched products: two products each.
-  for (int i = 0; i < 2; ++i) {
-    pr.op(&core_bwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(s_kv)}, {"K", n(d)}});
-    pr.op(&core_bwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(d)}, {"K", n(s_kv)}});
+  if (p.flash_attention) {
+    // Causal: the blocks above the diagonal are skipped, half the keys per query on average.
+    // Forward: S = QK^T and O = PV, each a GEMM of 2 s (s_kv / 2) d per head; backward
+    // recomputes S and runs dV, dP, dQ and dK: five. One exponential per computed score each way.
+    const std::map<std::string, std::string> product = {
+        {"B", n(bh)}, {"M", n(s)}, {"N", n(d)}, {"K", n(s_kv / 2)}};
+    const double scores = bh * s * s_kv / 2;
+    for (int i = 0; i < 2; ++i) pr.op(&c.attention_core_fwd, "bmm", product);
+    for (int i = 0; i < 5; ++i) pr.op(&core_bwd, "bmm", product);
+    if (exponentials_per_s > 0) {
+      c.attention_core_fwd.seconds += scores / exponentials_per_s;
+      core_bwd.seconds += scores / exponentials_per_s;
+    }
+  } else {
+    pr.op(&c.attention_core_fwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(s_kv)}, {"K", n(d)}});
+    pr.rows(&c.attention_core_fwd, &core_bwd, "softmax", "softmax_bwd", bh * s, s_kv);
+    pr.op(&c.attention_core_fwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(d)}, {"K", n(s_kv)}});
+    // Backward of the two batched products: two products each.
+    for (int i = 0; i < 2; ++i) {
+      pr.op(&core_bwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(s_kv)}, {"K", n(d)}});
+      pr.op(&core_bwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(d)}, {"K", n(s_kv)}});
+    }
   }
   auto add = [](BlockCost* to, const BlockCost& x) {
     to->seconds += x.seconds;
@@ -78,7 +137,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   add(&c.attention_fwd, c.attention_qkv_fwd);
   add(&c.attention_fwd, c.attention_core_fwd);
   add(&c.attention_bwd, core_bwd);
-  pr.linear(&c.attention_fwd, &c.attention_bwd, tokens, h / t, h);
+  pr.block_linear(&c.attention_fwd, &c.attention_bwd, tokens, h / t, h);
   pr.rows(&c.attention_fwd, &c.attention_bwd, "add", "", norm_rows, h);
 
   // MLP block: norm, up (and gate) projection, activation (and gating product), down
@@ -86,10 +145,10 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   pr.rows(&c.mlp_fwd, &c.mlp_bwd, "ln", "layernorm_bwd", norm_rows, h);
   const double routed = tokens * static_cast<double>(m.top_k) * (m.moe() ? p.capacity_factor : 1);
   const double up = (m.gated_mlp ? 2 : 1) * f / t;
-  pr.linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, up);
+  pr.block_linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, up);
   pr.rows(&c.mlp_fwd, &c.mlp_bwd, "gelu", "gelu_bwd", routed, f / t);
   if (m.gated_mlp) pr.rows(&c.mlp_fwd, &c.mlp_bwd, "mul", "", routed, f / t);
-  pr.linear(&c.mlp_fwd, &c.mlp_bwd, routed, f / t, h);
+  pr.block_linear(&c.mlp_fwd, &c.mlp_bwd, routed, f / t, h);
   if (m.moe()) pr.linear(&c.mlp_fwd, &c.mlp_bwd, tokens, h, static_cast<double>(m.experts));
   pr.rows(&c.mlp_fwd, &c.mlp_bwd, "add", "", norm_rows, h);
 
@@ -103,12 +162,15 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   pr.op(&c.head_fwd, "cross_entropy", {{"in", n(tokens) + "x" + n(v)}});
   pr.op(&c.head_bwd, "cross_entropy_bwd", {{"in", n(tokens) + "x" + n(v)}});
 
-  // Adam over each stage's parameters on one GPU (its ZeRO-1+ shard).
+  // Adam over each stage's parameters on one GPU (its ZeRO-1+ shard), then under a
+  // low-precision recipe the quantized copies of its linear layers' weights for the next step.
+  const std::vector<int> layers = stage_layers(p, m);
   for (const auto& stage : llm_memory(m, p)) {
     BlockCost o;
     double params = stage.parameters;
     if (p.zero >= 1) params /= static_cast<double>(p.dp) * p.cp;
     if (params >= 1) pr.op(&o, "adam_update", {{"in", n(params)}});
+    pr.quantize_weights(&o, layers[stage.stage] * layer_linear_parameters(m, p));
     c.optimizer.push_back(o);
   }
   return c;

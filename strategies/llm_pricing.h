@@ -2,6 +2,12 @@
 // optimizer under a parallel plan, priced kernel by kernel: the GEMMs of the attention and MLP
 // blocks at their tensor-parallel shapes, the attention core, norms and element-wise ops,
 // forward and backward (a GEMM's backward is its data-gradient and weight-gradient GEMMs).
+// With flash attention (plan.flash_attention) the attention core is one fused kernel per pass
+// (Dao et al., "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness",
+// NeurIPS 2022): its products run as GEMMs over the causal half of the score blocks, the
+// scores never leave the SMs, and the softmax's exponentials run on the special-function units,
+// not overlapped with the products (FlashAttention-2's schedule; Shah et al.,
+// "FlashAttention-3", 2024, measure that exponentials bound a third of the time on H100).
 #pragma once
 
 #include <functional>
@@ -32,6 +38,9 @@ struct LlmCosts {
   std::vector<BlockCost> optimizer;
 };
 
-LlmCosts price_llm(const LlmConfig& model, const ParallelPlan& plan, const OpPricer& price);
+// `exponentials_per_s`: the GPU's special-function rate (DeviceSpec::special_function_rate()),
+// which prices the softmax inside flash attention; 0 leaves it out.
+LlmCosts price_llm(const LlmConfig& model, const ParallelPlan& plan, const OpPricer& price,
+                   double exponentials_per_s = 0);
 
 }  // namespace orrery

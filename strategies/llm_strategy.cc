@@ -67,8 +67,7 @@ class Builder {
     lanes_ = shards_ * p.tp;
     fuse_ = build.fuse_passes && build.tp_analytical && p.ep < 2 && p.cp < 2;
     chunks_ = p.schedule == PipelineSchedule::kInterleaved ? p.virtual_stages : 1;
-    const std::vector<int> per_stage = stage_layers(p, m);
-    for (int s = 0; s < p.pp; ++s) chunk_layers_.push_back(per_stage[s] / chunks_);
+    chunk_layers_ = chunk_layers(p, m);
     micro_ = p.micro_batches();
     // A GPU's tokens: its 1/cp share of each sequence (2 x cp chunks, two each, balanced).
     const double tokens = p.micro_batch * static_cast<double>(p.sequence(m)) / p.cp;
@@ -306,7 +305,7 @@ class Builder {
   }
 
   void fused_forward(int s, const Item& it, Lanes* last, Pass* pass) {
-    const int n = chunk_layers_[s];
+    const int n = chunk_layers_[s][it.chunk];
     BlockCost c;
     if (first_chunk(s, it)) add(&c, costs_.embedding_fwd);
     add(&c, costs_.attention_fwd, n);
@@ -318,7 +317,7 @@ class Builder {
   }
 
   void fused_backward(int s, const Item& it, Lanes* last, Pass* pass) {
-    const int n = chunk_layers_[s];
+    const int n = chunk_layers_[s][it.chunk];
     BlockCost re, c;
     int blocks = 2 * n;
     if (p_.recompute == Recompute::kFull) {
@@ -342,11 +341,12 @@ class Builder {
     if (fused(it)) return fused_forward(s, it, last, pass);
     if (first_chunk(s, it)) compute(s, it, "embed", costs_.embedding_fwd, "forward", last, pass);
     // ZeRO-3 prefetch: layer l + 1's gather is issued as layer l starts.
-    Lanes next = gather_weights(s, it, layer_name(it, 0) + ".fwd.ag", last, pass);
-    for (int l = 0; l < chunk_layers_[s]; ++l) {
+    const int n = chunk_layers_[s][it.chunk];
+    Lanes next = n > 0 ? gather_weights(s, it, layer_name(it, 0) + ".fwd.ag", last, pass)
+                       : Lanes(lanes_, -1);
+    for (int l = 0; l < n; ++l) {
       const Lanes weights = next;
-      if (l + 1 < chunk_layers_[s])
-        next = gather_weights(s, it, layer_name(it, l + 1) + ".fwd.ag", last, pass);
+      if (l + 1 < n) next = gather_weights(s, it, layer_name(it, l + 1) + ".fwd.ag", last, pass);
       layer_forward(s, it, layer_name(it, l) + ".fwd", last, pass, "forward", &weights);
     }
     if (last_chunk(s, it)) compute(s, it, "head", costs_.head_fwd, "forward", last, pass);
@@ -357,8 +357,10 @@ class Builder {
     if (fused(it)) return fused_backward(s, it, last, pass);
     if (last_chunk(s, it)) compute(s, it, "head.bwd", costs_.head_bwd, "backward", last, pass);
     const bool final_micro = it.micro == micro_ - 1;
-    const int n = chunk_layers_[s];
-    Lanes next = gather_weights(s, it, layer_name(it, n - 1) + ".bwd.ag", last, pass);
+    const int n = chunk_layers_[s][it.chunk];
+    // A chunk of no layers (the embedding or the loss alone under Megatron's split) has none.
+    Lanes next = n > 0 ? gather_weights(s, it, layer_name(it, n - 1) + ".bwd.ag", last, pass)
+                       : Lanes(lanes_, -1);
     for (int l = n - 1; l >= 0; --l) {
       const std::string L = layer_name(it, l);
       const Lanes weights = next;
@@ -436,7 +438,8 @@ class Builder {
     if ((p_.zero == 1 || p_.zero == 2) && shards_ > 1) {
       Pass scratch;
       scratch.entry.assign(lanes_, -1);
-      const int layers = chunk_layers_[s] * chunks_;
+      int layers = 0;
+      for (int c : chunk_layers_[s]) layers += c;
       collective(s, it, "weights.ag", CollectiveType::kAllGather, layer_bytes_ * layers,
                  replica_groups(shards_), kDpStream, true, &after, &scratch);
     }
@@ -480,7 +483,7 @@ class Builder {
   std::vector<int> dev_;
   int lanes_ = 1, chunks_ = 1, micro_ = 1, shards_ = 1;
   bool fuse_ = false;
-  std::vector<int> chunk_layers_;
+  std::vector<std::vector<int>> chunk_layers_;  // [stage][chunk]
   double tp_bytes_ = 0, send_bytes_ = 0, a2a_bytes_ = 0, layer_bytes_ = 0, kv_bytes_ = 0;
   double bucket_ = 0;  // gradient bytes waiting for their bucket's reduction
   std::map<std::tuple<int, bool, int, int>, Pass> passes_;  // (stage, forward, micro, chunk)

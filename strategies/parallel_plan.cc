@@ -25,7 +25,9 @@ constexpr std::pair<const char*, PipelineSchedule> kSchedules[] = {
 constexpr std::pair<const char*, Recompute> kRecompute[] = {
     {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
 constexpr std::pair<const char*, Precision> kPrecision[] = {
-    {"bf16", Precision::kBf16}, {"fp16", Precision::kFp16}, {"fp32", Precision::kFp32}};
+    {"bf16", Precision::kBf16},  {"fp16", Precision::kFp16},    {"fp32", Precision::kFp32},
+    {"fp8", Precision::kFp8},    {"fp8-cs", Precision::kFp8Cs}, {"mxfp8", Precision::kMxfp8},
+    {"nvfp4", Precision::kNvfp4}};
 
 std::string num(int64_t v) { return std::to_string(v); }
 
@@ -61,7 +63,7 @@ DType precision_dtype(Precision p) {
       return DType::kFP32;
     case Precision::kFp16:
       return DType::kFP16;
-    case Precision::kBf16:
+    default:  // bf16, and the bf16 around the low-precision GEMMs of the fp8 to nvfp4 recipes
       break;
   }
   return DType::kBF16;
@@ -106,11 +108,23 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
                    num(m.layers));
   if (p.schedule != PipelineSchedule::kInterleaved && p.virtual_stages != 1)
     fail("virtual_stages", "only the interleaved schedule runs several model chunks per GPU");
+  const int chunks = p.pp * (p.schedule == PipelineSchedule::kInterleaved ? p.virtual_stages : 1);
+  if (p.account_for_embedding_and_loss) {
+    if (p.pp < 2) fail("account_for_embedding_and_loss", "needs pp >= 2");
+    // A chunk of one part is the embedding or the loss alone (NVIDIA's 405B NVFP4 recipe: 128
+    // chunks of 126 + 2), as Megatron-LM allows.
+    if ((m.layers + 2) % chunks != 0)
+      fail("account_for_embedding_and_loss",
+           num(chunks) + " pipeline chunks must divide the " + num(m.layers) +
+               " layers + the embedding + the loss = " + num(m.layers + 2));
+  }
   if (p.schedule == PipelineSchedule::kInterleaved) {
     if (p.pp < 2) fail("schedule", "interleaving needs pp >= 2");
-    if (m.layers % (p.pp * p.virtual_stages) != 0)
-      fail("virtual_stages", "pp x virtual_stages = " + num(p.pp * p.virtual_stages) +
-                                 " chunks must divide the " + num(m.layers) + " layers");
+    if (!p.account_for_embedding_and_loss && m.layers % chunks != 0)
+      fail("virtual_stages", "pp x virtual_stages = " + num(chunks) + " chunks must divide the " +
+                                 num(m.layers) +
+                                 " layers (or count the embedding and the loss as layers: "
+                                 "account_for_embedding_and_loss)");
     if (p.micro_batches() % p.pp != 0)
       fail("global_batch", "the interleaved schedule runs micro-batches in groups of pp = " +
                                num(p.pp) + "; " + num(p.micro_batches()) + " is not a multiple");
@@ -147,7 +161,30 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
                                   num(gpus));
 }
 
+std::vector<std::vector<int>> chunk_layers(const ParallelPlan& plan, const LlmConfig& model) {
+  const int v = plan.schedule == PipelineSchedule::kInterleaved ? plan.virtual_stages : 1;
+  std::vector<std::vector<int>> out;
+  if (plan.account_for_embedding_and_loss) {
+    const int each = static_cast<int>((model.layers + 2) / (plan.pp * v));
+    out.assign(plan.pp, std::vector<int>(v, each));
+    --out.front().front();
+    --out.back().back();
+    return out;
+  }
+  for (int layers : stage_layers(plan, model)) out.emplace_back(v, layers / v);
+  return out;
+}
+
 std::vector<int> stage_layers(const ParallelPlan& plan, const LlmConfig& model) {
+  if (plan.account_for_embedding_and_loss) {
+    std::vector<int> out;
+    for (const auto& chunks : chunk_layers(plan, model)) {
+      int sum = 0;
+      for (int c : chunks) sum += c;
+      out.push_back(sum);
+    }
+    return out;
+  }
   const int pp = plan.pp;
   const int layers = static_cast<int>(model.layers);
   std::vector<int> out(pp, layers / pp);

@@ -31,9 +31,13 @@ enum class Recompute {
 const char* recompute_name(Recompute r);  // "none", "selective", "full"
 bool parse_recompute(const std::string& s, Recompute* out);
 
-enum class Precision { kBf16, kFp16, kFp32 };  // bf16/fp16: mixed precision, fp32 master weights
+// bf16/fp16: mixed precision with fp32 master weights; fp8, fp8-cs, mxfp8, nvfp4: bf16 mixed
+// precision with the linear layers' GEMMs in a low-precision recipe (strategies/llm_precision.h).
+enum class Precision { kBf16, kFp16, kFp32, kFp8, kFp8Cs, kMxfp8, kNvfp4 };
+// "bf16", "fp16", "fp32", "fp8", "fp8-cs", "mxfp8", "nvfp4"
 const char* precision_name(Precision p);
-DType precision_dtype(Precision p);  // the element type of activations, weights and GEMMs
+// The element type of activations, weights and the ops outside the recipe's GEMMs.
+DType precision_dtype(Precision p);
 bool parse_precision(const std::string& s, Precision* out);
 
 struct ParallelPlan {
@@ -48,7 +52,11 @@ struct ParallelPlan {
   int64_t seq_len = 0;   // tokens per sequence (0: the model's)
   PipelineSchedule schedule = PipelineSchedule::k1f1b;
   int virtual_stages = 1;  // interleaved: model chunks per pipeline GPU
-  int zero = 0;            // 0: all-reduce DP; 1, 2, 3: ZeRO stages (3 is FSDP's full shard)
+  // Megatron-LM's --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-
+  // split: the embedding and the loss each count as one layer when the layers are split over
+  // the pipeline's chunks, so the first and the last chunk hold one transformer layer fewer.
+  bool account_for_embedding_and_loss = false;
+  int zero = 0;  // 0: all-reduce DP; 1, 2, 3: ZeRO stages (3 is FSDP's full shard)
   Recompute recompute = Recompute::kNone;
   Precision precision = Precision::kBf16;
   bool flash_attention = true;  // attention without materialized s x s scores
@@ -78,7 +86,14 @@ void check_parallel_plan(const ParallelPlan& plan, const LlmConfig& model, int g
                          const std::string& origin);
 
 // Layers on each pipeline stage, the first stage first: an even split, the remainder on the
-// middle stages so the stages holding the embedding and the output head carry fewer.
+// middle stages so the stages holding the embedding and the output head carry fewer (or,
+// with account_for_embedding_and_loss, the sums of chunk_layers).
 std::vector<int> stage_layers(const ParallelPlan& plan, const LlmConfig& model);
+// Layers of each model chunk of each stage ([stage][chunk]; one chunk per stage unless
+// interleaved): the stage's layers split evenly over its chunks, or with
+// account_for_embedding_and_loss, (layers + 2) / (pp x chunks) per chunk less one on the first
+// chunk of the first stage (the embedding) and the last chunk of the last stage (the loss),
+// which may leave them none.
+std::vector<std::vector<int>> chunk_layers(const ParallelPlan& plan, const LlmConfig& model);
 
 }  // namespace orrery

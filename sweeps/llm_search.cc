@@ -129,6 +129,7 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
   const bool sequence_parallel = st.boolean("sequence_parallel", false);
   parse_precision(st.str("precision", "bf16"), &fixed.precision);  // checked per point
   fixed.flash_attention = st.boolean("flash_attention", true);
+  fixed.account_for_embedding_and_loss = st.boolean("account_for_embedding_and_loss", false);
   fixed.global_batch = global_batch;
   fixed.seq_len = w.integer("seq_len", 0);
 

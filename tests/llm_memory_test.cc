@@ -96,6 +96,51 @@ TEST(ParallelPlan, UnevenLayersGoToTheMiddleStagesFirst) {
   EXPECT_EQ(stage_layers(p, m), (std::vector<int>{8, 8, 8, 8}));
 }
 
+TEST(ParallelPlan, EmbeddingAndLossCountAsLayersInMegatronsSplit) {
+  // Llama 3.1 405B's 126 layers on PP 16 x VP 4 (NVIDIA's GB200 recipe): 64 chunks of
+  // (126 + 2) / 64 = 2, the first and the last holding one layer.
+  ParallelPlan p;
+  p.pp = 16;
+  p.dp = 1;
+  p.global_batch = 16;
+  p.schedule = PipelineSchedule::kInterleaved;
+  p.virtual_stages = 4;
+  const LlmConfig& m = model("llama3_405b");
+  EXPECT_NE(refusal(p, m, 16).find("chunks must divide the 126 layers"), std::string::npos);
+  p.account_for_embedding_and_loss = true;
+  EXPECT_EQ(refusal(p, m, 16), "accepted");
+  const auto chunks = chunk_layers(p, m);
+  ASSERT_EQ(chunks.size(), 16u);
+  EXPECT_EQ(chunks[0], (std::vector<int>{1, 2, 2, 2}));
+  EXPECT_EQ(chunks[7], (std::vector<int>{2, 2, 2, 2}));
+  EXPECT_EQ(chunks[15], (std::vector<int>{2, 2, 2, 1}));
+  const std::vector<int> stages = stage_layers(p, m);
+  EXPECT_EQ(stages[0], 7);
+  EXPECT_EQ(stages[15], 7);
+  int total = 0;
+  for (int s : stages) total += s;
+  EXPECT_EQ(total, 126);
+  // PP 16 x VP 8 (the NVFP4 recipe): 128 chunks of one part; the first and the last are the
+  // embedding and the loss alone.
+  p.virtual_stages = 8;
+  EXPECT_EQ(refusal(p, m, 16), "accepted");
+  EXPECT_EQ(chunk_layers(p, m)[0], (std::vector<int>{0, 1, 1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(chunk_layers(p, m)[15], (std::vector<int>{1, 1, 1, 1, 1, 1, 1, 0}));
+  // Without interleaving the first and last stages hold one layer fewer; a split that does not
+  // divide is refused with the key named.
+  p.schedule = PipelineSchedule::k1f1b;
+  p.virtual_stages = 1;
+  p.pp = 8;
+  p.global_batch = 8;
+  EXPECT_EQ(stage_layers(p, m), (std::vector<int>{15, 16, 16, 16, 16, 16, 16, 15}));
+  p.pp = 3;
+  p.global_batch = 3;
+  EXPECT_NE(refusal(p, m, 3).find("account_for_embedding_and_loss: 3 pipeline chunks must divide "
+                                  "the 126 layers + the embedding + the loss = 128"),
+            std::string::npos)
+      << refusal(p, m, 3);
+}
+
 TEST(LlmMemory, SixteenBytesPerParameterDividedStageByStage) {
   // Mixed-precision Adam: 2 (weights) + 2 (gradients) + 12 (fp32 weights, momentum, variance)
   // bytes per parameter (ZeRO, section 3.1); ZeRO-1 shards the 12 over the replicas, ZeRO-2 the

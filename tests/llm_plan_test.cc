@@ -71,6 +71,54 @@ TEST(LlmPlan, FusedPassesTakeTheTimeOfOpByOp) {
   EXPECT_NEAR(tb, ta, 1e-9 * ta);
 }
 
+TEST(LlmPlan, MegatronsSplitRunsEveryLayerOnceWithShorterEndChunks) {
+  // LLaMA-2 7B's 32 layers + embedding + loss = 34 are not 4 chunks; with 30 layers, 32 = 4 x 8:
+  // PP 2 x VP 2 chunks of 7, 8 / 8, 7 layers. Every layer's forward runs once per micro-batch,
+  // and the first stage, holding the embedding, is not the longer one.
+  LlmConfig m = llama();
+  m.layers = 30;
+  ParallelPlan p;
+  p.pp = 2;
+  p.dp = 4;
+  p.seq_len = 256;
+  p.global_batch = 8;
+  p.schedule = PipelineSchedule::kInterleaved;
+  p.virtual_stages = 2;
+  p.account_for_embedding_and_loss = true;
+  check_parallel_plan(p, m, 8, "test");
+  EXPECT_EQ(chunk_layers(p, m), (std::vector<std::vector<int>>{{7, 8}, {8, 7}}));
+  Cluster c = dgx_a100(8);
+  LlmBuildOptions op_by_op;
+  op_by_op.fuse_passes = false;
+  const LlmCosts costs =
+      price_llm(m, p, [](const ModelOp& op) { return op.flops / 100e12 + op.bytes / 1e12; });
+  const LlmStep step = build_llm_step(m, p, c.gpus, costs, {}, op_by_op);
+  check_graph(step.graph, "split");
+  int forwards = 0;
+  for (const auto& op : step.graph.ops)
+    if (op.phase == "forward" && op.name.find(".attn") != std::string::npos &&
+        op.name.find(".fwd") != std::string::npos)
+      ++forwards;
+  // Replica 0 and its three peers, 2 micro-batches each (8 sequences over DP 4), 30 layers.
+  EXPECT_EQ(forwards, 4 * 2 * 30);
+  // Chunks of one part: 6 layers + 2 in 8 chunks leave the embedding's and the loss's chunks
+  // without a layer; the step still runs every layer once per micro-batch, op by op or fused.
+  m.layers = 6;
+  p.virtual_stages = 4;
+  check_parallel_plan(p, m, 8, "test");
+  for (bool fuse : {false, true}) {
+    LlmBuildOptions o;
+    o.fuse_passes = fuse;
+    o.tp_analytical = true;
+    const LlmStep small = build_llm_step(
+        m, p, c.gpus,
+        price_llm(m, p, [](const ModelOp& op) { return op.flops / 100e12 + op.bytes / 1e12; }), {},
+        o);
+    check_graph(small.graph, "one-part chunks");
+    EXPECT_GT(step_time(c, small), 0);
+  }
+}
+
 TEST(LlmPlan, OneLanePerTensorParallelGroupWhenEverythingIsAnalytical) {
   // TP 4 x PP 2 x DP 2 on two DGX A100 with every collective analytical and replica 0 alone:
   // its TP ranks run the same ops in lockstep, so TP rank 0 stands for the group.
