@@ -81,7 +81,10 @@ void print_search(const SearchState& st, const SweepInput& in, const std::string
                 seconds(b.tp + b.cp + b.ep).c_str(), seconds(b.pp).c_str(), seconds(b.dp).c_str(),
                 seconds(b.bubble).c_str());
     if (st.train) std::printf(" %7.1f", f.train_days);
-    if (st.priced) std::printf(" %12.0f", st.train ? r.training_cost : r.cost_per_iteration);
+    // A run's cost in whole units; one iteration's is often below one, so in hundredths.
+    if (st.priced)
+      std::printf(st.train ? " %12.0f" : " %12.2f",
+                  st.train ? r.training_cost : r.cost_per_iteration);
     std::printf("  %lld", static_cast<long long>(r.index));
     const std::string own = own_axes(in, in.points[r.index]);
     std::printf("%s%s\n", own.empty() ? "" : "  ", own.c_str());

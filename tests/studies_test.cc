@@ -63,7 +63,9 @@ TEST(Studies, EveryStudyExpandsToItsDocumentedPoints) {
                                              {"ps-poseidon", 16},
                                              {"llama2-70b-plans", 64},
                                              {"llama2-70b-plan-search", 1014},
-                                             {"cluster-network-upgrade", 80}};
+                                             {"cluster-network-upgrade", 80},
+                                             {"nvl72-vs-dgx-plan", 64},
+                                             {"fp8-blackwell", 8}};
   auto dir = make_temp_dir("studies");
   int seen = 0;
   for (const auto& entry : fs::directory_iterator(source_path("scenarios/studies"))) {
@@ -247,6 +249,45 @@ sweep:
   }
   // A faster network never makes the same job set slower.
   EXPECT_GE(b.at("fast spread 1"), b.at("slow spread 1"));
+}
+
+// Two systems of one model: the script's tokens/s per GPU and $ per million tokens are the
+// file's throughput over its GPUs and the price x GPUs x step over the step's tokens.
+TEST(Studies, PrecisionStudyPricesTokensFromTheStepTime) {
+  NEED_BINARY();
+  if (!have_plotting()) GTEST_SKIP() << "/usr/bin/python3 with h5py and matplotlib not available";
+  auto dir = make_temp_dir("precision-study");
+  write_file(dir + "/s.yaml", R"(name: mini-precision
+description: bf16 against fp8
+platform: {preset: dgx-h100, servers: 1}
+workload: {type: llm, model: llama2_7b, seq_len: 1024, global_batch: 8, micro_batch: 1}
+strategy: {tp: 8, sequence_parallel: true, replicas: one, tp_collectives: analytical}
+sweep:
+  named:
+    model:
+      llama2-7b: {workload.model: llama2_7b}
+    system:
+      H100-BF16: {strategy.precision: bf16}
+      H100-FP8: {strategy.precision: fp8}
+)");
+  const std::string bin = std::getenv("ORRERY_BIN");
+  ASSERT_EQ(sh(bin + " sweep " + dir + "/s.yaml -q -o " + dir + "/p.h5", dir + "/run.txt"), 0)
+      << read_file(dir + "/run.txt");
+  LoadedResults r = read_results_h5(dir + "/p.h5");
+  ASSERT_EQ(r.runs.size(), 2u);
+  const std::string out = plot_table("plot_precision_study.py", dir + "/p.h5");
+  std::map<std::string, double> step;
+  for (const auto& run : r.runs) {
+    const std::string system = run.params.at("system");
+    step[system] = run.result.makespan;
+    const double tokens = 8 * 1024;
+    EXPECT_NEAR(std::stod(run.params.at("llm.tokens_per_s")) * run.result.makespan, tokens, 1e-6);
+    char cell[128];
+    const double usd_per_mtok = 2.69 * 8 * run.result.makespan / 3600 / (tokens / 1e6);
+    std::snprintf(cell, sizeof cell, "| %.4f |", usd_per_mtok);
+    EXPECT_NE(out.find(cell), std::string::npos) << cell << "\n" << out;
+  }
+  EXPECT_LT(step.at("H100-FP8"), step.at("H100-BF16"));
 }
 
 }  // namespace
