@@ -87,6 +87,7 @@ int memory(MemoryArgs a) {
                 fallback.c_str());
   MemoryOptions opt;
   opt.reserved_bytes = a.reserved_gib * kGiB;
+  opt.any_layout_fp8 = any_layout_fp8(dev);
   const ParallelPlan& p = a.plan;
   std::printf("Model      %s\n", describe(m).c_str());
   std::printf(

@@ -167,7 +167,9 @@ void check_llm_fits(const YamlMap& root, const YamlMap& w, const DeviceSpec& dev
                     const std::string& base_dir) {
   const LlmSetup setup = read_llm_setup(root, w, gpus, base_dir);
   const ParallelPlan plan = plan_on_device(setup.plan, device, nullptr);
-  const MemoryVerdict v = check_memory(setup.model, plan, device.mem_bytes, setup.memory);
+  MemoryOptions memory = setup.memory;
+  memory.any_layout_fp8 = any_layout_fp8(device);
+  const MemoryVerdict v = check_memory(setup.model, plan, device.mem_bytes, memory);
   if (!v.fits) throw InfeasibleError(v.message());
 }
 
@@ -179,12 +181,14 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   std::string fallback;
   const ParallelPlan plan = plan_on_device(setup.plan, device, &fallback);
   const double train_tokens = setup.train_tokens;
-  const MemoryVerdict v = check_memory(model, plan, device.mem_bytes, setup.memory);
+  MemoryOptions memory = setup.memory;
+  memory.any_layout_fp8 = any_layout_fp8(device);
+  const MemoryVerdict v = check_memory(model, plan, device.mem_bytes, memory);
 
   const CostModel cost(parse_cost_model(root, "cost_model", base_dir));
   const LlmCosts costs = price_llm(
       model, plan, [&](const ModelOp& op) { return cost.estimate(op, device).seconds; },
-      device.special_function_rate());
+      llm_gpu(device));
   LlmWorkload out;
   LlmStep step = build_llm_step(model, plan, layout.gpus, costs, setup.collectives, setup.build);
   check_graph(step.graph, root.origin() + ": workload");

@@ -29,9 +29,9 @@ std::string format_gib(double bytes) {
   return buf;
 }
 
-BytesPerParameter bytes_per_parameter(Precision p) {
+BytesPerParameter bytes_per_parameter(Precision p, bool any_layout_fp8) {
   if (p == Precision::kFp32) return {4, 4, 8};
-  const LowPrecision low = low_precision(p);
+  const LowPrecision low = low_precision(p, any_layout_fp8);
   if (!low.active()) return {2, 2, 12};
   return {2, 2, 12, (low.transposed_copy ? 2 : 1) * low.element_bytes()};
 }
@@ -73,7 +73,7 @@ double layer_activation_bytes(const LlmConfig& m, const ParallelPlan& plan) {
 std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& plan,
                                         const MemoryOptions& opt) {
   const LlmParams params = llm_params(m);
-  const BytesPerParameter per = bytes_per_parameter(plan.precision);
+  const BytesPerParameter per = bytes_per_parameter(plan.precision, opt.any_layout_fp8);
   const double t = plan.tp, h = static_cast<double>(m.hidden);
   const double v = static_cast<double>(m.vocab);
   const double s = static_cast<double>(plan.sequence(m)) / plan.cp;

@@ -22,6 +22,9 @@ struct MemoryOptions {
   // Data-parallel gradient buckets (DDP's 25 MiB, two in flight) and ZeRO-3 / FSDP's gathered
   // layers (the one running and the one prefetched).
   double bucket_bytes = 25.0 * (1 << 20);
+  // Per-tensor FP8 GEMMs take any layout (Blackwell: strategies/llm_precision.h), so the
+  // quantized weights keep one copy, not two.
+  bool any_layout_fp8 = false;
 };
 
 struct MemoryBreakdown {
@@ -57,7 +60,7 @@ struct BytesPerParameter {
   double weights, gradients, optimizer;
   double quantized = 0;
 };
-BytesPerParameter bytes_per_parameter(Precision p);
+BytesPerParameter bytes_per_parameter(Precision p, bool any_layout_fp8 = false);
 
 // Parameters of one layer's linear layers (attention projections and expert MLPs; norms and the
 // router aside) that one GPU holds under `plan`: its TP and EP share.

@@ -7,17 +7,17 @@ double LowPrecision::element_bytes() const {
   return dtype_bytes(gemm) + scales;
 }
 
-LowPrecision low_precision(Precision p) {
+LowPrecision low_precision(Precision p, bool any_layout_fp8) {
   LowPrecision r;
   switch (p) {
     case Precision::kFp8:
       r.gemm = DType::kFP8;
-      r.transposed_copy = true;
+      r.transposed_copy = !any_layout_fp8;
       r.delayed_scaling = true;
       break;
     case Precision::kFp8Cs:
       r.gemm = DType::kFP8;
-      r.transposed_copy = true;
+      r.transposed_copy = !any_layout_fp8;
       r.current_scaling = true;
       break;
     case Precision::kMxfp8:
@@ -39,6 +39,8 @@ LowPrecision low_precision(Precision p) {
   }
   return r;
 }
+
+bool any_layout_fp8(const DeviceSpec& device) { return device.has_tensor_core_path(DType::kFP4); }
 
 std::string low_precision_unsupported(Precision p, const DeviceSpec& device) {
   const LowPrecision r = low_precision(p);

@@ -4,9 +4,10 @@
 // head, the optimizer with its fp32 master weights) stays in bf16 / fp32, as Transformer
 // Engine runs it.
 //
-//   fp8    Hopper's recipe: E4M3 forward, E5M2 gradients, one scale per tensor from an amax
-//          history (delayed scaling); Hopper's FP8 GEMMs take only the "TN" layout, so each
-//          quantized tensor is also written transposed (Transformer Engine's cast-transpose).
+//   fp8    E4M3 forward, E5M2 gradients, one scale per tensor from an amax history (delayed
+//          scaling). Hopper's and Ada's FP8 GEMMs take only the "TN" layout, so each quantized
+//          tensor is also written transposed (Transformer Engine's cast-transpose); Blackwell's
+//          take any layout and Transformer Engine keeps one copy (any_layout_fp8).
 //   fp8-cs FP8 with per-tensor current scaling (Megatron-Bridge's default): each tensor's amax
 //          is taken from the tensor itself just before it is cast, one more read of it, and no
 //          history is kept.
@@ -42,7 +43,12 @@ struct LowPrecision {
   double element_bytes() const;
 };
 
-LowPrecision low_precision(Precision p);
+// `any_layout_fp8`: the GPU's per-tensor FP8 GEMMs take any operand layout (any_layout_fp8()).
+LowPrecision low_precision(Precision p, bool any_layout_fp8 = false);
+
+// Blackwell and later (compute capability 10: Transformer Engine's non-TN FP8 GEMM test), taken
+// as the GPUs with FP4 Tensor Cores, the same generation.
+bool any_layout_fp8(const DeviceSpec& device);
 
 // "" when `device` runs `p`'s GEMMs on its Tensor Cores, else why not (the plan then prices
 // them in bf16). Block-scaled formats (mxfp8, nvfp4) are Blackwell's: Orrery takes a device

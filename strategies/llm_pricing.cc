@@ -85,10 +85,15 @@ class Pricer {
 
 }  // namespace
 
+LlmGpu llm_gpu(const DeviceSpec& device) {
+  return {device.special_function_rate(), any_layout_fp8(device)};
+}
+
 LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& price,
-                   double exponentials_per_s) {
+                   const LlmGpu& gpu) {
+  const double exponentials_per_s = gpu.exponentials_per_s;
   const DType dtype = precision_dtype(p.precision);
-  Pricer pr(price, dtype, low_precision(p.precision));
+  Pricer pr(price, dtype, low_precision(p.precision, gpu.any_layout_fp8));
   LlmCosts c;
   const double t = p.tp;
   const double s = static_cast<double>(p.sequence(m)) / p.cp;  // query tokens on this GPU

@@ -12,6 +12,7 @@
 
 #include <functional>
 
+#include "platforms/device_spec.h"
 #include "strategies/parallel_plan.h"
 #include "workloads/llm_config.h"
 #include "workloads/model_graph.h"
@@ -38,9 +39,16 @@ struct LlmCosts {
   std::vector<BlockCost> optimizer;
 };
 
-// `exponentials_per_s`: the GPU's special-function rate (DeviceSpec::special_function_rate()),
-// which prices the softmax inside flash attention; 0 leaves it out.
+// What pricing needs of the GPU beside its op prices.
+struct LlmGpu {
+  // Special-function rate (DeviceSpec::special_function_rate()), which prices the softmax
+  // inside flash attention; 0 leaves it out.
+  double exponentials_per_s = 0;
+  bool any_layout_fp8 = false;  // strategies/llm_precision.h
+};
+LlmGpu llm_gpu(const DeviceSpec& device);
+
 LlmCosts price_llm(const LlmConfig& model, const ParallelPlan& plan, const OpPricer& price,
-                   double exponentials_per_s = 0);
+                   const LlmGpu& gpu = {});
 
 }  // namespace orrery

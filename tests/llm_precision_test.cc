@@ -101,12 +101,15 @@ TEST(LlmPrecision, LinearLayersRunInTheRecipeAndTheRestInBf16) {
 TEST(LlmPrecision, QuantizingReadsBf16AndWritesBothLayoutsWithTheirScales) {
   // Price only bytes at 1 TB/s: the forward MLP's extra time over bf16 is its GEMMs' smaller
   // operands (not counted: a cast's bytes are what this test prices) plus two casts.
-  auto bytes_of_casts = [](Precision p) {
+  auto bytes_of_casts = [](Precision p, bool any_layout = false) {
     double bytes = 0;
-    price_llm(llama(), plan_in(p), [&](const ModelOp& op) {
-      if (op.type == "cast") bytes += op.bytes;
-      return 0.0;
-    });
+    price_llm(
+        llama(), plan_in(p),
+        [&](const ModelOp& op) {
+          if (op.type == "cast") bytes += op.bytes;
+          return 0.0;
+        },
+        LlmGpu{0, any_layout});
     return bytes;
   };
   const LlmConfig& m = llama();
@@ -122,6 +125,8 @@ TEST(LlmPrecision, QuantizingReadsBf16AndWritesBothLayoutsWithTheirScales) {
     EXPECT_NEAR(bytes_of_casts(p), (acts + weights) * per, 1e-6 * (acts + weights) * per)
         << precision_name(p);
   }
+  // On Blackwell per-tensor FP8 writes one copy: 2 bytes read, 1 written.
+  EXPECT_NEAR(bytes_of_casts(Precision::kFp8, true), (acts + weights) * 3, 1e-6 * (acts + weights));
 }
 
 TEST(LlmPrecision, MemoryHoldsQuantizedWeightCopiesAndSmallerSavedInputs) {
@@ -130,6 +135,12 @@ TEST(LlmPrecision, MemoryHoldsQuantizedWeightCopiesAndSmallerSavedInputs) {
   EXPECT_DOUBLE_EQ(bytes_per_parameter(Precision::kMxfp8).quantized, 2.0 * (1 + 1.0 / 32));
   EXPECT_DOUBLE_EQ(bytes_per_parameter(Precision::kNvfp4).quantized, 2.0 * (0.5 + 1.0 / 16));
   EXPECT_DOUBLE_EQ(bytes_per_parameter(Precision::kBf16).quantized, 0.0);
+  // Blackwell's FP8 GEMMs take any layout: one FP8 copy; block scales still need both.
+  EXPECT_TRUE(any_layout_fp8(device_spec("B200")));
+  EXPECT_FALSE(any_layout_fp8(device_spec("H100-SXM5")));
+  EXPECT_DOUBLE_EQ(bytes_per_parameter(Precision::kFp8, true).quantized, 1.0);
+  EXPECT_DOUBLE_EQ(bytes_per_parameter(Precision::kFp8Cs, true).quantized, 1.0);
+  EXPECT_DOUBLE_EQ(bytes_per_parameter(Precision::kMxfp8, true).quantized, 2.0 * (1 + 1.0 / 32));
   const ParallelPlan bf = plan_in(Precision::kBf16), f8 = plan_in(Precision::kFp8);
   const MemoryBreakdown a = llm_memory(m, bf)[0], b = llm_memory(m, f8)[0];
   EXPECT_NEAR(b.weights - a.weights, 2.0 * m.layers * layer_linear_parameters(m, f8), 1.0);
@@ -146,7 +157,7 @@ TEST(LlmPrecision, FlashAttentionRunsItsProductsOverTheCausalHalfAndPricesExpone
   ParallelPlan p = plan_in(Precision::kBf16);
   const OpPricer flops = [](const ModelOp& op) { return op.flops / 1e15; };
   const LlmCosts without = price_llm(m, p, flops);
-  const LlmCosts with = price_llm(m, p, flops, 1e12);
+  const LlmCosts with = price_llm(m, p, flops, LlmGpu{1e12, false});
   const double s = 1024, heads = static_cast<double>(m.heads),
                d = static_cast<double>(m.head_dim());
   // Two products of 2 s (s / 2) d per head forward.
