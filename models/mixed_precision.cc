@@ -15,7 +15,7 @@ namespace {
 
 bool is_float(DType t) {
   return t == DType::kFP32 || t == DType::kFP16 || t == DType::kBF16 || t == DType::kTF32 ||
-         t == DType::kFP8;
+         t == DType::kFP8 || t == DType::kFP4;
 }
 
 Shape out_shape(const ModelOp& op) {
@@ -183,9 +183,15 @@ class Assigner {
 // Rewrites `g` with op i in low precision where low[i], inserting casts.
 class Rewriter {
  public:
-  Rewriter(const ModelGraph& g, DType low_type) : g_(g), low_(low_type) {}
+  // `gemm`: the type of the GEMMs marked in run()'s `fp8`; block scales of `scale_bytes` per
+  // `scale_block` elements come with each cast into it (0: one scale per tensor, whose amax
+  // history an fp8_scale op updates after each such GEMM).
+  Rewriter(const ModelGraph& g, DType low_type, DType gemm = DType::kFP8, int scale_block = 0,
+           double scale_bytes = 0)
+      : g_(g), low_(low_type), gemm_(gemm), scale_block_(scale_block), scale_bytes_(scale_bytes) {}
 
-  // `fp8`: ops (of the low ones) that run in FP8, writing their output in low precision.
+  // `fp8`: ops (of the low ones) that run in the GEMM type, writing their output in low
+  // precision.
   ModelGraph run(const std::vector<bool>& low, const std::vector<bool>& fp8,
                  MixedPrecisionReport* report) {
     const int n = static_cast<int>(g_.ops.size());
@@ -193,7 +199,7 @@ class Rewriter {
     out.ops.clear();
     std::vector<int> pos(n, -1);  // original op -> index in out
     std::map<std::tuple<int, DType, bool>, int> shared;
-    auto type_of = [&](int i) { return fp8[i] ? DType::kFP8 : low[i] ? low_ : g_.ops[i].dtype; };
+    auto type_of = [&](int i) { return fp8[i] ? gemm_ : low[i] ? low_ : g_.ops[i].dtype; };
     // Deps on original ops are written as -(j + 1) first and resolved once all are placed.
     for (int i = 0; i < n; ++i) {
       ModelOp op = low[i] ? with_dtype(g_.ops[i], type_of(i)) : g_.ops[i];
@@ -229,7 +235,8 @@ class Rewriter {
       op.deps = std::move(deps);
       pos[i] = static_cast<int>(out.ops.size());
       out.ops.push_back(std::move(op));
-      if (fp8[i]) add_scale_update(out, pos[i], report);
+      if (fp8[i] && scale_block_ == 0) add_scale_update(out, pos[i], report);
+      if (fp8[i] && scale_block_ > 0) ++report->fp8_ops;
     }
     for (auto& op : out.ops)
       for (int& d : op.deps)
@@ -252,6 +259,8 @@ class Rewriter {
     OpCounts counts = count_op(c);
     c.flops = counts.flops;
     c.bytes = counts.bytes;
+    if (c.dtype == gemm_ && scale_block_ > 0)
+      c.bytes += static_cast<double>(numel(shape)) * scale_bytes_ / scale_block_;
     c.deps = std::move(deps);
     ++report->casts;
     report->cast_elements += static_cast<double>(numel(shape));
@@ -282,6 +291,9 @@ class Rewriter {
 
   const ModelGraph& g_;
   DType low_;
+  DType gemm_;
+  int scale_block_;
+  double scale_bytes_;
 };
 
 AmpLists make_defaults() {
@@ -314,13 +326,21 @@ const char* precision_policy_name(PrecisionPolicy p) {
       return "cost-aware";
     case PrecisionPolicy::kFP8:
       return "fp8";
+    case PrecisionPolicy::kMXFP8:
+      return "mxfp8";
+    case PrecisionPolicy::kNVFP4:
+      return "nvfp4";
   }
   return "?";
 }
 
+bool low_precision_gemms(PrecisionPolicy p) {
+  return p == PrecisionPolicy::kFP8 || p == PrecisionPolicy::kMXFP8 || p == PrecisionPolicy::kNVFP4;
+}
+
 bool parse_precision_policy(const std::string& s, PrecisionPolicy* out) {
   for (auto p : {PrecisionPolicy::kFP32, PrecisionPolicy::kAMP, PrecisionPolicy::kCostAware,
-                 PrecisionPolicy::kFP8})
+                 PrecisionPolicy::kFP8, PrecisionPolicy::kMXFP8, PrecisionPolicy::kNVFP4})
     if (s == precision_policy_name(p)) {
       *out = p;
       return true;
@@ -338,18 +358,18 @@ MixedPrecisionOptions parse_precision_options(const YAML::Node& node, const std:
   MixedPrecisionOptions o;
   auto policy = [&](const std::string& s, const std::string& where) {
     if (!parse_precision_policy(s, &o.policy))
-      throw InputError(where + ": " + key_path + ": expected fp32, amp, cost-aware or fp8, got \"" +
-                       s + "\"");
+      throw InputError(where + ": " + key_path +
+                       ": expected fp32, amp, cost-aware, fp8, mxfp8 or nvfp4, got \"" + s + "\"");
   };
   if (node && node.IsScalar()) {
     policy(node.Scalar(), origin + ":" + std::to_string(node.Mark().line + 1));
     // Transformer Engine keeps what is not FP8 in bf16.
-    if (o.policy == PrecisionPolicy::kFP8) o.low = DType::kBF16;
+    if (low_precision_gemms(o.policy)) o.low = DType::kBF16;
     return o;
   }
   YamlMap m(node, origin, key_path);
   policy(m.required_str("policy"), m.where("policy"));
-  std::string low = m.str("low", o.policy == PrecisionPolicy::kFP8 ? "bf16" : "fp16");
+  std::string low = m.str("low", low_precision_gemms(o.policy) ? "bf16" : "fp16");
   if (!parse_dtype(low, &o.low) || (o.low != DType::kFP16 && o.low != DType::kBF16))
     m.fail("low", "expected fp16 or bf16, got \"" + low + "\"");
   for (auto [key, list] : {std::pair<const char*, std::set<std::string>*>{"allow", &o.lists.allow},
@@ -390,17 +410,29 @@ ModelGraph apply_mixed_precision(const ModelGraph& g, const MixedPrecisionOption
     low = assign.cost_aware(std::move(low), cast);
   }
   std::vector<bool> fp8(low.size(), false);
+  if (!low_precision_gemms(options.policy)) return Rewriter(g, options.low).run(low, fp8, report);
+  const std::string name = precision_policy_name(options.policy);
+  if (!options.device) throw InputError("precision: " + name + " needs the device");
+  const DeviceSpec& dev = *options.device;
   if (options.policy == PrecisionPolicy::kFP8) {
-    if (!options.device) throw InputError("precision: fp8 needs the device");
-    if (options.device->has_tensor_core_path(DType::kFP8)) {
+    if (dev.has_tensor_core_path(DType::kFP8))
       fp8 = assign.fp8_gemms(low);
-    } else {
-      report->fp8_fallback = options.device->name +
-                             " has no FP8 Tensor Cores (fp8_tc): its GEMMs run in " +
+    else
+      report->fp8_fallback = dev.name + " has no FP8 Tensor Cores (fp8_tc): its GEMMs run in " +
                              dtype_name(options.low) + " as with amp";
-    }
+    return Rewriter(g, options.low).run(low, fp8, report);
   }
-  return Rewriter(g, options.low).run(low, fp8, report);
+  // Block-scaled formats: Blackwell's Tensor Cores, which are also the first with FP4.
+  if (!dev.has_tensor_core_path(DType::kFP4)) {
+    report->fp8_fallback = dev.name + " has no block-scaled (" + name +
+                           ") Tensor Cores (Blackwell and later): its GEMMs run in " +
+                           dtype_name(options.low) + " as with amp";
+    return Rewriter(g, options.low).run(low, fp8, report);
+  }
+  fp8 = assign.fp8_gemms(low);
+  const bool nv = options.policy == PrecisionPolicy::kNVFP4;
+  return Rewriter(g, options.low, nv ? DType::kFP4 : DType::kFP8, nv ? 16 : 32, 1.0)
+      .run(low, fp8, report);
 }
 
 }  // namespace orrery

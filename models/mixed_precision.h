@@ -20,6 +20,10 @@
 //    the amax histories and scales of its three tensors (delayed scaling, 1024-entry history).
 //    Attention products (bmm), norms, softmax and the optimizer keep their precision. On a GPU
 //    without FP8 Tensor Cores nothing runs in FP8: the graph is amp's, and the report says why.
+//  - mxfp8, nvfp4: the same GEMMs in Blackwell's block-scaled formats (OCP MXFP8: FP8 with an
+//    E8M0 scale per 32 elements; NVFP4: FP4 with an E4M3 scale per 16), their casts writing the
+//    scales too, and no amax history to update; on a GPU without FP4 Tensor Cores (the
+//    generation that brought block scaling) the graph is amp's, and the report says why.
 // Tensor Core speedups need aligned shapes (models/tensor_cores.h); the cost model applies that
 // rule, so an unaligned FP16 GEMM gains only the CUDA-core FP16 rate and its halved bytes.
 #pragma once
@@ -34,8 +38,11 @@
 
 namespace orrery {
 
-enum class PrecisionPolicy : unsigned char { kFP32 = 0, kAMP, kCostAware, kFP8 };
-const char* precision_policy_name(PrecisionPolicy p);  // "fp32", "amp", "cost-aware", "fp8"
+enum class PrecisionPolicy : unsigned char { kFP32 = 0, kAMP, kCostAware, kFP8, kMXFP8, kNVFP4 };
+// "fp32", "amp", "cost-aware", "fp8", "mxfp8", "nvfp4"
+const char* precision_policy_name(PrecisionPolicy p);
+// fp8, mxfp8 and nvfp4: amp in bf16 with the linear layers' GEMMs in a low-precision format.
+bool low_precision_gemms(PrecisionPolicy p);
 bool parse_precision_policy(const std::string& s, PrecisionPolicy* out);
 
 struct AmpLists {
@@ -81,8 +88,10 @@ struct MixedPrecisionReport {
   int low_ops = 0;  // ops of the input graph now in low precision (FP8 ones included)
   int casts = 0;    // cast ops inserted
   double cast_elements = 0.0;
-  int fp8_ops = 0;           // fp8: GEMMs in FP8 (each with one fp8_scale op)
-  std::string fp8_fallback;  // fp8: why no GEMM runs in FP8 ("" when they do)
+  // fp8, mxfp8, nvfp4: GEMMs in the policy's format (under fp8 each with one fp8_scale op), and
+  // why none runs in it ("" when they do).
+  int fp8_ops = 0;
+  std::string fp8_fallback;
 };
 
 // Returns the rewritten graph: dtypes set, FLOP/byte counts recomputed for ops whose dtype
@@ -93,8 +102,8 @@ struct MixedPrecisionReport {
 //  - before a low-precision op without deps, for its first input (graph inputs are FP32);
 //  - before a low-precision op that owns parameters, for its FP32 master weights (the weight
 //    copy AMP makes once per step).
-// Throws InputError when cost-aware or fp8 lacks a device (cost-aware: or a cost model), or `low`
-// is not fp16/bf16.
+// Throws InputError when cost-aware, fp8, mxfp8 or nvfp4 lacks a device (cost-aware: or a cost
+// model), or `low` is not fp16/bf16.
 ModelGraph apply_mixed_precision(const ModelGraph& g, const MixedPrecisionOptions& options,
                                  MixedPrecisionReport* report = nullptr);
 

@@ -88,6 +88,43 @@ TEST(Fp8, AGpuWithoutFp8TensorCoresKeepsAmpsGraphAndSaysWhy) {
   EXPECT_THROW(apply_mixed_precision(block(), no_device), InputError);
 }
 
+// Blackwell's block-scaled formats: the same GEMMs in FP8 (MXFP8) or FP4 (NVFP4), casts writing
+// one scale byte per block, no amax-history op; refused with the reason on a Hopper GPU.
+TEST(Fp8, BlockScaledPoliciesRunTheSameGemmsWithTheirScalesOnBlackwell) {
+  const DeviceSpec b200 = device_spec("B200");
+  const DeviceSpec h100 = device_spec("H100-SXM5");
+  auto on = [](const char* policy, const DeviceSpec& dev) {
+    MixedPrecisionOptions o = parse_precision_options(YAML::Load(policy), "test");
+    o.device = &dev;
+    return o;
+  };
+  MixedPrecisionReport mx, nv, hopper;
+  const ModelGraph g_mx = apply_mixed_precision(block(), on("mxfp8", b200), &mx);
+  const ModelGraph g_nv = apply_mixed_precision(block(), on("nvfp4", b200), &nv);
+  for (const char* gemm : {"fc", "fc_dgrad", "fc_wgrad"}) {
+    EXPECT_EQ(find(g_mx, gemm).dtype, DType::kFP8) << gemm;
+    EXPECT_EQ(find(g_nv, gemm).dtype, DType::kFP4) << gemm;
+  }
+  EXPECT_EQ(find(g_nv, "scores").dtype, DType::kBF16);
+  EXPECT_EQ(mx.fp8_ops, 3);
+  EXPECT_EQ(nv.fp8_ops, 3);
+  for (const auto& op : g_nv.ops) EXPECT_EQ(op.name.rfind("fp8_scale:", 0), std::string::npos);
+  // The weights' cast reads 4 bytes and writes 1 (MXFP8) or 0.5 (NVFP4) per element, plus one
+  // scale byte per 32 or 16 elements.
+  const double w = 1024.0 * 1024;
+  EXPECT_DOUBLE_EQ(find(g_mx, "cast:fc:weights").bytes, w * (4 + 1 + 1.0 / 32));
+  EXPECT_DOUBLE_EQ(find(g_nv, "cast:fc:weights").bytes, w * (4 + 0.5 + 1.0 / 16));
+  // NVFP4's GEMMs run at the FP4 Tensor Core rate: faster than MXFP8's.
+  CostModel cost;
+  EXPECT_LT(cost.estimate(find(g_nv, "fc"), b200).seconds,
+            cost.estimate(find(g_mx, "fc"), b200).seconds);
+  const ModelGraph g_h = apply_mixed_precision(block(), on("nvfp4", h100), &hopper);
+  EXPECT_EQ(find(g_h, "fc").dtype, DType::kBF16);
+  EXPECT_NE(hopper.fp8_fallback.find("H100-SXM5 has no block-scaled (nvfp4) Tensor Cores"),
+            std::string::npos)
+      << hopper.fp8_fallback;
+}
+
 TEST(Fp8, ALargeGemmOnHopperGainsUpToTheFp8OverBf16PeakRatio) {
   // 8192^3: compute-bound at any precision; FP8's dense peak is twice BF16's on an H100, so the
   // GEMM takes between half and all of its BF16 time.
