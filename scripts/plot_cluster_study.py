@@ -47,28 +47,14 @@ def main():
 
     rows, sweep, attrs = pc.load(args.file)
     scenario = yaml.safe_load(attrs.get("scenario", "")) or {}
-    named = [a for a in sweep.get("named_axes", "").split("\n") if a]
-    for axis in (args.axis, args.sets):
-        if axis not in named:
-            pc.fail(f"{args.file}: no named axis \"{axis}\" (named axes: "
-                    f"{', '.join(named) or 'none'})")
+    named = pc.require_named_axes(args.file, sweep, (args.axis, args.sets))
     group = args.group if args.group in named else None
-    failed = [r for r in rows if not r["ok"]]
-    if failed:
-        pc.fail(f"{args.file}: {len(failed)} point(s) failed, e.g. #{failed[0]['index']}: "
-                f"{failed[0]['params'].get('sweep.error', '')}")
+    pc.require_all_ran(args.file, rows)
     if not rows or "jobs.gpu_batches_per_s" not in rows[0]["params"]:
         pc.fail(f"{args.file}: its points have no jobs.* figures (not a sweep of a jobs or "
                 "job_mix scenario)")
 
-    def labels(axis):  # in the order of the sweep
-        seen = []
-        for r in sorted(rows, key=lambda r: r["index"]):
-            if axis and r["params"][axis] not in seen:
-                seen.append(r["params"][axis])
-        return seen or [None]
-
-    platforms, groups, sets = labels(args.axis), labels(group), labels(args.sets)
+    platforms, groups, sets = (pc.axis_labels(rows, a) for a in (args.axis, group, args.sets))
     base = platforms[0]
     value = {}  # (group, platform, set, figure) -> number
     for r in rows:

@@ -89,5 +89,32 @@ def fail(message):
     sys.exit(2)
 
 
+def require_named_axes(path, sweep, axes):
+    """The sweep's named axes; fails naming the file unless every one of `axes` is among them."""
+    named = [a for a in sweep.get("named_axes", "").split("\n") if a]
+    for axis in axes:
+        if axis not in named:
+            fail(f"{path}: no named axis \"{axis}\" (named axes: {', '.join(named) or 'none'})")
+    return named
+
+
+def require_all_ran(path, rows):
+    """Fails naming the first point that did not run, when any did not."""
+    bad = [r for r in rows if not r["ok"]]
+    if bad:
+        fail(f"{path}: {len(bad)} point(s) did not run, e.g. #{bad[0]['index']} "
+             f"({bad[0]['params'].get('sweep.status', '')}): "
+             f"{bad[0]['params'].get('sweep.error', '')}")
+
+
+def axis_labels(rows, axis):
+    """The values of a named axis in the order of the sweep ([None] without the axis)."""
+    seen = []
+    for r in sorted(rows, key=lambda r: r["index"]):
+        if axis and r["params"][axis] not in seen:
+            seen.append(r["params"][axis])
+    return seen or [None]
+
+
 def _text(v):
     return v.decode() if isinstance(v, bytes) else v

@@ -69,26 +69,12 @@ def main():
 
     rows, sweep, attrs = pc.load(args.file)
     scenario = yaml.safe_load(attrs.get("scenario", "")) or {}
-    named = [a for a in sweep.get("named_axes", "").split("\n") if a]
-    for axis in (args.system, args.model):
-        if axis not in named:
-            pc.fail(f"{args.file}: no named axis \"{axis}\" (named axes: "
-                    f"{', '.join(named) or 'none'})")
-    bad = [r for r in rows if not r["ok"]]
-    if bad:
-        pc.fail(f"{args.file}: {len(bad)} point(s) did not run, e.g. #{bad[0]['index']} "
-                f"({bad[0]['params'].get('sweep.status')}): {bad[0]['params'].get('sweep.error')}")
+    pc.require_named_axes(args.file, sweep, (args.system, args.model))
+    pc.require_all_ran(args.file, rows)
     if not rows or "llm.tokens_per_s" not in rows[0]["params"]:
         pc.fail(f"{args.file}: its points have no llm.* figures (not a language-model sweep)")
 
-    def labels(axis):  # in the order of the sweep
-        seen = []
-        for r in sorted(rows, key=lambda r: r["index"]):
-            if r["params"][axis] not in seen:
-                seen.append(r["params"][axis])
-        return seen
-
-    systems, models = labels(args.system), labels(args.model)
+    systems, models = pc.axis_labels(rows, args.system), pc.axis_labels(rows, args.model)
     missing = sorted({gpu_of(s) for s in systems} - set(prices))
     if missing:
         pc.fail(f"no price for {', '.join(missing)}: pass --price GPU=USD")

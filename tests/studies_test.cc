@@ -47,6 +47,17 @@ std::string plot_table(const std::string& script, const std::string& h5) {
   return read_file(log);
 }
 
+// Runs `orrery sweep DIR/s.yaml -j 2` into DIR/NAME and returns the file's runs (none, with the
+// sweep's log in the failure, when it did not succeed).
+std::vector<RunRecord> sweep_runs(const std::string& dir, const std::string& name) {
+  const std::string log = dir + "/run.txt";
+  const int rc = sh(std::string(std::getenv("ORRERY_BIN")) + " sweep " + dir +
+                        "/s.yaml -q -j 2 -o " + dir + "/" + name,
+                    log);
+  EXPECT_EQ(rc, 0) << read_file(log);
+  return rc == 0 ? read_results_h5(dir + "/" + name).runs : std::vector<RunRecord>{};
+}
+
 TEST(Studies, EveryStudyExpandsToItsDocumentedPoints) {
   NEED_BINARY();
   const std::map<std::string, int> points = {{"pai-hw-1w1g", 13},
@@ -103,13 +114,10 @@ sweep:
   grid:
     workload.batch: [4, 8]
 )");
-  const std::string bin = std::getenv("ORRERY_BIN");
-  ASSERT_EQ(sh(bin + " sweep " + dir + "/s.yaml -q -j 2 -o " + dir + "/s.h5", dir + "/run.txt"), 0)
-      << read_file(dir + "/run.txt");
-  LoadedResults r = read_results_h5(dir + "/s.h5");
-  ASSERT_EQ(r.runs.size(), 4u);
+  const std::vector<RunRecord> runs = sweep_runs(dir, "s.h5");
+  ASSERT_EQ(runs.size(), 4u);
   std::map<std::string, std::map<std::string, double>> t;  // batch -> arch -> seconds
-  for (const auto& run : r.runs) {
+  for (const auto& run : runs) {
     t[run.params.at("workload.batch")][run.params.at("arch")] = run.result.makespan;
     EXPECT_GT(run.result.analytical_seconds, 0) << run.name;
   }
@@ -226,13 +234,10 @@ sweep:
       "1": {job_mix.seed: 1}
       "2": {job_mix.seed: 2}
 )");
-  const std::string bin = std::getenv("ORRERY_BIN");
-  ASSERT_EQ(sh(bin + " sweep " + dir + "/s.yaml -q -j 2 -o " + dir + "/c.h5", dir + "/run.txt"), 0)
-      << read_file(dir + "/run.txt");
-  LoadedResults r = read_results_h5(dir + "/c.h5");
-  ASSERT_EQ(r.runs.size(), 8u);
+  const std::vector<RunRecord> runs = sweep_runs(dir, "c.h5");
+  ASSERT_EQ(runs.size(), 8u);
   std::map<std::string, double> b;  // "network placement set" -> GPU-batches/s
-  for (const auto& run : r.runs)
+  for (const auto& run : runs)
     b[run.params.at("network") + " " + run.params.at("placement") + " " +
       run.params.at("job_set")] = std::stod(run.params.at("jobs.gpu_batches_per_s"));
   const std::string out = plot_table("plot_cluster_study.py", dir + "/c.h5");
@@ -270,14 +275,11 @@ sweep:
       H100-BF16: {strategy.precision: bf16}
       H100-FP8: {strategy.precision: fp8}
 )");
-  const std::string bin = std::getenv("ORRERY_BIN");
-  ASSERT_EQ(sh(bin + " sweep " + dir + "/s.yaml -q -o " + dir + "/p.h5", dir + "/run.txt"), 0)
-      << read_file(dir + "/run.txt");
-  LoadedResults r = read_results_h5(dir + "/p.h5");
-  ASSERT_EQ(r.runs.size(), 2u);
+  const std::vector<RunRecord> runs = sweep_runs(dir, "p.h5");
+  ASSERT_EQ(runs.size(), 2u);
   const std::string out = plot_table("plot_precision_study.py", dir + "/p.h5");
   std::map<std::string, double> step;
-  for (const auto& run : r.runs) {
+  for (const auto& run : runs) {
     const std::string system = run.params.at("system");
     step[system] = run.result.makespan;
     const double tokens = 8 * 1024;
