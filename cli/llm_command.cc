@@ -148,6 +148,8 @@ void register_llm_commands(CLI::App& app, CommandList& out) {
   mem->add_option("--schedule", a->schedule, "gpipe, 1f1b (default) or interleaved");
   mem->add_option("--virtual-stages", a->plan.virtual_stages,
                   "Model chunks per GPU for the interleaved schedule");
+  mem->add_flag("--account-for-embedding-and-loss", a->plan.account_for_embedding_and_loss,
+                "Count the embedding and the loss as pipeline layers (Megatron-LM's split)");
   mem->add_option("--zero", a->plan.zero, "ZeRO stage 0-3 (3 = FSDP full shard; default 0)");
   mem->add_option("--recompute", a->recompute, "none (default), selective or full");
   mem->add_option("--precision", a->precision,

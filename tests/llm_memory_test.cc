@@ -262,6 +262,19 @@ TEST(LlmMemory, CommandPrintsEachStageAndTheVerdict) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("tp = 16 must divide the 8 key/value heads"), std::string::npos)
       << r.output;
+  // Megatron's split: the first and last stages hold 7 of the 405B's layers, the rest 8; a
+  // precision the device cannot run is sized in bf16 with the reason.
+  r = testing::run_shell(bin +
+                         " llm memory llama3_405b --pp 16 --schedule interleaved "
+                         "--virtual-stages 4 --global-batch 16 --account-for-embedding-and-loss "
+                         "--precision nvfp4 --device H100-SXM5");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("\n    0      7 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\n    1      8 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\n   15      7 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nvfp4 not used: H100-SXM5 has no block-scaled (nvfp4) Tensor Cores"),
+            std::string::npos)
+      << r.output;
   r = testing::run_shell(bin + " llm memory gpt5");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("unknown model \"gpt5\" (built in: gpt3_1.3b"), std::string::npos)
