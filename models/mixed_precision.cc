@@ -235,8 +235,10 @@ class Rewriter {
       op.deps = std::move(deps);
       pos[i] = static_cast<int>(out.ops.size());
       out.ops.push_back(std::move(op));
-      if (fp8[i] && scale_block_ == 0) add_scale_update(out, pos[i], report);
-      if (fp8[i] && scale_block_ > 0) ++report->fp8_ops;
+      if (fp8[i]) {
+        ++report->fp8_ops;
+        if (scale_block_ == 0) add_scale_update(out, pos[i]);
+      }
     }
     for (auto& op : out.ops)
       for (int& d : op.deps)
@@ -271,7 +273,7 @@ class Rewriter {
   // Delayed scaling: after an FP8 GEMM, the amax histories of its input, weight and gradient
   // tensors (1024 entries each, Transformer Engine's default) roll and their scales are
   // recomputed, a reduction over 3 x 1024 FP32 values.
-  void add_scale_update(ModelGraph& out, int gemm, MixedPrecisionReport* report) {
+  void add_scale_update(ModelGraph& out, int gemm) {
     const ModelOp& g = out.ops[gemm];
     ModelOp s;
     s.name = "fp8_scale:" + g.name;
@@ -285,7 +287,6 @@ class Rewriter {
     s.flops = counts.flops;
     s.bytes = counts.bytes;
     s.deps = {gemm};
-    ++report->fp8_ops;
     out.ops.push_back(std::move(s));
   }
 
@@ -422,8 +423,7 @@ ModelGraph apply_mixed_precision(const ModelGraph& g, const MixedPrecisionOption
                              dtype_name(options.low) + " as with amp";
     return Rewriter(g, options.low).run(low, fp8, report);
   }
-  // Block-scaled formats: Blackwell's Tensor Cores, which are also the first with FP4.
-  if (!dev.has_tensor_core_path(DType::kFP4)) {
+  if (!dev.blackwell_tensor_cores()) {
     report->fp8_fallback = dev.name + " has no block-scaled (" + name +
                            ") Tensor Cores (Blackwell and later): its GEMMs run in " +
                            dtype_name(options.low) + " as with amp";

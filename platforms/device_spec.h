@@ -105,6 +105,10 @@ struct DeviceSpec {
   double peak_flops(DType t, bool tensor_core) const;
   // Whether Tensor Cores exist for dtype `t` on this device.
   bool has_tensor_core_path(DType t) const;
+  // Blackwell's (fifth-generation) Tensor Cores or later: block-scaled FP8 and FP4 (MXFP8,
+  // NVFP4) and FP8 operands in any layout. Specs carry no generation; FP4 Tensor Cores came
+  // with it, so a spec with fp4_tc is taken as one.
+  bool blackwell_tensor_cores() const { return has_tensor_core_path(DType::kFP4); }
   double l2_bandwidth() const;
   // sfu, or 16 special-function lanes per SM at the FP32 clock: fp32 x 16 / (2 x
   // fp32_cores_per_sm), 128 cores when the spec does not say (H100 SXM5: 4.2e12 per second,

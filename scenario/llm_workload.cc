@@ -161,15 +161,23 @@ LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
   return out;
 }
 
+// The plan as `device` runs it (plan_on_device; `why` gets the reason of a fallback) and its
+// memory verdict on the device: its capacity and its FP8 layouts.
+MemoryVerdict memory_on_device(const LlmSetup& setup, const DeviceSpec& device, ParallelPlan* plan,
+                               std::string* why) {
+  *plan = plan_on_device(setup.plan, device, why);
+  MemoryOptions memory = setup.memory;
+  memory.any_layout_fp8 = any_layout_fp8(device);
+  return check_memory(setup.model, *plan, device.mem_bytes, memory);
+}
+
 }  // namespace
 
 void check_llm_fits(const YamlMap& root, const YamlMap& w, const DeviceSpec& device, int gpus,
                     const std::string& base_dir) {
   const LlmSetup setup = read_llm_setup(root, w, gpus, base_dir);
-  const ParallelPlan plan = plan_on_device(setup.plan, device, nullptr);
-  MemoryOptions memory = setup.memory;
-  memory.any_layout_fp8 = any_layout_fp8(device);
-  const MemoryVerdict v = check_memory(setup.model, plan, device.mem_bytes, memory);
+  ParallelPlan plan;
+  const MemoryVerdict v = memory_on_device(setup, device, &plan, nullptr);
   if (!v.fits) throw InfeasibleError(v.message());
 }
 
@@ -179,11 +187,9 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   const LlmSetup setup = read_llm_setup(root, w, gpus, base_dir);
   const LlmConfig& model = setup.model;
   std::string fallback;
-  const ParallelPlan plan = plan_on_device(setup.plan, device, &fallback);
+  ParallelPlan plan;
+  const MemoryVerdict v = memory_on_device(setup, device, &plan, &fallback);
   const double train_tokens = setup.train_tokens;
-  MemoryOptions memory = setup.memory;
-  memory.any_layout_fp8 = any_layout_fp8(device);
-  const MemoryVerdict v = check_memory(model, plan, device.mem_bytes, memory);
 
   const CostModel cost(parse_cost_model(root, "cost_model", base_dir));
   const LlmCosts costs = price_llm(

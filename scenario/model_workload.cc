@@ -127,13 +127,11 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
 
   CostModel cost(parse_cost_model(root, "cost_model", base_dir));
   MixedPrecisionReport precision;
-  bool fp8 = false;
   PrecisionPolicy precision_policy = PrecisionPolicy::kFP32;
   if (root.has("precision")) {
     MixedPrecisionOptions mp = parse_precision_options(root.raw("precision"), root.origin());
     mp.device = &device;
     mp.cost = &cost;
-    fp8 = low_precision_gemms(mp.policy);
     precision_policy = mp.policy;
     model = apply_mixed_precision(model, mp, &precision);
   }
@@ -162,7 +160,8 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
     if (prices.count[k] > 0)
       s << " " << estimate_source_name(static_cast<EstimateSource>(k)) << " " << prices.count[k];
   if (sync_host) s << "; host overheads in the op times (synchronous device)";
-  const std::string recipe = fp8 ? precision_policy_name(precision_policy) : "";
+  const bool fp8 = low_precision_gemms(precision_policy);
+  const std::string recipe = precision_policy_name(precision_policy);
   if (fp8 && precision.fp8_fallback.empty())
     s << "; " << recipe << ": " << precision.fp8_ops << " GEMMs in "
       << (recipe == "nvfp4" ? "FP4" : "FP8") << ", " << precision.casts << " casts";

@@ -40,18 +40,17 @@ LowPrecision low_precision(Precision p, bool any_layout_fp8) {
   return r;
 }
 
-bool any_layout_fp8(const DeviceSpec& device) { return device.has_tensor_core_path(DType::kFP4); }
+bool any_layout_fp8(const DeviceSpec& device) { return device.blackwell_tensor_cores(); }
 
 std::string low_precision_unsupported(Precision p, const DeviceSpec& device) {
   const LowPrecision r = low_precision(p);
   if (!r.active()) return "";
   const bool fp8 = device.has_tensor_core_path(DType::kFP8);
-  const bool blackwell = device.has_tensor_core_path(DType::kFP4);
   const std::string name = precision_name(p);
   const bool per_tensor = p == Precision::kFp8 || p == Precision::kFp8Cs;
   if (per_tensor && !fp8)
     return device.name + " has no FP8 Tensor Cores (Hopper and later have them)";
-  if (!per_tensor && !blackwell)
+  if (!per_tensor && !device.blackwell_tensor_cores())
     return device.name + " has no block-scaled (" + name +
            ") Tensor Cores (Blackwell and later have them)";
   return "";

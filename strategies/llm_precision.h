@@ -46,13 +46,12 @@ struct LowPrecision {
 // `any_layout_fp8`: the GPU's per-tensor FP8 GEMMs take any operand layout (any_layout_fp8()).
 LowPrecision low_precision(Precision p, bool any_layout_fp8 = false);
 
-// Blackwell and later (compute capability 10: Transformer Engine's non-TN FP8 GEMM test), taken
-// as the GPUs with FP4 Tensor Cores, the same generation.
+// Blackwell and later (compute capability 10: Transformer Engine's non-TN FP8 GEMM test):
+// DeviceSpec::blackwell_tensor_cores().
 bool any_layout_fp8(const DeviceSpec& device);
 
 // "" when `device` runs `p`'s GEMMs on its Tensor Cores, else why not (the plan then prices
-// them in bf16). Block-scaled formats (mxfp8, nvfp4) are Blackwell's: Orrery takes a device
-// with FP4 Tensor Cores (fp4_tc) as having them, the same generation introduced both.
+// them in bf16). Block-scaled formats (mxfp8, nvfp4) need DeviceSpec::blackwell_tensor_cores().
 std::string low_precision_unsupported(Precision p, const DeviceSpec& device);
 
 // The plan `device` actually runs: `plan` with its precision set to bf16 when the device lacks

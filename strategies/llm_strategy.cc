@@ -39,7 +39,7 @@ std::vector<Item> schedule_of(const ParallelPlan& p, int stage, int micro) {
     for (int i = 0; i < micro; ++i) out.push_back({false, i, 0});
     return out;
   }
-  const int v = p.schedule == PipelineSchedule::kInterleaved ? p.virtual_stages : 1;
+  const int v = p.chunks_per_stage();
   const int total = micro * v;
   auto item = [&](int k, bool forward) {
     int chunk = (k / pp) % v;
@@ -66,7 +66,7 @@ class Builder {
     shards_ = p.dp * p.cp;
     lanes_ = shards_ * p.tp;
     fuse_ = build.fuse_passes && build.tp_analytical && p.ep < 2 && p.cp < 2;
-    chunks_ = p.schedule == PipelineSchedule::kInterleaved ? p.virtual_stages : 1;
+    chunks_ = p.chunks_per_stage();
     chunk_layers_ = chunk_layers(p, m);
     micro_ = p.micro_batches();
     // A GPU's tokens: its 1/cp share of each sequence (2 x cp chunks, two each, balanced).
@@ -342,8 +342,7 @@ class Builder {
     if (first_chunk(s, it)) compute(s, it, "embed", costs_.embedding_fwd, "forward", last, pass);
     // ZeRO-3 prefetch: layer l + 1's gather is issued as layer l starts.
     const int n = chunk_layers_[s][it.chunk];
-    Lanes next = n > 0 ? gather_weights(s, it, layer_name(it, 0) + ".fwd.ag", last, pass)
-                       : Lanes(lanes_, -1);
+    Lanes next = gather_weights(s, it, layer_name(it, 0) + ".fwd.ag", last, pass);
     for (int l = 0; l < n; ++l) {
       const Lanes weights = next;
       if (l + 1 < n) next = gather_weights(s, it, layer_name(it, l + 1) + ".fwd.ag", last, pass);
@@ -358,9 +357,9 @@ class Builder {
     if (last_chunk(s, it)) compute(s, it, "head.bwd", costs_.head_bwd, "backward", last, pass);
     const bool final_micro = it.micro == micro_ - 1;
     const int n = chunk_layers_[s][it.chunk];
-    // A chunk of no layers (the embedding or the loss alone under Megatron's split) has none.
-    Lanes next = n > 0 ? gather_weights(s, it, layer_name(it, n - 1) + ".bwd.ag", last, pass)
-                       : Lanes(lanes_, -1);
+    // n is 0 for a chunk holding only the embedding or the loss (Megatron's split, which needs
+    // pp > 1, where ZeRO-3 is refused): gather_weights then gathers nothing.
+    Lanes next = gather_weights(s, it, layer_name(it, n - 1) + ".bwd.ag", last, pass);
     for (int l = n - 1; l >= 0; --l) {
       const std::string L = layer_name(it, l);
       const Lanes weights = next;

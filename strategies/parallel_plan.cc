@@ -108,7 +108,7 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
                    num(m.layers));
   if (p.schedule != PipelineSchedule::kInterleaved && p.virtual_stages != 1)
     fail("virtual_stages", "only the interleaved schedule runs several model chunks per GPU");
-  const int chunks = p.pp * (p.schedule == PipelineSchedule::kInterleaved ? p.virtual_stages : 1);
+  const int chunks = p.pp * p.chunks_per_stage();
   if (p.account_for_embedding_and_loss) {
     if (p.pp < 2) fail("account_for_embedding_and_loss", "needs pp >= 2");
     // A chunk of one part is the embedding or the loss alone (NVIDIA's 405B NVFP4 recipe: 128
@@ -162,7 +162,7 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
 }
 
 std::vector<std::vector<int>> chunk_layers(const ParallelPlan& plan, const LlmConfig& model) {
-  const int v = plan.schedule == PipelineSchedule::kInterleaved ? plan.virtual_stages : 1;
+  const int v = plan.chunks_per_stage();
   std::vector<std::vector<int>> out;
   if (plan.account_for_embedding_and_loss) {
     const int each = static_cast<int>((model.layers + 2) / (plan.pp * v));

@@ -69,6 +69,10 @@ struct ParallelPlan {
   double grad_bucket_bytes = 0;
 
   int gpus() const { return tp * pp * dp * cp; }
+  // Model chunks each pipeline GPU runs: virtual_stages when interleaved, else one.
+  int chunks_per_stage() const {
+    return schedule == PipelineSchedule::kInterleaved ? virtual_stages : 1;
+  }
   // Micro-batches each replica runs per iteration (gradient accumulation steps).
   int micro_batches() const;
   int64_t sequence(const LlmConfig& m) const { return seq_len > 0 ? seq_len : m.seq_len; }
