@@ -68,12 +68,11 @@ int list_models() {
 int memory(MemoryArgs a) {
   const LlmConfig m = load_model(a.model);
   if (!parse_pipeline_schedule(a.schedule, &a.plan.schedule))
-    throw InputError("--schedule " + a.schedule + ": expected gpipe, 1f1b or interleaved");
+    throw InputError("--schedule " + a.schedule + ": expected " + pipeline_schedule_choices());
   if (!parse_recompute(a.recompute, &a.plan.recompute))
-    throw InputError("--recompute " + a.recompute + ": expected none, selective or full");
+    throw InputError("--recompute " + a.recompute + ": expected " + recompute_choices());
   if (!parse_precision(a.precision, &a.plan.precision))
-    throw InputError("--precision " + a.precision +
-                     ": expected bf16, fp16, fp32, fp8, fp8-cs, mxfp8 or nvfp4");
+    throw InputError("--precision " + a.precision + ": expected " + precision_choices());
   a.plan.flash_attention = !a.no_flash;
   if (!(a.reserved_gib >= 0)) throw InputError("--reserved must be at least 0");
   check_parallel_plan(a.plan, m, 0, "plan");

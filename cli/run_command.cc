@@ -16,15 +16,14 @@
 #include "common/data_dir.h"
 #include "common/errors.h"
 #include "common/units.h"
-#include "engine/replay.h"
-#include "orrery_version.h"
 #include "platforms/simgrid_platform.h"
 #include "results/chrome_trace.h"
 #include "results/h5_store.h"
 #include "results/run_report.h"
-#include "scenario/job_report.h"
-#include "scenario/llm_figures.h"
 #include "scenario/scenario.h"
+#include "scenario/scenario_run.h"
+#include "strategies/llm_memory.h"
+#include "sweeps/expression.h"
 
 namespace fs = std::filesystem;
 
@@ -42,7 +41,8 @@ void check_writable_dir(const std::string& file, const char* what) {
                      dir.string());
 }
 
-void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
+void print_summary(const Scenario& sc, const ScenarioRun& run) {
+  const RunResult& r = run.result;
   const RunReport report = make_run_report(r);
   const RunSummary& s = report.summary;
   std::printf("Scenario   %s\n", sc.name.c_str());
@@ -64,17 +64,22 @@ void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
     // iteration times follow the breakdown.
     std::printf("All jobs done  %s (each job's iteration times below)\n",
                 format_time(s.iteration_time_s).c_str());
+  } else if (r.iterations > 1) {
+    std::printf("Iteration time  %s (the mean of %d iterations, %s in all)\n",
+                format_time(run.iteration_s).c_str(), r.iterations,
+                format_time(r.makespan).c_str());
   } else {
-    std::printf("Iteration time  %s\n", format_time(s.iteration_time_s).c_str());
+    std::printf("Iteration time  %s\n", format_time(run.iteration_s).c_str());
   }
-  if (sc.llm && s.iteration_time_s > 0) {
+  if (sc.llm && run.llm && s.iteration_time_s > 0) {
     const LlmRunInfo& l = *sc.llm;
-    const LlmFigures f = llm_figures(l, r);
+    const LlmFigures& f = *run.llm;
     std::printf(
-        "Throughput      %.0f tokens/s, %.1f TFLOP/s per GPU, MFU %.1f%% (model FLOPs of "
-        "Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters "
-        "Using Megatron-LM, over the GPU's dense %s peak)\n",
-        f.tokens_per_s, f.tflops_per_gpu, 100 * f.mfu, l.peak_precision.c_str());
+        "Throughput      %.0f tokens/s per GPU (%.0f in all), %.1f TFLOP/s per GPU, MFU %.1f%% "
+        "(model FLOPs of Narayanan et al., Efficient Large-Scale Language Model Training on GPU "
+        "Clusters Using Megatron-LM, over the GPU's dense %s peak)\n",
+        f.tokens_per_s_per_gpu, f.tokens_per_s, f.tflops_per_gpu, 100 * f.mfu,
+        l.peak_precision.c_str());
     const LlmBreakdown& b = f.breakdown;
     std::printf(
         "Time per GPU    compute %s, recompute %s, exposed TP %s, EP %s, CP %s, PP %s, DP %s, "
@@ -84,11 +89,17 @@ void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
         format_time(b.dp).c_str(), format_time(b.bubble).c_str());
     std::printf("Memory          %s%s\n", l.fits ? "" : "OUT OF MEMORY: the plan does not run; ",
                 l.memory.c_str());
+    if (l.stage_memory.size() > 1) {
+      std::string stages;
+      for (double b : l.stage_memory) stages += (stages.empty() ? "" : ", ") + format_gib(b);
+      std::printf("                per GPU of each pipeline stage, the first first: %s GiB\n",
+                  stages.c_str());
+    }
     if (l.train_tokens > 0)
       std::printf("Training run    %.4g tokens in %.1f days on %d GPUs (%.3g GPU-hours)\n",
                   l.train_tokens, f.train_days, l.gpus, f.gpu_hours);
   }
-  if (analytical) {
+  if (sc.analytical) {
     if (r.analytical_seconds > 0)
       std::printf(
           "PAI analytical  %s  (T_d + T_c + T_w at 70%% of peak, no overlap; \"Characterizing "
@@ -143,8 +154,9 @@ void print_summary(const Scenario& sc, const RunResult& r, bool analytical) {
 }
 
 // The jobs of a `jobs` scenario: placement, iteration times shared and alone, shared links.
-void print_jobs(const Scenario& sc, const RunResult& r, const JobsOutcome& o) {
+void print_jobs(const Scenario& sc, const ScenarioRun& run) {
   const JobsSetup& setup = *sc.jobs;
+  const JobsOutcome& o = *run.jobs;
   std::printf("\nJobs (%zu placed on %d GPUs; %d free", setup.jobs.size(), setup.gpus,
               setup.free_gpus);
   if (setup.fragmented_gpus > 0)
@@ -165,7 +177,7 @@ void print_jobs(const Scenario& sc, const RunResult& r, const JobsOutcome& o) {
   } else {
     std::printf("\nNo link carries more than one job's traffic.\n");
   }
-  const ClusterFigures f = cluster_figures(sc, r, o);
+  const ClusterFigures& f = *run.cluster;
   std::printf(
       "\nCluster: %.4g GPU-batches/s (%.4g iterations/s) from %d jobs on %d of %d GPUs; mean "
       "slowdown %.3fx (max %.3fx); GPU utilization %.1f%%\n",
@@ -224,7 +236,9 @@ int validate_command(const RunArgs& args) {
 }
 
 int run_command(const RunArgs& args) {
-  Scenario sc = load_scenario(args.scenario, args.overrides);
+  ScenarioBuildOptions build;
+  build.analytical = args.analytical;
+  Scenario sc = load_scenario(args.scenario, args.overrides, build);
   resolve_outputs(args, &sc);
   if (args.no_timeline) sc.record_timeline = false;
   check_writable_dir(sc.output_file, "output file");
@@ -237,30 +251,20 @@ int run_command(const RunArgs& args) {
       if (auto note = check_replaceable(file, what, sc.text, args.force); !note.empty())
         notes.push_back(note);
 
-  ReplayOptions opt;
-  opt.record_timeline = sc.record_timeline || !sc.trace_file.empty();
-  opt.progress = !args.quiet && isatty(STDERR_FILENO);
-  opt.record_flows = !sc.trace_file.empty();
-  opt.max_recorded_flows = sc.trace_flows;
-  opt.link_usage_bins = sc.output_file.empty() ? 0 : sc.link_usage_bins;
+  RunOptions opt;
+  opt.replay.record_timeline = sc.record_timeline || !sc.trace_file.empty();
+  opt.replay.progress = !args.quiet && isatty(STDERR_FILENO);
+  opt.replay.record_flows = !sc.trace_file.empty();
+  opt.replay.max_recorded_flows = sc.trace_flows;
+  opt.replay.link_usage_bins = sc.output_file.empty() ? 0 : sc.link_usage_bins;
+  opt.created_by = current_command_line();
   // The one simulation of this process, so no forked child: a child would copy every heap page
   // the import left behind as it allocates (a fifth of `orrery run` on 1,024 Chakra traces).
   // SimGrid only holds the platform (XML files are first loaded in a throw-away child).
-  // Each job alone runs in a child beside this process's replay of the shared run (replay()
-  // runs once per process: the child forks before this one starts its engine).
-  std::optional<ChildRun> alone_runs;
-  if (sc.jobs) {
-    alone_runs.emplace(start_jobs_alone(sc, opt));
-    opt.record_timeline = true;  // iteration ends come from the timeline
-  }
-  RunResult r = replay(sc.platform, sc.graph, opt);
-  std::vector<RunResult> alone;
-  if (alone_runs) alone = finish_jobs_alone(*alone_runs);
-  r.analytical_seconds = sc.analytical_seconds;
-  if (!args.quiet) print_summary(sc, r, args.analytical);
-  std::optional<JobsOutcome> jobs;
-  if (sc.jobs) jobs = job_outcomes(sc, r, alone);
-  if (jobs && !args.quiet) print_jobs(sc, r, *jobs);
+  ScenarioRun run = run_scenario(sc, opt);
+  RunResult& r = run.result;
+  if (!args.quiet) print_summary(sc, run);
+  if (run.jobs && !args.quiet) print_jobs(sc, run);
 
   if (!sc.trace_file.empty()) {
     write_chrome_trace(sc.trace_file, sc.graph, r);
@@ -268,21 +272,10 @@ int run_command(const RunArgs& args) {
   }
   if (!sc.output_file.empty()) {
     if (!sc.record_timeline) r.timeline.clear();
-    ResultFileMeta meta{sc.text,
-                        ORRERY_VERSION,
-                        sc.platform_summary,
-                        current_command_line(),
-                        device_label(sc.device),
-                        0.0,
-                        0.0,
-                        "",
-                        jobs ? jobs->jobs : std::vector<JobRecord>{}};
-    if (sc.llm) {
-      meta.tokens_per_iteration = sc.llm->tokens;
-      meta.model_flops_per_iteration = sc.llm->model_flops;
-      meta.memory = sc.llm->memory;
-    }
-    write_results_h5(sc.output_file, meta, {RunRecord{sc.name, {}, r}}, {&sc.graph});
+    // The figures a sweep stores with a point ("llm.*", "jobs.*"), stored the same way.
+    RunRecord record{sc.name, {}, r};
+    for (const auto& [name, value] : run.metrics) record.params[name] = format_number(value);
+    write_results_h5(sc.output_file, run.meta, {record}, {&sc.graph});
     if (!args.quiet) std::printf("Results    %s\n", sc.output_file.c_str());
   }
   for (const auto& n : notes) std::fprintf(stderr, "orrery: %s\n", n.c_str());
@@ -313,7 +306,8 @@ void register_run_commands(CLI::App& app, CommandList& out) {
   run->add_flag("--force", args.force,
                 "Replace output files even when they are not Orrery results");
   run->add_flag("--analytical", args.analytical,
-                "Also print the PAI analytical estimate of the step (model workloads)");
+                "Also compute, print and store the PAI analytical estimate of the step (model "
+                "workloads; the scenario key output.analytical: true does the same)");
   run->footer(
       "Output paths (output.file, output.trace, -o, --trace) are relative to the current "
       "directory. With --set and no -o, the scenario's output files are named after the "

@@ -43,6 +43,11 @@ void add_sweep_options(CLI::App* cmd, SweepSessionArgs& args, bool plan) {
   cmd->add_option("--flush-interval", args.flush_interval_s,
                   "Seconds between rewrites of the HDF5 file while the sweep runs")
       ->default_val(5.0);
+  cmd->add_option("--progress-interval", args.progress_interval_s,
+                  "When stderr is not a terminal (mpirun, nohup, Slurm): seconds between "
+                  "progress lines (points done / total, ETA)")
+      ->default_val(10.0)
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("-q,--quiet", args.quiet, "Print nothing but errors");
 }
 

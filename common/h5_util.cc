@@ -313,6 +313,14 @@ int read_int_attr(hid_t obj, const char* name) {
   return static_cast<int>(value);
 }
 
+double read_double_attr(hid_t obj, const char* name) {
+  Handle file_type;
+  Handle attr = open_single_attr(obj, name, H5T_FLOAT, &file_type);
+  double value = 0;
+  check(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &value), std::string("read attribute ") + name);
+  return value;
+}
+
 Handle checksummed_file_access() {
   Handle fapl = check(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
   check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),

@@ -115,10 +115,11 @@ void write_string_attr(hid_t obj, const char* name, const std::string& value);
 void write_int_attr(hid_t obj, const char* name, int value);
 void write_double_attr(hid_t obj, const char* name, double value);
 // Readers check the attribute before reading it: one value (scalar, or a one-element array),
-// of the string (variable or fixed length) or integer class. Anything else throws
+// of the string (variable or fixed length), integer or float class. Anything else throws
 // std::runtime_error saying what the attribute is and what was expected.
 std::string read_string_attr(hid_t obj, const char* name);
 int read_int_attr(hid_t obj, const char* name);
+double read_double_attr(hid_t obj, const char* name);
 
 // File access properties for files Orrery writes: the HDF5 1.8 object format, whose metadata
 // (superblock, object headers, heaps of attributes) carries checksums, so a corrupt file fails

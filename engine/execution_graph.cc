@@ -128,6 +128,22 @@ int ExecutionGraph::find_op(const std::string& name) const {
   return -1;
 }
 
+int append_compute(ExecutionGraph& g, const std::string& name, int device, Stream stream,
+                   double duration, const std::string& phase, std::vector<int> deps, double flops,
+                   double bytes) {
+  Op op;
+  op.name = name;
+  op.device = device;
+  op.stream = stream;
+  op.duration = duration;
+  op.flops = flops;
+  op.bytes = bytes;
+  op.phase = phase;
+  op.deps = std::move(deps);
+  g.ops.push_back(std::move(op));
+  return static_cast<int>(g.ops.size()) - 1;
+}
+
 int append_transfer(ExecutionGraph& g, const std::string& name, int queue_device, Stream stream,
                     int src, int dst, double bytes, const std::string& phase,
                     std::vector<int> deps) {

@@ -152,6 +152,11 @@ struct ExecutionGraph {
   int find_op(const std::string& name) const;
 };
 
+// Appends a compute op of `duration` seconds (negative: priced by the replay from `flops` and
+// `bytes`, engine/replay.h) on `stream` of `device`, after `deps`; returns its op index.
+int append_compute(ExecutionGraph& g, const std::string& name, int device, Stream stream,
+                   double duration, const std::string& phase, std::vector<int> deps,
+                   double flops = 0.0, double bytes = 0.0);
 // Appends a transfer of `bytes` from device `src` to device `dst`, queued on `stream` of
 // `queue_device`, after `deps`; returns its op index.
 int append_transfer(ExecutionGraph& g, const std::string& name, int queue_device, Stream stream,

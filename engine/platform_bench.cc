@@ -32,18 +32,11 @@ class BenchGraph {
 
   int transfer(const std::string& src, const std::string& dst, double bytes, StreamClass stream,
                std::vector<int> deps) {
-    Op op;
-    op.name = "t" + std::to_string(g_.ops.size()) + "_" + src + "_" + dst;
-    op.kind = OpKind::kTransfer;
-    op.src = device(src);
-    op.dst = device(dst);
+    const int from = device(src), to = device(dst);
     // The copy runs on the queue of the GPU end (the source for GPU -> GPU).
-    op.device = stream == StreamClass::kCopyH2D ? op.dst : op.src;
-    op.stream = {stream, 0};
-    op.transfer_bytes = bytes;
-    op.deps = std::move(deps);
-    g_.ops.push_back(op);
-    return static_cast<int>(g_.ops.size()) - 1;
+    return append_transfer(g_, "t" + std::to_string(g_.ops.size()) + "_" + src + "_" + dst,
+                           stream == StreamClass::kCopyH2D ? to : from, {stream, 0}, from, to,
+                           bytes, "", std::move(deps));
   }
 
   const ExecutionGraph& graph() const { return g_; }

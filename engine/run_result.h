@@ -76,6 +76,10 @@ struct RunResult {
   // The PAI analytical model's estimate of the same step (T_d + T_c + T_w, no overlap;
   // models/pai_model.h), set by whoever built the workload; 0 where it does not apply.
   double analytical_seconds = 0.0;
+  // Training steps the graph holds one after the other (strategy.iterations), set by whoever
+  // built the workload: makespan and the busy times cover all of them, a run's summary
+  // (results/h5_store.h summarize_run) is per step.
+  int32_t iterations = 1;
   std::vector<DeviceStats> devices;  // parallel to ExecutionGraph::devices
   std::vector<LinkStats> links;      // links that carried bytes, sorted by name
   std::vector<OpTiming> timeline;    // parallel to ExecutionGraph::ops (empty if not recorded)

@@ -69,7 +69,7 @@ class Reader {
   size_t pos_ = 0;
 };
 
-constexpr uint32_t kMagic = 0x4f525234;  // "ORR4"
+constexpr uint32_t kMagic = 0x4f525235;  // "ORR5"
 
 }  // namespace
 
@@ -80,6 +80,7 @@ std::string serialize_run_result(const RunResult& r) {
   w.pod(r.activities);
   w.pod(r.wall_seconds);
   w.pod(r.analytical_seconds);
+  w.pod(r.iterations);
   w.pod<uint64_t>(r.devices.size());
   for (const auto& d : r.devices) {
     w.str(d.name);
@@ -129,6 +130,7 @@ RunResult deserialize_run_result(const std::string& bytes) {
   r.activities = rd.pod<int64_t>();
   r.wall_seconds = rd.pod<double>();
   r.analytical_seconds = rd.pod<double>();
+  r.iterations = rd.pod<int32_t>();
   r.devices.resize(rd.pod<uint64_t>());
   for (auto& d : r.devices) {
     d.name = rd.str();

@@ -58,28 +58,18 @@ std::vector<int> add_launch_ops(ExecutionGraph& g, const std::vector<int>& kerne
     int prev = -1;
     for (size_t j = 0; j < positions.size(); ++j) {
       Op& kernel_ref = g.ops[kernels[positions[j]]];
-      Op launch;
-      launch.name = "launch:" + kernel_ref.name;
-      launch.device = device;
-      launch.stream = {StreamClass::kHost, 0};
-      launch.duration = j == 0 ? first - shift : ov.t1 + ov.t2 + ov.t3 + ov.t4;
-      launch.phase = "launch";
-      if (prev >= 0) launch.deps.push_back(prev);
       kernel_ref.duration += kernel_ref.duration >= 0 ? shift : 0;
-      int idx = static_cast<int>(g.ops.size());
+      const std::string name = "launch:" + kernel_ref.name;
+      // Appending may move the ops: kernel_ref is not used after this.
+      const int idx = append_compute(g, name, device, {StreamClass::kHost, 0},
+                                     j == 0 ? first - shift : ov.t1 + ov.t2 + ov.t3 + ov.t4,
+                                     "launch", prev >= 0 ? std::vector<int>{prev} : std::vector<int>{});
       g.ops[kernels[positions[j]]].deps.push_back(idx);
-      g.ops.push_back(std::move(launch));
       launch_of[positions[j]] = idx;
       prev = idx;
     }
-    Op tail;
-    tail.name = "host_tail:" + g.devices[device].name;
-    tail.device = device;
-    tail.stream = {StreamClass::kHost, 0};
-    tail.duration = ov.t4 / 2 + ov.t3 + shift;
-    tail.phase = "launch";
-    tail.deps.push_back(prev);
-    g.ops.push_back(std::move(tail));
+    append_compute(g, "host_tail:" + g.devices[device].name, device, {StreamClass::kHost, 0},
+                   ov.t4 / 2 + ov.t3 + shift, "launch", {prev});
   }
   return launch_of;
 }

@@ -14,10 +14,10 @@
 #include "common/data_dir.h"
 #include "common/errors.h"
 #include "common/yaml_reader.h"
-#include "engine/replay.h"
 #include "python/kernel_fit.h"
 #include "results/run_report.h"
 #include "scenario/scenario.h"
+#include "scenario/scenario_run.h"
 
 namespace py = pybind11;
 
@@ -26,22 +26,93 @@ namespace {
 
 struct Outcome {
   Scenario scenario;
-  RunResult result;
+  ScenarioRun run;
 };
 
 Outcome simulate(Scenario sc) {
-  ReplayOptions opt;
-  opt.record_timeline = false;  // nothing returned needs it
-  RunResult r = replay_isolated(sc.platform, sc.graph, opt);
-  r.analytical_seconds = sc.analytical_seconds;
-  return {std::move(sc), std::move(r)};
+  RunOptions opt;
+  opt.isolated = true;  // Python may call run again: SimGrid allows one engine per process
+  opt.replay.record_timeline = false;  // nothing returned needs it
+  ScenarioRun run = run_scenario(sc, opt);
+  return {std::move(sc), std::move(run)};
+}
+
+py::dict llm_dict(const LlmRunInfo& info, const LlmFigures& f) {
+  py::dict d;
+  d["gpus"] = info.gpus;
+  d["tokens_per_iteration"] = info.tokens;
+  d["model_flops_per_iteration"] = info.model_flops;
+  d["tokens_per_s"] = f.tokens_per_s;
+  d["tokens_per_s_per_gpu"] = f.tokens_per_s_per_gpu;
+  d["tflops_per_gpu"] = f.tflops_per_gpu;
+  d["mfu"] = f.mfu;
+  d["mfu_basis"] = info.peak_precision;
+  d["peak_flops_per_gpu"] = info.peak_flops_per_gpu;
+  const LlmBreakdown& b = f.breakdown;
+  py::dict split;
+  split["compute_s"] = b.compute;
+  split["recompute_s"] = b.recompute;
+  split["tp_exposed_s"] = b.tp;
+  split["ep_exposed_s"] = b.ep;
+  split["cp_exposed_s"] = b.cp;
+  split["pp_exposed_s"] = b.pp;
+  split["dp_exposed_s"] = b.dp;
+  split["bubble_s"] = b.bubble;
+  d["time_per_gpu"] = split;
+  d["fits"] = info.fits;
+  d["memory"] = info.memory;
+  d["peak_memory_bytes"] = info.peak_memory;
+  d["memory_capacity_bytes"] = info.memory_capacity;
+  d["memory_per_stage_bytes"] = info.stage_memory;
+  d["train_tokens"] = info.train_tokens;
+  d["train_days"] = f.train_days;
+  d["gpu_hours"] = f.gpu_hours;
+  return d;
+}
+
+py::list jobs_list(const Scenario& sc, const JobsOutcome& o) {
+  py::list out;
+  for (size_t j = 0; j < o.jobs.size(); ++j) {
+    const JobRecord& rec = o.jobs[j];
+    py::dict d;
+    d["name"] = rec.name;
+    d["placement"] = rec.placement;
+    d["gpus"] = rec.gpus;
+    d["hosts"] = sc.jobs->jobs.at(j).gpus;
+    d["workload"] = sc.jobs->jobs.at(j).workload_summary;
+    d["iteration_times_s"] = rec.iteration_times;
+    d["mean_s"] = rec.mean;
+    d["min_s"] = rec.min;
+    d["max_s"] = rec.max;
+    d["stdev_s"] = rec.stdev;
+    d["alone_mean_s"] = rec.alone_mean;
+    d["slowdown"] = rec.slowdown;
+    d["end_s"] = rec.end;
+    out.append(d);
+  }
+  return out;
+}
+
+py::dict cluster_dict(const ClusterFigures& f, const JobsSetup& setup) {
+  py::dict d;
+  d["placed"] = f.placed;
+  d["unplaced"] = setup.unplaced;
+  d["gpus"] = f.gpus;
+  d["gpus_used"] = f.gpus_used;
+  d["fragmented_gpus"] = f.fragmented_gpus;
+  d["gpu_batches_per_s"] = f.gpu_batches_per_s;
+  d["iterations_per_s"] = f.iterations_per_s;
+  d["mean_slowdown"] = f.mean_slowdown;
+  d["max_slowdown"] = f.max_slowdown;
+  d["gpu_utilization"] = f.gpu_utilization;
+  return d;
 }
 
 // The summary `orrery run` prints (cli/run_command.cc), as a dict; python/orrery/__init__.py
 // documents each key.
 py::dict to_python(const Outcome& o) {
   const Scenario& sc = o.scenario;
-  const RunResult& r = o.result;
+  const RunResult& r = o.run.result;
   const RunReport report = make_run_report(r);
   py::dict d;
   d["name"] = sc.name;
@@ -52,7 +123,20 @@ py::dict to_python(const Outcome& o) {
   d["num_ops"] = sc.graph.ops.size();
   d["workload"] = sc.workload_summary;
   d["iteration_time_s"] = report.summary.iteration_time_s;
+  d["iterations"] = r.iterations;
+  d["makespan_s"] = r.makespan;
   d["analytical_s"] = r.analytical_seconds > 0 ? py::cast(r.analytical_seconds) : py::none();
+  d["llm"] = o.run.llm ? py::object(llm_dict(*sc.llm, *o.run.llm)) : py::none();
+  py::list workloads;
+  if (sc.jobs)
+    for (const ScenarioJob& j : sc.jobs->jobs) workloads.append(j.workload_summary);
+  d["job_workloads"] = workloads;
+  d["jobs"] = o.run.jobs ? py::object(jobs_list(sc, *o.run.jobs)) : py::none();
+  d["cluster"] =
+      o.run.cluster ? py::object(cluster_dict(*o.run.cluster, *sc.jobs)) : py::none();
+  py::dict metrics;
+  for (const auto& [name, value] : o.run.metrics) metrics[py::str(name)] = value;
+  d["metrics"] = metrics;
 
   py::dict times;
   py::list shares;
@@ -110,11 +194,14 @@ py::dict to_python(const Outcome& o) {
   return d;
 }
 
-py::dict run_file(const std::string& path, const std::vector<std::string>& overrides) {
+py::dict run_file(const std::string& path, const std::vector<std::string>& overrides,
+                  bool analytical) {
   Outcome o;
   {
     py::gil_scoped_release release;
-    o = simulate(load_scenario(find_scenario_file(path), overrides));
+    ScenarioBuildOptions build;
+    build.analytical = analytical;
+    o = simulate(load_scenario(find_scenario_file(path), overrides, build));
   }
   return to_python(o);
 }
@@ -122,7 +209,7 @@ py::dict run_file(const std::string& path, const std::vector<std::string>& overr
 // As load_scenario does for a file; `origin` names the text in messages and its folder is where
 // relative paths resolve.
 py::dict run_text(const std::string& text, const std::string& origin,
-                  const std::vector<std::string>& overrides) {
+                  const std::vector<std::string>& overrides, bool analytical) {
   Outcome o;
   {
     py::gil_scoped_release release;
@@ -133,7 +220,9 @@ py::dict run_text(const std::string& text, const std::string& origin,
       apply_override(root, assignment);
       stored += "\n# --set " + assignment;
     }
-    o = simulate(build_scenario(root, origin, stored));
+    ScenarioBuildOptions build;
+    build.analytical = analytical;
+    o = simulate(build_scenario(root, origin, stored, build));
   }
   return to_python(o);
 }
@@ -147,9 +236,11 @@ PYBIND11_MODULE(_orrery, m) {
   // prints after "orrery: error: ".
   py::register_exception<orrery::InputError>(m, "InputError", PyExc_ValueError);
   m.def("run_file", &orrery::run_file, py::arg("path"), py::arg("overrides"),
+        py::arg("analytical") = false,
         "Simulates the scenario file `path` with `overrides` (\"key.path=value\" strings).");
   m.def(
       "run_text", &orrery::run_text, py::arg("text"), py::arg("origin"), py::arg("overrides"),
+      py::arg("analytical") = false,
       "Simulates scenario YAML `text`; `origin` names it and its folder resolves relative paths.");
   orrery::bind_kernel_fit(m);
 }

@@ -91,6 +91,13 @@ LoadedResults read_file(const std::string& path) {
   out.meta.created_by = h5::read_string_attr(file.get(), "created_by");
   if (h5::has_attr(file.get(), "device"))
     out.meta.device = h5::read_string_attr(file.get(), "device");
+  if (h5::has_attr(file.get(), "tokens_per_iteration")) {
+    out.meta.tokens_per_iteration = h5::read_double_attr(file.get(), "tokens_per_iteration");
+    out.meta.model_flops_per_iteration =
+        h5::read_double_attr(file.get(), "model_flops_per_iteration");
+  }
+  if (h5::has_attr(file.get(), "memory"))
+    out.meta.memory = h5::read_string_attr(file.get(), "memory");
 
   h5::Handle str = h5::string_type();
   h5::Compound run_type = h5::run_row_type(str.get(), out.format_version >= 2);

@@ -32,7 +32,11 @@ RunSummary summarize_run(const RunResult& result) {
     s.exposed_comm_s += d.exposed_comm;
     s.memory_bound_s += d.memory_bound;
   }
+  // Per training step: a run of several steps (strategy.iterations) reports one step's mean.
+  const double steps = std::max(1, result.iterations);
+  s.iteration_time_s /= steps;
   if (n == 0) return s;
+  n *= steps;
   s.compute_s /= n;
   s.comm_s /= n;
   s.io_s /= n;

@@ -65,8 +65,9 @@ struct ResultFileMeta {
 };
 
 // The headline numbers of one run: one row of /runs. Means are over the devices that ran at
-// least one op (input-only CPUs would dilute them), so a
-// device-count sweep stays comparable; all values in seconds.
+// least one op (input-only CPUs would dilute them), so a device-count sweep stays comparable;
+// all values in seconds, per training step (a run of RunResult::iterations steps is divided by
+// them).
 struct RunSummary {
   double iteration_time_s = 0.0;  // makespan
   double compute_s = 0.0;         // compute-stream busy time

@@ -33,12 +33,16 @@ RunReport make_run_report(const RunResult& result) {
   for (const auto& l : result.links)
     report.traffic_by_link_class[l.link_class.empty() ? "(unclassified)" : l.link_class] += l.bytes;
 
+  // Per step, as the summary is.
+  const double steps = std::max(1, result.iterations);
   for (const auto& d : result.devices)
-    report.devices.push_back({d.name, d.busy[static_cast<int>(StreamClass::kCompute)],
-                              d.busy[static_cast<int>(StreamClass::kComm)], d.exposed_comm,
-                              d.busy[static_cast<int>(StreamClass::kCopyH2D)] +
-                                  d.busy[static_cast<int>(StreamClass::kCopyD2H)],
-                              d.idle});
+    report.devices.push_back({d.name, d.busy[static_cast<int>(StreamClass::kCompute)] / steps,
+                              d.busy[static_cast<int>(StreamClass::kComm)] / steps,
+                              d.exposed_comm / steps,
+                              (d.busy[static_cast<int>(StreamClass::kCopyH2D)] +
+                               d.busy[static_cast<int>(StreamClass::kCopyD2H)]) /
+                                  steps,
+                              d.idle / steps});
 
   for (const auto& l : result.links)
     report.links.push_back(

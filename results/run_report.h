@@ -26,7 +26,8 @@ struct TimeShare {
   double percent = 0.0;  // of the iteration time; 0 when the iteration time is 0
 };
 
-// One row of the per-device table (seconds; a device's streams overlap, so they need not add up).
+// One row of the per-device table (seconds per training step; a device's streams overlap, so
+// they need not add up).
 struct DeviceRow {
   std::string name;
   double compute_s = 0.0;       // compute-stream busy time

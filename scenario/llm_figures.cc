@@ -45,6 +45,7 @@ LlmFigures llm_figures(const LlmRunInfo& info, const RunResult& r) {
   f.breakdown = breakdown_of(r);
   if (r.makespan <= 0) return f;
   f.tokens_per_s = info.tokens / r.makespan;
+  f.tokens_per_s_per_gpu = info.gpus > 0 ? f.tokens_per_s / info.gpus : 0.0;
   const double per_gpu = info.gpus > 0 ? info.model_flops / r.makespan / info.gpus : 0.0;
   f.tflops_per_gpu = per_gpu / 1e12;
   f.mfu = info.peak_flops_per_gpu > 0 ? per_gpu / info.peak_flops_per_gpu : 0.0;
@@ -64,6 +65,7 @@ void each_metric(Figures& f, Visit visit) {
   auto& b = f.breakdown;
   visit("llm.gpus", f.gpus);
   visit("llm.tokens_per_s", f.tokens_per_s);
+  visit("llm.tokens_per_s_per_gpu", f.tokens_per_s_per_gpu);
   visit("llm.tflops_per_gpu", f.tflops_per_gpu);
   visit("llm.mfu", f.mfu);
   visit("llm.compute_s", b.compute);

@@ -32,7 +32,8 @@ struct LlmBreakdown {
 struct LlmFigures {
   double gpus = 0;
   double iteration_s = 0;
-  double tokens_per_s = 0;
+  double tokens_per_s = 0;          // all GPUs together
+  double tokens_per_s_per_gpu = 0;  // as published benchmarks quote it
   double tflops_per_gpu = 0;  // model FLOPs (no recomputation) per second per GPU, / 1e12
   double mfu = 0;  // fraction of the GPU's dense peak in the plan's precision (LlmRunInfo)
   double train_days = 0;      // of workload.train_tokens (0 when not given)

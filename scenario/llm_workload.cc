@@ -10,6 +10,7 @@
 #include "models/cost_model.h"
 #include "scenario/model_workload.h"
 #include "strategies/llm_memory.h"
+#include "strategies/llm_plan_reader.h"
 #include "strategies/llm_precision.h"
 #include "strategies/llm_strategy.h"
 
@@ -40,51 +41,6 @@ LlmConfig read_llm_model(const YamlMap& w, const std::string& base_dir) {
 }
 
 namespace {
-
-ParallelPlan read_plan(const YamlMap& w, const YamlMap& s, int gpus, MemoryOptions* memory) {
-  ParallelPlan p;
-  const std::string type = s.str("type", "llm");
-  if (type != "llm")
-    s.fail("type",
-           "a language-model workload runs the llm strategy (its plan keys), got \"" + type + "\"");
-  p.tp = s.integer("tp", 1);
-  p.pp = s.integer("pp", 1);
-  p.cp = s.integer("cp", 1);
-  p.ep = s.integer("ep", 1);
-  for (const auto& [key, degree] :
-       {std::pair{"tp", p.tp}, std::pair{"pp", p.pp}, std::pair{"cp", p.cp}, std::pair{"ep", p.ep}})
-    if (degree < 1) s.fail(key, "must be at least 1");
-  const int model_parallel = p.tp * p.pp * p.cp;
-  if (gpus % model_parallel != 0)
-    throw InfeasibleError(
-        s.origin() + ": strategy.tp: tp x pp x cp = " + std::to_string(model_parallel) +
-        " must divide the " + std::to_string(gpus) + " GPUs (data parallelism takes the rest)");
-  p.dp = gpus / model_parallel;
-  p.sequence_parallel = s.boolean("sequence_parallel", false);
-  const std::string schedule = s.str("schedule", "1f1b");
-  if (!parse_pipeline_schedule(schedule, &p.schedule))
-    s.fail("schedule", "expected gpipe, 1f1b or interleaved, got \"" + schedule + "\"");
-  p.virtual_stages = s.integer("virtual_stages", 1);
-  p.account_for_embedding_and_loss = s.boolean("account_for_embedding_and_loss", false);
-  p.zero = s.integer("zero", 0);
-  const std::string recompute = s.str("recompute", "none");
-  if (!parse_recompute(recompute, &p.recompute))
-    s.fail("recompute", "expected none, selective or full, got \"" + recompute + "\"");
-  const std::string precision = s.str("precision", "bf16");
-  if (!parse_precision(precision, &p.precision))
-    s.fail("precision",
-           "expected bf16, fp16, fp32, fp8, fp8-cs, mxfp8 or nvfp4, got \"" + precision + "\"");
-  p.flash_attention = s.boolean("flash_attention", true);
-  p.capacity_factor = s.number("capacity_factor", 1.0);
-  p.grad_bucket_bytes = s.size("bucket", 0.0);
-  if (p.grad_bucket_bytes > 0) memory->bucket_bytes = p.grad_bucket_bytes;
-  memory->reserved_bytes = s.size("reserved", memory->reserved_bytes);
-  if (memory->reserved_bytes < 0) s.fail("reserved", "must not be negative");
-  p.micro_batch = w.integer("micro_batch", 1);
-  p.global_batch = w.integer("global_batch", 0);
-  p.seq_len = w.integer("seq_len", 0);
-  return p;
-}
 
 // A token count: a number, or one with a K, M, B or T suffix ("300B", "2T").
 double read_tokens(const YamlMap& w, const char* key) {
@@ -135,7 +91,8 @@ LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
   out.model = read_llm_model(w, base_dir);
   const YamlMap s = root.map("strategy");
   ParallelPlan& plan = out.plan;
-  plan = read_plan(w, s, gpus, &out.memory);
+  plan = read_llm_plan(w, s, &out.memory);
+  set_data_parallel(s, gpus, &plan);
   out.train_tokens = read_tokens(w, "train_tokens");
   if (plan.global_batch == 0) plan.global_batch = plan.micro_batch * plan.dp;
   const CollectiveOptions& collectives = out.collectives =
@@ -163,11 +120,15 @@ LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
 
 // The plan as `device` runs it (plan_on_device; `why` gets the reason of a fallback) and its
 // memory verdict on the device: its capacity and its FP8 layouts.
+// `stages`, when given, gets each pipeline stage's bytes, the first stage first.
 MemoryVerdict memory_on_device(const LlmSetup& setup, const DeviceSpec& device, ParallelPlan* plan,
-                               std::string* why) {
+                               std::string* why, std::vector<double>* stages = nullptr) {
   *plan = plan_on_device(setup.plan, device, why);
   MemoryOptions memory = setup.memory;
   memory.any_layout_fp8 = any_layout_fp8(device);
+  if (stages)
+    for (const MemoryBreakdown& b : llm_memory(setup.model, *plan, memory))
+      stages->push_back(b.total());
   return check_memory(setup.model, *plan, device.mem_bytes, memory);
 }
 
@@ -188,7 +149,8 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   const LlmConfig& model = setup.model;
   std::string fallback;
   ParallelPlan plan;
-  const MemoryVerdict v = memory_on_device(setup, device, &plan, &fallback);
+  std::vector<double> stage_memory;
+  const MemoryVerdict v = memory_on_device(setup, device, &plan, &fallback, &stage_memory);
   const double train_tokens = setup.train_tokens;
 
   const CostModel cost(parse_cost_model(root, "cost_model", base_dir));
@@ -211,6 +173,7 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   info.peak_precision = dtype_name(peak);
   info.peak_memory = v.peak;
   info.memory_capacity = v.capacity;
+  info.stage_memory = std::move(stage_memory);
   info.fits = v.fits;
   info.memory = v.message();
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/yaml_reader.h"
 #include "engine/execution_graph.h"
@@ -32,6 +33,7 @@ struct LlmRunInfo {
   std::string peak_precision = "bf16";  // dtype_name of that peak
   double peak_memory = 0;         // bytes, the fullest GPU
   double memory_capacity = 0;     // bytes
+  std::vector<double> stage_memory;  // bytes per GPU of each pipeline stage, the first first
   bool fits = true;
   std::string memory;       // the verdict: "fits: ..." or "out of memory: ... would fit with ..."
   double train_tokens = 0;  // workload.train_tokens: a training run's tokens (0: not asked)

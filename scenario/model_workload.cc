@@ -146,6 +146,7 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
   PricedReplica replica{&model, prices.seconds, &device};
 
   ModelWorkload out;
+  out.iterations = opt.iterations;
   out.graph = build_strategy(replica, layout, opt);
   check_graph(out.graph, root.origin() + ": workload");
   if (server) {

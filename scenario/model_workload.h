@@ -27,11 +27,12 @@ struct ModelWorkload {
   std::string summary;  // one line: model, strategy, device, pricing sources
   // The PAI analytical estimate of one step (scenario/pai_estimate.h); 0 without a server spec.
   double analytical_seconds = 0.0;
+  int iterations = 1;  // strategy.iterations: training steps the graph holds
 };
 
 // `root` is the scenario, `workload` its workload mapping (type already read); `device` the
 // scenario's one GPU (Scenario::device), on which every op is priced; `server` the generated
-// platform's server (null for SimGrid XML platforms: no analytical estimate). Relative files
+// platform's server for the PAI analytical estimate (null: none is computed). Relative files
 // resolve in `base_dir`.
 // A strategy's `collectives` mapping: algo, protocol, chunks, pipeline, mode.
 CollectiveOptions read_collective_options(const YamlMap& collectives);

@@ -283,13 +283,15 @@ void read_workload_on_device(const YamlMap& root, const std::string& base_dir,
     return;
   }
   if (type == "model" || type == "model_file" || type == "hf_config") {
-    ModelWorkload mw =
-        build_model_workload(root, w, layout, sc->device,
-                             sc->platform_server ? &*sc->platform_server : nullptr, base_dir);
+    // The estimate needs the generated platform's server; SimGrid XML platforms have none.
+    const ServerSpec* server =
+        sc->analytical && sc->platform_server ? &*sc->platform_server : nullptr;
+    ModelWorkload mw = build_model_workload(root, w, layout, sc->device, server, base_dir);
     sc->graph = std::move(mw.graph);
     sc->workload_summary = mw.summary;
     sc->ops_priced = true;
     sc->analytical_seconds = mw.analytical_seconds;
+    sc->iterations = mw.iterations;
     return;
   }
   if (type != "synthetic-dp")
@@ -383,6 +385,8 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
   sc.name = root.str("name", fs::path(origin).stem().string());
   sc.description = root.str("description", "");
   std::vector<GpuPlacement> gpus;
+  YamlMap out = root.map("output");
+  sc.analytical = options.analytical || out.boolean("analytical", false);
   try {
     read_platform(root, base_dir, options, &sc, &gpus);
     if (root.has("jobs") || root.has("job_mix")) {
@@ -403,7 +407,6 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
     if (dynamic_cast<const InfeasibleError*>(&e)) throw InfeasibleError(origin + ": " + what);
     throw InputError(origin + ": " + what);
   }
-  YamlMap out = root.map("output");
   sc.output_file = out.str("file", "");
   sc.record_timeline = out.boolean("timeline", true);
   sc.trace_file = out.str("trace", "");
@@ -425,7 +428,8 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
   return sc;
 }
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                       const ScenarioBuildOptions& options) {
   std::string text = read_input_file(path, "scenario file", kMaxYamlBytes);
   YAML::Node root = load_yaml_text(text, path);
   if (!root || root.IsNull()) throw InputError(path + ": the scenario is empty");
@@ -433,7 +437,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     apply_override(root, o);
     text += "\n# --set " + o;
   }
-  return build_scenario(root, path, text);
+  return build_scenario(root, path, text, options);
 }
 
 }  // namespace orrery

@@ -43,7 +43,11 @@ struct Scenario {
   // `device` and `platform_server` are then the first kind's.
   std::vector<ServerSpec> server_kinds;
   std::vector<int> gpu_kind;
-  double analytical_seconds = 0.0;  // model workloads: the PAI analytical estimate (pai_estimate.h)
+  // The PAI analytical estimate (scenario/pai_estimate.h), computed only when asked
+  // (output.analytical, or ScenarioBuildOptions::analytical: `orrery run --analytical`).
+  bool analytical = false;
+  double analytical_seconds = 0.0;  // model workloads on generated platforms; else 0
+  int iterations = 1;               // training steps the graph holds (strategy.iterations)
   std::string output_file;          // HDF5 results; empty: none
   bool record_timeline = true;
   std::string trace_file;  // Chrome trace JSON; empty: none
@@ -62,15 +66,19 @@ std::string scenario_device_line(const Scenario& sc);
 // "a.b.c=value" overrides applied to the YAML tree before it is read (value parsed as YAML).
 void apply_override(YAML::Node& root, const std::string& assignment);
 
-// Reads, overrides and resolves a scenario. Throws InputError naming the file, line and key.
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 struct ScenarioBuildOptions {
   // A language-model plan that does not fit the GPUs' memory throws InfeasibleError (with the
   // verdict) before its graph is built: sweeps and plans record it without simulating it.
   // Otherwise it is built and simulated, and the run reports the verdict.
   bool skip_out_of_memory = false;
+  // Compute the PAI analytical estimate even when the scenario's output.analytical is off.
+  bool analytical = false;
 };
 Scenario build_scenario(const YAML::Node& root, const std::string& origin, const std::string& text,
                         const ScenarioBuildOptions& options = {});
+
+// Reads, overrides and resolves a scenario. Throws InputError naming the file, line and key.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
+                       const ScenarioBuildOptions& options = {});
 
 }  // namespace orrery

@@ -20,17 +20,7 @@ int GraphBuilder::cpu(const std::string& host, int server) {
 int GraphBuilder::compute(const std::string& name, int device, Stream stream, double duration,
                           double flops, double bytes, const std::string& phase,
                           std::vector<int> deps) {
-  Op op;
-  op.name = name;
-  op.device = device;
-  op.stream = stream;
-  op.duration = duration;
-  op.flops = flops;
-  op.bytes = bytes;
-  op.phase = phase;
-  op.deps = std::move(deps);
-  g_.ops.push_back(std::move(op));
-  return static_cast<int>(g_.ops.size()) - 1;
+  return append_compute(g_, name, device, stream, duration, phase, std::move(deps), flops, bytes);
 }
 
 int GraphBuilder::transfer(const std::string& name, int queue_device, Stream stream, int src,

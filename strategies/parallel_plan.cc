@@ -29,6 +29,13 @@ constexpr std::pair<const char*, Precision> kPrecision[] = {
     {"fp8", Precision::kFp8},    {"fp8-cs", Precision::kFp8Cs}, {"mxfp8", Precision::kMxfp8},
     {"nvfp4", Precision::kNvfp4}};
 
+template <typename E, size_t N>
+std::string choices(const std::pair<const char*, E> (&names)[N]) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) out += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(names[i].first);
+  return out;
+}
+
 std::string num(int64_t v) { return std::to_string(v); }
 
 }  // namespace
@@ -41,6 +48,7 @@ const char* pipeline_schedule_name(PipelineSchedule s) {
 bool parse_pipeline_schedule(const std::string& s, PipelineSchedule* out) {
   return parse_named(s, kSchedules, out);
 }
+std::string pipeline_schedule_choices() { return choices(kSchedules); }
 const char* recompute_name(Recompute r) {
   for (const auto& [name, value] : kRecompute)
     if (value == r) return name;
@@ -49,6 +57,7 @@ const char* recompute_name(Recompute r) {
 bool parse_recompute(const std::string& s, Recompute* out) {
   return parse_named(s, kRecompute, out);
 }
+std::string recompute_choices() { return choices(kRecompute); }
 const char* precision_name(Precision p) {
   for (const auto& [name, value] : kPrecision)
     if (value == p) return name;
@@ -57,6 +66,7 @@ const char* precision_name(Precision p) {
 bool parse_precision(const std::string& s, Precision* out) {
   return parse_named(s, kPrecision, out);
 }
+std::string precision_choices() { return choices(kPrecision); }
 DType precision_dtype(Precision p) {
   switch (p) {
     case Precision::kFp32:

@@ -22,6 +22,8 @@ enum class PipelineSchedule {
 };
 const char* pipeline_schedule_name(PipelineSchedule s);  // "gpipe", "1f1b", "interleaved"
 bool parse_pipeline_schedule(const std::string& s, PipelineSchedule* out);
+// The names as an error message lists them: "gpipe, 1f1b or interleaved" (likewise below).
+std::string pipeline_schedule_choices();
 
 enum class Recompute {
   kNone,
@@ -30,6 +32,7 @@ enum class Recompute {
 };
 const char* recompute_name(Recompute r);  // "none", "selective", "full"
 bool parse_recompute(const std::string& s, Recompute* out);
+std::string recompute_choices();
 
 // bf16/fp16: mixed precision with fp32 master weights; fp8, fp8-cs, mxfp8, nvfp4: bf16 mixed
 // precision with the linear layers' GEMMs in a low-precision recipe (strategies/llm_precision.h).
@@ -39,6 +42,7 @@ const char* precision_name(Precision p);
 // The element type of activations, weights and the ops outside the recipe's GEMMs.
 DType precision_dtype(Precision p);
 bool parse_precision(const std::string& s, Precision* out);
+std::string precision_choices();
 
 struct ParallelPlan {
   int tp = 1;  // tensor-parallel degree: one layer's GEMMs split over tp GPUs

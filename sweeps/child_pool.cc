@@ -115,7 +115,17 @@ void ChildPool::start(int64_t task, const std::function<std::string()>& work) {
   while (in_use(slot)) ++slot;
   std::fflush(nullptr);  // the child must not inherit (and later repeat) unflushed output
   const pid_t parent = ::getpid();
+  // SIGINT and SIGTERM stay blocked across the fork until the child has its own handlers: one
+  // that arrived in between ran the parent's (sweeps/interrupt.h), which only sets a flag, and
+  // the child lived on, held or running, while the sweep waited for it to stop. Blocked, the
+  // signal waits for the child's SIG_DFL.
+  sigset_t stop_signals, before;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  ::sigprocmask(SIG_BLOCK, &stop_signals, &before);
   pid_t pid = ::fork();
+  if (pid != 0) ::sigprocmask(SIG_SETMASK, &before, nullptr);
   if (pid < 0) {
     for (int fd : {result[0], result[1], output[0], output[1]}) ::close(fd);
     throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -132,6 +142,7 @@ void ChildPool::start(int64_t task, const std::function<std::string()>& work) {
     ::signal(SIGINT, SIG_IGN);
     ::signal(SIGTERM, SIG_DFL);
     ::signal(SIGPIPE, SIG_DFL);
+    ::sigprocmask(SIG_SETMASK, &before, nullptr);
     ::dup2(output[1], STDOUT_FILENO);
     ::dup2(output[1], STDERR_FILENO);
     ::close(result[0]);

@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "common/yaml_reader.h"
 #include "scenario/llm_workload.h"
+#include "strategies/llm_plan_reader.h"
 #include "strategies/parallel_plan.h"
 #include "sweeps/sweep_spec.h"
 
@@ -114,24 +115,21 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
   for (const auto& r : l.recompute) {
     Recompute unused;
     if (!parse_recompute(r, &unused))
-      s.fail("recompute", "expected none, selective or full, got \"" + r + "\"");
+      s.fail("recompute", "expected " + recompute_choices() + ", got \"" + r + "\"");
   }
   for (const auto& name : l.schedule) {
     PipelineSchedule unused;
     if (!parse_pipeline_schedule(name, &unused))
-      s.fail("schedule", "expected gpipe, 1f1b or interleaved, got \"" + name + "\"");
+      s.fail("schedule", "expected " + pipeline_schedule_choices() + ", got \"" + name + "\"");
   }
 
-  // The scenario's fixed choices, as the llm workload reads them.
+  // The scenario's fixed choices, read as the llm workload reads them; the searched keys are
+  // set per combination below.
   const YamlMap st = root.map("strategy");
-  ParallelPlan fixed;
-  fixed.ep = st.integer("ep", 1);
-  const bool sequence_parallel = st.boolean("sequence_parallel", false);
-  parse_precision(st.str("precision", "bf16"), &fixed.precision);  // checked per point
-  fixed.flash_attention = st.boolean("flash_attention", true);
-  fixed.account_for_embedding_and_loss = st.boolean("account_for_embedding_and_loss", false);
+  MemoryOptions unused_memory;
+  ParallelPlan fixed = read_llm_plan(w, st, &unused_memory);
   fixed.global_batch = global_batch;
-  fixed.seq_len = w.integer("seq_len", 0);
+  const bool sequence_parallel = fixed.sequence_parallel;
 
   YAML::Node zip;
   auto push = [&](const char* key, const auto& value) { zip[key].push_back(value); };

@@ -4,11 +4,9 @@
 
 #include "common/errors.h"
 #include "common/units.h"
-#include "engine/replay.h"
-#include "orrery_version.h"
 #include "results/chrome_trace.h"
 #include "results/h5_store.h"
-#include "scenario/job_report.h"
+#include "scenario/scenario_run.h"
 #include "sweeps/expression.h"
 #include "sweeps/yaml_path.h"
 
@@ -24,45 +22,30 @@ int run_point_detail(const SweepInput& in, const PointDetailArgs& args) {
                      ": give -o FILE.h5 for the point's results (output.file is the sweep's)");
   const SweepPoint& p = in.points[args.index];
   Scenario sc = build_point_scenario(in, p, fresh_base_tree(in));
-  ReplayOptions options;
-  options.record_timeline = true;
-  options.record_flows = !args.trace.empty();
-  options.max_recorded_flows = sc.trace_flows;
-  options.link_usage_bins = sc.link_usage_bins;
-  // Several jobs: each alone as well, for the job table and the cluster's figures the sweep
-  // stored for this point.
-  std::vector<RunResult> alone;
-  if (sc.jobs) alone = replay_jobs_alone(sc, options);
-  RunResult r = replay_isolated(sc.platform, sc.graph, options);
+  RunOptions options;
+  options.isolated = true;
+  options.replay.record_timeline = true;
+  options.replay.record_flows = !args.trace.empty();
+  options.replay.max_recorded_flows = sc.trace_flows;
+  options.replay.link_usage_bins = sc.link_usage_bins;
+  options.created_by = args.created_by;
+  ScenarioRun run = run_scenario(sc, options);
+  const RunResult& r = run.result;
   RunRecord record{in.name + "/" + std::to_string(p.index), p.params, r};
   record.params["sweep.index"] = std::to_string(p.index);
   record.params["sweep.hash"] = hash_hex(p.hash);
-  std::vector<JobRecord> jobs;
-  std::vector<std::pair<std::string, double>> figures;
-  if (sc.jobs) {
-    const JobsOutcome o = job_outcomes(sc, r, alone);
-    figures = cluster_metrics(cluster_figures(sc, r, o));
-    for (const auto& [name, value] : figures) record.params[name] = format_number(value);
-    jobs = o.jobs;
-  }
+  // The figures the sweep stored for this point, stored the same way.
+  for (const auto& [name, value] : run.metrics) record.params[name] = format_number(value);
   // The point's own scenario, so the file explains itself without the sweep.
-  ResultFileMeta meta{p.canonical,
-                      ORRERY_VERSION,
-                      sc.platform_summary,
-                      args.created_by,
-                      device_label(sc.device),
-                      0.0,
-                      0.0,
-                      "",
-                      std::move(jobs)};
-  write_results_h5(args.output, meta, {record}, {&sc.graph});
+  run.meta.scenario_text = p.canonical;
+  write_results_h5(args.output, run.meta, {record}, {&sc.graph});
   if (!args.trace.empty()) write_chrome_trace(args.trace, sc.graph, r);
   if (!args.quiet) {
     std::printf("Point      %lld of %s\n", static_cast<long long>(p.index), in.name.c_str());
     for (const auto& [k, v] : p.params) std::printf("  %s = %s\n", k.c_str(), v.c_str());
     std::printf("Platform   %s\nIteration  %s\nResults    %s\n", sc.platform_summary.c_str(),
-                format_time(summarize_run(r).iteration_time_s).c_str(), args.output.c_str());
-    for (const auto& [name, value] : figures)
+                format_time(run.iteration_s).c_str(), args.output.c_str());
+    for (const auto& [name, value] : run.metrics)
       std::printf("  %s = %s\n", name.c_str(), format_number(value).c_str());
     if (!args.trace.empty()) std::printf("Trace      %s\n", args.trace.c_str());
   }

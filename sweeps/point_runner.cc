@@ -6,10 +6,8 @@
 #include <exception>
 
 #include "common/errors.h"
-#include "engine/replay.h"
 #include "engine/run_result_io.h"
-#include "scenario/job_report.h"
-#include "scenario/llm_figures.h"
+#include "scenario/scenario_run.h"
 
 namespace orrery {
 
@@ -27,24 +25,13 @@ std::string run_point_in_child(SweepInput& in, const SweepPoint& point) {
     ScenarioBuildOptions build;
     build.skip_out_of_memory = true;
     Scenario sc = build_point_scenario(in, point, in.base, build);
-    ReplayOptions options;
-    options.record_timeline = false;
-    if (sc.jobs) {
-      // Each job alone first (in children of its own), then all together: the point's figures
-      // are the cluster's (scenario/job_report.h), its stored run the shared one.
-      const std::vector<RunResult> alone = replay_jobs_alone(sc, options);
-      options.record_timeline = true;
-      RunResult r = replay(sc.platform, sc.graph, options);
-      o.metrics = cluster_metrics(cluster_figures(sc, r, job_outcomes(sc, r, alone)));
-      r.timeline.clear();
-      o.result_bytes = serialize_run_result(r);
-      o.ok = true;
-      return serialize_outcome(o);
-    }
-    RunResult r = replay(sc.platform, sc.graph, options);
-    r.analytical_seconds = sc.analytical_seconds;
-    if (sc.llm) o.metrics = llm_metrics(llm_figures(*sc.llm, r));
-    o.result_bytes = serialize_run_result(r);
+    // The child is this point's own process: replay in place. A jobs scenario replays each job
+    // alone beside it; the point's figures are then the cluster's, its stored run the shared one.
+    RunOptions options;
+    options.replay.record_timeline = false;
+    const ScenarioRun run = run_scenario(sc, options);
+    o.metrics = run.metrics;
+    o.result_bytes = serialize_run_result(run.result);
     o.ok = true;
   } catch (const InfeasibleError& e) {
     o.infeasible = true;

@@ -77,7 +77,7 @@ SweepRunStats coordinate_sweep(SweepInput& in, SweepStore& store, const SweepRun
   ChildPool pool(opt.jobs, opt.cpus);
   std::vector<int> wanted(mpi.size(), 0), outstanding(mpi.size(), 0);
   const int total = static_cast<int>(in.points.size());
-  Progress progress(opt.progress, total, store.points_done());
+  Progress progress(opt.progress, total, store.points_done(), opt.progress_interval_s);
   auto last_write = Clock::now(), last_sync = Clock::now();
   double write_cost = 0;
 

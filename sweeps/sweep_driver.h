@@ -12,6 +12,7 @@
 
 #include "sweeps/mpi_link.h"
 #include "sweeps/sweep_input.h"
+#include "sweeps/progress.h"
 #include "sweeps/sweep_store.h"
 
 namespace orrery {
@@ -20,7 +21,8 @@ struct SweepRunOptions {
   int jobs = 1;                    // children at once on this rank
   std::vector<int> cpus;           // child_cpus(): a CPU per child slot; empty: unbound
   double flush_interval_s = 5;     // rewrite the HDF5 file at most this often while running
-  bool progress = false;           // draw the progress line (rank 0)
+  ProgressMode progress = ProgressMode::kOff;  // rank 0 (sweeps/progress.h)
+  double progress_interval_s = 10;             // kLines: a line at most this often
   std::function<void()> conclude;  // rank 0: every point finished, before the final write
 };
 

@@ -74,7 +74,10 @@ int coordinate(const SweepSessionArgs& args, const SweepHooks& hooks, SweepInput
 
   SweepRunOptions opt = run_options(args, mpi, jobs);
   opt.flush_interval_s = args.flush_interval_s;
-  opt.progress = !args.quiet && ::isatty(STDERR_FILENO);
+  opt.progress = args.quiet                  ? ProgressMode::kOff
+                 : ::isatty(STDERR_FILENO) ? ProgressMode::kTerminal
+                                           : ProgressMode::kLines;
+  opt.progress_interval_s = args.progress_interval_s;
   const int resumed = store.points_done();
   if (hooks.conclude) opt.conclude = [&] { hooks.conclude(in, store); };
   SweepRunStats stats = coordinate_sweep(in, store, opt, mpi);

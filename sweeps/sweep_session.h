@@ -27,6 +27,8 @@ struct SweepSessionArgs {
   bool retry_failed = false;  // run failed points again
   bool quiet = false;
   double flush_interval_s = 5;
+  // When stderr is not a terminal: a progress line at most this often (sweeps/progress.h).
+  double progress_interval_s = 10;
   std::string created_by;  // stored in the file (the command line)
 };
 

@@ -386,3 +386,32 @@ TEST(SweepMpi, TwoRanksShareThePointsAndMatchOneProcess) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// Under mpirun, nohup or Slurm stderr is a file: progress comes as whole lines with points
+// done / total and an ETA, the last one saying every point is done; -q prints none.
+TEST(SweepRun, ProgressLinesWhenStderrIsNotATerminal) {
+  NEED_BINARY();
+  auto dir = make_temp_dir("sweep_run");
+  write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
+  Ran r = run(dir, "sweep " + dir + "/s.yaml -o " + dir + "/out.h5 -j1 --progress-interval 0");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find('\r'), std::string::npos) << "no in-place redraws in a log";
+  EXPECT_NE(r.out.find("sweep: 12/12 done, 0 failed, 0 running, ETA 0:00"), std::string::npos)
+      << r.out;
+  // At interval 0 a line for every count the sweep reached, each once.
+  int lines = 0;
+  for (size_t at = r.out.find("sweep: "); at != std::string::npos;
+       at = r.out.find("sweep: ", at + 1))
+    if (at == 0 || r.out[at - 1] == '\n') ++lines;
+  EXPECT_GE(lines, 2) << r.out;
+  EXPECT_LE(lines, 13) << r.out;
+  Ran quiet = run(dir, "sweep " + dir + "/s.yaml -q --fresh -o " + dir + "/q.h5 -j1");
+  ASSERT_EQ(quiet.status, 0) << quiet.out;
+  EXPECT_EQ(quiet.out.find("sweep: "), std::string::npos) << quiet.out;
+}
+
+}  // namespace
+}  // namespace orrery

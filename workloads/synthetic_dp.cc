@@ -7,25 +7,6 @@
 #include "engine/size_estimate.h"
 
 namespace orrery {
-namespace {
-
-int add_op(ExecutionGraph& g, Op op) {
-  g.ops.push_back(std::move(op));
-  return static_cast<int>(g.ops.size()) - 1;
-}
-
-Op compute(const std::string& name, int dev, double dur, const std::string& phase,
-           std::vector<int> deps) {
-  Op op;
-  op.name = name;
-  op.device = dev;
-  op.duration = dur;
-  op.phase = phase;
-  op.deps = std::move(deps);
-  return op;
-}
-
-}  // namespace
 
 SizeEstimate estimate_data_parallel_size(const DataParallelPattern& p, double gpus) {
   const double n = gpus;
@@ -65,22 +46,14 @@ ExecutionGraph make_data_parallel(const DataParallelPattern& p,
   std::vector<int> last(n, -1);
   for (int i = 0; i < n; ++i) {
     if (p.input_bytes <= 0) continue;
-    Op op;
-    op.name = "input.g" + std::to_string(i);
-    op.device = i;
-    op.stream = {StreamClass::kCopyH2D, 0};
-    op.kind = OpKind::kTransfer;
-    op.src = cpu_device[gpus[i].launch_host];
-    op.dst = i;
-    op.transfer_bytes = p.input_bytes;
-    op.phase = "io";
-    last[i] = add_op(g, op);
+    last[i] = append_transfer(g, "input.g" + std::to_string(i), i, {StreamClass::kCopyH2D, 0},
+                              cpu_device[gpus[i].launch_host], i, p.input_bytes, "io", {});
   }
   auto deps_of = [](int op) { return op < 0 ? std::vector<int>{} : std::vector<int>{op}; };
   for (int l = 0; l < p.layers; ++l)
     for (int i = 0; i < n; ++i)
-      last[i] = add_op(g, compute("fwd" + std::to_string(l) + ".g" + std::to_string(i), i,
-                                  p.forward_time, "forward", deps_of(last[i])));
+      last[i] = append_compute(g, "fwd" + std::to_string(l) + ".g" + std::to_string(i), i, {},
+                               p.forward_time, "forward", deps_of(last[i]));
 
   std::vector<int> ranks(n);
   for (int i = 0; i < n; ++i) ranks[i] = i;
@@ -88,9 +61,8 @@ ExecutionGraph make_data_parallel(const DataParallelPattern& p,
   for (int l = p.layers - 1; l >= 0; --l) {
     std::vector<std::vector<int>> grad_ready(n);
     for (int i = 0; i < n; ++i) {
-      last[i] =
-          add_op(g, compute("bwd" + std::to_string(l) + ".g" + std::to_string(i), i,
-                            p.forward_time * p.backward_factor, "backward", deps_of(last[i])));
+      last[i] = append_compute(g, "bwd" + std::to_string(l) + ".g" + std::to_string(i), i, {},
+                               p.forward_time * p.backward_factor, "backward", deps_of(last[i]));
       grad_ready[i] = {last[i]};
     }
     if (n == 1) {
@@ -113,7 +85,7 @@ ExecutionGraph make_data_parallel(const DataParallelPattern& p,
     deps.push_back(last[i]);
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    add_op(g, compute("update.g" + std::to_string(i), i, p.update_time, "optimizer", deps));
+    append_compute(g, "update.g" + std::to_string(i), i, {}, p.update_time, "optimizer", deps);
   }
   return g;
 }

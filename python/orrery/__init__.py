@@ -48,10 +48,38 @@ class RunResult:
     num_devices: int  # devices of the execution graph (GPUs, and CPUs that feed them)
     num_ops: int  # ops of the execution graph
     workload: str  # model workloads: model, batch, strategy, pricing; "" otherwise
-    iteration_time_s: float  # simulated time of one iteration (the makespan)
-    # The PAI analytical estimate of the same step (`orrery run --analytical`); None where it
-    # does not apply (workloads that are not models, SimGrid XML platforms).
+    # Simulated time of one iteration: the run's length over its iterations (a scenario of
+    # several jobs: when the last job ended; each job's own iteration times are in `jobs`).
+    iteration_time_s: float
+    iterations: int  # training steps simulated one after the other (strategy.iterations)
+    makespan_s: float  # simulated time of the whole run, all iterations
+    # The PAI analytical estimate of the same step, computed only when asked (run(...,
+    # analytical=True), `orrery run --analytical`, or output.analytical: true); None otherwise
+    # and where it does not apply (workloads that are not models, SimGrid XML platforms).
     analytical_s: Optional[float]
+    # Language-model workloads (None otherwise), what `orrery run` prints under "Throughput",
+    # "Time per GPU" and "Memory": gpus, tokens_per_iteration, model_flops_per_iteration,
+    # tokens_per_s (all GPUs), tokens_per_s_per_gpu, tflops_per_gpu, mfu (a fraction) and
+    # mfu_basis (the precision of the dense peak it is against: "bf16", "fp8", "fp4"),
+    # peak_flops_per_gpu; time_per_gpu (seconds of an average GPU's iteration, adding up to it:
+    # compute_s, recompute_s, tp_exposed_s, ep_exposed_s, cp_exposed_s, pp_exposed_s,
+    # dp_exposed_s, bubble_s); fits, memory (the verdict line), peak_memory_bytes,
+    # memory_capacity_bytes, memory_per_stage_bytes (a list, the first pipeline stage first);
+    # train_tokens, train_days, gpu_hours (0 unless workload.train_tokens is given).
+    llm: Optional[Dict[str, Any]]
+    # Scenarios of several jobs (None otherwise): the job table, one dict per placed job: name,
+    # placement, gpus, hosts, workload, iteration_times_s, mean_s, min_s, max_s, stdev_s,
+    # alone_mean_s (the job replayed alone on the same GPUs), slowdown (mean_s / alone_mean_s),
+    # end_s.
+    jobs: Optional[List[Dict[str, Any]]]
+    job_workloads: List[str]  # each placed job's workload line, as `orrery run` lists them
+    # The cluster's figures (None without jobs): placed, unplaced (jobs left out, and why),
+    # gpus, gpus_used, fragmented_gpus, gpu_batches_per_s, iterations_per_s, mean_slowdown,
+    # max_slowdown, gpu_utilization (a fraction).
+    cluster: Optional[Dict[str, Any]]
+    # The figures a sweep stores with this run as a point, by name ("llm.tokens_per_s",
+    # "jobs.gpu_batches_per_s", ...): docs/sweeps.md lists them.
+    metrics: Dict[str, float]
     # Mean seconds per device by category, keyed like the /runs columns of a results file:
     # compute_s, memory_bound_s, idle_s, comm_s, exposed_comm_s, io_s, host_s.
     times: Dict[str, float]
@@ -103,7 +131,7 @@ def _assignments(overrides):
     return [str(o) for o in overrides]
 
 
-def run(scenario, overrides=None, base_dir=None) -> RunResult:
+def run(scenario, overrides=None, base_dir=None, analytical=False) -> RunResult:
     """Simulates one iteration of `scenario` and returns what `orrery run` prints about it.
 
     scenario:  a scenario file (str or path-like), the name of a scenario Orrery ships
@@ -115,6 +143,8 @@ def run(scenario, overrides=None, base_dir=None) -> RunResult:
     base_dir:  dict scenarios only: the folder relative file names in it (graph files, Chakra
                traces, profiles) resolve against; default the current directory. A scenario
                file's names resolve against the file's folder, as in `orrery run`.
+    analytical: also compute the PAI analytical estimate (analytical_s), as
+               `orrery run --analytical` does.
 
     Raises InputError (a ValueError) with the message `orrery run` prints when the scenario,
     an override or a file it names is wrong, and RuntimeError when the simulation itself fails.
@@ -128,12 +158,12 @@ def run(scenario, overrides=None, base_dir=None) -> RunResult:
         # scenario text stored with results).
         text = json.dumps(scenario, indent=2, default=_plain)
         origin = os.path.join(os.fspath(base_dir), "<scenario dict>")
-        raw = _run_text(text, origin, assignments)
+        raw = _run_text(text, origin, assignments, bool(analytical))
     elif isinstance(scenario, (str, os.PathLike)):
         if base_dir is not None:
             raise TypeError("orrery.run: base_dir applies to dict scenarios; a scenario file's "
                             "paths resolve against its own folder")
-        raw = _run_file(os.fspath(scenario), assignments)
+        raw = _run_file(os.fspath(scenario), assignments, bool(analytical))
     else:
         raise TypeError("orrery.run: scenario is a file path or a dict, not a %s"
                         % type(scenario).__name__)

@@ -554,17 +554,8 @@ class Importer {
 
   int add_compute(int r, int p, Stream stream, const std::string& phase, double duration,
                   double flops, double bytes) {
-    Op op;
-    op.name = op_name(r, p);
-    op.device = r;
-    op.stream = stream;
-    op.duration = duration;
-    op.flops = flops;
-    op.bytes = bytes;
-    op.phase = phase;
-    op.deps = dep_ops(r, p);
-    g_.ops.push_back(std::move(op));
-    return static_cast<int>(g_.ops.size()) - 1;
+    return append_compute(g_, op_name(r, p), r, stream, duration, phase, dep_ops(r, p), flops,
+                          bytes);
   }
 
   void process(int r, int p) {

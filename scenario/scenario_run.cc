@@ -1,0 +1,60 @@
+#include "scenario/scenario_run.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "orrery_version.h"
+
+namespace orrery {
+namespace {
+
+ResultFileMeta meta_of(const Scenario& sc, const RunOptions& options) {
+  ResultFileMeta meta;
+  meta.scenario_text = sc.text;
+  meta.orrery_version = ORRERY_VERSION;
+  meta.platform_description = sc.platform_summary;
+  meta.created_by = options.created_by;
+  meta.device = device_label(sc.device);
+  if (sc.llm) {
+    meta.tokens_per_iteration = sc.llm->tokens;
+    meta.model_flops_per_iteration = sc.llm->model_flops;
+    meta.memory = sc.llm->memory;
+  }
+  return meta;
+}
+
+}  // namespace
+
+ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
+  ScenarioRun run;
+  ReplayOptions replay_options = options.replay;
+  // Each job alone runs in a child beside this replay (the child forks before this process
+  // starts its engine: replay() runs once per process); iteration ends come from the timeline.
+  std::optional<ChildRun> alone_runs;
+  if (sc.jobs) {
+    alone_runs.emplace(start_jobs_alone(sc, replay_options));
+    replay_options.record_timeline = true;
+  }
+  run.result = options.isolated ? replay_isolated(sc.platform, sc.graph, replay_options)
+                                : replay(sc.platform, sc.graph, replay_options);
+  RunResult& r = run.result;
+  r.analytical_seconds = sc.analytical ? sc.analytical_seconds : 0.0;
+  r.iterations = std::max(1, sc.iterations);
+  run.iteration_s = r.makespan / r.iterations;
+  run.meta = meta_of(sc, options);
+  if (sc.llm) {
+    run.llm = llm_figures(*sc.llm, r);
+    run.metrics = llm_metrics(*run.llm);
+  }
+  if (alone_runs) {
+    const std::vector<RunResult> alone = finish_jobs_alone(*alone_runs);
+    run.jobs = job_outcomes(sc, r, alone);
+    run.cluster = cluster_figures(sc, r, *run.jobs);
+    run.metrics = cluster_metrics(*run.cluster);
+    run.meta.jobs = run.jobs->jobs;
+    if (!options.replay.record_timeline) r.timeline.clear();
+  }
+  return run;
+}
+
+}  // namespace orrery

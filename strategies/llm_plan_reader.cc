@@ -1,0 +1,57 @@
+#include "strategies/llm_plan_reader.h"
+
+#include <string>
+#include <utility>
+
+#include "common/errors.h"
+
+namespace orrery {
+
+ParallelPlan read_llm_plan(const YamlMap& w, const YamlMap& s, MemoryOptions* memory) {
+  ParallelPlan p;
+  const std::string type = s.str("type", "llm");
+  if (type != "llm")
+    s.fail("type",
+           "a language-model workload runs the llm strategy (its plan keys), got \"" + type + "\"");
+  p.tp = s.integer("tp", 1);
+  p.pp = s.integer("pp", 1);
+  p.cp = s.integer("cp", 1);
+  p.ep = s.integer("ep", 1);
+  for (const auto& [key, degree] :
+       {std::pair{"tp", p.tp}, std::pair{"pp", p.pp}, std::pair{"cp", p.cp}, std::pair{"ep", p.ep}})
+    if (degree < 1) s.fail(key, "must be at least 1");
+  p.sequence_parallel = s.boolean("sequence_parallel", false);
+  const std::string schedule = s.str("schedule", "1f1b");
+  if (!parse_pipeline_schedule(schedule, &p.schedule))
+    s.fail("schedule", "expected " + pipeline_schedule_choices() + ", got \"" + schedule + "\"");
+  p.virtual_stages = s.integer("virtual_stages", 1);
+  p.account_for_embedding_and_loss = s.boolean("account_for_embedding_and_loss", false);
+  p.zero = s.integer("zero", 0);
+  const std::string recompute = s.str("recompute", "none");
+  if (!parse_recompute(recompute, &p.recompute))
+    s.fail("recompute", "expected " + recompute_choices() + ", got \"" + recompute + "\"");
+  const std::string precision = s.str("precision", "bf16");
+  if (!parse_precision(precision, &p.precision))
+    s.fail("precision", "expected " + precision_choices() + ", got \"" + precision + "\"");
+  p.flash_attention = s.boolean("flash_attention", true);
+  p.capacity_factor = s.number("capacity_factor", 1.0);
+  p.grad_bucket_bytes = s.size("bucket", 0.0);
+  if (p.grad_bucket_bytes > 0) memory->bucket_bytes = p.grad_bucket_bytes;
+  memory->reserved_bytes = s.size("reserved", memory->reserved_bytes);
+  if (memory->reserved_bytes < 0) s.fail("reserved", "must not be negative");
+  p.micro_batch = w.integer("micro_batch", 1);
+  p.global_batch = w.integer("global_batch", 0);
+  p.seq_len = w.integer("seq_len", 0);
+  return p;
+}
+
+void set_data_parallel(const YamlMap& s, int gpus, ParallelPlan* p) {
+  const int model_parallel = p->tp * p->pp * p->cp;
+  if (gpus % model_parallel != 0)
+    throw InfeasibleError(
+        s.origin() + ": strategy.tp: tp x pp x cp = " + std::to_string(model_parallel) +
+        " must divide the " + std::to_string(gpus) + " GPUs (data parallelism takes the rest)");
+  p->dp = gpus / model_parallel;
+}
+
+}  // namespace orrery
