@@ -89,6 +89,22 @@ void print_search(const SearchState& st, const SweepInput& in, const std::string
     const std::string own = own_axes(in, in.points[r.index]);
     std::printf("%s%s\n", own.empty() ? "" : "  ", own.c_str());
   }
+  // Plans over several systems (the scenario's own axes: presets, GPUs, networks): the table
+  // above may be one system's top plans only, so each system's best is listed as well.
+  std::vector<std::pair<std::string, const LlmPlanRow*>> best;  // in rank order of their bests
+  for (const LlmPlanRow& r : st.rows) {
+    const std::string own = own_axes(in, in.points[r.index]);
+    bool seen = false;
+    for (const auto& b : best) seen = seen || b.first == own;
+    if (!seen) best.emplace_back(own, &r);
+  }
+  if (best.size() > 1) {
+    std::printf("\nBest plan of each system (the scenario's own axes):\n");
+    for (const auto& [own, r] : best)
+      std::printf("  %4d  %-43s %9s %10.0f %5.1f%%  %s\n", r->rank, plan_text(*r).c_str(),
+                  seconds(r->figures.iteration_s).c_str(), r->figures.tokens_per_s,
+                  100 * r->figures.mfu, own.c_str());
+  }
   std::printf(
       "\nTP includes the context-parallel exchanges and expert-parallel all-to-alls; exposed "
       "communication is what compute waits "

@@ -6,26 +6,38 @@ and optimizer ops with Orrery op types (workloads/op_counts.h), input/output sha
 parameters each forward op owns, the weight gradient each backward op produces, and the data
 dependencies between ops. `orrery workload show FILE` summarizes it.
 
-How: the step runs once on CPU under a TorchDispatchMode, which sees every ATen operator that
-forward and autograd's backward execute, with real shapes. Each operator maps to an Orrery op
-type (views and tensor factories are free and dropped; unknown operators become "elementwise"
-and are listed on stderr). Dependencies follow tensor storage: an op depends on the ops that
-last wrote the storages it reads. Module hooks name the layer of forward ops; autograd node
-hooks name the layer of backward ops. The optimizer is not traced: one update op per parameter
-tensor (sgd_update, momentum_update or adam_update) follows the op that produced its gradient.
+How: the step runs once under a TorchDispatchMode, which sees every ATen operator that forward
+and autograd's backward execute, with their shapes. The step runs on fake tensors (torch's
+FakeTensorMode: CPU tensors with shapes and no data), so nothing is computed and a large model
+exports in seconds; an operator without a shape-only kernel runs on zero-filled CPU tensors,
+and a step whose control flow needs values (`.item()`, data-dependent shapes) is traced again
+on real CPU tensors, each with a note on stderr. --real and --calls trace on real tensors.
+Each operator maps to an Orrery op type (views and tensor factories are free and dropped;
+unknown operators become "elementwise" and are listed on stderr). Dependencies follow tensor
+storage: an op depends on the ops that last wrote the storages it reads. Module hooks name the
+layer of forward ops; autograd node hooks name the layer of backward ops. The optimizer is not
+traced: one update op per parameter tensor (sgd_update, momentum_update or adam_update)
+follows the op that produced its gradient.
 
 MODEL is builtin:mlp, builtin:small_cnn, or FILE.py:FUNCTION where FUNCTION(batch) returns
 (model, inputs, loss_fn): inputs a tensor or a tuple of tensors passed to model(*inputs), and
 loss_fn(outputs) a scalar loss. Run with Debian's interpreter: /usr/bin/python3 (python3-torch).
 
 Limits: CPU kernels stand in for GPU kernels (the same ATen operators and shapes, but fused
-GPU kernels such as cuDNN's LSTM appear as their CPU decomposition); the trace runs the real
-step, so it needs the memory of one CPU training step at the chosen --batch.
+GPU kernels such as cuDNN's LSTM appear as their CPU decomposition); a trace on real tensors
+needs the memory and time of one CPU training step at the chosen --batch. A torch without
+F.scaled_dot_product_attention (Debian's 1.13) gets one that computes softmax(QK^T/sqrt(d))V
+explicitly, so models written for torch 2 trace (as bmm, softmax, bmm).
+
+The file's hyper "input_bytes" is what the model's inputs take (the tensors passed to model()):
+the per-step host-to-device copy. Parameters and buffers live on the device and are not copied.
 """
 
 import argparse
+import copy
 import importlib.util
 import json
+import math
 import sys
 from collections import Counter, OrderedDict
 
@@ -33,12 +45,18 @@ try:
     import torch
     import torch.nn as nn
     from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_map
 except ImportError as e:  # pragma: no cover - depends on the machine
     sys.stderr.write("export_pytorch_graph: needs PyTorch (Debian: apt install python3-torch; "
                      "run with /usr/bin/python3): %s\n" % e)
     sys.exit(2)
 
 import aten_calls_file  # noqa: E402  (needs torch; beside this script)
+
+try:
+    import torch._subclasses.fake_tensor as fake_tensor
+except ImportError:  # pragma: no cover - a torch before 1.13
+    fake_tensor = None
 
 aten = torch.ops.aten
 
@@ -86,6 +104,45 @@ def builtin_small_cnn(batch):
 BUILTINS = {"mlp": builtin_mlp, "small_cnn": builtin_small_cnn}
 
 
+# --- Attention on a torch without F.scaled_dot_product_attention ---------------------------
+
+def explicit_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                       scale=None):
+    """F.scaled_dot_product_attention as its documented reference computes it: softmax(Q K^T /
+    sqrt(d) + mask) V, which traces as bmm, softmax and bmm (torch 2's fused kernels would be
+    one operator Orrery has no type for)."""
+    if not explicit_attention.noted:
+        explicit_attention.noted = True
+        sys.stderr.write("export_pytorch_graph: torch %s has no "
+                         "F.scaled_dot_product_attention: traced as softmax(QK^T/sqrt(d))V "
+                         "(bmm, softmax, bmm)\n" % torch.__version__)
+    scale = 1 / math.sqrt(query.size(-1)) if scale is None else scale
+    scores = query @ key.transpose(-2, -1) * scale
+    if is_causal:
+        keep = torch.ones(query.size(-2), key.size(-2), dtype=torch.bool,
+                          device=query.device).tril()
+        scores = scores.masked_fill(~keep, float("-inf"))
+    if attn_mask is not None:
+        scores = scores.masked_fill(~attn_mask, float("-inf")) \
+            if attn_mask.dtype == torch.bool else scores + attn_mask
+    weights = torch.softmax(scores, dim=-1)
+    if dropout_p > 0:
+        weights = torch.dropout(weights, dropout_p, True)
+    return weights @ value
+
+
+explicit_attention.noted = False
+
+
+def install_attention_fallback():
+    """Models written for torch 2 call F.scaled_dot_product_attention; Debian's torch 1.13 has
+    none. Returns whether the fallback was installed."""
+    if hasattr(nn.functional, "scaled_dot_product_attention"):
+        return False
+    nn.functional.scaled_dot_product_attention = explicit_attention
+    return True
+
+
 # --- Operator mapping ---------------------------------------------------------------------
 
 def name_of(func):
@@ -104,7 +161,7 @@ FACTORY_OPS = {"zeros", "ones", "empty", "full", "scalar_tensor", "zeros_like", 
                "arange", "empty_strided", "randn", "rand", "randint", "normal_", "uniform_",
                "bernoulli_", "_local_scalar_dense", "is_nonzero", "equal", "sym_size",
                "sym_stride", "sym_numel", "_has_compatible_shallow_copy_type",
-               "new_empty_strided"}
+               "new_empty_strided", "device"}
 # In-place random fills of an existing tensor: listed as factories (free) when they initialise
 # tensors, but inside a step they are kernels: CPU dropout is empty_like + bernoulli_ + div_ + mul
 # (ATen's _dropout_impl; native_dropout is CUDA-only in torch 1.13), and the RNG pass costs about
@@ -130,6 +187,7 @@ SIMPLE = {  # ATen name -> (Orrery type, which tensor args are the inputs)
     "mse_loss_backward": "elementwise", "sgn": "elementwise", "abs": "elementwise",
     "eq": "elementwise", "ne": "elementwise", "gt": "elementwise", "lt": "elementwise",
     "ge": "elementwise", "le": "elementwise", "bitwise_not": "elementwise",
+    "tril": "elementwise", "triu": "elementwise",
 }
 
 
@@ -154,9 +212,14 @@ def shape(t):
     return [int(d) for d in t.shape]
 
 
+def is_fake(t):
+    return fake_tensor is not None and isinstance(t, fake_tensor.FakeTensor)
+
+
 def storage_key(t):
     try:
-        return t.storage().data_ptr()
+        # Fake storages have no data (every data_ptr is 0): the storage object tells them apart.
+        return t.storage()._cdata if is_fake(t) else t.storage().data_ptr()
     except Exception:  # sparse or storage-less tensors
         return id(t)
 
@@ -305,10 +368,34 @@ class Tracer(TorchDispatchMode):
         self.owned = set()
         self.unknown = Counter()
         self.loss_op = None       # the op that produced the loss
+        self.fake = None          # the FakeTensorMode the step runs in (trace(fake=True))
+        self.lifted = {}          # id -> fake tensor made from a real one (kept alive)
+
+    def to_fake(self, t):
+        """A real tensor the step meets (labels the loss closes over, a constant made in forward)
+        as the fake tensor the fake mode keeps for it."""
+        if not isinstance(t, torch.Tensor) or is_fake(t):
+            return t
+        f = self.fake.from_tensor(t)
+        if id(f) not in self.lifted:
+            self.lifted[id(f)] = f
+            self.producer.pop(storage_key(f), None)
+        return f
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        out = func(*args, **kwargs)
+        if self.fake is None:
+            out = func(*args, **kwargs)
+        else:
+            args, kwargs = tree_map(self.to_fake, (args, kwargs))
+            with self.fake:
+                out = func(*args, **kwargs)
+        # A fresh tensor may reuse the storage of a freed one: forget that one's writer. (Fake
+        # storages are told apart by their address, which the allocator reuses at once.)
+        in_keys = {storage_key(t) for t in tensors_in(args) + tensors_in(kwargs)}
+        for t in tensors_in(out):
+            if storage_key(t) not in in_keys:
+                self.producer.pop(storage_key(t), None)
         mapped = map_op(func, args, out)
         if mapped == "unknown":
             ins = tensors_in(args)
@@ -321,10 +408,6 @@ class Tracer(TorchDispatchMode):
                        "output": shape(outs[0]) if outs else [], "attrs": {}, "outs": outs,
                        "reads": ins}]
         if not mapped:
-            if name_of(func) in FACTORY_OPS:
-                # A fresh tensor may reuse the storage of a freed one: forget that one's writer.
-                for t in tensors_in(out):
-                    self.producer.pop(storage_key(t), None)
             return out
         for m in mapped:
             self.record(func, m)
@@ -384,17 +467,28 @@ def walk_graph(roots):
     return order
 
 
-def trace(model, inputs, loss_fn, optimizer, make_tracer=None):
+def trace(model, inputs, loss_fn, optimizer, make_tracer=None, fake=False):
     """Traces one training step; `make_tracer(param_owner)` builds the dispatch mode (default:
-    Tracer; CallRecorder also keeps the ATen call behind every op)."""
+    Tracer; CallRecorder also keeps the ATen call behind every op). With `fake`, a copy of the
+    model and the inputs become fake tensors first (shapes only: nothing is computed, and an
+    operator whose result needs values raises); the model itself is left as it was."""
     if isinstance(inputs, torch.Tensor):
         inputs = (inputs,)
+    mode = None
+    if fake:
+        # Not the meta device: ATen takes CPU-only paths on fake CPU tensors (an LSTM projects
+        # all time steps' inputs at once on CPU), so the graph is the real step's.
+        mode = fake_tensor.FakeTensorMode(throw_on_data_dependent_ops=True)
+        with fake_tensor.FakeCopyMode(mode):
+            model = copy.deepcopy(model)
+        inputs = tuple(mode.from_tensor(t) if isinstance(t, torch.Tensor) else t for t in inputs)
     model.train()
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     owner = {storage_key(p): (n, p) for n, p in params}
     param_layer = {id(p): n.rsplit(".", 1)[0] if "." in n else "" for n, p in params}
     node_layer = {}
     tracer = (make_tracer or Tracer)(owner)
+    tracer.fake = mode
 
     names = {m: n for n, m in model.named_modules()}
     # Autograd nodes get a discovery number when first seen; a module's nodes are those first
@@ -697,6 +791,15 @@ def to_json(name, batch, hyper, ops):
     return text
 
 
+def counting_fallback(run_fallback_kernel, computed):
+    """FakeTensorMode runs an operator without a shape-only kernel on real zero-filled tensors:
+    counts them, to say so."""
+    def run(fake_mode, func, *rest):
+        computed[name_of(func)] += 1
+        return run_fallback_kernel(fake_mode, func, *rest)
+    return run
+
+
 def load_factory(spec):
     if spec.startswith("builtin:"):
         key = spec.split(":", 1)[1]
@@ -728,22 +831,51 @@ def main(argv=None):
     ap.add_argument("--name", help="model name in the file (default: the builtin or function)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--calls", help="also save the ATen calls behind every op here (a file that "
-                    "loads without running code; for scripts/profile_ops.py --calls)")
+                    "loads without running code; for scripts/profile_ops.py --calls); traces "
+                    "on real tensors, whose index and label values the file keeps")
+    ap.add_argument("--real", action="store_true", help="trace on real CPU tensors (computes "
+                    "the step) rather than on fake ones (shapes only)")
     a = ap.parse_args(argv)
     if a.batch < 1:
         ap.error("--batch must be >= 1")
+    install_attention_fallback()
     torch.manual_seed(a.seed)
     factory, default_name = load_factory(a.model)
     model, inputs, loss_fn = factory(a.batch)
+    # What the step copies from the host: the inputs alone. Without it, a reader would take the
+    # first op's first input, which for a language model is its embedding table.
+    input_bytes = sum(t.numel() * t.element_size() for t in tensors_in(inputs))
     recorder = []
     make = (lambda owner: recorder.append(CallRecorder(owner)) or recorder[-1]) if a.calls \
         else None
-    ops, unknown, nparams = trace(model, inputs, loss_fn, a.optimizer, make)
+    fake = not (a.real or a.calls)
+    if fake and fake_tensor is None:
+        sys.stderr.write("export_pytorch_graph: torch %s has no FakeTensorMode: tracing on real "
+                         "CPU tensors\n" % torch.__version__)
+        fake = False
+    computed = Counter()
+    if fake:
+        fake_tensor.run_fallback_kernel = counting_fallback(fake_tensor.run_fallback_kernel,
+                                                            computed)
+    try:
+        ops, unknown, nparams = trace(model, inputs, loss_fn, a.optimizer, make, fake)
+    except Exception as e:
+        if not fake:
+            raise
+        why = (str(e).strip().split("\n") or [""])[0][:200]
+        sys.stderr.write("export_pytorch_graph: the step does not trace on fake tensors (%s: %s); "
+                         "tracing it on real CPU tensors\n" % (type(e).__name__, why))
+        computed.clear()
+        ops, unknown, nparams = trace(model, inputs, loss_fn, a.optimizer, make)
+    if computed:
+        sys.stderr.write("export_pytorch_graph: torch %s has no shape-only kernel for %s: run on "
+                         "zero-filled CPU tensors\n" % (torch.__version__, ", ".join(
+                             "%s x%d" % kv for kv in sorted(computed.items()))))
     if a.calls:
         write_calls(a.calls, a.name or default_name, recorder[0], ops, a.optimizer,
                     [(n, p) for n, p in model.named_parameters() if p.requires_grad])
     hyper = OrderedDict([("source", a.model), ("optimizer", a.optimizer),
-                         ("torch", torch.__version__)])
+                         ("torch", torch.__version__), ("input_bytes", input_bytes)])
     with open(a.output, "w") as f:
         f.write(to_json(a.name or default_name, a.batch, hyper, ops))
     if unknown:

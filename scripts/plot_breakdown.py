@@ -32,13 +32,14 @@ MIN_SHARE_SHOWN = 0.5  # percent: a part below this in every bar is listed, not 
 LABEL_WIDTH = 22  # characters per line of a bar's label
 
 
-def label_of(row, keys, width=LABEL_WIDTH):
+def label_of(row, keys, attrs, width=LABEL_WIDTH):
     """One line per varying key, "name: value", wrapped so no line is long."""
     if not keys:
         return str(row["index"])
+    fabric = pc.fabric_kind([row], attrs) if "platform.server.nic.bandwidth" in keys else None
     lines = []
     for k in keys:
-        lines += textwrap.wrap(f"{pc.friendly(k)}: {row['params'].get(k, '')}", width,
+        lines += textwrap.wrap(f"{pc.friendly(k, fabric)}: {row['params'].get(k, '')}", width,
                                break_on_hyphens=False, break_long_words=False)
     return "\n".join(lines)
 
@@ -62,12 +63,13 @@ def main():
     ap.add_argument("--title", default=None)
     args = ap.parse_args()
 
-    rows = [r for r in pc.filter_rows(pc.load(args.file)[0], args.where) if r["ok"]]
+    all_rows, _, attrs = pc.load(args.file)
+    rows = [r for r in pc.filter_rows(all_rows, args.where) if r["ok"]]
     if not rows:
         pc.fail("no successful run to plot")
     rows = rows[: args.max]
     keys = args.label.split(",") if args.label else pc.varying_keys(rows)
-    labels = [label_of(r, keys) for r in rows]
+    labels = [label_of(r, keys, attrs) for r in rows]
     sums = [sum(r[c] for c, _, _ in PARTS) for r in rows]
     parts = [p for p in PARTS
              if any(s > 0 and 100 * r[p[0]] / s >= MIN_SHARE_SHOWN for r, s in zip(rows, sums))]
@@ -77,7 +79,7 @@ def main():
         return max(0.9, 0.062 * max(len(ln) for lb in labels for ln in lb.split("\n")) + 0.1)
 
     if per_bar(labels) * len(rows) > 12:  # many bars: narrower, taller labels
-        labels = [label_of(r, keys, 15) for r in rows]
+        labels = [label_of(r, keys, attrs, 15) for r in rows]
 
     fig, ax = plt.subplots(figsize=(max(7.5, per_bar(labels) * len(rows) + 3.5), 5.2))
     bottom = [0.0] * len(rows)

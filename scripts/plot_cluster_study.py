@@ -8,7 +8,8 @@
 Reads a sweep of a job-mix scenario (docs/shared-clusters.md) with named axes: the platform
 (--axis, default "network": one bar each, the first label of the file the baseline), the job
 set (--sets, default "job_set": the points averaged over) and optionally a grouping axis
-(--group, default "placement" when the sweep has it: one colour each). Three panels, from the
+(--group: one colour each; by default "placement" when the sweep has it and it is not --axis,
+else the one named axis left, so --axis placement colours the networks). Three panels, from the
 "jobs.*" figures each point stores: the cluster's throughput (GPU-batches/s: the sum over jobs
 of GPUs / mean iteration time) relative to the baseline platform under the grouping axis's first
 label, on the same job set (so groups compare with each other too); the mean slowdown of jobs against their runs alone, and GPU utilization (compute-busy share of all GPUs).
@@ -40,15 +41,24 @@ def main():
     ap.add_argument("-o", "--output", default="cluster-study.png")
     ap.add_argument("--axis", default="network", help="named axis of the platforms (bars)")
     ap.add_argument("--sets", default="job_set", help="named axis of the job sets (averaged)")
-    ap.add_argument("--group", default="placement",
-                    help="named axis drawn as colours, if the sweep has it")
+    ap.add_argument("--group", help="named axis drawn as colours (default: placement if the "
+                    "sweep has it and it is not --axis, else the one named axis left)")
     ap.add_argument("--table", action="store_true", help="print the numbers as a Markdown table")
     args = ap.parse_args()
 
     rows, sweep, attrs = pc.load(args.file)
     scenario = yaml.safe_load(attrs.get("scenario", "")) or {}
     named = pc.require_named_axes(args.file, sweep, (args.axis, args.sets))
-    group = args.group if args.group in named else None
+    rest = [a for a in named if a not in (args.axis, args.sets)]
+    if args.group:
+        group = args.group if args.group in rest else None
+    else:
+        group = "placement" if "placement" in rest else (rest[0] if len(rest) == 1 else None)
+    # A named axis neither drawn nor averaged would put several points on one bar of one set.
+    left = [a for a in rest if a != group]
+    if left:
+        pc.fail(f"{args.file}: its points also vary over the named axis "
+                f"{', '.join(left)}: give it as --group (or --axis)")
     pc.require_all_ran(args.file, rows)
     if not rows or "jobs.gpu_batches_per_s" not in rows[0]["params"]:
         pc.fail(f"{args.file}: its points have no jobs.* figures (not a sweep of a jobs or "

@@ -2,10 +2,13 @@
 
 Run the scripts with Debian's /usr/bin/python3 (python3-h5py, python3-matplotlib).
 """
+import copy
+import os
 import re
 import sys
 
 import h5py
+import yaml
 
 # Unit suffixes of scenario values (common/units.cc), to base units: bytes/s, bytes, s, flop/s.
 _UNITS = {
@@ -20,9 +23,8 @@ _UNITS = {
 }
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(\S*)\s*$")
 
-# Short names of the keys the studies sweep, for legends.
+# Short names of the keys the studies sweep, for legends (the NIC's: fabric_kind).
 FRIENDLY = {
-    "platform.server.nic.bandwidth": "Ethernet",
     "platform.server.pcie.bandwidth": "PCIe",
     "platform.server.gpu.flops": "GPU FLOP/s",
     "platform.server.gpu.mem_bw": "GPU memory",
@@ -43,8 +45,83 @@ def quantity(text):
     return value * _UNITS[unit] if unit in _UNITS else None
 
 
-def friendly(key):
+# The NIC bandwidth's name per fabric kind (platforms/platform_spec.cc accepts these three).
+FABRICS = {"ethernet": "Ethernet", "roce": "RoCE", "infiniband": "InfiniBand"}
+PRESETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "platforms", "presets")
+
+
+def friendly(key, fabric=None):
+    """A legend's name for `key`; the NIC bandwidth is named after `fabric` (fabric_kind), or
+    "NIC bandwidth" when that is not known."""
+    if key == "platform.server.nic.bandwidth":
+        return FABRICS.get(fabric, "NIC bandwidth")
     return FRIENDLY.get(key, ".".join(key.split(".")[-2:]))
+
+
+def fabric_kind(rows, attrs):
+    """The fabric kind (ethernet, roce or infiniband) of the platform of every one of `rows`,
+    from the scenario the file stores, its --set overrides, the sweep's values for each row and
+    the presets' files; None when the rows' kinds differ or one cannot be known (a SimGrid XML
+    platform, a preset not found)."""
+    text = attrs.get("scenario", "")
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    sweep = doc.pop("sweep", None)
+    named = sweep.get("named") if isinstance(sweep, dict) else None
+    for line in text.splitlines():  # the overrides, as the file records them
+        if line.startswith("# --set "):
+            key, _, value = line[len("# --set "):].partition("=")
+            _set_at_path(doc, key.strip(), _yaml_value(value))
+    kinds = set()
+    for r in rows or [{"params": {}}]:
+        point = copy.deepcopy(doc)
+        for axis, labels in (named if isinstance(named, dict) else {}).items():
+            label = labels.get(r["params"].get(axis)) if isinstance(labels, dict) else None
+            for key, value in (label if isinstance(label, dict) else {}).items():
+                _set_at_path(point, key, value)
+        for key, value in r["params"].items():  # grid, zip and plan values
+            if key.split(".")[0] == "platform":
+                _set_at_path(point, key, _yaml_value(value))
+        kinds.add(_platform_fabric(point.get("platform")))
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _platform_fabric(platform):
+    if not isinstance(platform, dict) or "xml" in platform:
+        return None
+    fabric = platform.get("fabric")
+    if isinstance(fabric, dict) and fabric.get("kind"):
+        return str(fabric["kind"])
+    if not platform.get("preset"):
+        return "ethernet"  # FabricSpec's default (platforms/platform_spec.h)
+    try:
+        with open(os.path.join(PRESETS, str(platform["preset"]) + ".yaml")) as f:
+            preset = yaml.safe_load(f)
+    except (OSError, yaml.YAMLError):
+        return None
+    fabric = preset.get("fabric") if isinstance(preset, dict) else None
+    return str((fabric if isinstance(fabric, dict) else {}).get("kind", "ethernet"))
+
+
+def _set_at_path(tree, key, value):
+    """tree["a"]["b"] = value for key "a.b", making the mappings on the way."""
+    parts = key.split(".")
+    for part in parts[:-1]:
+        if not isinstance(tree.get(part), dict):
+            tree[part] = {}
+        tree = tree[part]
+    tree[parts[-1]] = value
+
+
+def _yaml_value(text):
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
 
 
 def load(path):

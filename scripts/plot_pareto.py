@@ -44,10 +44,11 @@ def main():
     ap.add_argument("--title", default=None)
     args = ap.parse_args()
 
-    rows, sweep, _ = pc.load(args.file)
+    rows, sweep, attrs = pc.load(args.file)
     rows = [r for r in rows if r["ok"] and r["params"].get("plan.throughput")]
     if not rows:
         pc.fail("no priced, successful point: is this the output of `orrery plan`?")
+    fabric = pc.fabric_kind(rows, attrs)
     metric = sweep.get("plan_metric", "throughput").replace("_per_s", "/s")
     target = float(sweep["plan_target"]) if "plan_target" in sweep else None
     cost = lambda r: float(r["params"]["plan.cost"])  # noqa: E731
@@ -126,13 +127,13 @@ def main():
                                   markeredgecolor="#c44e52", markeredgewidth=2, markersize=10,
                                   label="cheapest meeting it"))
     leg = side.legend(handles=handles, loc="upper left", fontsize=8, frameon=False,
-                      title=pc.friendly(group_key) if group_key else None, title_fontsize=8,
-                      alignment="left")
+                      title=pc.friendly(group_key, fabric) if group_key else None,
+                      title_fontsize=8, alignment="left")
     side.add_artist(leg)
     names = [k for k in keys if k != group_key] if group_key else keys
     header = "Pareto front (cost, %s)" % metric
-    lines = [header, "#  " + ", ".join(([pc.friendly(group_key)] if group_key else []) +
-                                        [pc.friendly(k) for k in names])]
+    lines = [header, "#  " + ", ".join(([pc.friendly(group_key, fabric)] if group_key else []) +
+                                        [pc.friendly(k, fabric) for k in names])]
     for n, r in enumerate(front[:MAX_LISTED], 1):
         vals = ([r["params"].get(group_key, "")] if group_key else []) + \
             [r["params"].get(k, "") for k in names]

@@ -69,11 +69,13 @@ def main():
     baseline = dict(b.split("=", 1) for b in args.baseline)
 
     panels = []  # (title, rows, one_at_a_time, resource keys)
+    fabrics = set()  # the NIC's fabric kinds: one legend names the NIC bandwidth for all panels
     for path in args.files:
-        all_rows, sweep, _ = pc.load(path)
+        all_rows, sweep, attrs = pc.load(path)
         rows = pc.filter_rows(all_rows, args.where)
         if not rows:
             pc.fail(f"{path}: no point to plot")
+        fabrics.add(pc.fabric_kind(rows, attrs))
         name = rows[0]["name"].rsplit("/", 1)[0]
         varying = pc.varying_keys(rows)
         named = [k for k in sweep.get("named_axes", "").split("\n") if k in varying]
@@ -93,6 +95,7 @@ def main():
             panels.append((f"{name}: {g}" if len(args.files) > 1 else g,
                            [r for r in rows if r["params"].get(by, "") == g], one_at_a_time, keys))
 
+    fabric = fabrics.pop() if len(fabrics) == 1 else None
     cols = max(1, min(len(panels), args.cols))
     nrows = math.ceil(len(panels) / cols)
     fig, axes = plt.subplots(nrows, cols, figsize=(3.6 * cols, 3.2 * nrows), squeeze=False, sharey=True)
@@ -100,7 +103,7 @@ def main():
         series = series_one_at_a_time(rows, baseline) if one_at_a_time else series_grid(rows, keys, baseline)
         for key, pts in series.items():
             xs, ys = zip(*pts)
-            ax.plot(xs, ys, marker="o", label=pc.friendly(key))
+            ax.plot(xs, ys, marker="o", label=pc.friendly(key, fabric))
         ax.set_xscale("log", base=2)
         ax.axhline(1.0, color="grey", lw=0.6, ls=":")
         ax.set_title(title, fontsize=10)

@@ -38,7 +38,7 @@ RunRecord sample_run(const std::string& name, double makespan) {
 // A small sweep result file, the kind `orrery report` and `sweep --resume` read.
 std::string write_sample(const std::string& dir) {
   const std::string path = dir + "/results.h5";
-  ResultFileMeta meta{"name: corrupt-me\n", "0.1.0", "pcie-server", "test"};
+  ResultFileMeta meta{"name: corrupt-me\n", "0.1.0", "pcie-server", "test", "", 0.0, 0.0, "", {}};
   SweepFileStatus status;
   status.points_total = 2;
   status.points_done = 2;

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 ExecutionGraph sample_graph() {
   ExecutionGraph g;
-  g.devices = {{"gpu0", "gpu0", "gpu0"}, {"gpu1", "gpu1", "gpu1"}};
+  g.devices = {{"gpu0", "gpu0", "gpu0", ""}, {"gpu1", "gpu1", "gpu1", ""}};
   auto add = [&](const std::string& name, int device, Stream stream, const std::string& phase) {
     Op op;
     op.name = name;
@@ -55,7 +55,7 @@ RunResult sample_result(double scale, bool with_timeline) {
   d1.idle = 0.075 * scale;
   d1.ops = 5;
   r.devices = {d0, d1};
-  r.links = {{"nvlink_0_1", 300e9, 1e-6, 1.5e9}, {"pcie0", 32e9, 5e-7, 6.4e7}};
+  r.links = {{"nvlink_0_1", 300e9, 1e-6, 1.5e9, ""}, {"pcie0", 32e9, 5e-7, 6.4e7, ""}};
   if (with_timeline) {
     r.timeline = {{0.0, 0.01}, {0.01, 0.05}, {0.02, 0.06}, {0.06, 0.125}};
     // Three bins of 2^26 ns (67.108864 ms) cover the 125 ms run.
@@ -204,7 +204,7 @@ TEST(H5Store, LargeTimelineCrossesSlabs) {
   std::string dir = testing::make_temp_dir("h5");
   std::string path = dir + "/big.h5";
   ExecutionGraph g;
-  g.devices = {{"gpu0", "gpu0", "gpu0"}};
+  g.devices = {{"gpu0", "gpu0", "gpu0", ""}};
   RunRecord run;
   run.name = "big";
   const size_t n = 150000;  // more than two write slabs

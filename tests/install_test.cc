@@ -94,6 +94,15 @@ TEST(Install, DebianPackageUnpacksToAWorkingOrrery) {
   ASSERT_EQ(run_shell("dpkg-deb -x " + deb + " " + dir + "/root").status, 0);
   ShellResult run = run_outside(dir + "/root/usr/bin/orrery", "run quickstart -q -o q.h5");
   EXPECT_EQ(run.status, 0) << run.output;
+  // Debian's policy: the licence terms in /usr/share/doc/PACKAGE/copyright, machine-readable,
+  // naming the project's licence and that of the data its fitted coefficients come from.
+  const std::string copyright = testing::read_file(dir + "/root/usr/share/doc/orrery/copyright");
+  EXPECT_EQ(copyright.rfind("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/", 0), 0u);
+  EXPECT_NE(copyright.find("License: Apache-2.0"), std::string::npos);
+  EXPECT_NE(copyright.find("License: MIT"), std::string::npos);
+  EXPECT_NE(testing::read_file(dir + "/root/usr/share/doc/orrery/LICENSE")
+                .find("Apache License"),
+            std::string::npos);
 }
 
 // The rule itself: a binary outside any installation or build tree has no shipped data, and

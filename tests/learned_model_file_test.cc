@@ -96,7 +96,9 @@ TEST(LearnedModelFile, RoundTripIsExact) {
     ASSERT_TRUE(ma && mb);
     auto pa = predict_op(*ma, op), pb = predict_op(*mb, op);
     ASSERT_EQ(pa.has_value(), pb.has_value());
-    if (pa) EXPECT_EQ(pa->seconds, pb->seconds);
+    if (pa) {
+      EXPECT_EQ(pa->seconds, pb->seconds);
+    }
   }
 }
 
@@ -105,9 +107,11 @@ TEST(LearnedModelFile, ConvolutionStridesAreModes) {
   const OpModel* conv = m.find("conv2d", "T4");
   ASSERT_TRUE(conv);
   EXPECT_EQ(conv->groups.size(), 2u);  // stride 1 and stride 2 (pads constant)
-  for (size_t i = 0; i < conv->schema.params.size(); ++i)
-    if (conv->schema.params[i].source == ParamSource::kAttr)
+  for (size_t i = 0; i < conv->schema.params.size(); ++i) {
+    if (conv->schema.params[i].source == ParamSource::kAttr) {
       EXPECT_EQ(conv->params[i].kind, ParamKind::kMode) << conv->schema.params[i].name;
+    }
+  }
 }
 
 void expect_error(const std::string& text, const std::string& needle) {

@@ -366,3 +366,49 @@ plan:
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// A search over two systems whose top rows are all one system's: the list of each system's
+// best plan still names the other, with its own best rank and time.
+TEST(LlmPlan, PlanAcrossSystemsShowsEachSystemsBestPlan) {
+  const std::string dir = testing::make_temp_dir("llm_plan");
+  testing::write_file(dir + "/p.yaml", R"(name: two-systems
+platform: {preset: dgx-a100, servers: 1}
+workload: {type: llm, model: llama2_7b, seq_len: 512, global_batch: 8}
+sweep:
+  named:
+    system:
+      fast: {platform: {preset: dgx-a100, servers: 1}}
+      slow: {platform: {preset: dgx-a100, servers: 1, server: {nvlink: {bandwidth: 2.5GB/s}}}}
+plan:
+  search: {tp: [2, 4, 8], pp: [1], micro_batch: [1], zero: [1], recompute: [none]}
+  rank_by: time
+  top: 1
+)");
+  auto r = testing::run_shell(testing::orrery_bin() + " plan " + dir + "/p.yaml -o " + dir +
+                              "/out.h5 -j 2");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto at = r.output.find("Best plan of each system");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string list = r.output.substr(at);
+  EXPECT_NE(list.find("system=fast"), std::string::npos) << list;
+  EXPECT_NE(list.find("system=slow"), std::string::npos) << list;
+  // The fast system is listed first (its best ranks 1); the slow one's best ranks lower.
+  EXPECT_LT(list.find("system=fast"), list.find("system=slow")) << list;
+  LoadedResults res = read_results_h5(dir + "/out.h5");
+  double fast = 1e30, slow = 1e30;
+  for (const auto& run : res.runs) {
+    if (run.params.at("sweep.status") != "ok") continue;
+    double& best = run.params.at("system") == "fast" ? fast : slow;
+    best = std::min(best, run.result.makespan);
+  }
+  ASSERT_LT(fast, slow);
+  char want[32];
+  std::snprintf(want, sizeof want, "%.3f", slow);
+  EXPECT_NE(list.find(want), std::string::npos) << list << " wants " << want;
+}
+
+}  // namespace
+}  // namespace orrery

@@ -47,23 +47,31 @@ TEST(PaiEstimate, PsWorkerStepByHand) {
   EXPECT_DOUBLE_EQ(pai_estimate(g, dev, server, opt, 2).t_d, 64 * 128 * 4.0 / (10e9 * e));
 }
 
-TEST(PaiEstimate, ScenarioCarriesItAndXmlPlatformsHaveNone) {
+// Computed only when asked: by the build option (`orrery run --analytical`, Python's
+// analytical=True) or by the scenario's output.analytical.
+TEST(PaiEstimate, ScenarioCarriesItWhenAskedAndXmlPlatformsHaveNone) {
   auto dir = testing::make_temp_dir("pai_estimate");
   testing::write_file(dir + "/one.yaml", R"(
 platform: {preset: pai-nvlink, servers: 2}
 workload: {type: model, model: resnet50, batch: 8}
 strategy: {type: allreduce, gpus: 8}
 )");
-  Scenario local = load_scenario(dir + "/one.yaml");
-  Scenario cluster = load_scenario(dir + "/one.yaml", {"strategy.gpus=16"});
+  EXPECT_EQ(load_scenario(dir + "/one.yaml").analytical_seconds, 0);
+  EXPECT_FALSE(load_scenario(dir + "/one.yaml").analytical);
+  ScenarioBuildOptions asked;
+  asked.analytical = true;
+  Scenario local = load_scenario(dir + "/one.yaml", {}, asked);
+  Scenario cluster = load_scenario(dir + "/one.yaml", {"strategy.gpus=16"}, asked);
   EXPECT_GT(local.analytical_seconds, 0);
+  EXPECT_EQ(load_scenario(dir + "/one.yaml", {"output.analytical=true"}).analytical_seconds,
+            local.analytical_seconds);
   // The same gradients over Ethernet and NVLink instead of NVLink alone.
   EXPECT_GT(cluster.analytical_seconds, local.analytical_seconds);
   testing::write_file(dir + "/syn.yaml", R"(
 platform: {preset: pai-nvlink, servers: 1}
 workload: {type: synthetic-dp, layers: 2}
 )");
-  EXPECT_EQ(load_scenario(dir + "/syn.yaml").analytical_seconds, 0);
+  EXPECT_EQ(load_scenario(dir + "/syn.yaml", {}, asked).analytical_seconds, 0);
 }
 
 }  // namespace

@@ -115,7 +115,7 @@ TEST(Plan, MalformedPlanSectionsAreRejected) {
 PointOutcome ok_outcome(const SweepPoint& p, double makespan) {
   RunResult r;
   r.makespan = makespan;
-  return {p.index, p.hash, true, "", serialize_run_result(r)};
+  return {p.index, p.hash, true, "", serialize_run_result(r), false, {}};
 }
 
 TEST(Plan, ParetoFrontAndTargetFromSimulatedTimes) {
@@ -131,7 +131,7 @@ TEST(Plan, ParetoFrontAndTargetFromSimulatedTimes) {
       ok_outcome(in.points[2], 1.0 / 8), ok_outcome(in.points[3], 1.0 / 12)};
   std::vector<const PointOutcome*> outcomes(in.points.size(), nullptr);
   for (int i = 0; i < 4; ++i) outcomes[i] = &storage[i];
-  PointOutcome failed{4, in.points[4].hash, false, "boom", ""};
+  PointOutcome failed{4, in.points[4].hash, false, "boom", "", false, {}};
   outcomes[4] = &failed;
   std::vector<PlanRow> rows = analyze_plan(spec, in, costs, outcomes);
   ASSERT_EQ(rows.size(), 4u);  // failed and missing points are left out

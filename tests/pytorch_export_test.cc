@@ -1,12 +1,14 @@
 // scripts/export_pytorch_graph.py traces a PyTorch training step on CPU (Debian python3-torch,
 // /usr/bin/python3) and writes an orrery-model file. The exported graphs must load, carry the
-// models' exact parameter counts and GEMM FLOPs, and replay on one device.
+// models' exact parameter counts and GEMM FLOPs, and replay on one device; the shape-only trace
+// must give the real step's graph, and only the model's inputs are copied from the host.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <map>
 
 #include "engine/replay.h"
+#include "strategies/strategy.h"
 #include "tests/test_util.h"
 #include "workloads/fixed_rate_graph.h"
 #include "workloads/model_graph_json.h"
@@ -32,6 +34,17 @@ ModelGraph export_model(const std::string& model, int batch, const std::string& 
   int rc = std::system(cmd.c_str());
   EXPECT_EQ(rc, 0) << testing::read_file(dir + "/log.txt");
   return load_model_graph_json(out);
+}
+
+// Runs `python3 SCRIPT ARGS` with stdout and stderr into LOG; returns the exit status.
+int run_python(const std::string& script, const std::string& args, const std::string& log) {
+  return std::system(
+      (std::string(kPython) + " " + script + " " + args + " > " + log + " 2>&1").c_str());
+}
+
+const std::string& exporter() {
+  static const std::string path = testing::source_path("scripts/export_pytorch_graph.py");
+  return path;
 }
 
 double flops_of(const ModelGraph& g, Phase phase, const std::string& type) {
@@ -106,7 +119,9 @@ TEST(PytorchExport, SmallCnnHasItsConvolutionsAndReplays) {
   EXPECT_EQ(types["momentum_update"], 10);  // 2 conv + 2 bn + fc, weight and bias each
   // Layers come from the module names.
   for (const auto& op : g.ops)
-    if (op.type == "conv2d_bwd_filter") EXPECT_TRUE(op.layer == "conv1" || op.layer == "conv2");
+    if (op.type == "conv2d_bwd_filter") {
+      EXPECT_TRUE(op.layer == "conv1" || op.layer == "conv2");
+    }
   double total = 0;
   for (const auto& op : g.ops) total += op.flops;
   EXPECT_NEAR(replay_one(g).makespan, total / 1e12, 1e-12);
@@ -133,6 +148,113 @@ def make(batch):
   EXPECT_NE(std::system(cmd.c_str()), 0);
   EXPECT_NE(testing::read_file(dir + "/err.txt").find("unknown builtin model 'nope'"),
             std::string::npos);
+}
+
+// An embedding table lives on the device: the step copies the token ids from the host, not the
+// table (which the first op reads, and which a reader once took for the input batch).
+TEST(PytorchExport, OnlyTheInputsAreCopiedFromTheHost) {
+  if (!have_torch()) GTEST_SKIP() << "python3-torch is not installed for " << kPython;
+  std::string dir = testing::make_temp_dir("pytorch_h2d");
+  testing::write_file(dir + "/lm.py", R"(import torch
+def make(batch):
+    model = torch.nn.Sequential(torch.nn.Embedding(200000, 64), torch.nn.Linear(64, 10))
+    ids = torch.randint(0, 200000, (batch, 16))
+    return model, ids, lambda out: out.pow(2).mean()
+)");
+  const int b = 4;
+  ModelGraph g = export_model(dir + "/lm.py:make", b, "sgd");
+  ASSERT_FALSE(g.ops.empty());
+  EXPECT_EQ(g.ops[0].type, "embedding_fwd");
+  const double ids = b * 16 * 8.0;  // int64 token ids
+  ASSERT_TRUE(g.hyper.count("input_bytes"));
+  EXPECT_DOUBLE_EQ(std::stod(g.hyper.at("input_bytes")), ids);
+  EXPECT_DOUBLE_EQ(model_input_bytes(g), ids);  // what the strategies' input_h2d copies
+}
+
+// The step traced on fake tensors (shapes only) is the step traced on real ones, op for op:
+// an MLP, convolutions (whose backward has no shape-only kernel in torch 1.13 and runs on zeros,
+// as stderr says), an LSTM (ATen's CPU-only path that projects all time steps at once) and a
+// step whose control flow reads a value (traced again on real tensors, as stderr says).
+TEST(PytorchExport, FakeTensorTraceIsTheRealStep) {
+  if (!have_torch()) GTEST_SKIP() << "python3-torch is not installed for " << kPython;
+  std::string dir = testing::make_temp_dir("pytorch_fake");
+  testing::write_file(dir + "/value.py", R"(import torch
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 4)
+    def forward(self, x):
+        if x.abs().sum().item() >= 0:
+            x = x * 2
+        return self.fc(x)
+def make(batch):
+    return Net(), torch.randn(batch, 8), lambda out: out.pow(2).mean()
+)");
+  const std::string models[] = {"builtin:mlp", "builtin:small_cnn",
+                                testing::source_path("scripts/ground_truth_models.py") + ":lstm",
+                                dir + "/value.py:make"};
+  for (size_t i = 0; i < 4; ++i) {
+    const std::string fake = dir + "/fake" + std::to_string(i),
+                      real = dir + "/real" + std::to_string(i);
+    const std::string args = models[i] + " --batch 4 --optimizer momentum --name m -o ";
+    ASSERT_EQ(run_python(exporter(), args + fake + ".json", fake + ".log"), 0)
+        << testing::read_file(fake + ".log");
+    ASSERT_EQ(run_python(exporter(), args + real + ".json --real", real + ".log"), 0)
+        << testing::read_file(real + ".log");
+    EXPECT_EQ(testing::read_file(fake + ".json"), testing::read_file(real + ".json")) << models[i];
+    const std::string log = testing::read_file(fake + ".log");
+    EXPECT_EQ(log.find("tracing it on real CPU tensors") != std::string::npos, i == 3) << log;
+    EXPECT_EQ(log.find("no shape-only kernel for convolution_backward x2") != std::string::npos,
+              i == 1)
+        << log;
+  }
+}
+
+// A model written for torch 2 calls F.scaled_dot_product_attention; without it (Debian's torch
+// 1.13, or hidden here) the exporter computes softmax(QK^T/sqrt(d))V: two bmm per layer.
+TEST(PytorchExport, AttentionWithoutScaledDotProductAttention) {
+  if (!have_torch()) GTEST_SKIP() << "python3-torch is not installed for " << kPython;
+  std::string dir = testing::make_temp_dir("pytorch_sdpa");
+  testing::write_file(dir + "/attn.py", R"(import torch
+import torch.nn.functional as F
+class Attention(torch.nn.Module):
+    def __init__(self, d=32, heads=4):
+        super().__init__()
+        self.qkv, self.proj, self.heads = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d), heads
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = (t.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+                   for t in self.qkv(x).split(C, dim=2))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.proj(y.transpose(1, 2).reshape(B, T, C))
+def make(batch):
+    model = torch.nn.Sequential(Attention(), Attention())
+    return model, torch.randn(batch, 16, 32), lambda out: out.pow(2).mean()
+)");
+  // Runs the exporter with the function hidden, whatever the installed torch has.
+  testing::write_file(dir + "/hide.py", R"(import runpy, sys
+import torch.nn.functional as F
+if hasattr(F, "scaled_dot_product_attention"):
+    del F.scaled_dot_product_attention
+sys.argv = sys.argv[1:]
+sys.path.insert(0, sys.argv[0].rsplit("/", 1)[0])
+runpy.run_path(sys.argv[0], run_name="__main__")
+)");
+  ASSERT_EQ(run_python(dir + "/hide.py",
+                       exporter() + " " + dir + "/attn.py:make --batch 2 -o " + dir + "/a.json",
+                       dir + "/log.txt"),
+            0)
+      << testing::read_file(dir + "/log.txt");
+  EXPECT_NE(testing::read_file(dir + "/log.txt").find("has no F.scaled_dot_product_attention"),
+            std::string::npos);
+  ModelGraph g = load_model_graph_json(dir + "/a.json");
+  // Per layer, QK^T and AV: B x heads x T x T x head_dim multiply-adds each.
+  const double b = 2, heads = 4, t = 16, head_dim = 8;
+  EXPECT_DOUBLE_EQ(flops_of(g, Phase::kForward, "bmm"), 2 * 2 * (2 * b * heads * t * t * head_dim));
+  std::map<std::string, int> types;
+  for (const auto& op : g.ops) ++types[op.type];
+  EXPECT_EQ(types["softmax"], 2);
+  EXPECT_EQ(types["softmax_bwd"], 2);
 }
 
 }  // namespace

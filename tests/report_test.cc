@@ -50,7 +50,8 @@ std::string write_demo(const std::string& dir, bool complete) {
   st.points_done = 3;
   st.points_failed = 1;
   st.complete = complete;
-  write_sweep_h5(path, {"name: demo\n", "0.1.0", "pcie-server: test", "test"}, runs, st);
+  write_sweep_h5(path, {"name: demo\n", "0.1.0", "pcie-server: test", "test", "", 0.0, 0.0, "", {}},
+                 runs, st);
   return path;
 }
 

@@ -34,12 +34,13 @@ bool have_plotting() {
   return std::system("/usr/bin/python3 -c 'import h5py, matplotlib' >/dev/null 2>&1") == 0;
 }
 
-// Runs scripts/<script> on a sweep file with --table, drawing FILE.png beside it; returns what
-// it printed (the table), after checking that it succeeded and drew.
-std::string plot_table(const std::string& script, const std::string& h5) {
+// Runs scripts/<script> on a sweep file with --table (and `options`), drawing FILE.png beside
+// it; returns what it printed (the table), after checking that it succeeded and drew.
+std::string plot_table(const std::string& script, const std::string& h5,
+                       const std::string& options = "") {
   const std::string png = h5 + ".png", log = h5 + ".table.txt";
   EXPECT_EQ(sh("/usr/bin/python3 " + source_path("scripts/" + script) + " " + h5 + " -o " + png +
-                   " --table",
+                   " --table" + options,
                log),
             0)
       << read_file(log);
@@ -106,6 +107,7 @@ TEST(Studies, SpeedupCdfIsTheRatioOfIterationTimes) {
 platform: {preset: pai-pcie, servers: 3}
 workload: {type: model, model: resnet50, batch: 8}
 strategy: {type: ps_worker, ps_servers: 1}
+output: {analytical: true}
 sweep:
   named:
     arch:
@@ -206,14 +208,8 @@ TEST(Studies, GpuUpgradeThroughputIsBatchTimesGpusOverIterationTime) {
   }
 }
 
-// A job-mix sweep of two networks x two placements x two job sets; the script's throughput is
-// each point's GPU-batches/s over the baseline network's under the first placement, on the same
-// job set, averaged over the sets.
-TEST(Studies, ClusterStudyComparesEveryPointWithTheBaselineOnTheSameJobSet) {
-  NEED_BINARY();
-  if (!have_plotting()) GTEST_SKIP() << "/usr/bin/python3 with h5py and matplotlib not available";
-  auto dir = make_temp_dir("cluster-study");
-  write_file(dir + "/s.yaml", R"(name: mini-cluster
+// A job-mix sweep of two networks x two placements x two job sets.
+constexpr const char* kMiniCluster = R"(name: mini-cluster
 description: two networks
 platform: {preset: ethernet-cluster, servers: 4}
 job_mix:
@@ -233,7 +229,15 @@ sweep:
     job_set:
       "1": {job_mix.seed: 1}
       "2": {job_mix.seed: 2}
-)");
+)";
+
+// The cluster study's throughput is each point's GPU-batches/s over the baseline network's under
+// the first placement, on the same job set, averaged over the sets.
+TEST(Studies, ClusterStudyComparesEveryPointWithTheBaselineOnTheSameJobSet) {
+  NEED_BINARY();
+  if (!have_plotting()) GTEST_SKIP() << "/usr/bin/python3 with h5py and matplotlib not available";
+  auto dir = make_temp_dir("cluster-study");
+  write_file(dir + "/s.yaml", kMiniCluster);
   const std::vector<RunRecord> runs = sweep_runs(dir, "c.h5");
   ASSERT_EQ(runs.size(), 8u);
   std::map<std::string, double> b;  // "network placement set" -> GPU-batches/s
@@ -254,6 +258,88 @@ sweep:
   }
   // A faster network never makes the same job set slower.
   EXPECT_GE(b.at("fast spread 1"), b.at("slow spread 1"));
+}
+
+// --axis placement: a bar per placement, coloured by the network (the named axis left), each
+// against the first placement on the first network, on the same job set; GPU-batches/s is the
+// mean over the sets.
+TEST(Studies, ClusterStudyComparesPlacements) {
+  NEED_BINARY();
+  if (!have_plotting()) GTEST_SKIP() << "/usr/bin/python3 with h5py and matplotlib not available";
+  auto dir = make_temp_dir("cluster-placement");
+  write_file(dir + "/s.yaml", kMiniCluster);
+  const std::vector<RunRecord> runs = sweep_runs(dir, "c.h5");
+  ASSERT_EQ(runs.size(), 8u);
+  std::map<std::string, double> b;  // "network placement set" -> GPU-batches/s
+  for (const auto& run : runs)
+    b[run.params.at("network") + " " + run.params.at("placement") + " " +
+      run.params.at("job_set")] = std::stod(run.params.at("jobs.gpu_batches_per_s"));
+  const std::string out = plot_table("plot_cluster_study.py", dir + "/c.h5", " --axis placement");
+  EXPECT_NE(out.find("| network | placement | throughput vs packed (network: slow) |"),
+            std::string::npos)
+      << out;
+  for (const char* network : {"slow", "fast"}) {
+    for (const char* placement : {"packed", "spread"}) {
+      const std::string p = std::string(network) + " " + placement + " ";
+      const double ratio =
+          (b.at(p + "1") / b.at("slow packed 1") + b.at(p + "2") / b.at("slow packed 2")) / 2;
+      char cell[96];
+      std::snprintf(cell, sizeof cell, "| %s | %s | %.2fx | %s |", network, placement, ratio,
+                    with_commas((b.at(p + "1") + b.at(p + "2")) / 2).c_str());
+      EXPECT_NE(out.find(cell), std::string::npos) << cell << "\n" << out;
+    }
+  }
+}
+
+// Legends name the NIC bandwidth after the platform's fabric: a preset's own (dgx-a100:
+// InfiniBand, pcie-server: Ethernet), one the sweep or a --set gives (RoCE, InfiniBand), and
+// "NIC bandwidth" over points of several fabrics.
+TEST(Studies, NicBandwidthIsNamedAfterTheFabric) {
+  NEED_BINARY();
+  if (!have_plotting()) GTEST_SKIP() << "/usr/bin/python3 with h5py and matplotlib not available";
+  auto dir = make_temp_dir("fabric-label");
+  write_file(dir + "/s.yaml", R"(name: fabrics
+platform: {preset: pcie-server, servers: 2}
+workload: {type: synthetic-dp, layers: 2, forward_time: 1ms, gradient_bytes: 4MiB}
+sweep:
+  named:
+    fabric:
+      ib: {platform: {preset: dgx-a100, servers: 2}}
+      eth: {platform: {preset: pcie-server, servers: 2}}
+      roce: {platform.fabric.kind: roce}
+  grid:
+    platform.server.nic.bandwidth: [25Gbps, 100Gbps]
+)");
+  ASSERT_EQ(sweep_runs(dir, "f.h5").size(), 6u);
+  write_file(dir + "/set.yaml", R"(name: ethernet-set-to-infiniband
+platform: {preset: pcie-server, servers: 2}
+workload: {type: synthetic-dp, layers: 2, forward_time: 1ms, gradient_bytes: 4MiB}
+sweep:
+  grid:
+    platform.server.nic.bandwidth: [25Gbps, 100Gbps]
+)");
+  ASSERT_EQ(sh(std::string(std::getenv("ORRERY_BIN")) + " sweep " + dir + "/set.yaml -q -o " + dir +
+                   "/set.h5 --set platform.fabric.kind=infiniband",
+               dir + "/set.txt"),
+            0)
+      << read_file(dir + "/set.txt");
+  write_file(dir + "/label.py", R"(import sys
+sys.path.insert(0, sys.argv[1])
+import plot_common as pc
+for path, where in ((sys.argv[2], []), (sys.argv[2], ["fabric=ib"]), (sys.argv[2], ["fabric=eth"]),
+                    (sys.argv[2], ["fabric=roce"]), (sys.argv[3], [])):
+    rows, _, attrs = pc.load(path)
+    kind = pc.fabric_kind(pc.filter_rows(rows, where), attrs)
+    print(" ".join(where) or "all", "->", pc.friendly("platform.server.nic.bandwidth", kind))
+)");
+  ASSERT_EQ(sh("/usr/bin/python3 " + dir + "/label.py " + source_path("scripts") + " " + dir +
+                   "/f.h5 " + dir + "/set.h5",
+               dir + "/label.txt"),
+            0)
+      << read_file(dir + "/label.txt");
+  EXPECT_EQ(read_file(dir + "/label.txt"),
+            "all -> NIC bandwidth\nfabric=ib -> InfiniBand\nfabric=eth -> Ethernet\n"
+            "fabric=roce -> RoCE\nall -> InfiniBand\n");
 }
 
 // Two systems of one model: the script's tokens/s per GPU and $ per million tokens are the

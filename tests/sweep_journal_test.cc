@@ -27,7 +27,7 @@ using testing::write_file;
 
 PointOutcome outcome(int i, bool ok) {
   return {i, 0x1000u + static_cast<uint64_t>(i), ok, ok ? "" : "boom " + std::to_string(i),
-          ok ? std::string(100 + i, 'x') : ""};
+          ok ? std::string(100 + i, 'x') : "", false, {}};
 }
 
 TEST(SweepJournal, RecordsComeBackInOrder) {

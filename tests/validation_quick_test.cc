@@ -90,7 +90,9 @@ TEST(ValidationQuick, LoopRunsEndToEndAndWritesItsTable) {
     EXPECT_TRUE(std::isfinite(err));
     EXPECT_NEAR(err, number(r, "predicted_s") / number(r, "measured_median_s") - 1, 1e-3);
     EXPECT_GT(number(r, "no_host_overheads_s"), 0);
-    if (r.at("mode") == "gloo") EXPECT_GT(number(r, "no_ddp_overheads_s"), 0);
+    if (r.at("mode") == "gloo") {
+      EXPECT_GT(number(r, "no_ddp_overheads_s"), 0);
+    }
   }
   EXPECT_TRUE(modes["single"]);
   EXPECT_TRUE(modes["gloo"]);
@@ -110,7 +112,9 @@ TEST(ValidationQuick, LoopRunsEndToEndAndWritesItsTable) {
                 .find("ranks: 2 (processes timing every call at once"),
             std::string::npos);
   for (const auto& r : rows) {
-    if (r.at("mode") == "single") EXPECT_GT(number(r, "rotate_only_s"), 0);
+    if (r.at("mode") == "single") {
+      EXPECT_GT(number(r, "rotate_only_s"), 0);
+    }
   }
   EXPECT_FALSE(read_csv(dir + "/out/overheads.csv").empty());
   EXPECT_FALSE(read_csv(dir + "/out/comm.csv").empty());
