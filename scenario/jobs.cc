@@ -5,8 +5,6 @@
 #include "common/errors.h"
 #include "engine/graph_check.h"
 #include "scenario/job_mix.h"
-#include "scenario/scenario.h"
-#include "scenario/workload_reader.h"
 
 namespace orrery {
 namespace {
@@ -97,8 +95,9 @@ void place_graph(const JobEntry& e, const ClusterLayout& layout, ExecutionGraph*
 
 }  // namespace
 
-void read_jobs(const YamlMap& root, const std::string& base_dir,
-               const std::vector<GpuPlacement>& gpus, const ClusterLayout& layout, Scenario* sc) {
+JobsBuild read_jobs(const YamlMap& root, const std::string& base_dir,
+                    const std::vector<GpuPlacement>& gpus, const ClusterLayout& layout,
+                    const WorkloadTarget& platform) {
   const char* section = root.has("job_mix") ? "job_mix" : "jobs";
   if (root.has("jobs") && root.has("job_mix"))
     root.fail("job_mix", "give either a list of jobs or a job mix, not both");
@@ -136,17 +135,15 @@ void read_jobs(const YamlMap& root, const std::string& base_dir,
     const ClusterLayout job_layout = sub_layout(layout, mine);
     std::vector<GpuPlacement> job_gpus;
     for (int g : mine) job_gpus.push_back(gpus[g]);
-    Scenario job;
-    job.origin = sc->origin;
-    job.platform = sc->platform;
-    job.device = sc->device;
-    job.platform_server = sc->platform_server;
-    if (!sc->gpu_kind.empty()) {
-      job.server_kinds = sc->server_kinds;
-      for (int g : mine) job.gpu_kind.push_back(sc->gpu_kind[g]);
-    }
+    // The platform's, with the job's GPUs' models; no PAI estimate for jobs.
+    WorkloadTarget target = platform;
+    target.analytical = false;
+    target.gpu_kind.clear();
+    if (!platform.gpu_kind.empty())
+      for (int g : mine) target.gpu_kind.push_back(platform.gpu_kind[g]);
+    WorkloadBuild job;
     try {
-      read_workload(e.map, base_dir, job_gpus, job_layout, &job);
+      job = read_workload(e.map, base_dir, job_gpus, job_layout, target);
     } catch (const InputError& err) {
       // Builders below name the key (strategy.gpus) but not the job whose key it is.
       const std::string what = err.what();
@@ -163,9 +160,8 @@ void read_jobs(const YamlMap& root, const std::string& base_dir,
     info.name = e.name;
     info.placement = placement_policy_name(e.request.policy);
     for (const auto& g : job_gpus) info.gpus.push_back(g.host);
-    info.workload_summary = job.workload_summary.empty()
-                                ? e.map.map("workload").str("type", "synthetic-dp")
-                                : job.workload_summary;
+    info.workload_summary =
+        job.summary.empty() ? e.map.map("workload").str("type", "synthetic-dp") : job.summary;
     // A language model that does not fit its GPUs still runs, as a one-workload run does; the
     // verdict goes with the job.
     if (job.llm && !job.llm->fits) info.workload_summary += "; " + job.llm->memory;
@@ -173,10 +169,12 @@ void read_jobs(const YamlMap& root, const std::string& base_dir,
     graphs.push_back({e.name, std::move(job.graph), e.iterations, e.start});
   }
   if (graphs.empty()) root.fail(section, "no job fits the platform");
-  sc->graph = compose_jobs(graphs, &setup.spans);
-  check_graph(sc->graph, root.origin() + ": " + section);
-  sc->ops_priced = priced;
-  sc->jobs = std::move(setup);
+  JobsBuild out;
+  out.graph = compose_jobs(graphs, &setup.spans);
+  check_graph(out.graph, root.origin() + ": " + section);
+  out.ops_priced = priced;
+  out.setup = std::move(setup);
+  return out;
 }
 
 }  // namespace orrery

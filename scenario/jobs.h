@@ -24,12 +24,11 @@
 
 #include "common/yaml_reader.h"
 #include "engine/job_compose.h"
+#include "scenario/workload_reader.h"
 #include "strategies/job_placement.h"
 #include "workloads/synthetic_dp.h"
 
 namespace orrery {
-
-struct Scenario;
 
 struct ScenarioJob {
   std::string name;
@@ -47,9 +46,16 @@ struct JobsSetup {
   int fragmented_gpus = 0;            // free while a job waits for more (Placement)
 };
 
-// Reads root's `jobs` list (or draws its `job_mix`) into sc->graph and sc->jobs. `gpus` and
-// `layout` are the whole platform's (workload_reader.h).
-void read_jobs(const YamlMap& root, const std::string& base_dir,
-               const std::vector<GpuPlacement>& gpus, const ClusterLayout& layout, Scenario* sc);
+struct JobsBuild {
+  ExecutionGraph graph;  // every placed job's, composed (engine/job_compose.h)
+  JobsSetup setup;
+  bool ops_priced = false;  // every job's ops priced on its GPUs' models
+};
+
+// Reads root's `jobs` list (or draws its `job_mix`). `gpus`, `layout` and `platform` (with its
+// gpu_kind, on a mixed cluster) are the whole platform's (workload_reader.h).
+JobsBuild read_jobs(const YamlMap& root, const std::string& base_dir,
+                    const std::vector<GpuPlacement>& gpus, const ClusterLayout& layout,
+                    const WorkloadTarget& platform);
 
 }  // namespace orrery

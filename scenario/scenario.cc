@@ -8,21 +8,14 @@
 
 #include "common/errors.h"
 #include "common/input_file.h"
-#include "common/input_limits.h"
 #include "common/units.h"
 #include "common/yaml_reader.h"
-#include "engine/graph_check.h"
 #include "platforms/astra_network.h"
 #include "platforms/link_rates.h"
-#include "scenario/astra_system.h"
+#include "results/run_report.h"
 #include "scenario/gpu_speed.h"
 #include "scenario/jobs.h"
-#include "scenario/model_workload.h"
 #include "scenario/workload_reader.h"
-#include "strategies/cluster_layout.h"
-#include "workloads/chakra/chakra_import.h"
-#include "workloads/graph_json.h"
-#include "workloads/synthetic_dp.h"
 
 namespace fs = std::filesystem;
 
@@ -126,220 +119,19 @@ void read_platform(const YamlMap& root, const std::string& base_dir,
   }
 }
 
-// How a Chakra workload's collectives run: ASTRA-sim's system file (astra_system, with only
-// collectives.mode beside it), the keys of strategy.collectives (collectives), or the legacy
-// workload-level protocol.
-void read_chakra_collectives(const YamlMap& w, const std::string& base_dir,
-                             ChakraImportOptions* o) {
-  ChakraImportOptions& opt = *o;
-  if (w.has("astra_system") && w.has("protocol"))
-    w.fail("protocol", "the astra_system file gives the collectives: drop protocol");
-  if (w.has("astra_system")) {
-    // ASTRA-sim's system file, unchanged (scenario/astra_system.h); collectives.mode may
-    // still choose analytical collectives.
-    const CollectiveOptions c =
-        read_astra_system(resolve(base_dir, w.required_str("astra_system")));
-    opt.algo = c.algo;
-    opt.protocol = c.protocol;
-    opt.pipeline = c.pipeline;
-    const YamlMap cm = w.map("collectives");
-    const std::string mode = cm.str("mode", "flow");
-    if (mode != "flow" && mode != "analytical")
-      cm.fail("mode", "expected flow or analytical, got \"" + mode + "\"");
-    opt.analytical = mode == "analytical";
-    cm.reject_unknown_keys();
-  } else if (w.has("collectives")) {
-    if (w.has("protocol"))
-      w.fail("protocol", "give the protocol inside collectives: (collectives.protocol)");
-    const CollectiveOptions c = read_collective_options(w.map("collectives"));
-    opt.algo = c.algo;
-    opt.protocol = c.protocol;
-    opt.chunks = c.chunks;
-    opt.pipeline = c.pipeline;
-    opt.analytical = c.analytical;
-    if (!opt.engine_collectives && (c.analytical || c.algo != CollectiveAlgo::kAuto))
-      w.fail("collectives", "needs engine_collectives: true (the importer's own flows are rings)");
-  } else {
-    const std::string protocol = w.str("protocol", "auto");
-    if (!parse_collective_protocol(protocol, &opt.protocol))
-      w.fail("protocol", "expected auto, LL, LL128, Simple or ideal, got \"" + protocol + "\"");
-  }
-}
-
-// Which platform GPU each Chakra rank runs on, its server and its launching CPU:
-//  - rank_map: [GPU host or platform GPU index, ...], one per rank;
-//  - ranks_per_server: N: rank i on the (i / N)-th server's (i mod N)-th GPU (a trace written
-//    for servers of N GPUs on a platform whose servers have at least N);
-//  - neither: rank i on the platform's i-th GPU (servers filled in order).
-void place_chakra_ranks(const YamlMap& w, int ranks, const ClusterLayout& layout,
-                        ChakraImportOptions* opt) {
-  const int gpus = static_cast<int>(layout.gpus.size());
-  std::vector<int> pick;  // platform GPU index of each rank
-  if (w.has("rank_map") && w.has("ranks_per_server"))
-    w.fail("ranks_per_server", "give either rank_map or ranks_per_server, not both");
-  if (w.has("rank_map")) {
-    const std::vector<std::string> entries = w.str_list("rank_map");
-    if (static_cast<int>(entries.size()) != ranks)
-      w.fail("rank_map", "has " + std::to_string(entries.size()) + " entries for " +
-                             std::to_string(ranks) + " rank files (one GPU per rank)");
-    std::map<std::string, int> by_host;
-    for (int i = 0; i < gpus; ++i) by_host[layout.gpus[i].host] = i;
-    std::set<int> used;
-    for (int r = 0; r < ranks; ++r) {
-      const std::string& e = entries[r];
-      int g = -1;
-      auto it = by_host.find(e);
-      if (it != by_host.end()) {
-        g = it->second;
-      } else if (!e.empty() && e.find_first_not_of("0123456789") == std::string::npos &&
-                 e.size() < 10) {
-        g = std::stoi(e);
-        if (g >= gpus) g = -1;
-      }
-      if (g < 0)
-        w.fail("rank_map", "rank " + std::to_string(r) + ": \"" + e +
-                               "\" is neither a GPU host of the platform nor a GPU index below " +
-                               std::to_string(gpus));
-      if (!used.insert(g).second)
-        w.fail("rank_map", "rank " + std::to_string(r) + ": GPU \"" + layout.gpus[g].host +
-                               "\" already runs another rank");
-      pick.push_back(g);
-    }
-  } else if (w.has("ranks_per_server")) {
-    const int per = w.integer("ranks_per_server", 1, 1, 1 << 20);
-    const int servers = (ranks + per - 1) / per;
-    if (servers > static_cast<int>(layout.servers.size()))
-      w.fail("ranks_per_server", std::to_string(ranks) + " ranks at " + std::to_string(per) +
-                                     " per server need " + std::to_string(servers) +
-                                     " servers; the platform has " +
-                                     std::to_string(layout.servers.size()));
-    for (int r = 0; r < ranks; ++r) {
-      const auto& server = layout.servers[r / per].gpus;
-      if (r % per >= static_cast<int>(server.size()))
-        w.fail("ranks_per_server", std::to_string(per) + " ranks per server, but server " +
-                                       std::to_string(r / per) + " has " +
-                                       std::to_string(server.size()) + " GPUs");
-      pick.push_back(server[r % per]);
-    }
-  } else {
-    if (ranks > gpus)
-      w.fail("files", std::to_string(ranks) + " rank files but the platform has " +
-                          std::to_string(gpus) + " GPUs");
-    for (int r = 0; r < ranks; ++r) pick.push_back(r);
-  }
-  for (int g : pick) {
-    opt->device_hosts.push_back(layout.gpus[g].host);
-    opt->device_nodes.push_back("server" + std::to_string(layout.gpus[g].server));
-    opt->device_launch_hosts.push_back(layout.gpus[g].launch_host);
-  }
+// What the workload reader needs of the scenario: its platform and GPUs.
+WorkloadTarget target_of(const Scenario& sc) {
+  WorkloadTarget t;
+  t.platform = &sc.platform;
+  t.device = sc.device;
+  t.server = sc.platform_server;
+  t.server_kinds = sc.server_kinds;
+  t.gpu_kind = sc.gpu_kind;
+  t.analytical = sc.analytical;
+  return t;
 }
 
 }  // namespace
-
-ClusterLayout platform_layout(const Scenario& sc, const std::vector<GpuPlacement>& platform_gpus) {
-  if (!sc.platform.topology.hosts.empty()) return cluster_layout(sc.platform.topology);
-  std::vector<std::string> hosts;
-  for (const auto& g : platform_gpus) hosts.push_back(g.host);
-  return cluster_layout_from_hosts(hosts);
-}
-
-void read_workload_on_device(const YamlMap& root, const std::string& base_dir,
-                             const std::vector<GpuPlacement>& platform_gpus,
-                             const ClusterLayout& layout, Scenario* sc) {
-  if (!root.has("workload")) root.fail("workload", "is required");
-  YamlMap w = root.map("workload");
-  std::string type = w.str("type", "synthetic-dp");
-  if (type == "graph") {
-    std::string file = resolve(base_dir, w.required_str("file"));
-    w.reject_unknown_keys();
-    sc->graph = load_graph_json(file);
-    return;
-  }
-  if (type == "chakra") {
-    // One Chakra ET file per rank, placed on the platform's GPUs (place_chakra_ranks).
-    ChakraImportOptions opt;
-    std::vector<std::string> files;
-    for (const auto& f : w.str_list("files")) files.push_back(resolve(base_dir, f));
-    if (files.empty()) w.fail("files", "is required: rank files, their directory or their prefix");
-    files = resolve_chakra_files(files);
-    if (w.has("comm_groups"))
-      opt.comm_groups = load_chakra_comm_groups(resolve(base_dir, w.required_str("comm_groups")));
-    opt.prefer_num_ops = w.boolean("prefer_num_ops", false);
-    opt.engine_collectives = w.boolean("engine_collectives", true);
-    read_chakra_collectives(w, base_dir, &opt);
-    place_chakra_ranks(w, static_cast<int>(files.size()), layout, &opt);
-    w.reject_unknown_keys();
-    sc->graph = load_chakra_traces(files, opt);
-    return;
-  }
-  if (type == "llm") {
-    if (sc->platform.topology.hosts.empty())
-      w.fail("type", "language-model workloads need a generated platform (a preset), not XML");
-    LlmWorkload lw = build_llm_workload(root, w, layout, sc->device, base_dir);
-    sc->graph = std::move(lw.graph);
-    sc->workload_summary = lw.summary;
-    sc->ops_priced = true;
-    sc->llm = lw.info;
-    return;
-  }
-  if (type == "model" || type == "model_file" || type == "hf_config") {
-    // The estimate needs the generated platform's server; SimGrid XML platforms have none.
-    const ServerSpec* server =
-        sc->analytical && sc->platform_server ? &*sc->platform_server : nullptr;
-    ModelWorkload mw = build_model_workload(root, w, layout, sc->device, server, base_dir);
-    sc->graph = std::move(mw.graph);
-    sc->workload_summary = mw.summary;
-    sc->ops_priced = true;
-    sc->analytical_seconds = mw.analytical_seconds;
-    sc->iterations = mw.iterations;
-    return;
-  }
-  if (type != "synthetic-dp")
-    w.fail("type",
-           "expected model, model_file, hf_config, llm, graph, chakra or synthetic-dp, got \"" +
-               type + "\"");
-  DataParallelPattern p;
-  p.layers = w.integer("layers", p.layers);
-  if (p.layers < 1) w.fail("layers", "must be at least 1");
-  p.forward_time = w.time("forward_time", p.forward_time);
-  p.backward_factor = w.number("backward_factor", p.backward_factor);
-  p.gradient_bytes = w.size("gradient_bytes", p.gradient_bytes);
-  p.update_time = w.time("update_time", p.update_time);
-  p.input_bytes = w.size("input_bytes", p.input_bytes);
-  const std::string protocol = w.str("protocol", "auto");
-  if (!parse_collective_protocol(protocol, &p.protocol))
-    w.fail("protocol", "expected auto, LL, LL128, Simple or ideal, got \"" + protocol + "\"");
-  // Checked here, against the keys the user wrote, rather than later against the ops they
-  // become (common/input_limits.h holds the ranges). Backward takes `backward_factor` forward
-  // times: a thousand is already no real model.
-  constexpr Range kBackwardFactor{0, 1e3, Quantity::kNumber};
-  const struct {
-    const char* key;
-    double value;
-    const Range& range;
-  } checks[] = {{"forward_time", p.forward_time, limits::kOpDuration},
-                {"backward_factor", p.backward_factor, kBackwardFactor},
-                {"gradient_bytes", p.gradient_bytes, limits::kBytes},
-                {"update_time", p.update_time, limits::kOpDuration},
-                {"input_bytes", p.input_bytes, limits::kBytes}};
-  for (const auto& c : checks)
-    if (!c.range.contains(c.value)) w.fail(c.key, out_of_range(c.value, c.range));
-  if (p.forward_time * p.backward_factor > limits::kOpDuration.hi)
-    w.fail("backward_factor", "makes a backward op longer than " +
-                                  format_quantity(limits::kOpDuration.hi, Quantity::kTime));
-  std::vector<GpuPlacement> gpus = platform_gpus;
-  int count = w.integer("gpus", static_cast<int>(gpus.size()));
-  if (count < 1 || count > static_cast<int>(gpus.size()))
-    w.fail("gpus", "must be between 1 and the platform's " + std::to_string(gpus.size()) + " GPUs");
-  gpus.resize(count);
-  w.reject_unknown_keys();
-  if (gpus.empty())
-    w.fail("type",
-           "a synthetic workload needs GPUs: the platform has none (for an xml platform, "
-           "list their host names under platform.gpus)");
-  sc->graph = make_data_parallel(p, gpus);
-  check_graph(sc->graph, root.origin() + ": workload");
-}
 
 void apply_override(YAML::Node& root, const std::string& assignment) {
   auto eq = assignment.find('=');
@@ -364,6 +156,16 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     chain.push_back(chain.back()[keys[i]]);
   }
   chain.back()[keys.back()] = value;
+}
+
+std::string scenario_device_line(const Scenario& sc) {
+  if (sc.server_kinds.empty()) return device_line(sc.device, sc.ops_priced);
+  std::string names;
+  for (const ServerSpec& k : sc.server_kinds)
+    if (names.find(device_label(k.gpu)) == std::string::npos)
+      names += (names.empty() ? "" : ", ") + device_label(k.gpu);
+  return names + (sc.ops_priced ? " (a mixed cluster: each GPU prices its own ops)"
+                                : " (a mixed cluster); op times as given by the workload");
 }
 
 Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
@@ -393,9 +195,20 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
       if (root.has("workload"))
         root.fail(root.has("jobs") ? "jobs" : "job_mix",
                   "give either one workload or a list of jobs (or a job mix), not both");
-      read_jobs(root, base_dir, gpus, platform_layout(sc, gpus), &sc);
+      JobsBuild built =
+          read_jobs(root, base_dir, gpus, platform_layout(sc.platform, gpus), target_of(sc));
+      sc.graph = std::move(built.graph);
+      sc.ops_priced = built.ops_priced;
+      sc.jobs = std::move(built.setup);
     } else {
-      read_workload(root, base_dir, gpus, platform_layout(sc, gpus), &sc);
+      WorkloadBuild built =
+          read_workload(root, base_dir, gpus, platform_layout(sc.platform, gpus), target_of(sc));
+      sc.graph = std::move(built.graph);
+      sc.workload_summary = std::move(built.summary);
+      sc.ops_priced = built.ops_priced;
+      sc.llm = std::move(built.llm);
+      sc.analytical_seconds = built.analytical_seconds;
+      sc.iterations = built.iterations;
     }
     std::vector<std::string> hosts;
     for (const auto& g : gpus) hosts.push_back(g.host);
