@@ -49,27 +49,16 @@ ExecutionGraph ring_graph(int layers) {
   for (int l = 0; l < layers; ++l) {
     std::vector<int> comp(kGpus);
     for (int i = 0; i < kGpus; ++i) {
-      Op op;
-      op.name = "c" + std::to_string(l) + "_" + std::to_string(i);
-      op.device = i;
-      op.duration = 1e-4;
-      if (prev_compute[i] >= 0) op.deps.push_back(prev_compute[i]);
-      if (prev_recv[i] >= 0) op.deps.push_back(prev_recv[i]);
-      g.ops.push_back(std::move(op));
-      comp[i] = static_cast<int>(g.ops.size()) - 1;
+      std::vector<int> deps;
+      if (prev_compute[i] >= 0) deps.push_back(prev_compute[i]);
+      if (prev_recv[i] >= 0) deps.push_back(prev_recv[i]);
+      comp[i] = append_compute(g, "c" + std::to_string(l) + "_" + std::to_string(i), i, {}, 1e-4,
+                               "", std::move(deps));
     }
     for (int i = 0; i < kGpus; ++i) {
-      Op op;
-      op.name = "t" + std::to_string(l) + "_" + std::to_string(i);
-      op.device = i;
-      op.kind = OpKind::kTransfer;
-      op.stream = {StreamClass::kComm, 0};
-      op.src = i;
-      op.dst = (i + 1) % kGpus;
-      op.transfer_bytes = 1 << 20;
-      op.deps.push_back(comp[i]);
-      g.ops.push_back(std::move(op));
-      prev_recv[(i + 1) % kGpus] = static_cast<int>(g.ops.size()) - 1;
+      prev_recv[(i + 1) % kGpus] =
+          append_transfer(g, "t" + std::to_string(l) + "_" + std::to_string(i), i,
+                          {StreamClass::kComm, 0}, i, (i + 1) % kGpus, 1 << 20, "", {comp[i]});
     }
     prev_compute = comp;
   }

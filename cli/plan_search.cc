@@ -21,11 +21,13 @@ struct SearchState {
 };
 
 std::string plan_text(const LlmPlanRow& r) {
+  const ParallelPlan& p = r.figures.plan;
+  const std::string schedule = p.schedule == PipelineSchedule::kInterleaved
+                                   ? "int. x" + std::to_string(p.virtual_stages)
+                                   : pipeline_schedule_name(p.schedule);
   char s[96];
-  std::snprintf(s, sizeof s, "%5d %3d %3d %4d %2d %3d %4d  %-9s %s", r.gpus, r.tp, r.pp, r.dp, r.cp,
-                r.micro_batch, r.zero, r.recompute.c_str(),
-                r.schedule == "interleaved" ? ("int. x" + std::to_string(r.virtual_stages)).c_str()
-                                            : r.schedule.c_str());
+  std::snprintf(s, sizeof s, "%5d %3d %3d %4d %2d %3d %4d  %-9s %s", r.gpus, p.tp, p.pp, p.dp,
+                p.cp, p.micro_batch, p.zero, recompute_name(p.recompute), schedule.c_str());
   return s;
 }
 

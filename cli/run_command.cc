@@ -180,9 +180,10 @@ void print_jobs(const Scenario& sc, const ScenarioRun& run) {
   const ClusterFigures& f = *run.cluster;
   std::printf(
       "\nCluster: %.4g GPU-batches/s (%.4g iterations/s) from %d jobs on %d of %d GPUs; mean "
-      "slowdown %.3fx (max %.3fx); GPU utilization %.1f%%\n",
+      "slowdown %.3fx (max %.3fx); placements cost %.3fx (max %.3fx) of the best; GPU "
+      "utilization %.1f%%\n",
       f.gpu_batches_per_s, f.iterations_per_s, f.placed, f.gpus_used, f.gpus, f.mean_slowdown,
-      f.max_slowdown, 100.0 * f.gpu_utilization);
+      f.max_slowdown, f.mean_placement_cost, f.max_placement_cost, 100.0 * f.gpu_utilization);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "common/data_dir.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,7 +16,16 @@ namespace fs = std::filesystem;
 namespace orrery {
 namespace {
 
+// The file this code was loaded from: the `orrery` binary or a test, or the Python extension
+// module, whose process is python3, so that /proc/self/exe would name the interpreter.
 fs::path running_binary() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&running_binary), &info) != 0 && info.dli_fname &&
+      std::string(info.dli_fname).find(".so") != std::string::npos) {
+    std::error_code ec;
+    const fs::path so = fs::canonical(info.dli_fname, ec);
+    if (!ec) return so;
+  }
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   return ec ? fs::path() : exe;

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "common/errors.h"
 
@@ -79,6 +80,11 @@ std::string read_input_file(const std::string& path, const std::string& what,
   }
   ::close(fd);
   return data;
+}
+
+std::string resolve_input_path(const std::string& base_dir, const std::string& path) {
+  if (path.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (std::filesystem::path(base_dir) / path).lexically_normal().string();
 }
 
 }  // namespace orrery

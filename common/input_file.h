@@ -20,4 +20,8 @@ void require_regular_file(const std::string& path, const std::string& what);
 std::string read_input_file(const std::string& path, const std::string& what,
                             std::size_t max_bytes = std::size_t{1} << 32);
 
+// A path a file names, as that file means it: relative to `base_dir` (the file's folder),
+// normalized; absolute paths and "" unchanged.
+std::string resolve_input_path(const std::string& base_dir, const std::string& path);
+
 }  // namespace orrery

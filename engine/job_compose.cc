@@ -74,14 +74,8 @@ ExecutionGraph compose_jobs(const std::vector<JobGraph>& jobs, std::vector<JobSp
     int delay = -1;
     if (job.start > 0) {
       // A pure delay on the job's first device: the job's first ops wait for it.
-      Op op;
-      op.name = job.name + "/start";
-      op.device = s.first_device;
-      op.stream = {StreamClass::kHost, 0};
-      op.duration = job.start;
-      op.phase = "job start";
-      delay = static_cast<int>(out.ops.size());
-      out.ops.push_back(std::move(op));
+      delay = append_compute(out, job.name + "/start", s.first_device, {StreamClass::kHost, 0},
+                             job.start, "job start", {});
       s.has_delay = true;
     }
     const std::vector<std::vector<int>> sinks = sinks_by_device(g);

@@ -23,21 +23,12 @@ ExecutionGraph single_device_graph(const ModelGraph& g, const std::vector<double
   kernels.reserve(g.ops.size());
   for (int i = 0; i < n; ++i) {
     const ModelOp& m = g.ops[i];
-    Op op;
-    op.name = m.name;
-    op.device = 0;
-    op.stream = {StreamClass::kCompute, 0};
-    op.duration = durations[i];
-    op.flops = m.flops;
-    op.bytes = m.bytes;
-    op.phase = phase_name(m.phase);
-    for (int dep : m.deps) {
+    for (int dep : m.deps)
       if (dep < 0 || dep >= n)
         throw InputError("model \"" + g.name + "\": op \"" + m.name + "\" depends on op index " +
                          std::to_string(dep) + ", out of range");
-      op.deps.push_back(dep);
-    }
-    out.ops.push_back(std::move(op));
+    append_compute(out, m.name, 0, {StreamClass::kCompute, 0}, durations[i], phase_name(m.phase),
+                   m.deps, m.flops, m.bytes);
     kernels.push_back(i);
   }
   if (options.host_overheads) add_launch_ops(out, kernels, options.overheads);

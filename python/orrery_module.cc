@@ -87,6 +87,8 @@ py::list jobs_list(const Scenario& sc, const JobsOutcome& o) {
     d["stdev_s"] = rec.stdev;
     d["alone_mean_s"] = rec.alone_mean;
     d["slowdown"] = rec.slowdown;
+    d["best_mean_s"] = rec.best_mean;
+    d["placement_cost"] = rec.placement_cost;
     d["end_s"] = rec.end;
     out.append(d);
   }
@@ -104,6 +106,8 @@ py::dict cluster_dict(const ClusterFigures& f, const JobsSetup& setup) {
   d["iterations_per_s"] = f.iterations_per_s;
   d["mean_slowdown"] = f.mean_slowdown;
   d["max_slowdown"] = f.max_slowdown;
+  d["mean_placement_cost"] = f.mean_placement_cost;
+  d["max_placement_cost"] = f.max_placement_cost;
   d["gpu_utilization"] = f.gpu_utilization;
   return d;
 }

@@ -113,7 +113,8 @@ LoadedResults read_file(const std::string& path) {
   });
   if (H5Lexists(file.get(), "jobs", H5P_DEFAULT) > 0) {
     std::map<std::string, size_t> index;
-    h5::Compound job_type = h5::job_row_type(str.get());
+    const bool with_best = out.format_version >= 4;
+    h5::Compound job_type = h5::job_row_type(str.get(), with_best);
     h5::read_rows<h5::JobRow>(file.get(), "jobs", job_type.memory_type(), [&](const h5::JobRow& r) {
       JobRecord j;
       j.name = r.name ? r.name : "";
@@ -126,6 +127,10 @@ LoadedResults read_file(const std::string& path) {
       j.alone_mean = r.alone_mean_s;
       j.slowdown = r.slowdown;
       j.end = r.end_s;
+      if (with_best) {
+        j.best_mean = r.best_mean_s;
+        j.placement_cost = r.placement_cost;
+      }
       index[j.name] = out.meta.jobs.size();
       out.meta.jobs.push_back(std::move(j));
     });

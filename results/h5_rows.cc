@@ -57,7 +57,7 @@ Compound timeline_row_type(hid_t str) {
   return c;
 }
 
-Compound job_row_type(hid_t str) {
+Compound job_row_type(hid_t str, bool with_best) {
   Compound c(sizeof(JobRow));
   c.add("name", offsetof(JobRow, name), str)
       .add("placement", offsetof(JobRow, placement), str)
@@ -70,6 +70,9 @@ Compound job_row_type(hid_t str) {
       .add("alone_mean_s", offsetof(JobRow, alone_mean_s), H5T_NATIVE_DOUBLE)
       .add("slowdown", offsetof(JobRow, slowdown), H5T_NATIVE_DOUBLE)
       .add("end_s", offsetof(JobRow, end_s), H5T_NATIVE_DOUBLE);
+  if (with_best)
+    c.add("best_mean_s", offsetof(JobRow, best_mean_s), H5T_NATIVE_DOUBLE)
+        .add("placement_cost", offsetof(JobRow, placement_cost), H5T_NATIVE_DOUBLE);
   return c;
 }
 

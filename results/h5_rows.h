@@ -67,6 +67,8 @@ struct JobRow {  // /jobs
   double alone_mean_s;
   double slowdown;
   double end_s;
+  double best_mean_s;     // absent from files of format_version 3 and before
+  double placement_cost;  // likewise
 };
 
 struct JobIterationRow {  // /job_iterations
@@ -81,7 +83,9 @@ Compound run_row_type(hid_t str, bool with_analytical = true);
 Compound device_row_type(hid_t str);
 Compound link_row_type(hid_t str);
 Compound timeline_row_type(hid_t str);
-Compound job_row_type(hid_t str);
+// Files of format_version 3 and before have no best_mean_s or placement_cost: read them
+// with_best false.
+Compound job_row_type(hid_t str, bool with_best = true);
 Compound job_iteration_row_type(hid_t str);
 
 }  // namespace orrery::h5

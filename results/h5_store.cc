@@ -263,7 +263,7 @@ void write_jobs_tables(hid_t file, hid_t str, const std::vector<JobRecord>& jobs
   for (const JobRecord& j : jobs) {
     rows.push_back({j.name.c_str(), j.placement.c_str(), j.gpus,
                     static_cast<int64_t>(j.iteration_times.size()), j.mean, j.min, j.max, j.stdev,
-                    j.alone_mean, j.slowdown, j.end});
+                    j.alone_mean, j.slowdown, j.end, j.best_mean, j.placement_cost});
     for (size_t k = 0; k < j.iteration_times.size(); ++k)
       iterations.push_back({j.name.c_str(), static_cast<int64_t>(k), j.iteration_times[k]});
   }

@@ -15,8 +15,9 @@
 namespace orrery {
 
 // 2: /runs gained analytical_s. 3: /run_values (parameters as numbers with units) and
-// checksummed metadata (the HDF5 1.8 object format).
-inline constexpr int kResultsFormatVersion = 3;
+// checksummed metadata (the HDF5 1.8 object format). 4: /jobs gained best_mean_s and
+// placement_cost.
+inline constexpr int kResultsFormatVersion = 4;
 
 // One simulated run (a sweep point).
 struct RunRecord {
@@ -36,6 +37,12 @@ struct JobRecord {
   double alone_mean = 0.0;  // mean iteration time replayed alone on the same GPUs
   double slowdown = 1.0;    // mean / alone_mean
   double end = 0.0;         // when its last iteration ended
+  // Mean iteration time replayed alone on its best GPUs (where packed placement puts it on an
+  // empty platform: the fewest servers), and what its own placement costs against that:
+  // alone_mean / best_mean (1 where those are its GPUs; 0 and 1 in files of format 3 and
+  // before, which lack them).
+  double best_mean = 0.0;
+  double placement_cost = 1.0;
 };
 
 // A job's max - min iteration time, a difference under a billionth of the iteration (the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <stdexcept>
 
@@ -30,9 +31,9 @@ double mean_of(const std::vector<double>& v) {
 
 }  // namespace
 
-std::vector<RunResult> replay_jobs_alone(const Scenario& sc, ReplayOptions options) {
+JobsAlone replay_jobs_alone(const Scenario& sc, ReplayOptions options) {
   ChildRun run = start_jobs_alone(sc, options);
-  return finish_jobs_alone(run);
+  return finish_jobs_alone(run, sc);
 }
 
 ChildRun start_jobs_alone(const Scenario& sc, ReplayOptions options) {
@@ -44,36 +45,46 @@ ChildRun start_jobs_alone(const Scenario& sc, ReplayOptions options) {
       [&sc, options] {
         // Each result behind its length: 8 bytes, little-endian as this machine writes them.
         std::string out;
-        for (const JobSpan& span : sc.jobs->spans) {
-          const std::string one = serialize_run_result(
-              replay_isolated(sc.platform, extract_job(sc.graph, span), options));
+        auto add = [&](const ExecutionGraph& g) {
+          const std::string one = serialize_run_result(replay_isolated(sc.platform, g, options));
           const uint64_t n = one.size();
           out.append(reinterpret_cast<const char*>(&n), sizeof n).append(one);
-        }
+        };
+        for (const JobSpan& span : sc.jobs->spans) add(extract_job(sc.graph, span));
+        for (const JobAlone& best : sc.jobs->best_placement) add(best.graph);
         return out;
       },
       "the runs of each job alone");
 }
 
-std::vector<RunResult> finish_jobs_alone(ChildRun& run) {
+JobsAlone finish_jobs_alone(ChildRun& run, const Scenario& sc) {
   const std::string data = run.finish();
-  std::vector<RunResult> out;
+  std::vector<RunResult> all;
   for (size_t pos = 0; pos < data.size();) {
     uint64_t n = 0;
     if (data.size() - pos < sizeof n) throw std::runtime_error("runs alone: truncated answer");
     std::memcpy(&n, data.data() + pos, sizeof n);
     pos += sizeof n;
     if (data.size() - pos < n) throw std::runtime_error("runs alone: truncated answer");
-    out.push_back(deserialize_run_result(data.substr(pos, n)));
+    all.push_back(deserialize_run_result(data.substr(pos, n)));
     pos += n;
   }
+  // The jobs on their own GPUs, then those with other best GPUs, as start_jobs_alone ran them.
+  const size_t jobs = sc.jobs->spans.size();
+  if (all.size() != jobs + sc.jobs->best_placement.size())
+    throw std::runtime_error("runs alone: not one run per job and best placement");
+  JobsAlone out;
+  out.own.assign(std::make_move_iterator(all.begin()),
+                 std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(jobs)));
+  out.best.assign(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(jobs)),
+                  std::make_move_iterator(all.end()));
   return out;
 }
 
-JobsOutcome job_outcomes(const Scenario& sc, const RunResult& shared,
-                         const std::vector<RunResult>& alone) {
-  if (!sc.jobs || alone.size() != sc.jobs->spans.size())
+JobsOutcome job_outcomes(const Scenario& sc, const RunResult& shared, const JobsAlone& runs) {
+  if (!sc.jobs || runs.own.size() != sc.jobs->spans.size())
     throw std::logic_error("job_outcomes: one run alone per job expected");
+  const std::vector<RunResult>& alone = runs.own;
   JobsOutcome out;
   std::map<std::string, std::vector<std::string>> users;  // link -> jobs
   for (size_t j = 0; j < sc.jobs->spans.size(); ++j) {
@@ -92,6 +103,11 @@ JobsOutcome job_outcomes(const Scenario& sc, const RunResult& shared,
     o.end = iteration_ends(shared, span).back();
     o.alone_mean = mean_of(iteration_times(alone[j], alone_span(span)));
     o.slowdown = o.alone_mean > 0 ? o.mean / o.alone_mean : 1.0;
+    o.best_mean = o.alone_mean;
+    const int b = j < sc.jobs->best_of.size() ? sc.jobs->best_of[j] : -1;
+    if (b >= 0 && static_cast<size_t>(b) < runs.best.size())
+      o.best_mean = mean_of(iteration_times(runs.best[b], sc.jobs->best_placement[b].span));
+    o.placement_cost = o.best_mean > 0 ? o.alone_mean / o.best_mean : 1.0;
     out.jobs.push_back(std::move(o));
     for (const LinkStats& l : alone[j].links)
       if (l.bytes > 0) users[l.name].push_back(span.name);
@@ -120,8 +136,9 @@ ClusterFigures cluster_figures(const Scenario& sc, const RunResult& shared, cons
   f.gpus = sc.jobs->gpus;
   f.gpus_used = sc.jobs->gpus - sc.jobs->free_gpus;
   f.fragmented_gpus = sc.jobs->fragmented_gpus;
-  double slowdowns = 0.0;
+  double slowdowns = 0.0, costs = 0.0;
   f.max_slowdown = 0.0;
+  f.max_placement_cost = 0.0;
   for (const JobRecord& j : o.jobs) {
     if (j.mean > 0) {
       f.gpu_batches_per_s += j.gpus / j.mean;
@@ -129,9 +146,12 @@ ClusterFigures cluster_figures(const Scenario& sc, const RunResult& shared, cons
     }
     slowdowns += j.slowdown;
     f.max_slowdown = std::max(f.max_slowdown, j.slowdown);
+    costs += j.placement_cost;
+    f.max_placement_cost = std::max(f.max_placement_cost, j.placement_cost);
   }
   f.mean_slowdown = o.jobs.empty() ? 1.0 : slowdowns / static_cast<double>(o.jobs.size());
-  if (o.jobs.empty()) f.max_slowdown = 1.0;
+  f.mean_placement_cost = o.jobs.empty() ? 1.0 : costs / static_cast<double>(o.jobs.size());
+  if (o.jobs.empty()) f.max_slowdown = f.max_placement_cost = 1.0;
   // A GPU may run several devices of a job (a CPU-side device does not count): its busy time
   // is theirs together, never more than the run.
   std::map<std::string, double> busy;
@@ -158,6 +178,8 @@ std::vector<std::pair<std::string, double>> cluster_metrics(const ClusterFigures
           {"jobs.iterations_per_s", f.iterations_per_s},
           {"jobs.mean_slowdown", f.mean_slowdown},
           {"jobs.max_slowdown", f.max_slowdown},
+          {"jobs.mean_placement_cost", f.mean_placement_cost},
+          {"jobs.max_placement_cost", f.max_placement_cost},
           {"jobs.gpu_utilization", f.gpu_utilization}};
 }
 

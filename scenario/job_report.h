@@ -28,19 +28,25 @@ struct JobsOutcome {
   std::vector<SharedLink> shared;  // links two or more jobs cross, busiest first
 };
 
+// Each job replayed alone: on its own GPUs (parallel to sc.jobs->spans), and on the best GPUs
+// (parallel to sc.jobs->best_placement).
+struct JobsAlone {
+  std::vector<RunResult> own;
+  std::vector<RunResult> best;
+};
+
 // Replays each job of `sc` alone (in forked children: replay() runs once per process), with
 // the timeline recorded whatever `options` says.
-std::vector<RunResult> replay_jobs_alone(const Scenario& sc, ReplayOptions options);
+JobsAlone replay_jobs_alone(const Scenario& sc, ReplayOptions options);
 
 // The same, started in a child that runs beside the caller (its own replay of the shared run
 // takes the other core); finish_jobs_alone collects the results. Start it before this process
 // starts its own SimGrid engine.
 ChildRun start_jobs_alone(const Scenario& sc, ReplayOptions options);
-std::vector<RunResult> finish_jobs_alone(ChildRun& run);
+JobsAlone finish_jobs_alone(ChildRun& run, const Scenario& sc);
 
-// `shared` must have its timeline; `alone` parallel to sc.jobs->spans.
-JobsOutcome job_outcomes(const Scenario& sc, const RunResult& shared,
-                         const std::vector<RunResult>& alone);
+// `shared` must have its timeline.
+JobsOutcome job_outcomes(const Scenario& sc, const RunResult& shared, const JobsAlone& alone);
 
 // What the whole cluster got out of one shared run, the figures a capacity study compares
 // between platforms (docs/shared-clusters.md); sweeps store them as "jobs.<name>".
@@ -54,6 +60,9 @@ struct ClusterFigures {
   double gpu_batches_per_s = 0.0;
   double iterations_per_s = 0.0;                   // sum over jobs of 1 / mean iteration time
   double mean_slowdown = 1.0, max_slowdown = 1.0;  // over placed jobs
+  // What the placements cost: each job alone on its GPUs over alone on its best GPUs
+  // (JobRecord::placement_cost), over placed jobs.
+  double mean_placement_cost = 1.0, max_placement_cost = 1.0;
   // Compute-stream busy time of the platform's GPUs over (GPUs x the run's length): idle and
   // unallocated GPUs count as 0.
   double gpu_utilization = 0.0;

@@ -93,6 +93,35 @@ void place_graph(const JobEntry& e, const ClusterLayout& layout, ExecutionGraph*
   }
 }
 
+// The entry's workload on the platform GPUs `mine` (indices into `layout`, in rank order).
+WorkloadBuild build_on(const JobEntry& e, const std::vector<int>& mine, const std::string& base_dir,
+                       const std::vector<GpuPlacement>& gpus, const ClusterLayout& layout,
+                       const WorkloadTarget& platform) {
+  const ClusterLayout job_layout = sub_layout(layout, mine);
+  std::vector<GpuPlacement> job_gpus;
+  for (int g : mine) job_gpus.push_back(gpus[g]);
+  // The platform's, with the job's GPUs' models; no PAI estimate for jobs.
+  WorkloadTarget target = platform;
+  target.analytical = false;
+  target.gpu_kind.clear();
+  if (!platform.gpu_kind.empty())
+    for (int g : mine) target.gpu_kind.push_back(platform.gpu_kind[g]);
+  WorkloadBuild job;
+  try {
+    job = read_workload(e.map, base_dir, job_gpus, job_layout, target);
+  } catch (const InputError& err) {
+    // Builders below name the key (strategy.gpus) but not the job whose key it is.
+    const std::string what = err.what();
+    if (what.find(e.map.key_path("")) != std::string::npos) throw;
+    const std::string named =
+        "job " + e.name + " on " + std::to_string(mine.size()) + " GPUs: " + what;
+    if (dynamic_cast<const InfeasibleError*>(&err)) throw InfeasibleError(named);
+    throw InputError(named);
+  }
+  if (e.map.map("workload").str("type", "") == "graph") place_graph(e, job_layout, &job.graph);
+  return job;
+}
+
 }  // namespace
 
 JobsBuild read_jobs(const YamlMap& root, const std::string& base_dir,
@@ -121,6 +150,7 @@ JobsBuild read_jobs(const YamlMap& root, const std::string& base_dir,
   setup.fragmented_gpus = placed.fragmented_gpus;
   setup.unplaced = placed.unplaced;
   std::vector<JobGraph> graphs;
+  std::map<std::string, int> best_by_key;  // a best-placement run per distinct job
   bool priced = true;
   for (size_t i = 0; i < entries.size(); ++i) {
     const JobEntry& e = entries[i];
@@ -132,34 +162,38 @@ JobsBuild read_jobs(const YamlMap& root, const std::string& base_dir,
       e.map.reject_unknown_keys();
       continue;
     }
-    const ClusterLayout job_layout = sub_layout(layout, mine);
-    std::vector<GpuPlacement> job_gpus;
-    for (int g : mine) job_gpus.push_back(gpus[g]);
-    // The platform's, with the job's GPUs' models; no PAI estimate for jobs.
-    WorkloadTarget target = platform;
-    target.analytical = false;
-    target.gpu_kind.clear();
-    if (!platform.gpu_kind.empty())
-      for (int g : mine) target.gpu_kind.push_back(platform.gpu_kind[g]);
-    WorkloadBuild job;
-    try {
-      job = read_workload(e.map, base_dir, job_gpus, job_layout, target);
-    } catch (const InputError& err) {
-      // Builders below name the key (strategy.gpus) but not the job whose key it is.
-      const std::string what = err.what();
-      if (what.find(e.map.key_path("")) != std::string::npos) throw;
-      const std::string named =
-          "job " + e.name + " on " + std::to_string(mine.size()) + " GPUs: " + what;
-      if (dynamic_cast<const InfeasibleError*>(&err)) throw InfeasibleError(named);
-      throw InputError(named);
+    WorkloadBuild job = build_on(e, mine, base_dir, gpus, layout, platform);
+    // The same job alone on the platform's best GPUs for it: where packed placement puts it on
+    // an empty platform (the fewest servers). Built only where that is another set of GPUs.
+    PlacementRequest best_request;
+    best_request.job = e.name;
+    best_request.gpus = static_cast<int>(mine.size());
+    const std::vector<int> best = place_jobs(layout, {best_request}).gpus.at(0);
+    int best_of = -1;
+    if (best != mine) {
+      // Jobs of the same workload, strategy and size (a job mix draws many) share one run.
+      std::string key = std::to_string(mine.size()) + "/" + std::to_string(e.iterations);
+      for (const char* k : {"workload", "strategy", "precision", "cost_model"})
+        if (e.map.has(k)) key += std::string("/") + k + ":" + YAML::Dump(e.map.raw(k));
+      auto [it, added] = best_by_key.emplace(key, static_cast<int>(setup.best_placement.size()));
+      if (added) {
+        std::vector<JobSpan> span;
+        JobAlone alone;
+        alone.graph = compose_jobs({{e.name, build_on(e, best, base_dir, gpus, layout, platform).graph,
+                                     e.iterations, 0.0}},
+                                   &span);
+        alone.span = span.at(0);
+        setup.best_placement.push_back(std::move(alone));
+      }
+      best_of = it->second;
     }
-    if (e.map.map("workload").str("type", "") == "graph") place_graph(e, job_layout, &job.graph);
+    setup.best_of.push_back(best_of);
     e.map.reject_unknown_keys();
     priced = priced && job.ops_priced;
     ScenarioJob info;
     info.name = e.name;
     info.placement = placement_policy_name(e.request.policy);
-    for (const auto& g : job_gpus) info.gpus.push_back(g.host);
+    for (int g : mine) info.gpus.push_back(gpus[g].host);
     info.workload_summary =
         job.summary.empty() ? e.map.map("workload").str("type", "synthetic-dp") : job.summary;
     // A language model that does not fit its GPUs still runs, as a one-workload run does; the

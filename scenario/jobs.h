@@ -37,6 +37,12 @@ struct ScenarioJob {
   std::string workload_summary;   // one line (model workloads), else the workload type
 };
 
+// A job laid out alone on GPUs of its own (its iterations composed, no start offset).
+struct JobAlone {
+  ExecutionGraph graph;  // empty: not built
+  JobSpan span;
+};
+
 struct JobsSetup {
   std::vector<ScenarioJob> jobs;      // the placed jobs, parallel to spans
   std::vector<JobSpan> spans;         // where each lies in Scenario::graph
@@ -44,6 +50,12 @@ struct JobsSetup {
   int gpus = 0;                       // the platform's
   int free_gpus = 0;                  // no placed job holds them
   int fragmented_gpus = 0;            // free while a job waits for more (Placement)
+  // The jobs alone on their best GPUs (packed placement on an empty platform: the fewest
+  // servers), composed with their iterations, one per distinct job (jobs of the same workload
+  // and size share one); best_of, parallel to jobs, indexes it, or is -1 where a job has those
+  // GPUs already. What a placement costs is the job's time alone there against here.
+  std::vector<JobAlone> best_placement;
+  std::vector<int> best_of;
 };
 
 struct JobsBuild {

@@ -43,6 +43,7 @@ LlmFigures llm_figures(const LlmRunInfo& info, const RunResult& r) {
   f.iteration_s = r.makespan;
   f.gpus = info.gpus;
   f.breakdown = breakdown_of(r);
+  f.plan = info.plan;
   if (r.makespan <= 0) return f;
   f.tokens_per_s = info.tokens / r.makespan;
   f.tokens_per_s_per_gpu = info.gpus > 0 ? f.tokens_per_s / info.gpus : 0.0;
@@ -80,6 +81,19 @@ void each_metric(Figures& f, Visit visit) {
   visit("llm.gpu_hours", f.gpu_hours);
 }
 
+// The plan's numbers, by name: the one list both directions read.
+template <typename Plan, typename Visit>
+void each_plan_number(Plan& p, Visit visit) {
+  visit("llm.tp", p.tp);
+  visit("llm.pp", p.pp);
+  visit("llm.dp", p.dp);
+  visit("llm.cp", p.cp);
+  visit("llm.ep", p.ep);
+  visit("llm.micro_batch", p.micro_batch);
+  visit("llm.zero", p.zero);
+  visit("llm.virtual_stages", p.virtual_stages);
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, double>> llm_metrics(const LlmFigures& f) {
@@ -90,15 +104,30 @@ std::vector<std::pair<std::string, double>> llm_metrics(const LlmFigures& f) {
     if ((key == "llm.train_days" || key == "llm.gpu_hours") && f.train_days <= 0) return;
     m.emplace_back(key, v);
   });
+  each_plan_number(f.plan, [&](const char* name, int v) { m.emplace_back(name, v); });
+  m.emplace_back("llm.recompute", static_cast<double>(f.plan.recompute));
+  m.emplace_back("llm.schedule", static_cast<double>(f.plan.schedule));
   return m;
 }
 
 LlmFigures llm_figures_of(const std::vector<std::pair<std::string, double>>& metrics) {
   LlmFigures f;
-  each_metric(f, [&](const char* name, double& v) {
+  auto find = [&](const char* name, double* v) {
     for (const auto& [k, value] : metrics)
-      if (k == name) v = value;
+      if (k == name) *v = value;
+  };
+  each_metric(f, [&](const char* name, double& v) { find(name, &v); });
+  each_plan_number(f.plan, [&](const char* name, int& v) {
+    double d = v;
+    find(name, &d);
+    v = static_cast<int>(d);
   });
+  double recompute = static_cast<double>(f.plan.recompute);
+  double schedule = static_cast<double>(f.plan.schedule);
+  find("llm.recompute", &recompute);
+  find("llm.schedule", &schedule);
+  f.plan.recompute = static_cast<Recompute>(static_cast<int>(recompute));
+  f.plan.schedule = static_cast<PipelineSchedule>(static_cast<int>(schedule));
   return f;
 }
 

@@ -39,13 +39,18 @@ struct LlmFigures {
   double train_days = 0;      // of workload.train_tokens (0 when not given)
   double gpu_hours = 0;       // likewise
   LlmBreakdown breakdown;
+  ParallelPlan plan;  // the plan that ran (LlmRunInfo::plan)
 };
 
 LlmFigures llm_figures(const LlmRunInfo& info, const RunResult& r);
 
 // The figures as named numbers, "llm.tokens_per_s", "llm.mfu", "llm.bubble_s"...: a sweep
-// stores them with each point. llm_figures_of reads them back (iteration_s is not among them:
-// it is the run's makespan); names it does not know are passed over.
+// stores them with each point, and with them the plan that ran as numbers ("llm.tp", "llm.pp",
+// "llm.dp", "llm.cp", "llm.ep", "llm.micro_batch", "llm.zero", "llm.virtual_stages", and
+// "llm.recompute" and "llm.schedule" as their place in the name tables of
+// strategies/parallel_plan.h: recompute 0 none, 1 selective, 2 full; schedule 0 gpipe, 1 1f1b,
+// 2 interleaved). llm_figures_of reads them back (iteration_s is not among them: it is the
+// run's makespan); names it does not know are passed over.
 std::vector<std::pair<std::string, double>> llm_metrics(const LlmFigures& f);
 LlmFigures llm_figures_of(const std::vector<std::pair<std::string, double>>& metrics);
 

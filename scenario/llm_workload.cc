@@ -174,6 +174,7 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   info.peak_memory = v.peak;
   info.memory_capacity = v.capacity;
   info.stage_memory = std::move(stage_memory);
+  info.plan = plan;
   info.fits = v.fits;
   info.memory = v.message();
 

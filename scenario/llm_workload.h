@@ -18,6 +18,7 @@
 #include "engine/execution_graph.h"
 #include "platforms/device_spec.h"
 #include "strategies/cluster_layout.h"
+#include "strategies/parallel_plan.h"
 #include "workloads/llm_config.h"
 
 namespace orrery {
@@ -37,6 +38,7 @@ struct LlmRunInfo {
   bool fits = true;
   std::string memory;       // the verdict: "fits: ..." or "out of memory: ... would fit with ..."
   double train_tokens = 0;  // workload.train_tokens: a training run's tokens (0: not asked)
+  ParallelPlan plan;        // as the GPU runs it (a recipe it lacks falls back to bf16)
 };
 
 struct LlmWorkload {

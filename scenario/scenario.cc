@@ -22,11 +22,6 @@ namespace fs = std::filesystem;
 namespace orrery {
 namespace {
 
-std::string resolve(const std::string& base_dir, const std::string& p) {
-  if (p.empty() || fs::path(p).is_absolute()) return p;
-  return (fs::path(base_dir) / p).lexically_normal().string();
-}
-
 // Every bandwidth says whether it is one link's or a sum, since a planner compares both kinds,
 // and NVLink and NICs give the rate their links carry next to the datasheet's
 // (platforms/link_rates.h).
@@ -71,7 +66,7 @@ void read_platform(const YamlMap& root, const std::string& base_dir,
   if (pm.has("xml")) {
     sc->device =
         root.has("device") ? parse_device_spec(root.raw("device"), root.origin()) : default_gpu();
-    sc->platform.xml_file = resolve(base_dir, pm.required_str("xml"));
+    sc->platform.xml_file = resolve_input_path(base_dir, pm.required_str("xml"));
     if (!fs::exists(sc->platform.xml_file))
       pm.fail("xml", "file \"" + sc->platform.xml_file + "\" does not exist");
     for (const auto& h : pm.str_list("gpus")) gpus->push_back({h, h});
@@ -83,7 +78,7 @@ void read_platform(const YamlMap& root, const std::string& base_dir,
     // ASTRA-sim's network file, unchanged (platforms/astra_network.h).
     sc->device =
         root.has("device") ? parse_device_spec(root.raw("device"), root.origin()) : default_gpu();
-    const std::string file = resolve(base_dir, pm.required_str("astra_network"));
+    const std::string file = resolve_input_path(base_dir, pm.required_str("astra_network"));
     pm.reject_unknown_keys();
     AstraNetwork net = read_astra_network(file, sc->device);
     sc->platform.topology = std::move(net.topology);

@@ -47,7 +47,7 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
     run.metrics = llm_metrics(*run.llm);
   }
   if (alone_runs) {
-    const std::vector<RunResult> alone = finish_jobs_alone(*alone_runs);
+    const JobsAlone alone = finish_jobs_alone(*alone_runs, sc);
     run.jobs = job_outcomes(sc, r, alone);
     run.cluster = cluster_figures(sc, r, *run.jobs);
     run.metrics = cluster_metrics(*run.cluster);

@@ -1,10 +1,10 @@
 #include "scenario/workload_reader.h"
 
-#include <filesystem>
 #include <map>
 #include <set>
 
 #include "common/errors.h"
+#include "common/input_file.h"
 #include "common/input_limits.h"
 #include "common/units.h"
 #include "engine/graph_check.h"
@@ -13,15 +13,8 @@
 #include "workloads/chakra/chakra_import.h"
 #include "workloads/graph_json.h"
 
-namespace fs = std::filesystem;
-
 namespace orrery {
 namespace {
-
-std::string resolve(const std::string& base_dir, const std::string& p) {
-  if (p.empty() || fs::path(p).is_absolute()) return p;
-  return (fs::path(base_dir) / p).lexically_normal().string();
-}
 
 // How a Chakra workload's collectives run: ASTRA-sim's system file (astra_system, with only
 // collectives.mode beside it), the keys of strategy.collectives (collectives), or the legacy
@@ -35,7 +28,7 @@ void read_chakra_collectives(const YamlMap& w, const std::string& base_dir,
     // ASTRA-sim's system file, unchanged (scenario/astra_system.h); collectives.mode may
     // still choose analytical collectives.
     const CollectiveOptions c =
-        read_astra_system(resolve(base_dir, w.required_str("astra_system")));
+        read_astra_system(resolve_input_path(base_dir, w.required_str("astra_system")));
     opt.algo = c.algo;
     opt.protocol = c.protocol;
     opt.pipeline = c.pipeline;
@@ -149,7 +142,7 @@ WorkloadBuild read_workload_on_device(const YamlMap& root, const std::string& ba
   YamlMap w = root.map("workload");
   std::string type = w.str("type", "synthetic-dp");
   if (type == "graph") {
-    std::string file = resolve(base_dir, w.required_str("file"));
+    std::string file = resolve_input_path(base_dir, w.required_str("file"));
     w.reject_unknown_keys();
     out.graph = load_graph_json(file);
     return out;
@@ -158,11 +151,11 @@ WorkloadBuild read_workload_on_device(const YamlMap& root, const std::string& ba
     // One Chakra ET file per rank, placed on the platform's GPUs (place_chakra_ranks).
     ChakraImportOptions opt;
     std::vector<std::string> files;
-    for (const auto& f : w.str_list("files")) files.push_back(resolve(base_dir, f));
+    for (const auto& f : w.str_list("files")) files.push_back(resolve_input_path(base_dir, f));
     if (files.empty()) w.fail("files", "is required: rank files, their directory or their prefix");
     files = resolve_chakra_files(files);
     if (w.has("comm_groups"))
-      opt.comm_groups = load_chakra_comm_groups(resolve(base_dir, w.required_str("comm_groups")));
+      opt.comm_groups = load_chakra_comm_groups(resolve_input_path(base_dir, w.required_str("comm_groups")));
     opt.prefer_num_ops = w.boolean("prefer_num_ops", false);
     opt.engine_collectives = w.boolean("engine_collectives", true);
     read_chakra_collectives(w, base_dir, &opt);

@@ -12,7 +12,7 @@ the speedup of the job's throughput (samples/s: iteration speedup x N_arch / N_b
 paper's projection that also counts the cNodes an architecture saves. Points that failed are
 left out, with a note. --table prints the speedups too.
 
-  ... -o fig9.png --gpus ps-worker=16 --gpus allreduce-local=8 --gpus allreduce-cluster=16
+  ... -o fig9.png --gpus ps-worker=16,allreduce-local=8,allreduce-cluster=16
 """
 import argparse
 
@@ -51,8 +51,9 @@ def main():
     ap.add_argument("--axis", default="arch", help="the parameter naming the architecture (default arch)")
     ap.add_argument("--baseline", default="ps-worker", help="the architecture jobs move from")
     ap.add_argument("--table", action="store_true", help="also print each job's speedups")
-    ap.add_argument("--gpus", action="append", default=[], metavar="ARCH=N",
-                    help="GPUs a job uses under ARCH, for throughput curves (give every architecture)")
+    ap.add_argument("--gpus", action="append", default=[], metavar="ARCH=N[,ARCH=N...]",
+                    help="GPUs a job uses under ARCH, for throughput curves (give every "
+                         "architecture: repeat the option or list them, comma-separated)")
     ap.add_argument("--title", default=None)
     args = ap.parse_args()
 
@@ -64,7 +65,7 @@ def main():
     if not curves:
         pc.fail(f"no job has both '{args.axis}={args.baseline}' and another architecture")
     gpus = {}
-    for g in args.gpus:
+    for g in [item.strip() for given in args.gpus for item in given.split(",") if item.strip()]:
         arch, _, n = g.partition("=")
         if not n.isdigit() or int(n) < 1:
             pc.fail(f"--gpus {g}: expected ARCH=N with N a positive integer")

@@ -8,23 +8,6 @@
 #include "engine/run_result_io.h"
 
 namespace orrery {
-namespace {
-
-std::string value_text(const SweepInput& in, const SweepPoint& p, const std::string& path,
-                       const std::string& fallback) {
-  const YAML::Node v = point_value(in.base, p, path);
-  return v.IsDefined() && v.IsScalar() ? v.Scalar() : fallback;
-}
-
-int value_int(const SweepInput& in, const SweepPoint& p, const std::string& path, int fallback) {
-  try {
-    return std::stoi(value_text(in, p, path, std::to_string(fallback)));
-  } catch (const std::exception&) {
-    return fallback;
-  }
-}
-
-}  // namespace
 
 LlmPlanSpec parse_llm_plan_spec(const YAML::Node& plan, const std::string& origin) {
   const YamlMap p(plan, origin, "plan");
@@ -55,20 +38,11 @@ std::vector<LlmPlanRow> rank_llm_plans(const LlmPlanSpec& spec, const SweepInput
     if (!o || !o->ok || !seen.insert(p.hash).second) continue;
     LlmPlanRow r;
     r.index = p.index;
-    r.tp = value_int(in, p, "strategy.tp", 1);
-    r.pp = value_int(in, p, "strategy.pp", 1);
-    r.micro_batch = value_int(in, p, "workload.micro_batch", 1);
-    r.zero = value_int(in, p, "strategy.zero", 0);
-    r.recompute = value_text(in, p, "strategy.recompute", "none");
-    r.schedule = value_text(in, p, "strategy.schedule", "1f1b");
-    r.virtual_stages =
-        r.schedule == "interleaved" ? value_int(in, p, "strategy.virtual_stages", 1) : 1;
     LlmFigures& f = r.figures;
+    // The plan as the point ran it, from its own figures rather than read back from the text.
     f = llm_figures_of(o->metrics);
     f.iteration_s = deserialize_run_result(o->result_bytes).makespan;
     r.gpus = static_cast<int>(f.gpus);
-    r.cp = value_int(in, p, "strategy.cp", 1);
-    r.dp = r.gpus / std::max(1, r.tp * r.pp * r.cp);
     if (spec.priced)
       r.gpu_hour = spec.gpu_hour.flat
                        ? spec.gpu_hour.price

@@ -39,9 +39,8 @@ LlmPlanSpec parse_llm_plan_spec(const YAML::Node& plan, const std::string& origi
 
 struct LlmPlanRow {
   int64_t index = 0;  // the sweep point
-  int gpus = 0, tp = 1, pp = 1, dp = 1, cp = 1, micro_batch = 1, zero = 0, virtual_stages = 1;
-  std::string recompute, schedule;
-  LlmFigures figures;
+  int gpus = 0;
+  LlmFigures figures;  // with the plan that ran (figures.plan)
   double gpu_hour = 0;            // the price used (0: not priced)
   double cost_per_iteration = 0;  // gpus x iteration x price per GPU-second
   double training_cost = 0;       // of workload.train_tokens

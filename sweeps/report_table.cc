@@ -169,12 +169,18 @@ void write_report_csv(std::ostream& out, const LoadedResults& results) {
   for (const auto& r : results.runs)
     for (const auto& [k, v] : r.params)
       if (!bookkeeping(k)) keys.insert(k);
+  // The /runs columns under their names in the file (docs/hdf5-layout.md), in its order; the
+  // PAI estimate only when some run has one (it is computed on request).
+  const bool analytical =
+      std::any_of(results.runs.begin(), results.runs.end(),
+                  [](const RunRecord& r) { return r.result.analytical_seconds > 0; });
   std::vector<std::string> head = {"index", "name"};
   head.insert(head.end(), keys.begin(), keys.end());
-  for (const char* h :
-       {"status", "error", "iteration_time_s", "iterations_per_s", "compute_s", "comm_s", "io_s",
-        "host_s", "idle_s", "activities", "wall_s", "analytical_s"})
+  for (const char* h : {"status", "error", "iteration_time_s", "iterations_per_s", "compute_s",
+                        "comm_s", "io_s", "host_s", "idle_s", "exposed_comm_s", "memory_bound_s",
+                        "activities", "wall_s"})
     head.push_back(h);
+  if (analytical) head.push_back("analytical_s");
   for (size_t c = 0; c < head.size(); ++c) out << (c ? "," : "") << csv_field(head[c]);
   out << "\n";
   for (size_t i = 0; i < results.runs.size(); ++i) {
@@ -186,15 +192,16 @@ void write_report_csv(std::ostream& out, const LoadedResults& results) {
     row.push_back(failed(r) ? "failed" : bad ? "infeasible" : "ok");
     row.push_back(param(r, kParamError));
     if (bad) {
-      for (int k = 0; k < 10; ++k) row.push_back("");
+      row.resize(head.size());
     } else {
-      row.insert(
-          row.end(),
-          {number(s.iteration_time_s),
-           number(s.iteration_time_s > 0 ? 1.0 / s.iteration_time_s : 0.0), number(s.compute_s),
-           number(s.comm_s), number(s.io_s), number(s.host_s), number(s.idle_s),
-           std::to_string(r.result.activities), number(r.result.wall_seconds),
-           r.result.analytical_seconds > 0 ? number(r.result.analytical_seconds) : ""});
+      row.insert(row.end(),
+                 {number(s.iteration_time_s),
+                  number(s.iteration_time_s > 0 ? 1.0 / s.iteration_time_s : 0.0),
+                  number(s.compute_s), number(s.comm_s), number(s.io_s), number(s.host_s),
+                  number(s.idle_s), number(s.exposed_comm_s), number(s.memory_bound_s),
+                  std::to_string(r.result.activities), number(r.result.wall_seconds)});
+      if (analytical)
+        row.push_back(r.result.analytical_seconds > 0 ? number(r.result.analytical_seconds) : "");
     }
     for (size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << csv_field(row[c]);
     out << "\n";

@@ -5,10 +5,12 @@
 // (the numbers travel as shortest round-trip text or as doubles, so equal means bit-identical).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/units.h"
 #include "results/h5_store.h"
 #include "tests/test_util.h"
 
@@ -145,6 +147,11 @@ TEST(FrontEnds, EveryFigureIsTheSameWhicheverFrontEndRunsTheScenario) {
     for (const auto& [k, v] : py["metrics"].items()) py_figures[k] = v.get<double>();
     EXPECT_EQ(py_figures, figures);
     const double analytical = run.runs[0].result.analytical_seconds;
+    // `orrery report --csv` has the PAI column only where the file has the estimate.
+    const auto csv = run_shell(bin + " report " + dir + "/run.h5 --csv -");
+    ASSERT_EQ(csv.status, 0) << csv.output;
+    const std::string head = csv.output.substr(0, csv.output.find('\n'));
+    EXPECT_EQ(head.find("analytical_s") != std::string::npos, analytical > 0) << head;
     if (analytical > 0)
       EXPECT_EQ(py.value("analytical_s", -1.0), analytical);
     else
@@ -187,7 +194,7 @@ TEST(FrontEnds, TheCasesCarryTheFiguresTheyAreChosenFor) {
   const auto all = cases();
   write_file(dir + "/model.yaml", all[0].scenario);
   write_file(dir + "/one.yaml", all[0].scenario + "\n# one step\n");
-  const auto two = run_shell(bin + " run -q " + dir + "/model.yaml -o " + dir + "/two.h5");
+  const auto two = run_shell(bin + " run " + dir + "/model.yaml -o " + dir + "/two.h5");
   ASSERT_EQ(two.status, 0) << two.output;
   const auto one = run_shell(bin + " run -q " + dir + "/one.yaml --set strategy.iterations=1 -o " +
                              dir + "/one.h5");
@@ -199,6 +206,46 @@ TEST(FrontEnds, TheCasesCarryTheFiguresTheyAreChosenFor) {
   EXPECT_LT(a.summaries[0].iteration_time_s, 1.05 * b.summaries[0].iteration_time_s);
   EXPECT_GT(a.summaries[0].iteration_time_s, 0.8 * b.summaries[0].iteration_time_s);
   EXPECT_GT(a.runs[0].result.analytical_seconds, 0);
+  // The summary says so: one iteration's time, and the whole run beside it.
+  char line[160];
+  std::snprintf(line, sizeof line, "Iteration time  %s (the mean of 2 iterations, %s in all)",
+                format_time(a.summaries[0].iteration_time_s).c_str(),
+                format_time(2 * a.summaries[0].iteration_time_s).c_str());
+  EXPECT_NE(two.output.find(line), std::string::npos) << line << "\n" << two.output;
+  EXPECT_NE(two.output.find("PAI analytical  "), std::string::npos) << two.output;
+
+  // A language model's throughput per GPU first, as benchmarks quote it, then in all.
+  write_file(dir + "/llm.yaml", all[1].scenario);
+  const auto llm = run_shell(bin + " run " + dir + "/llm.yaml -o " + dir + "/llm.h5");
+  ASSERT_EQ(llm.status, 0) << llm.output;
+  const RunRecord r = read_results_h5(dir + "/llm.h5").runs.at(0);
+  std::snprintf(line, sizeof line, "Throughput      %.0f tokens/s per GPU (%.0f in all)",
+                std::stod(r.params.at("llm.tokens_per_s_per_gpu")),
+                std::stod(r.params.at("llm.tokens_per_s")));
+  EXPECT_NE(llm.output.find(line), std::string::npos) << line << "\n" << llm.output;
+  EXPECT_EQ(std::stod(r.params.at("llm.tokens_per_s_per_gpu")),
+            std::stod(r.params.at("llm.tokens_per_s")) / 8);
+  EXPECT_EQ(llm.output.find("PAI analytical"), std::string::npos);  // not asked for
+}
+
+// Shipped scenarios by name, from any folder, as `orrery run NAME` takes them: the quickstart
+// and one in a folder of scenarios/.
+TEST(FrontEnds, PythonFindsShippedScenariosByNameAsTheCliDoes) {
+  REQUIRE_BUILT_PYTHON_PACKAGE();
+  const std::string dir = make_temp_dir("front_ends_names");
+  const std::string bin = testing::orrery_bin();
+  const auto cli = run_shell("cd " + dir + " && " + bin + " run quickstart -q -o q.h5 && " + bin +
+                             " run llama2-7b-dgx-a100 -q -o l.h5");
+  ASSERT_EQ(cli.status, 0) << cli.output;
+  const json py = testing::run_python_json(
+      "import json, os, orrery\n"
+      "os.chdir('" + dir + "')\n"
+      "q = orrery.run('quickstart')\n"
+      "l = orrery.run('llama2-7b-dgx-a100')\n"
+      "print(json.dumps({'q': q.iteration_time_s, 'l': l.iteration_time_s, 'name': l.name}))\n");
+  EXPECT_EQ(py.value("q", -1.0), read_results_h5(dir + "/q.h5").summaries.at(0).iteration_time_s);
+  EXPECT_EQ(py.value("l", -1.0), read_results_h5(dir + "/l.h5").summaries.at(0).iteration_time_s);
+  EXPECT_EQ(py.value("name", std::string()), "llama2-7b-dgx-a100");
 }
 
 }  // namespace

@@ -351,7 +351,7 @@ TEST(H5Store, ReadableByH5py) {
   testing::write_file(script, R"PY(
 import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as f:
-    assert f.attrs["format_version"] == 3
+    assert f.attrs["format_version"] == 4
     assert isinstance(f.attrs["scenario"], str)
     assert f.attrs["scenario"].startswith("name: pai-sweep  # h\u00e9llo \u2713\n")
     assert f.attrs["orrery_version"] == "0.1.0"

@@ -159,8 +159,11 @@ TEST(ClusterFigures, ThroughputSlowdownAndUtilizationByHand) {
   // a keeps 2 GPUs busy for 120 ms, b 2 for 60 ms, in a run of 120 ms on 8 GPUs:
   // (240 + 120) / 960 = 0.375.
   EXPECT_NEAR(f.gpu_utilization, 0.375, 1e-3);
+  // b's best GPUs (packed on an empty server: 0 and 1) are a's; on one server of like GPUs and
+  // PCIe links they are as good as its own 2 and 3.
+  EXPECT_NEAR(f.mean_placement_cost, 1.0, 1e-9);
   const auto metrics = cluster_metrics(f);
-  ASSERT_EQ(metrics.size(), 10u);
+  ASSERT_EQ(metrics.size(), 12u);
   for (const auto& [name, value] : metrics) EXPECT_EQ(name.rfind("jobs.", 0), 0u) << name;
 }
 

@@ -351,6 +351,48 @@ TEST(Jobs, ScenarioReportsSlowdownAndSharedLinks) {
   EXPECT_EQ(o.shared[0].jobs, (std::vector<std::string>{"a", "b"}));
 }
 
+// Slowdown and placement cost are two questions: sharing compares the job with itself alone on
+// the same GPUs; placement compares those GPUs with the best ones, the job alone packed on an
+// empty platform, which is exactly the one-job scenario with placement: packed.
+TEST(Jobs, PlacementCostIsAloneHereOverAlonePackedOnAnEmptyPlatform) {
+  const std::string dir = testing::make_temp_dir("jobs");
+  const std::string job = R"(
+    gpus: 2
+    iterations: 2
+    workload: {type: synthetic-dp, layers: 2, forward_time: 1ms, gradient_bytes: 64MiB, protocol: ideal})";
+  auto scenario = [&](const std::string& name, const std::string& jobs) {
+    testing::write_file(dir + "/" + name,
+                        "platform: {preset: ethernet-cluster, servers: 2}\njobs:" + jobs + "\n");
+    return load_scenario(dir + "/" + name);
+  };
+  const Scenario spread = scenario("spread.yaml", "\n  - name: a\n    placement: spread" + job);
+  const Scenario packed = scenario("packed.yaml", "\n  - name: a\n    placement: packed" + job);
+  ASSERT_EQ(spread.jobs->best_placement.size(), 1u);  // other GPUs: built
+  EXPECT_EQ(spread.jobs->best_of, std::vector<int>{0});
+  EXPECT_TRUE(packed.jobs->best_placement.empty());  // its own: not built again
+  EXPECT_EQ(packed.jobs->best_of, std::vector<int>{-1});
+  // Three like jobs packed one after the other: the first has the best GPUs, the other two
+  // share one run there.
+  const Scenario three = scenario("three.yaml", "\n  - name: a" + job + "\n  - name: b" + job +
+                                                    "\n  - name: c" + job);
+  EXPECT_EQ(three.jobs->best_placement.size(), 1u);
+  EXPECT_EQ(three.jobs->best_of, (std::vector<int>{-1, 0, 0}));
+  auto outcome = [](const Scenario& sc) {
+    const RunResult shared = replay_isolated(sc.platform, sc.graph, timeline());
+    return job_outcomes(sc, shared, replay_jobs_alone(sc, timeline())).jobs.at(0);
+  };
+  const JobRecord s = outcome(spread), p = outcome(packed);
+  // Alone on its cluster, no one shares: no slowdown either way.
+  EXPECT_NEAR(s.slowdown, 1.0, 1e-9);
+  EXPECT_NEAR(p.slowdown, 1.0, 1e-9);
+  // Packed, its all-reduces stay on the server's PCIe; spread, 64 MiB crosses the NICs.
+  EXPECT_EQ(p.placement_cost, 1.0);
+  EXPECT_EQ(p.best_mean, p.alone_mean);
+  EXPECT_EQ(s.best_mean, p.alone_mean);
+  EXPECT_GT(s.placement_cost, 1.5);
+  EXPECT_EQ(s.placement_cost, s.alone_mean / p.alone_mean);
+}
+
 TEST(Jobs, ScenarioErrorsNameTheJobAndKey) {
   const std::string dir = testing::make_temp_dir("jobs");
   auto error = [&](const std::string& jobs) {

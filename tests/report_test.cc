@@ -91,8 +91,17 @@ TEST(Report, CsvHasEveryRunAndParameterAtFullPrecision) {
   std::getline(lines, row2);
   EXPECT_EQ(head,
             "index,name,gpu,platform.server.nic.bandwidth,workload.layers,status,error,"
-            "iteration_time_s,iterations_per_s,compute_s,comm_s,io_s,host_s,idle_s,activities,"
-            "wall_s,analytical_s");
+            "iteration_time_s,iterations_per_s,compute_s,comm_s,io_s,host_s,idle_s,"
+            "exposed_comm_s,memory_bound_s,activities,wall_s,analytical_s");
+  // The columns after the parameters are the ones docs/sweeps.md lists, in its order.
+  const std::string doc = read_file(testing::source_path("docs/sweeps.md"));
+  const auto at = doc.find("The CSV's columns after the parameters:");
+  ASSERT_NE(at, std::string::npos);
+  std::string listed;
+  for (size_t p = doc.find('`', at), end = doc.find("\n\n", at); p < end;
+       p = doc.find('`', doc.find('`', p + 1) + 1))
+    listed += (listed.empty() ? "" : ",") + doc.substr(p + 1, doc.find('`', p + 1) - p - 1);
+  EXPECT_EQ(head.substr(head.find("status")), listed);
   EXPECT_EQ(row0.substr(0, 35), "0,demo/0,V100,25Gbps,8,ok,,0.02,50,") << row0;
   EXPECT_NE(row1.find(",0.01,100,"), std::string::npos) << row1;
   EXPECT_EQ(row1.substr(row1.rfind(',')), ",0.015") << row1;  // analytical_s

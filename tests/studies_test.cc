@@ -125,8 +125,7 @@ sweep:
   }
   ASSERT_EQ(sh("/usr/bin/python3 " + source_path("scripts/plot_speedup_cdf.py") + " " + dir +
                    "/s.h5 -o " + dir +
-                   "/cdf.png --table --gpus ps-worker=16 --gpus "
-                   "allreduce-local=8",
+                   "/cdf.png --table --gpus ps-worker=16,allreduce-local=8",
                dir + "/cdf.txt"),
             0)
       << read_file(dir + "/cdf.txt");
@@ -153,6 +152,14 @@ sweep:
             2);
   EXPECT_NE(read_file(dir + "/bad.txt").find("no GPU count for allreduce-local"),
             std::string::npos);
+  // The option repeated says the same as the list: the same table.
+  ASSERT_EQ(sh("/usr/bin/python3 " + source_path("scripts/plot_speedup_cdf.py") + " " + dir +
+                   "/s.h5 -o " + dir + "/cdf2.png --table --gpus ps-worker=16 --gpus "
+                   "allreduce-local=8",
+               dir + "/cdf2.txt"),
+            0);
+  const std::string again = read_file(dir + "/cdf2.txt");
+  EXPECT_EQ(again.substr(0, again.rfind(dir)), out.substr(0, out.rfind(dir)));
   // The breakdown plot of the same file (with its analytical markers) renders.
   ASSERT_EQ(sh("/usr/bin/python3 " + source_path("scripts/plot_breakdown.py") + " " + dir +
                    "/s.h5 -o " + dir + "/b.png",
@@ -231,19 +238,24 @@ sweep:
       "2": {job_mix.seed: 2}
 )";
 
+// kMiniCluster swept into DIR/c.h5: each point's GPU-batches/s by "network placement set".
+std::map<std::string, double> mini_cluster_throughput(const std::string& dir) {
+  write_file(dir + "/s.yaml", kMiniCluster);
+  std::map<std::string, double> b;
+  for (const auto& run : sweep_runs(dir, "c.h5"))
+    b[run.params.at("network") + " " + run.params.at("placement") + " " +
+      run.params.at("job_set")] = std::stod(run.params.at("jobs.gpu_batches_per_s"));
+  return b;
+}
+
 // The cluster study's throughput is each point's GPU-batches/s over the baseline network's under
 // the first placement, on the same job set, averaged over the sets.
 TEST(Studies, ClusterStudyComparesEveryPointWithTheBaselineOnTheSameJobSet) {
   NEED_BINARY();
   if (!have_plotting()) GTEST_SKIP() << "/usr/bin/python3 with h5py and matplotlib not available";
   auto dir = make_temp_dir("cluster-study");
-  write_file(dir + "/s.yaml", kMiniCluster);
-  const std::vector<RunRecord> runs = sweep_runs(dir, "c.h5");
-  ASSERT_EQ(runs.size(), 8u);
-  std::map<std::string, double> b;  // "network placement set" -> GPU-batches/s
-  for (const auto& run : runs)
-    b[run.params.at("network") + " " + run.params.at("placement") + " " +
-      run.params.at("job_set")] = std::stod(run.params.at("jobs.gpu_batches_per_s"));
+  const std::map<std::string, double> b = mini_cluster_throughput(dir);
+  ASSERT_EQ(b.size(), 8u);
   const std::string out = plot_table("plot_cluster_study.py", dir + "/c.h5");
   for (const char* placement : {"packed", "spread"}) {
     for (const char* network : {"slow", "fast"}) {
@@ -267,13 +279,8 @@ TEST(Studies, ClusterStudyComparesPlacements) {
   NEED_BINARY();
   if (!have_plotting()) GTEST_SKIP() << "/usr/bin/python3 with h5py and matplotlib not available";
   auto dir = make_temp_dir("cluster-placement");
-  write_file(dir + "/s.yaml", kMiniCluster);
-  const std::vector<RunRecord> runs = sweep_runs(dir, "c.h5");
-  ASSERT_EQ(runs.size(), 8u);
-  std::map<std::string, double> b;  // "network placement set" -> GPU-batches/s
-  for (const auto& run : runs)
-    b[run.params.at("network") + " " + run.params.at("placement") + " " +
-      run.params.at("job_set")] = std::stod(run.params.at("jobs.gpu_batches_per_s"));
+  const std::map<std::string, double> b = mini_cluster_throughput(dir);
+  ASSERT_EQ(b.size(), 8u);
   const std::string out = plot_table("plot_cluster_study.py", dir + "/c.h5", " --axis placement");
   EXPECT_NE(out.find("| network | placement | throughput vs packed (network: slow) |"),
             std::string::npos)

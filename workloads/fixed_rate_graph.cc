@@ -9,17 +9,9 @@ ExecutionGraph fixed_rate_graph(const ModelGraph& g, const std::string& host,
   d.name = d.host = d.launch_host = d.node = host;
   e.devices.push_back(d);
   e.ops.reserve(g.ops.size());
-  for (const ModelOp& m : g.ops) {
-    Op op;
-    op.name = m.name;
-    op.device = 0;
-    op.duration = m.flops / flops_per_second;
-    op.flops = m.flops;
-    op.bytes = m.bytes;
-    op.phase = phase_name(m.phase);
-    op.deps = m.deps;
-    e.ops.push_back(std::move(op));
-  }
+  for (const ModelOp& m : g.ops)
+    append_compute(e, m.name, 0, {}, m.flops / flops_per_second, phase_name(m.phase), m.deps,
+                   m.flops, m.bytes);
   return e;
 }
 

@@ -70,7 +70,8 @@ class RunResult:
     # Scenarios of several jobs (None otherwise): the job table, one dict per placed job: name,
     # placement, gpus, hosts, workload, iteration_times_s, mean_s, min_s, max_s, stdev_s,
     # alone_mean_s (the job replayed alone on the same GPUs), slowdown (mean_s / alone_mean_s),
-    # end_s.
+    # best_mean_s (alone on the GPUs packed placement gives it on an empty platform),
+    # placement_cost (alone_mean_s / best_mean_s), end_s.
     jobs: Optional[List[Dict[str, Any]]]
     job_workloads: List[str]  # each placed job's workload line, as `orrery run` lists them
     # The cluster's figures (None without jobs): placed, unplaced (jobs left out, and why),

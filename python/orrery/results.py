@@ -5,7 +5,7 @@ bytes/s, and each frame's attrs["units"] names the unit of every numeric column.
 from ._orrery import InputError
 
 # Highest /format_version this reader knows (results/h5_store.h kResultsFormatVersion).
-_FORMAT_VERSION = 3
+_FORMAT_VERSION = 4
 
 # Units of the /runs columns (docs/hdf5-layout.md, "/runs").
 _RUN_UNITS = {"iteration_time_s": "s", "compute_s": "s", "comm_s": "s", "io_s": "s",
