@@ -74,7 +74,10 @@ int memory(MemoryArgs a) {
   if (!parse_precision(a.precision, &a.plan.precision))
     throw InputError("--precision " + a.precision + ": expected " + precision_choices());
   a.plan.flash_attention = !a.no_flash;
-  if (!(a.reserved_gib >= 0)) throw InputError("--reserved must be at least 0");
+  // Finite too: "inf" parses as a double, and the verdict would need inf GiB.
+  if (!(a.reserved_gib >= 0 && a.reserved_gib <= 1e6))
+    throw InputError("--reserved " + std::to_string(a.reserved_gib) +
+                     ": expected GiB between 0 and 1e6");
   check_parallel_plan(a.plan, m, 0, "plan");
   const DeviceSpec dev = device_spec(a.device);
   if (!(dev.mem_bytes > 0))
@@ -140,10 +143,13 @@ void register_llm_commands(CLI::App& app, CommandList& out) {
   mem->add_option("--capacity-factor", a->plan.capacity_factor,
                   "MoE expert capacity over the even share of routed tokens (default 1)");
   mem->add_flag("--sp", a->plan.sequence_parallel, "Megatron sequence parallelism (needs tp > 1)");
-  mem->add_option("--micro-batch", a->plan.micro_batch, "Sequences per micro-batch (default 1)");
+  mem->add_option("--micro-batch", a->plan.micro_batch, "Sequences per micro-batch (default 1)")
+      ->check(CLI::PositiveNumber);
   mem->add_option("--global-batch", a->plan.global_batch,
-                  "Sequences per iteration (default: micro-batch x dp)");
-  mem->add_option("--seq", a->plan.seq_len, "Tokens per sequence (default: the model's)");
+                  "Sequences per iteration (default: micro-batch x dp)")
+      ->check(CLI::PositiveNumber);
+  mem->add_option("--seq", a->plan.seq_len, "Tokens per sequence (default: the model's)")
+      ->check(CLI::PositiveNumber);
   mem->add_option("--schedule", a->schedule, "gpipe, 1f1b (default) or interleaved");
   mem->add_option("--virtual-stages", a->plan.virtual_stages,
                   "Model chunks per GPU for the interleaved schedule");

@@ -16,6 +16,7 @@
 #include "common/data_dir.h"
 #include "common/errors.h"
 #include "common/units.h"
+#include "engine/xml_routes.h"
 #include "platforms/simgrid_platform.h"
 #include "results/chrome_trace.h"
 #include "results/h5_store.h"
@@ -200,10 +201,32 @@ std::string current_command_line() {
 // Output paths of a run: the flags win; a --set variation of the scenario's own paths is
 // named after its overrides (cli/output_paths.h).
 void resolve_outputs(const RunArgs& args, Scenario* sc) {
-  sc->output_file =
-      args.output.empty() ? name_for_overrides(sc->output_file, args.overrides) : args.output;
-  sc->trace_file =
-      args.trace.empty() ? name_for_overrides(sc->trace_file, args.overrides) : args.trace;
+  // A path set by --set itself is the one asked for, not a variation to name after it.
+  auto set_by_override = [&](const std::string& key) {
+    for (const std::string& o : args.overrides)
+      if (o.rfind(key + "=", 0) == 0) return true;
+    return false;
+  };
+  if (!args.output.empty())
+    sc->output_file = args.output;
+  else if (!set_by_override("output.file"))
+    sc->output_file = name_for_overrides(sc->output_file, args.overrides);
+  if (!args.trace.empty())
+    sc->trace_file = args.trace;
+  else if (!set_by_override("output.trace"))
+    sc->trace_file = name_for_overrides(sc->trace_file, args.overrides);
+  // One file cannot be both: the second writer would replace the first's.
+  if (!sc->output_file.empty() && !sc->trace_file.empty()) {
+    auto where = [](const std::string& p) {
+      std::error_code ec;
+      const fs::path whole = fs::absolute(p);
+      const fs::path real = fs::weakly_canonical(whole, ec);  // through symbolic links
+      return ec ? whole.lexically_normal() : real.lexically_normal();
+    };
+    if (where(sc->output_file) == where(sc->trace_file))
+      throw InputError("the results file and the trace are both \"" + sc->output_file +
+                       "\": give them different paths");
+  }
 }
 
 // A SimGrid XML platform is only read by SimGrid, which allows one engine per process: load it
@@ -211,12 +234,28 @@ void resolve_outputs(const RunArgs& args, Scenario* sc) {
 void check_xml_platform(const Scenario& sc) {
   run_in_child(
       [&] {
-        auto engine = start_engine(sc.platform);
+        std::vector<GraphStep> steps;
+        bool complete = false;
+        auto engine = start_engine(sc.platform, &steps, &complete);
         for (const auto& d : sc.graph.devices)
           for (const std::string* h : {&d.host, &d.launch_host})
             if (!h->empty() && !engine->host_by_name_or_null(*h))
               throw InputError(sc.platform.xml_file + ": no host \"" + *h +
                                "\", which workload device \"" + d.name + "\" runs on");
+        // The routes the workload needs, asked as the replay will ask them.
+        XmlRoutes routes(std::move(steps), complete);
+        auto host_of = [&](int d) {
+          const Device& dev = sc.graph.devices[d];
+          return engine->host_by_name_or_null(dev.host.empty() ? dev.name : dev.host);
+        };
+        for (const auto& [a, b] : device_pairs_to_route(sc.graph)) {
+          auto* from = host_of(a);
+          auto* to = host_of(b);
+          if (from && to && !routes.has_route(from, to))
+            throw InputError(no_route_message(sc.platform.xml_file, from->get_name(),
+                                              to->get_name(), sc.graph.devices[a].name,
+                                              sc.graph.devices[b].name));
+        }
         (void)engine.release();  // the child ends here; SimGrid's teardown is not needed
         return std::string();
       },

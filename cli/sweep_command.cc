@@ -32,9 +32,15 @@ void add_sweep_options(CLI::App* cmd, SweepSessionArgs& args, bool plan) {
   cmd->add_flag("--dry-run", args.dry_run,
                 plan ? "List every candidate with its price and check the plan; simulate nothing"
                      : "List the points and check the sweep; run nothing");
-  cmd->add_option("--point", args.point,
-                  std::string("Simulate only ") + point +
-                      " N, with its per-op timeline, into -o FILE.h5");
+  // The option's presence, not its value, says one point runs: --point -1 is refused with the
+  // sweep's range, not taken for "no point".
+  cmd->add_option_function<int64_t>(
+      "--point",
+      [&args](const int64_t& n) {
+        args.point = n;
+        args.point_given = true;
+      },
+      std::string("Simulate only ") + point + " N, with its per-op timeline, into -o FILE.h5");
   cmd->add_option("--trace", args.trace, "With --point: Chrome trace JSON of its timeline");
   cmd->add_flag("--fresh", args.fresh,
                 "Discard earlier results in the output instead of resuming from them");

@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/child_process.h"
 #include "common/errors.h"
@@ -28,6 +29,7 @@
 #include "engine/leaf_routes.h"
 #include "engine/link_usage.h"
 #include "engine/run_result_io.h"
+#include "engine/xml_routes.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -107,8 +109,10 @@ struct CachedRoute {
 class Replayer {
  public:
   Replayer(const PlatformSource& p, const ExecutionGraph& g, const ReplayOptions& opt,
-           std::vector<GraphStep> xml_steps)
-      : platform_(p), g_(g), opt_(opt), xml_steps_(std::move(xml_steps)) {}
+           std::vector<GraphStep> xml_steps, bool xml_complete)
+      : platform_(p), g_(g), opt_(opt), xml_steps_(std::move(xml_steps)) {
+    if (!p.xml_file.empty()) xml_routes_.emplace(xml_steps_, xml_complete);
+  }
 
   RunResult run() {
     auto wall0 = std::chrono::steady_clock::now();
@@ -468,8 +472,11 @@ class Replayer {
         leaf_routes_.emplace(xml_steps_, std::set<std::pair<std::string, std::string>>{});
     }
     if (!leaf_routes_ ||
-        !leaf_routes_->route(hosts_[src]->get_name(), hosts_[dst]->get_name(), &links, &latency))
+        !leaf_routes_->route(hosts_[src]->get_name(), hosts_[dst]->get_name(), &links, &latency)) {
+      // A platform file may leave two hosts without a route (engine/xml_routes.h).
+      if (xml_routes_ && !xml_routes_->has_route(hosts_[src], hosts_[dst])) throw no_route(src, dst);
       hosts_[src]->route_to(hosts_[dst], links, &latency);
+    }
     CachedRoute r;
     r.info.latency = latency;
     r.info.hop = HopClass::kNvlink;
@@ -487,6 +494,12 @@ class Replayer {
       r.info.links.push_back({pos->second, l->get_bandwidth()});
     }
     return routes_.emplace(key, std::move(r)).first->second;
+  }
+
+  InputError no_route(int src, int dst) const {
+    return InputError(no_route_message(platform_.xml_file, hosts_[src]->get_name(),
+                                       hosts_[dst]->get_name(), g_.devices[src].name,
+                                       g_.devices[dst].name));
   }
 
   int add_link_resource(const sg4::Link& l) {
@@ -552,6 +565,7 @@ class Replayer {
   std::unordered_map<int, std::unique_ptr<ActiveCollective>> active_;
   std::vector<FlowSlot> slots_;
   std::vector<GraphStep> xml_steps_;       // an XML platform's route graph, when one Dijkstra zone
+  std::optional<XmlRoutes> xml_routes_;    // XML platforms: which hosts have routes
   std::optional<LeafRoutes> leaf_routes_;  // routes from the routers' (engine/leaf_routes.h)
   std::vector<uint64_t> free_slots_;
   std::unordered_map<uint64_t, CachedRoute> routes_;
@@ -696,8 +710,9 @@ RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
                  const ReplayOptions& options) {
   // SimGrid holds the platform (hosts, links, routes); the fluid model runs the activities.
   std::vector<GraphStep> xml_steps;
-  auto engine = start_engine(platform, &xml_steps);
-  return Replayer(platform, graph, options, std::move(xml_steps)).run();
+  bool xml_complete = false;
+  auto engine = start_engine(platform, &xml_steps, &xml_complete);
+  return Replayer(platform, graph, options, std::move(xml_steps), xml_complete).run();
 }
 
 RunResult replay_isolated(const PlatformSource& platform, const ExecutionGraph& graph,

@@ -120,10 +120,11 @@ void check_xml_magnitudes(const std::string& file) {
 
 }  // namespace
 
-void load_platform(const PlatformSource& source, std::vector<GraphStep>* xml_steps) {
+void load_platform(const PlatformSource& source, std::vector<GraphStep>* xml_steps,
+                   bool* xml_complete) {
   auto* engine = sg4::Engine::get_instance();
   if (!source.xml_file.empty()) {
-    std::vector<GraphStep> steps = load_xml_platform(*engine, source.xml_file);
+    std::vector<GraphStep> steps = load_xml_platform(*engine, source.xml_file, xml_complete);
     if (xml_steps) *xml_steps = std::move(steps);
     check_xml_magnitudes(source.xml_file);
   } else {
@@ -133,7 +134,7 @@ void load_platform(const PlatformSource& source, std::vector<GraphStep>* xml_ste
 }
 
 std::unique_ptr<sg4::Engine> start_engine(const PlatformSource& source,
-                                          std::vector<GraphStep>* xml_steps) {
+                                          std::vector<GraphStep>* xml_steps, bool* xml_complete) {
   int argc = 2;
   char arg0[] = "orrery";
   char arg1[] = "--log=root.thresh:critical";
@@ -141,7 +142,7 @@ std::unique_ptr<sg4::Engine> start_engine(const PlatformSource& source,
   auto engine = std::make_unique<sg4::Engine>(&argc, argv);
   apply_network_config();
   try {
-    load_platform(source, xml_steps);
+    load_platform(source, xml_steps, xml_complete);
   } catch (...) {
     // Tearing down a half-loaded SimGrid engine can abort; the caller's process reports the
     // error and ends (replays run in a forked child).

@@ -34,14 +34,17 @@ void build_simgrid_platform(const Topology& topo);
 
 // Loads `source` into the current Engine (generated or from XML) and seals the platform. For an
 // XML file, `xml_steps` (when given) receives its route graph when the whole platform is one
-// Dijkstra zone without bypass routes (load_xml_platform), and stays empty otherwise.
-void load_platform(const PlatformSource& source, std::vector<GraphStep>* xml_steps = nullptr);
+// Dijkstra zone without bypass routes (load_xml_platform), and stays empty otherwise;
+// `xml_complete` says which (an empty graph may be the whole of one: a zone without routes).
+void load_platform(const PlatformSource& source, std::vector<GraphStep>* xml_steps = nullptr,
+                   bool* xml_complete = nullptr);
 
 // Creates this process's SimGrid Engine (quiet logs), applies the network settings and loads
-// `source` (xml_steps: as load_platform). SimGrid allows one Engine per process: call it once
-// (common/child_process.h runs further simulations in children).
+// `source` (xml_steps, xml_complete: as load_platform). SimGrid allows one Engine per process:
+// call it once (common/child_process.h runs further simulations in children).
 std::unique_ptr<simgrid::s4u::Engine> start_engine(const PlatformSource& source,
-                                                   std::vector<GraphStep>* xml_steps = nullptr);
+                                                   std::vector<GraphStep>* xml_steps = nullptr,
+                                                   bool* xml_complete = nullptr);
 
 // A SimGrid XML (platform DTD 4.1) equivalent of build_simgrid_platform's result.
 std::string topology_to_simgrid_xml(const Topology& topo);

@@ -112,7 +112,9 @@ struct Recorder {
 
 }  // namespace
 
-std::vector<GraphStep> load_xml_platform(simgrid::s4u::Engine& engine, const std::string& file) {
+std::vector<GraphStep> load_xml_platform(simgrid::s4u::Engine& engine, const std::string& file,
+                                         bool* complete) {
+  if (complete) *complete = false;
   require_regular_file(file, "SimGrid XML platform");
   // SimGrid crashes instead of throwing on some malformed platforms (a second route between two
   // hosts, for one): load it once in a throw-away child, so such a file is reported as the
@@ -155,6 +157,7 @@ std::vector<GraphStep> load_xml_platform(simgrid::s4u::Engine& engine, const std
   }
   NetZoneImpl::on_route_creation.disconnect(id);
   if (!engine.get_netzone_root()->get_children().empty() || !one_dijkstra_zone(file)) return {};
+  if (complete) *complete = true;
   return recorder.steps(engine);
 }
 

@@ -36,7 +36,11 @@ std::map<std::string, double> read_gpu_speeds(const YamlMap& root,
     const std::set<std::string> known(gpu_hosts.begin(), gpu_hosts.end());
     const YAML::Node node = root.raw("gpu_speeds");
     for (const auto& kv : node) {
-      const std::string host = kv.first.as<std::string>();
+      // A key that is itself a list or a mapping names no host.
+      if (!kv.first.IsScalar())
+        root.fail("gpu_speeds", "expected GPU host names as keys ({n0_gpu3: 0.5}), got a " +
+                                    std::string(kv.first.IsSequence() ? "list" : "mapping"));
+      const std::string host = kv.first.Scalar();
       if (!known.count(host))
         m.fail(host, "is not a GPU host of the platform (e.g. " +
                          (gpu_hosts.empty() ? std::string("none") : gpu_hosts.front()) + ")");

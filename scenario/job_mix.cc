@@ -1,5 +1,7 @@
 #include "scenario/job_mix.h"
 
+#include <cstdlib>
+
 #include <random>
 
 #include "common/seeded_draw.h"
@@ -77,7 +79,17 @@ JobType read_type(const YamlMap& m, const std::string& path, size_t index, int p
   read_range(m, "iterations", "an iteration count of at least 1", parse_count, &lo, &hi);
   t.min_iterations = static_cast<int>(lo);
   t.max_iterations = static_cast<int>(hi);
-  read_range(m, "start", "a time such as 20ms", parse_time, &t.min_start, &t.max_start);
+  // As a job's own start: a bare number other than 0 would be read in seconds, rarely what was
+  // meant, so it needs its unit (common/yaml_reader.h).
+  auto time_with_unit = [](const std::string& s, double* v) {
+    if (!parse_time(s, v)) return false;
+    char* end = nullptr;
+    std::strtod(s.c_str(), &end);
+    const bool bare = end != s.c_str() && *end == '\0';
+    return !bare || *v == 0.0;
+  };
+  read_range(m, "start", "a time with its unit such as 20ms", time_with_unit, &t.min_start,
+             &t.max_start);
   t.placement = m.str("placement", mix_placement);
   PlacementPolicy policy;
   if (!parse_placement_policy(t.placement, &policy))

@@ -40,8 +40,13 @@ ParallelPlan read_llm_plan(const YamlMap& w, const YamlMap& s, MemoryOptions* me
   memory->reserved_bytes = s.size("reserved", memory->reserved_bytes);
   if (memory->reserved_bytes < 0) s.fail("reserved", "must not be negative");
   p.micro_batch = w.integer("micro_batch", 1);
+  // Left out, they take the model's sequence length and micro_batch x dp; given, they must be
+  // real (0 used to read as "left out").
+  if (p.micro_batch < 1) w.fail("micro_batch", "must be at least 1");
   p.global_batch = w.integer("global_batch", 0);
+  if (w.has("global_batch") && p.global_batch < 1) w.fail("global_batch", "must be at least 1");
   p.seq_len = w.integer("seq_len", 0);
+  if (w.has("seq_len") && p.seq_len < 1) w.fail("seq_len", "must be at least 1 token");
   return p;
 }
 

@@ -111,10 +111,16 @@ PriceList read_gpu_prices(const YamlMap& prices, const std::string& key, bool re
 
 PlatformSpec point_platform(const SweepInput& in, const SweepPoint& point) {
   YAML::Node root(YAML::NodeType::Map);
-  YAML::Node base_platform = get_at_path(in.base, "platform");
-  if (base_platform.IsDefined()) root["platform"] = YAML::Clone(base_platform);
+  // The platform, and the scenario's `device`, which replaces its GPU in every server as the
+  // scenario reader does (scenario/scenario.h): the GPU a point simulates is the one it prices.
+  for (const char* section : {"platform", "device"}) {
+    YAML::Node base = get_at_path(in.base, section);
+    if (base.IsDefined()) root[section] = YAML::Clone(base);
+  }
   for (const auto& a : point.assignments) {
-    if (a.key != "platform" && a.key.compare(0, 9, "platform.") != 0) continue;
+    const bool ours = a.key == "platform" || a.key.compare(0, 9, "platform.") == 0 ||
+                      a.key == "device" || a.key.compare(0, 7, "device.") == 0;
+    if (!ours) continue;
     const YAML::Node& v = a.value;
     set_at_path(root, a.key, v.IsScalar() ? v : YAML::Clone(v), a.where);
   }
@@ -122,7 +128,10 @@ PlatformSpec point_platform(const SweepInput& in, const SweepPoint& point) {
   if (platform.IsMap() && platform["xml"])
     throw InputError(in.path + ": plan: a plan prices a preset platform, not a SimGrid XML file");
   try {
-    return parse_platform_spec(platform, in.path, "platform");
+    PlatformSpec spec = parse_platform_spec(platform, in.path, "platform");
+    if (root["device"] && spec.server_groups.empty())
+      spec.server.gpu = parse_device_spec(root["device"], in.path, "device", spec.server.gpu);
+    return spec;
   } catch (const InputError& e) {
     throw InputError(attribute_to_sweep(e.what(), point.assignments, in.base, in.path));
   }

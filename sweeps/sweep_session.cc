@@ -136,7 +136,7 @@ void print_points(const SweepInput& in) {
 
 int run_sweep_session(const SweepSessionArgs& args, const SweepHooks& hooks) {
   if (args.jobs < 0) throw InputError("-j " + std::to_string(args.jobs) + ": must be 0 or more");
-  if (args.point >= 0) {
+  if (args.point_given) {
     SweepInput in = load_sweep_input(args.scenario, args.overrides);
     return run_point_detail(in, {args.point, args.output, args.trace, args.created_by, args.quiet});
   }

@@ -21,7 +21,8 @@ struct SweepSessionArgs {
   int jobs = 1;                        // -j: children at once per rank; 0: one per CPU
   bool bind = true;                    // bind each child to a CPU of this rank (child_cpus)
   bool dry_run = false;                // list the points, run nothing
-  int64_t point = -1;         // >= 0: simulate only this point, with its timeline (point_detail.h)
+  int64_t point = -1;         // with point_given: simulate only this point (point_detail.h)
+  bool point_given = false;
   std::string trace;          // with point: Chrome trace JSON of its timeline
   bool fresh = false;         // discard earlier results in the output
   bool retry_failed = false;  // run failed points again
