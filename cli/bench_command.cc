@@ -5,11 +5,13 @@
 
 #include "cli/commands.h"
 #include "cli/platform_arg.h"
+#include "common/atomic_file.h"
 #include "common/errors.h"
 #include "common/units.h"
 #include "engine/collective_bench.h"
 #include "platforms/platform_spec.h"
 #include "results/collective_bench_store.h"
+#include "results/result_identity.h"
 
 namespace orrery {
 namespace {
@@ -72,6 +74,13 @@ int bench_collective(const BenchArgs& a) {
     throw InputError("--mode " + a.mode + ": expected flow or analytical");
   opt.analytical = a.mode == "analytical";
   if (a.nodes < 1) throw InputError("--nodes must be at least 1");
+  if (!a.output.empty()) {
+    require_not_input(a.output, "-o", {a.compare});
+    // An earlier benchmark's rows: its CSV header, or its HDF5 file's "collective" attribute.
+    require_replaceable(a.output, "-o", [](const std::string& p) {
+      return file_head(p, 17) == "size_bytes,count," || hdf5_with_attribute(p, "collective");
+    });
+  }
 
   std::vector<std::string> overrides = a.overrides;
   overrides.push_back("servers=" + std::to_string(a.nodes));

@@ -133,6 +133,14 @@ int table(const CostArgs& a, const CostModel& cost) {
   CostTableOptions opt;
   if (a.device_given) opt.device = a.device;
   opt.dtype = parse_dtype_flag(a.dtype);
+  if (!a.output.empty() && a.output != "-") {
+    require_not_input(a.output, "-o", {a.csv});
+    require_replaceable(a.output, "-o", [](const std::string& p) {
+      const std::string head = file_head(p, 4096);
+      const std::string first = head.substr(0, head.find('\n'));
+      return first.size() >= 13 && first.compare(first.size() - 13, 13, ",predicted_ms") == 0;
+    });
+  }
   const CostTable t = price_cost_table(read_input_file(a.csv, "ops CSV"), a.csv, opt, cost);
   if (a.output.empty() || a.output == "-") {
     std::cout << t.csv;

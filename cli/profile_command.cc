@@ -6,10 +6,12 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/atomic_file.h"
 #include "common/errors.h"
 #include "common/units.h"
 #include "models/profile_io.h"
 #include "platforms/device_spec.h"
+#include "results/result_identity.h"
 
 namespace orrery {
 namespace {
@@ -33,6 +35,9 @@ bool known_device(const std::string& name) {
 }
 
 int import_command(const ImportArgs& a) {
+  require_not_input(a.output, "-o", a.inputs);
+  require_replaceable(a.output, "-o",
+                      [](const std::string& p) { return hdf5_with_attribute(p, "format"); });
   ProfileDb db;
   size_t read = 0;
   for (const auto& f : a.inputs) {

@@ -20,6 +20,12 @@ struct ReportArgs {
 };
 
 int report_command(const ReportArgs& args) {
+  if (!args.csv.empty() && args.csv != "-") {
+    require_not_input(args.csv, "--csv", {args.file});
+    require_replaceable(args.csv, "--csv", [](const std::string& p) {
+      return file_head(p, 11) == "index,name,";  // write_report_csv's header
+    });
+  }
   LoadedResults results = read_results_h5(args.file);
   SweepFileStatus status = read_sweep_status(args.file);
   if (!args.quiet) write_report_table(std::cout, results, status, args.options);

@@ -9,6 +9,7 @@
 #include "common/csv.h"
 #include "common/errors.h"
 #include "common/input_file.h"
+#include "common/units.h"
 #include "engine/replay.h"
 
 namespace orrery {
@@ -92,6 +93,16 @@ std::vector<CollectiveBenchRow> run_collective_bench(const PlatformSource& platf
   if (!(opt.min_bytes > 0) || !(opt.max_bytes >= opt.min_bytes))
     throw InputError("the sizes must satisfy 0 < min <= max");
   if (!(opt.factor > 1)) throw InputError("the size factor must be greater than 1");
+  // A factor just above 1 makes a size per step: millions of collectives and gigabytes before
+  // the first result. Refused with the count, before any is built.
+  constexpr double kMaxSizes = 10000;
+  const double steps = std::floor(std::log(opt.max_bytes / opt.min_bytes) / std::log(opt.factor)) + 1;
+  if (!(steps <= kMaxSizes))
+    throw InputError("the size factor " + format_exact(opt.factor) + " makes " +
+                     std::to_string(static_cast<long long>(std::min(steps, 1e15))) +
+                     " sizes from the minimum to the maximum; at most " +
+                     std::to_string(static_cast<int>(kMaxSizes)) +
+                     " (use a larger factor, or a narrower range)");
   if (rooted(opt.type) && (opt.root < 0 || opt.root >= n))
     throw InputError("root " + std::to_string(opt.root) + " is not a rank of the " +
                      std::to_string(n) + " GPUs");

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/atomic_file.h"
 #include "common/errors.h"
 
 namespace orrery {
@@ -38,9 +39,10 @@ std::string read_holder(int fd) {
 
 }  // namespace
 
-std::string lock_path_for(const std::string& output) { return output + ".lock"; }
+std::string lock_path_for(const std::string& output) { return output_lock_path(output); }
 
-OutputLock::OutputLock(const std::string& path) : lock_path_(lock_path_for(path)) {
+OutputLock::OutputLock(const std::string& path)
+    : output_(path), lock_path_(lock_path_for(path)) {
   // Another holder may remove the lock file between our open and our flock: then the lock we
   // got is on a file nobody else will see, so check that the path still names it, and retry.
   for (int attempt = 0; attempt < 10; ++attempt) {
@@ -76,6 +78,7 @@ OutputLock::OutputLock(const std::string& path) : lock_path_(lock_path_for(path)
       // The lock holds without its description; a second process then says "holder unknown".
     }
     fd_ = fd;
+    note_output_lock(output_, true);
     return;
   }
   throw InputError(path + ": cannot lock " + lock_path_ + ": it keeps being replaced");
@@ -83,6 +86,7 @@ OutputLock::OutputLock(const std::string& path) : lock_path_(lock_path_for(path)
 
 OutputLock::~OutputLock() {
   if (fd_ < 0) return;
+  note_output_lock(output_, false);
   ::unlink(lock_path_.c_str());  // while still holding the lock: see the constructor's check
   ::close(fd_);
 }

@@ -1,6 +1,8 @@
 // One writer per output file: a process that will write `path` for a while (a sweep) holds an
-// advisory lock (flock) on "<path>.lock" until it is done, so a second process aiming at the
-// same output refuses at once instead of interleaving its writes. The lock file says who holds
+// advisory lock (flock) on "<path>.lock" (beside the file the path resolves to, so a symbolic
+// link to the output shares it) until it is done, so a second sweep aiming at the same output
+// refuses at once instead of interleaving its writes, and any other writer of it
+// (common/atomic_file.h: `orrery run -o`, `sweep --point`) refuses too. The lock file says who holds
 // it (pid, host, start time), for the second process's message. The kernel drops the lock when
 // its holder dies, so a stale lock file left by a killed process does not block anyone.
 #pragma once
@@ -21,6 +23,7 @@ class OutputLock {
   const std::string& lock_path() const { return lock_path_; }
 
  private:
+  std::string output_;
   std::string lock_path_;
   int fd_ = -1;
 };

@@ -76,4 +76,24 @@ ExistingOutput inspect_output(const std::string& path) {
   return out;
 }
 
+bool hdf5_with_attribute(const std::string& path, const char* attr) {
+  static const char kHdf5Signature[] = "\x89HDF\r\n\x1a\n";
+  if (!starts_with_bytes(path, kHdf5Signature, 8)) return false;
+  try {
+    bool found = false;
+    probe_h5_input(path, "HDF5 file", [&] {
+      h5::Handle file =
+          h5::check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + path);
+      (void)h5::has_attr(file.get(), attr);
+    });
+    h5::QuietErrors quiet;
+    h5::Handle file =
+        h5::check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + path);
+    found = h5::has_attr(file.get(), attr);
+    return found;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 }  // namespace orrery

@@ -22,4 +22,9 @@ struct ExistingOutput {
 // Looks at `path` without changing it. Never throws: an unreadable or corrupt file is kOther.
 ExistingOutput inspect_output(const std::string& path);
 
+// Whether `path` is a readable HDF5 file whose root has attribute `attr` (how Orrery's other
+// HDF5 files say what they are: a collective benchmark's "collective", a profile store's
+// "format"). Looked at in a child first, as a corrupt file can crash libhdf5. Never throws.
+bool hdf5_with_attribute(const std::string& path, const char* attr);
+
 }  // namespace orrery

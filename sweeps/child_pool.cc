@@ -123,6 +123,7 @@ void ChildPool::start(int64_t task, const std::function<std::string()>& work) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGHUP);
   ::sigprocmask(SIG_BLOCK, &stop_signals, &before);
   pid_t pid = ::fork();
   if (pid != 0) ::sigprocmask(SIG_SETMASK, &before, nullptr);
@@ -141,6 +142,7 @@ void ChildPool::start(int64_t task, const std::function<std::string()>& work) {
     }
     ::signal(SIGINT, SIG_IGN);
     ::signal(SIGTERM, SIG_DFL);
+    ::signal(SIGHUP, SIG_DFL);
     ::signal(SIGPIPE, SIG_DFL);
     ::sigprocmask(SIG_SETMASK, &before, nullptr);
     ::dup2(output[1], STDOUT_FILENO);

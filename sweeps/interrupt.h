@@ -1,5 +1,5 @@
-// Ctrl-C and SIGTERM during a sweep: the handler only records the signal; the sweep loop sees
-// it (its wait returns early), stops starting points, kills its children, writes a valid
+// Ctrl-C, SIGTERM and SIGHUP during a sweep: the handler only records the signal; the sweep loop
+// sees it (its wait returns early), stops starting points, kills its children, writes a valid
 // results file and leaves. Points that were running are not recorded, so they run on resume.
 #pragma once
 
@@ -7,7 +7,7 @@ namespace orrery {
 
 class InterruptGuard {
  public:
-  InterruptGuard();   // installs handlers for SIGINT and SIGTERM (no SA_RESTART)
+  InterruptGuard();   // installs handlers for SIGINT, SIGTERM and SIGHUP (no SA_RESTART)
   ~InterruptGuard();  // restores the previous ones
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;

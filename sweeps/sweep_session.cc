@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -87,7 +88,9 @@ int coordinate(const SweepSessionArgs& args, const SweepHooks& hooks, SweepInput
     std::fprintf(stderr,
                  "orrery: interrupted by %s: %d of %d points done, saved in %s; run the same "
                  "command again to resume\n",
-                 InterruptGuard::signal_number() == 2 ? "SIGINT" : "SIGTERM", store.points_done(),
+                 InterruptGuard::signal_number() == SIGINT   ? "SIGINT"
+                 : InterruptGuard::signal_number() == SIGHUP ? "SIGHUP"
+                                                             : "SIGTERM", store.points_done(),
                  total, output.c_str());
     // The other ranks are being torn down too: MPI_Finalize could wait for them forever.
     if (mpi.size() > 1) MpiLink::leave(kExitInterrupted);

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "common/child_process.h"
+#include "common/atomic_file.h"
 #include "common/errors.h"
 #include "engine/run_result_io.h"
 #include "sweeps/expression.h"
@@ -106,6 +107,9 @@ void SweepStore::open(bool fresh, bool retry_failed) {
   if (!dir.empty() && !fs::is_directory(dir))
     throw InputError(output_ + ": cannot create the directory " + dir.string());
   if (!lock_) lock_ = std::make_unique<OutputLock>(output_);
+  // Never remove (or later replace) a device node, a FIFO or a directory of that name.
+  require_file_or_absent(output_);
+  require_file_or_absent(jpath);
   if (fresh) {
     std::remove(output_.c_str());
     std::remove(jpath.c_str());
