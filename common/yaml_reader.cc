@@ -1,8 +1,10 @@
 #include "common/yaml_reader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 
@@ -12,6 +14,7 @@
 #include "common/input_file.h"
 #include "common/suggest.h"
 #include "common/units.h"
+#include "common/utf8.h"
 
 namespace orrery {
 namespace {
@@ -21,9 +24,20 @@ std::string line_of(const YAML::Mark& m) { return std::to_string(m.line + 1); }
 // yaml-cpp keeps every pair of a mapping and answers lookups with the first, so a repeated key
 // would silently lose its second value. Walks the whole tree (depth bounded: yaml-cpp itself
 // refuses documents nested more than a few hundred levels).
+// Values a document may expand to, aliases counted each time they are used: a scenario, a sweep
+// or a preset has thousands; "billion laughs" (anchors each repeating the previous one several
+// times) has billions, and every walk of the tree (this one, sweep hashing, --set) would take
+// minutes or exhaust memory.
+constexpr long kMaxExpandedValues = 1000000;
+
 void reject_duplicate_keys(const YAML::Node& node, const std::string& origin,
-                           const std::string& path, int depth) {
+                           const std::string& path, int depth, long* visited) {
   if (depth > 10000) throw InputError(origin + ": the document nests too deeply");
+  if (++*visited > kMaxExpandedValues)
+    throw InputError(origin + ": the document expands to more than " +
+                     std::to_string(kMaxExpandedValues) +
+                     " values with its aliases (*name) repeated where they are used, near \"" +
+                     path + "\": anchors repeating anchors (a YAML alias bomb?)");
   if (node.IsMap()) {
     std::map<std::string, YAML::Mark> seen;
     for (auto it = node.begin(); it != node.end(); ++it) {
@@ -35,18 +49,30 @@ void reject_duplicate_keys(const YAML::Node& node, const std::string& origin,
         throw InputError(origin + ":" + line_of(it->first.Mark()) + ": duplicate key \"" +
                          key_path + "\" (first given on line " + line_of(first->second) +
                          "); give each key once");
-      reject_duplicate_keys(it->second, origin, key_path, depth + 1);
+      reject_duplicate_keys(it->second, origin, key_path, depth + 1, visited);
     }
   } else if (node.IsSequence()) {
     size_t i = 0;
     for (const auto& item : node)
-      reject_duplicate_keys(item, origin, path + "[" + std::to_string(i++) + "]", depth + 1);
+      reject_duplicate_keys(item, origin, path + "[" + std::to_string(i++) + "]", depth + 1,
+                            visited);
   }
 }
 
 }  // namespace
 
 YAML::Node load_yaml_text(const std::string& text, const std::string& origin) {
+  // Names and text go into result files, whose readers decode UTF-8 (yaml-cpp does not check).
+  if (const size_t bad = invalid_utf8_at(text); bad != std::string::npos) {
+    const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + bad, '\n'));
+    const size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+    const size_t column = bad - (line_start == std::string::npos || bad == 0 ? 0 : line_start + 1) + 1;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+    throw InputError(origin + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                     ": not valid UTF-8 (byte " + byte +
+                     "): save the file as UTF-8; names and text are stored in result files");
+  }
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -57,7 +83,8 @@ YAML::Node load_yaml_text(const std::string& text, const std::string& origin) {
     throw InputError(origin + ":" + line_of(e.mark) + ":" + std::to_string(e.mark.column + 1) +
                      ": YAML syntax error: " + e.msg);
   }
-  reject_duplicate_keys(root, origin, "", 0);
+  long visited = 0;
+  reject_duplicate_keys(root, origin, "", 0, &visited);
   return root;
 }
 

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "common/errors.h"
+#include "common/size_guard.h"
 #include "engine/graph_check.h"
 #include "scenario/job_mix.h"
 
@@ -203,6 +204,16 @@ JobsBuild read_jobs(const YamlMap& root, const std::string& base_dir,
     graphs.push_back({e.name, std::move(job.graph), e.iterations, e.start});
   }
   if (graphs.empty()) root.fail(section, "no job fits the platform");
+  // Each iteration is a copy of the job's ops: a million iterations of a large job would be
+  // refused here, with the count, rather than fill memory while composing.
+  SizeEstimate size;
+  double ops = 0;
+  for (const JobGraph& g : graphs) ops += static_cast<double>(g.graph.ops.size()) * g.iterations;
+  size.ops = ops;
+  size.memory_bytes = ops * kBytesPerOp;
+  size.basis = std::to_string(graphs.size()) + " jobs, " + approximate_count(ops) +
+               " ops over their iterations";
+  check_size(size, root.origin() + ": " + section, "composing the jobs");
   JobsBuild out;
   out.graph = compose_jobs(graphs, &setup.spans);
   check_graph(out.graph, root.origin() + ": " + section);

@@ -2,6 +2,10 @@
 // with exit status 2 and a message naming the file or option and what was expected, or gives
 // the right answer.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -181,6 +185,180 @@ plan:
   const RunRecord run = read_results_h5(dir + "/out.h5").runs.at(0);
   EXPECT_NEAR(std::stod(run.params.at("plan.cost_per_iteration")),
               8 * run.result.makespan / 3600 * 3, 1e-12);
+}
+
+}  // namespace
+}  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// One rule for every writer (common/atomic_file.h): never the command's own input, never a file
+// of another kind that Orrery did not write, never a device node, and nothing while a running
+// sweep holds the output's lock, through whatever link names it.
+class Writers : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
+    dir_ = make_temp_dir("writers");
+    write_file(dir_ + "/s.yaml", "platform: {preset: pcie-server}\nworkload: {type: synthetic-dp}\n");
+    ASSERT_EQ(sh("run -q s.yaml -o r.h5").status, 0);
+  }
+  testing::ShellResult sh(const std::string& args) {
+    return run_shell("cd " + dir_ + " && " + testing::orrery_bin() + " " + args);
+  }
+  void expect_refused(const std::string& args, const std::string& file, const std::string& why) {
+    const std::string before = read_file(dir_ + "/" + file);
+    const auto r = sh(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(why), std::string::npos) << args << "\n" << r.output;
+    EXPECT_EQ(read_file(dir_ + "/" + file), before) << args << ": " << file << " changed";
+  }
+  std::string dir_;
+};
+
+TEST_F(Writers, NeverTheCommandsOwnInput) {
+  const std::string same = "is the input";
+  expect_refused("report r.h5 --csv r.h5", "r.h5", same);
+  write_file(dir_ + "/ops.csv", "op,B,M,N,K\nmatmul,1,64,64,64\n");
+  expect_refused("cost --csv ops.csv --device A100-SXM4-80GB -o ops.csv", "ops.csv", same);
+  write_file(dir_ + "/p.csv", "device,op,time_s\n");
+  expect_refused("profile import p.csv -o p.csv", "p.csv", same);
+  // Through a link too.
+  ASSERT_EQ(run_shell("ln -s r.h5 " + dir_ + "/link.h5").status, 0);
+  expect_refused("report r.h5 --csv link.h5", "r.h5", same);
+}
+
+TEST_F(Writers, OnlyFilesOfTheirOwnKind) {
+  write_file(dir_ + "/mine.txt", "someone's notes\n");
+  const std::string foreign = "refusing to replace it: it is not a file this command writes";
+  expect_refused("report r.h5 --csv mine.txt", "mine.txt", foreign);
+  expect_refused("platform export pcie-server -o mine.txt", "mine.txt", foreign);
+  expect_refused("bench collective all_reduce --platform pcie-server -b 8 -e 64 -o mine.txt",
+                 "mine.txt", foreign);
+  write_file(dir_ + "/ops.csv", "op,B,M,N,K\nmatmul,1,64,64,64\n");
+  expect_refused("cost --csv ops.csv --device A100-SXM4-80GB -o mine.txt", "mine.txt", foreign);
+  // Their own earlier output they replace.
+  for (const char* again :
+       {"report r.h5 --csv r.csv", "platform export pcie-server -o p.xml",
+        "bench collective all_reduce --platform pcie-server -b 8 -e 64 -o b.csv",
+        "bench collective all_reduce --platform pcie-server -b 8 -e 64 -o b.h5",
+        "cost --csv ops.csv --device A100-SXM4-80GB -o priced.csv"}) {
+    ASSERT_EQ(sh(again).status, 0) << again;
+    const auto r = sh(again);
+    EXPECT_EQ(r.status, 0) << again << "\n" << r.output;
+  }
+}
+
+TEST_F(Writers, NeverADeviceNode) {
+  if (geteuid() != 0) GTEST_SKIP() << "mknod needs root";
+  ASSERT_EQ(run_shell("mknod " + dir_ + "/n c 1 3").status, 0);
+  write_file(dir_ + "/sw.yaml", testing::kSmallSweepScenario);
+  for (const char* args : {"run -q s.yaml -o n", "run -q s.yaml -o n --force",
+                           "sweep -q sw.yaml -o n --fresh", "report r.h5 --csv n",
+                           "platform export pcie-server -o n"}) {
+    const auto r = sh(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+    struct stat st;
+    ASSERT_EQ(::stat((dir_ + "/n").c_str(), &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << args << " replaced the device node";
+  }
+}
+
+// A sweep holds its output's lock while it runs: `run -o`, `sweep --point -o` and a second sweep
+// through a symbolic link all refuse it.
+TEST_F(Writers, ARunningSweepsLockHoldsForEveryWriter) {
+  write_file(dir_ + "/sw.yaml", testing::kSmallSweepScenario);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ::setenv("ORRERY_SWEEP_TEST_HOLD_FROM", "0", 1);
+    const std::string cmd = "cd " + dir_ + " && exec " + testing::orrery_bin() +
+                            " sweep -q sw.yaml -o out.h5 -j1 >/dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
+    _exit(127);
+  }
+  for (int i = 0; i < 500 && !fs::exists(dir_ + "/out.h5.lock"); ++i) ::usleep(10000);
+  ASSERT_TRUE(fs::exists(dir_ + "/out.h5.lock"));
+  ASSERT_EQ(run_shell("ln -s out.h5 " + dir_ + "/other.h5").status, 0);
+  for (const char* args : {"run -q s.yaml -o out.h5", "run -q s.yaml -o other.h5 --force",
+                           "sweep -q sw.yaml --point 0 -o out.h5", "sweep -q sw.yaml -o other.h5"}) {
+    const auto r = sh(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("another Orrery process is writing this output"), std::string::npos)
+        << args << "\n" << r.output;
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+}
+
+// A temp file a killed writer left ("<file>.tmp.<pid>" of a process that is gone) is removed by
+// the next write of the file; one of a live process is not.
+TEST_F(Writers, TempFilesOfDeadWritersAreRemoved) {
+  write_file(dir_ + "/r.h5.tmp.999999999", "half a file");
+  const std::string live = dir_ + "/r.h5.tmp." + std::to_string(getpid());
+  write_file(live, "being written");
+  ASSERT_EQ(sh("run -q s.yaml -o r.h5").status, 0);
+  EXPECT_FALSE(fs::exists(dir_ + "/r.h5.tmp.999999999"));
+  EXPECT_TRUE(fs::exists(live));
+}
+
+}  // namespace
+}  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// Anchors each repeating the one before nine times, ten deep: 9^10 values in a page of text.
+// The walk that checks keys stops at a million values instead of taking minutes.
+TEST(Reliability, YamlAliasBombIsRefusedQuickly) {
+  const std::string dir = make_temp_dir("reliability");
+  std::string text = "x-anchors:\n  a0: &a0 [x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 10; ++i) {
+    text += "  a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 9; ++k) text += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    text += "]\n";
+  }
+  for (const char* where : {"description: *a9\n", "workload: {type: synthetic-dp, x: *a9}\n"}) {
+    write_file(dir + "/s.yaml", text + "platform: {preset: pcie-server}\n" + where);
+    const std::string e = input_error_of([&] { load_scenario(dir + "/s.yaml"); });
+    EXPECT_NE(e.find("expands to more than 1000000 values"), std::string::npos) << e;
+    EXPECT_NE(e.find("alias"), std::string::npos) << e;
+  }
+  // Anchors used as intended pass.
+  write_file(dir + "/ok.yaml", "x: &w {type: synthetic-dp, layers: 2}\n"
+                               "platform: {preset: pcie-server}\nworkload: *w\n");
+  EXPECT_NE(input_error_of([&] { load_scenario(dir + "/ok.yaml"); }).find("\"x\""),
+            std::string::npos);  // refused for the unknown key only, as before
+}
+
+// Names go into result files, whose readers decode UTF-8: invalid and overlong bytes are refused
+// where they are, with the line and column.
+TEST(Reliability, ScenarioTextMustBeUtf8) {
+  const std::string dir = make_temp_dir("reliability");
+  const std::string head = "platform: {preset: pcie-server}\nworkload: {type: synthetic-dp}\n";
+  for (const std::string& name :
+       {std::string("n\xC0\xAFme"), std::string("bad\xFF"), std::string("cut\xE2\x82"),
+        std::string("sur\xED\xA0\x80"), std::string("over\xF0\x82\x82\xAC")}) {
+    write_file(dir + "/s.yaml", head + "name: \"" + name + "\"\n");
+    const std::string e = input_error_of([&] { load_scenario(dir + "/s.yaml"); });
+    EXPECT_NE(e.find("s.yaml:3:"), std::string::npos) << e;
+    EXPECT_NE(e.find("not valid UTF-8"), std::string::npos) << e;
+  }
+  write_file(dir + "/s.yaml", head + "name: \"caf\xC3\xA9 \xE2\x9C\x93 \xF0\x9F\x9A\x80\"\n");
+  EXPECT_EQ(input_error_of([&] { load_scenario(dir + "/s.yaml"); }), "(no InputError)");
+}
+
+// A job's iterations are copies of its ops: a million of them is refused with the estimate.
+TEST(Reliability, JobsWithHugeIterationCountsAreRefusedUpFront) {
+  const std::string dir = make_temp_dir("reliability");
+  write_file(dir + "/s.yaml",
+             "platform: {preset: ethernet-cluster, servers: 1}\n"
+             "jobs:\n  - {name: a, gpus: 8, iterations: 1000000, workload: {type: model, "
+             "model: resnet50, batch: 8}, strategy: {type: allreduce}}\n");
+  const std::string e = input_error_of([&] { load_scenario(dir + "/s.yaml"); });
+  EXPECT_NE(e.find("composing the jobs would need about"), std::string::npos) << e;
+  EXPECT_NE(e.find("--max-ops"), std::string::npos) << e;
 }
 
 }  // namespace
