@@ -70,6 +70,11 @@ void add_limit_options(CLI::App* cmd) {
          },
          "Refuse scenarios whose estimated memory passes this (default 16GiB)")
       ->group(group);
+  cmd->add_option_function<std::string>(
+         "--max-points",
+         [&lim](const std::string& s) { lim.max_points = parse_count("--max-points", s); },
+         "Refuse sweeps and plans of more points than this (default 1e5)")
+      ->group(group);
 }
 
 }  // namespace orrery

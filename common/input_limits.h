@@ -78,11 +78,15 @@ inline constexpr double kDefaultMaxActivities = 1e8;
 inline constexpr double kDefaultMaxMemoryBytes = 16.0 * 1024 * 1024 * 1024;
 // Ops of one zoo replica (the largest zoo models have tens of thousands).
 inline constexpr size_t kMaxReplicaOps = 2000000;
+// Points of one sweep: each is a scenario text hashed before anything runs (about 100 us), so a
+// million points is minutes of silence first, and hours of simulation after.
+inline constexpr double kDefaultMaxPoints = 100000;
 
 }  // namespace limits
 
 // Limits of this process, set once from the command line (--max-simulated-time,
-// --no-size-limit, --max-ops, --max-flows, --max-memory) before any scenario is read. Sweep
+// --no-size-limit, --max-ops, --max-flows, --max-memory, --max-points) before any scenario is
+// read. Sweep
 // points run in forked children and inherit them.
 struct RunLimits {
   double max_simulated_seconds = limits::kDefaultMaxSimulatedSeconds;
@@ -90,6 +94,7 @@ struct RunLimits {
   double max_ops = limits::kDefaultMaxOps;
   double max_activities = limits::kDefaultMaxActivities;
   double max_memory_bytes = limits::kDefaultMaxMemoryBytes;
+  double max_points = limits::kDefaultMaxPoints;  // of a sweep or plan (--max-points)
 };
 RunLimits& run_limits();
 

@@ -1,9 +1,12 @@
 #include "sweeps/sweep_spec.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
+#include "common/size_guard.h"
 #include "common/yaml_reader.h"
 #include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
@@ -54,6 +57,15 @@ class Parser {
     if (spec_.point_count() > kMaxPoints)
       fail(sweep, "sweep",
            "expands to more than " + std::to_string(kMaxPoints) + " points; split the sweep");
+    // Refused before the points are built: each is a scenario to write out and hash first.
+    const RunLimits& lim = run_limits();
+    const double points = static_cast<double>(spec_.point_count());
+    if (lim.size_limits && points > lim.max_points)
+      fail(sweep, "sweep",
+           "expands to " + approximate_count(points) + " points, over the limit of " +
+               approximate_count(lim.max_points) + " (listing them alone takes about " +
+               approximate_count(std::ceil(points * 1e-4)) +
+               " s); split the sweep, or lift the limit with --max-points N");
     return std::move(spec_);
   }
 

@@ -363,3 +363,30 @@ TEST(Reliability, JobsWithHugeIterationCountsAreRefusedUpFront) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// A million points took minutes of silence before --dry-run printed anything: refused at once,
+// with what listing them would take and the option that lifts the limit.
+TEST(Reliability, SweepsOfTooManyPointsAreRefusedBeforeTheyAreListed) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
+  const std::string dir = make_temp_dir("reliability");
+  std::string layers, times;
+  for (int i = 1; i <= 1000; ++i) {
+    layers += (i > 1 ? ", " : "") + std::to_string(i);
+    times += (i > 1 ? ", " : "") + std::to_string(i) + "us";
+  }
+  write_file(dir + "/s.yaml", "name: big\nplatform: {preset: pcie-server}\n"
+                              "workload: {type: synthetic-dp}\nsweep:\n  grid:\n"
+                              "    workload.layers: [" + layers + "]\n"
+                              "    workload.forward_time: [" + times + "]\n");
+  const auto r = run_shell(testing::orrery_bin() + " sweep " + dir + "/s.yaml --dry-run");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("expands to 1e+06 points, over the limit of 100000"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("--max-points"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace orrery
