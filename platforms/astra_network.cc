@@ -122,6 +122,15 @@ AstraNetwork read_astra_network(const std::string& path, const DeviceSpec& gpu) 
   e.memory_bytes = total_npus * kBytesPerHost + links * kBytesPerLink;
   e.basis = approximate_count(total_npus) + " NPUs, " + approximate_count(links) + " links";
   check_size(e, path, "building this network");
+  // Memory is not what runs out first: every route is a search over all the links, so a
+  // FullyConnected dimension of 512 NPUs (131,000 links) takes 13 s and one of 2,048 hours.
+  constexpr double kMaxLinks = 500000;
+  if (run_limits().size_limits && links > kMaxLinks)
+    throw InputError(path + ": building this network would need about " + approximate_count(links) +
+                     " links (" + e.basis + "; FullyConnected dimensions grow as n^2), over the "
+                     "limit of " + approximate_count(kMaxLinks) +
+                     ": finding routes over them would take hours; use a Switch dimension, or "
+                     "lift the limit with --no-size-limit");
   AstraNetwork out;
   Topology& t = out.topology;
   t.name = "astra";

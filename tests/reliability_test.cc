@@ -390,3 +390,44 @@ TEST(Reliability, SweepsOfTooManyPointsAreRefusedBeforeTheyAreListed) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// Platforms whose size is written small: a SimGrid cluster's radical of 10^8 hosts, an
+// ASTRA-sim FullyConnected dimension of 2,048 NPUs (2 million links to route over). Refused
+// with the count before SimGrid or the router starts.
+TEST(Reliability, PlatformsWrittenSmallButHugeAreRefusedUpFront) {
+  const std::string dir = make_temp_dir("reliability");
+  write_file(dir + "/c.xml", R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="g" suffix="" radical="0-99999999" speed="1Tf" bw="10GBps" lat="1us"
+           bb_bw="100GBps" bb_lat="1us"/>
+</platform>
+)");
+  write_file(dir + "/c.yaml", "platform: {xml: c.xml, gpus: [g0, g1]}\n"
+                              "workload: {type: synthetic-dp, layers: 1}\n");
+  // An XML platform is loaded by validate and run (SimGrid holds it), not by reading the scenario.
+  if (!testing::orrery_bin().empty()) {
+    const auto r = run_shell(testing::orrery_bin() + " validate " + dir + "/c.yaml");
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find("c.xml: loading this platform would need about"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("1e+08 hosts"), std::string::npos) << r.output;
+  }
+  std::string e;
+
+  write_file(dir + "/fc.yml", "topology: [ FullyConnected ]\nnpus_count: [ 2048 ]\n"
+                              "bandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n");
+  write_file(dir + "/fc.yaml", "platform: {astra_network: fc.yml}\n"
+                               "workload: {type: synthetic-dp, layers: 1}\n");
+  e = input_error_of([&] { load_scenario(dir + "/fc.yaml"); });
+  EXPECT_NE(e.find("fc.yml: building this network would need about 2.1e+06 links"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("Switch"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace orrery
