@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "workloads/op_counts.h"
 
 namespace orrery {
@@ -155,6 +156,28 @@ bool ProfileDb::add(ProfileRow r) {
     bad_row(r, "attrs \"" + r.attrs + "\": expected key=integer pairs separated by ';'");
   if (!(r.time_s > 0) || !std::isfinite(r.time_s))
     bad_row(r, "time_s must be a positive number of seconds");
+  // The ranges a scenario's own values are held to (common/input_limits.h): an op of 1e300 s
+  // or a shape of 2^62 elements is a damaged row, not a measurement.
+  const std::pair<const char*, double> times[] = {
+      {"time_s", r.time_s}, {"t_n_s", r.t_n_s}, {"t_m_s", r.t_m_s}, {"stdev_s", r.stdev_s}};
+  for (const auto& [column, v] : times)
+    if (!limits::kOpDuration.contains(v))
+      bad_row(r, std::string(column) + ": " + out_of_range(v, limits::kOpDuration));
+  const std::pair<const char*, int64_t> counts[] = {
+      {"n", r.n}, {"m", r.m}, {"samples", r.samples}};
+  for (const auto& [column, v] : counts)
+    if (v < 0) bad_row(r, std::string(column) + ": must not be negative, got " + std::to_string(v));
+  auto elements = [](const Shape& s) {
+    double n = 1;
+    for (int64_t d : s) n *= static_cast<double>(d);
+    return n;
+  };
+  constexpr double kMaxElements = 1e15;  // limits::kBytes in one-byte elements
+  for (const Shape& s : inputs)
+    if (elements(s) > kMaxElements)
+      bad_row(r, "inputs \"" + r.inputs + "\": a shape of more than 1e15 elements");
+  if (elements(output) > kMaxElements)
+    bad_row(r, "output \"" + r.output + "\": a shape of more than 1e15 elements");
   // Canonical text, so rows written by hand with defaults or odd order still match.
   r.inputs = shapes_text(inputs);
   r.output = shape_text(output);

@@ -431,3 +431,42 @@ TEST(Reliability, PlatformsWrittenSmallButHugeAreRefusedUpFront) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// Profile rows are measurements: a time of 1e300 s, a negative count or a shape of 2^64
+// elements is a damaged row, refused with the row and the column as a scenario value would be.
+TEST(Reliability, ProfileRowsHoldTheRangesScenarioValuesDo) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
+  const std::string dir = make_temp_dir("reliability");
+  const std::string head = "op,dtype,device,inputs,output,attrs,time_s,n,m,t_n_s,t_m_s,samples,"
+                           "stdev_s,source\n";
+  const struct {
+    const char* row;
+    const char* why;
+  } cases[] = {
+      {"matmul,fp32,V100,16x256;256x256,16x256,,1e300,2,22,1e-3,1e-3,15,1e-6,x",
+       "time_s: 1e+300 s is outside the accepted range"},
+      {"matmul,fp32,V100,16x256;256x256,16x256,,1e-3,2,22,1e-3,1e-3,15,-1,x",
+       "stdev_s: -1 s is outside the accepted range"},
+      {"matmul,fp32,V100,16x256;256x256,16x256,,1e-3,-2,22,1e-3,1e-3,15,1e-6,x",
+       "n: must not be negative"},
+      {"matmul,fp32,V100,16x256;256x256,16x256,,1e-3,2,22,1e-3,1e-3,-15,1e-6,x",
+       "samples: must not be negative"},
+      {"matmul,fp32,V100,4294967296x4294967296;256x256,16x256,,1e-3,2,22,1e-3,1e-3,15,1e-6,x",
+       "a shape of more than 1e15 elements"},
+  };
+  for (const auto& c : cases) {
+    write_file(dir + "/p.csv", head + c.row + "\n");
+    const auto r = run_shell(testing::orrery_bin() + " profile import " + dir + "/p.csv -o " +
+                             dir + "/p.h5");
+    EXPECT_EQ(r.status, 2) << c.row << "\n" << r.output;
+    EXPECT_NE(r.output.find("p.csv:2: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(c.why), std::string::npos) << c.why << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(dir + "/p.h5"));
+  }
+}
+
+}  // namespace
+}  // namespace orrery
