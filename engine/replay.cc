@@ -715,6 +715,18 @@ RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
   return Replayer(platform, graph, options, std::move(xml_steps), xml_complete).run();
 }
 
+void replay_each(const PlatformSource& platform, size_t count,
+                 const std::function<ExecutionGraph(size_t)>& graph, const ReplayOptions& options,
+                 const std::function<void(size_t, RunResult)>& result) {
+  std::vector<GraphStep> xml_steps;
+  bool xml_complete = false;
+  auto engine = start_engine(platform, &xml_steps, &xml_complete);
+  for (size_t i = 0; i < count; ++i) {
+    const ExecutionGraph g = graph(i);
+    result(i, Replayer(platform, g, options, xml_steps, xml_complete).run());
+  }
+}
+
 RunResult replay_isolated(const PlatformSource& platform, const ExecutionGraph& graph,
                           const ReplayOptions& options) {
   return deserialize_run_result(run_in_child(

@@ -7,6 +7,8 @@
 // (docs/design.md, "Replay").
 #pragma once
 
+#include <functional>
+
 #include "common/input_limits.h"
 #include "engine/execution_graph.h"
 #include "engine/run_result.h"
@@ -37,6 +39,14 @@ struct ReplayOptions {
 // never end); the message names the limit and the ops still running.
 RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
                  const ReplayOptions& options);
+
+// Replays `count` graphs on one platform, one after the other, in this process: SimGrid holds
+// the platform, built once, and each replay has its own fluid model, so the results are those
+// of replay() on each graph alone. graph(i) builds the i-th graph when its turn comes (only one
+// is held at a time); result(i, r) receives its result. Like replay(), once per process.
+void replay_each(const PlatformSource& platform, size_t count,
+                 const std::function<ExecutionGraph(size_t)>& graph, const ReplayOptions& options,
+                 const std::function<void(size_t, RunResult)>& result);
 
 // Runs replay() in a forked child and returns its result through a pipe. A child that fails
 // rethrows here: InputError as InputError, anything else (including a SimGrid abort or a
