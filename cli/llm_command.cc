@@ -26,6 +26,9 @@ struct MemoryArgs {
   bool no_flash = false;
   std::string device = "H100-SXM5";
   double reserved_gib = 1.0;
+  // -1: not given (the model's sequence; micro-batch x dp); given, at least 1.
+  int64_t seq = -1;
+  int64_t global_batch = -1;
 };
 
 // A built-in name, or a config.json file.
@@ -74,6 +77,19 @@ int memory(MemoryArgs a) {
   if (!parse_precision(a.precision, &a.plan.precision))
     throw InputError("--precision " + a.precision + ": expected " + precision_choices());
   a.plan.flash_attention = !a.no_flash;
+  // 0 would read as "the default" in the plan (the model's sequence, micro-batch x dp).
+  for (const auto& [option, value] :
+       {std::pair<const char*, int64_t>{"--micro-batch", a.plan.micro_batch},
+        {"--global-batch", a.global_batch == -1 ? 1 : a.global_batch},
+        {"--seq", a.seq == -1 ? 1 : a.seq}})
+    if (value < 1)
+      throw InputError(std::string(option) + " " + std::to_string(value) + ": must be at least 1");
+  if (a.seq > 0) a.plan.seq_len = a.seq;
+  if (a.global_batch > 0) {
+    if (a.global_batch > 1 << 30)
+      throw InputError("--global-batch " + std::to_string(a.global_batch) + ": too large");
+    a.plan.global_batch = static_cast<int>(a.global_batch);
+  }
   // Finite too: "inf" parses as a double, and the verdict would need inf GiB.
   if (!(a.reserved_gib >= 0 && a.reserved_gib <= 1e6))
     throw InputError("--reserved " + std::to_string(a.reserved_gib) +
@@ -143,13 +159,10 @@ void register_llm_commands(CLI::App& app, CommandList& out) {
   mem->add_option("--capacity-factor", a->plan.capacity_factor,
                   "MoE expert capacity over the even share of routed tokens (default 1)");
   mem->add_flag("--sp", a->plan.sequence_parallel, "Megatron sequence parallelism (needs tp > 1)");
-  mem->add_option("--micro-batch", a->plan.micro_batch, "Sequences per micro-batch (default 1)")
-      ->check(CLI::PositiveNumber);
-  mem->add_option("--global-batch", a->plan.global_batch,
-                  "Sequences per iteration (default: micro-batch x dp)")
-      ->check(CLI::PositiveNumber);
-  mem->add_option("--seq", a->plan.seq_len, "Tokens per sequence (default: the model's)")
-      ->check(CLI::PositiveNumber);
+  mem->add_option("--micro-batch", a->plan.micro_batch, "Sequences per micro-batch (default 1)");
+  mem->add_option("--global-batch", a->global_batch,
+                  "Sequences per iteration (default: micro-batch x dp)");
+  mem->add_option("--seq", a->seq, "Tokens per sequence (default: the model's)");
   mem->add_option("--schedule", a->schedule, "gpipe, 1f1b (default) or interleaved");
   mem->add_option("--virtual-stages", a->plan.virtual_stages,
                   "Model chunks per GPU for the interleaved schedule");

@@ -1,6 +1,7 @@
 #include "models/profile_db.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -21,8 +22,9 @@ std::string lower(std::string s) {
 bool parse_int(const std::string& s, int64_t* out) {
   if (s.empty()) return false;
   char* end = nullptr;
+  errno = 0;
   long long v = std::strtoll(s.c_str(), &end, 10);
-  if (*end != '\0') return false;
+  if (*end != '\0' || errno == ERANGE) return false;  // past 64 bits is no dimension
   *out = v;
   return true;
 }
@@ -163,10 +165,22 @@ bool ProfileDb::add(ProfileRow r) {
   for (const auto& [column, v] : times)
     if (!limits::kOpDuration.contains(v))
       bad_row(r, std::string(column) + ": " + out_of_range(v, limits::kOpDuration));
+  if (r.time_s < 1e-12)
+    bad_row(r, "time_s: " + std::to_string(r.time_s) + " s is below a picosecond: no kernel is");
+  // The N/M method (Tianshu, eq. 1) times n and m > n back-to-back runs; a billion is no run.
   const std::pair<const char*, int64_t> counts[] = {
       {"n", r.n}, {"m", r.m}, {"samples", r.samples}};
-  for (const auto& [column, v] : counts)
-    if (v < 0) bad_row(r, std::string(column) + ": must not be negative, got " + std::to_string(v));
+  for (const auto& [column, v] : counts) {
+    if (v < 0)
+      bad_row(r, "column " + std::string(column) + ": must not be negative, got " +
+                     std::to_string(v));
+    if (v > 1000000000)
+      bad_row(r, "column " + std::string(column) + ": " + std::to_string(v) +
+                     " runs, more than a billion");
+  }
+  if (r.n > 0 && r.m > 0 && r.m <= r.n)
+    bad_row(r, "column m: the N/M method times m > n runs, got n = " + std::to_string(r.n) +
+                   " and m = " + std::to_string(r.m));
   auto elements = [](const Shape& s) {
     double n = 1;
     for (int64_t d : s) n *= static_cast<double>(d);

@@ -451,9 +451,9 @@ TEST(Reliability, ProfileRowsHoldTheRangesScenarioValuesDo) {
       {"matmul,fp32,V100,16x256;256x256,16x256,,1e-3,2,22,1e-3,1e-3,15,-1,x",
        "stdev_s: -1 s is outside the accepted range"},
       {"matmul,fp32,V100,16x256;256x256,16x256,,1e-3,-2,22,1e-3,1e-3,15,1e-6,x",
-       "n: must not be negative"},
+       "column n: must not be negative"},
       {"matmul,fp32,V100,16x256;256x256,16x256,,1e-3,2,22,1e-3,1e-3,-15,1e-6,x",
-       "samples: must not be negative"},
+       "column samples: must not be negative"},
       {"matmul,fp32,V100,4294967296x4294967296;256x256,16x256,,1e-3,2,22,1e-3,1e-3,15,1e-6,x",
        "a shape of more than 1e15 elements"},
   };

@@ -522,33 +522,92 @@ def chakra_cases():
     del both
 
 
+# The profile CSV as models/profile_csv.cc reads it (docs/cost-models.md, "Contribution format"):
+# its header and one row the reader accepts, by column.
+PROFILE_COLUMNS = ["op", "dtype", "device", "inputs", "output", "attrs", "time_s", "n", "m", "t_n_s",
+                   "t_m_s", "samples", "stdev_s", "source"]
+PROFILE_ROW = {"op": "matmul", "dtype": "fp32", "device": "V100-SXM2", "inputs": "64x64;64x64",
+               "output": "64x64", "attrs": "", "time_s": "1e-5", "n": "10", "m": "20",
+               "t_n_s": "1e-4", "t_m_s": "2e-4", "samples": "5", "stdev_s": "3e-7", "source": "hostile"}
+
+
+def profile_csv(columns=None, **values):
+    """A profile CSV of PROFILE_ROW under the current header, with `values` replacing its cells and
+    only `columns` (default: all) kept."""
+    columns = columns or PROFILE_COLUMNS
+    row = dict(PROFILE_ROW, **values)
+    return ("# Orrery op profile\n# device: V100-SXM2\n" + ",".join(columns) + "\n"
+            + ",".join(row[c] for c in columns) + "\n")
+
+
+# Wrong values that the profile CSV reader accepts today (exit 0, and `profile import` writes
+# p.h5), left out of the manifest: they wait for the reader fix of issue 36. ProfileDb::add
+# (models/profile_db.cc) checks only that time_s is positive and finite, parse_profile_csv
+# (models/profile_csv.cc) only that n, m, samples are 64-bit integers and t_n_s, t_m_s, stdev_s
+# finite numbers; shapes and attrs (parse_int in models/profile_db.cc) take any strtoll result, a
+# value past 64 bits clamped to 9223372036854775807, and nothing bounds a shape's element count.
+# Once the reader refuses them, move them into `bad` in profile_cases.
+PROFILE_AWAITING_READER_FIX = {
+    # A negative attribute is meaningful for some ops (dim=-1), so the reader checks none.
+    "attrs-neg": (profile_csv(attrs="pad_h=-1"), "pad_h"),
+}
+
+
 def profile_cases():
-    header = "op,dtype,shapes,attrs,device,seconds,n,m,t_n,t_m,samples"
-    good = ("# Orrery op profile\n# device: V100-SXM2\n" + header + "\n"
-            "matmul,fp32,\"[[64,64],[64,64]]\",{},V100-SXM2,1e-5,10,20,1e-4,2e-4,5\n")
+    good = profile_csv()
+    if ORRERY:
+        # Each case must differ from a file the reader accepts by its one value: a stale header
+        # would have every case refused for the header, never reaching the value it is about.
+        if not accepted(["profile", "show", "p.csv"], {"p.csv": good}):
+            sys.exit("make_corpus.py: the reader refuses the base profile CSV; update "
+                     "PROFILE_COLUMNS and PROFILE_ROW to models/profile_csv.cc")
+        for n, (t, _) in PROFILE_AWAITING_READER_FIX.items():
+            if not accepted(["profile", "show", "p.csv"], {"p.csv": t}):
+                print(f"note: the reader now refuses profile-{n}: move it from "
+                      "PROFILE_AWAITING_READER_FIX into profile_cases")
     bad = {
-        "empty": "",
-        "header-only": "# only a comment\n",
-        "unknown-column": good.replace("samples", "sampels"),
-        "missing-column": good.replace(",samples", "").replace(",5\n", "\n"),
-        "seconds-text": good.replace("1e-5", "fast"),
-        "seconds-neg": good.replace("1e-5", "-1e-5"),
-        "seconds-e300": good.replace("1e-5", "1e300"),
-        "seconds-nan": good.replace("1e-5", "nan"),
-        "n-huge": good.replace(",10,20,", ",4294967297,20,"),
-        "n-text": good.replace(",10,20,", ",ten,20,"),
-        "short-row": good + "matmul,fp32\n",
-        "long-row": good + "matmul,fp32,\"[[1]]\",{},V100-SXM2,1e-5,10,20,1e-4,2e-4,5,extra,extra\n",
-        "unclosed-quote": good.replace("\"[[64,64]", "\"[[64,64]", 1).replace("[64,64]]\"", "[64,64]]", 1),
-        "shapes-deep": good.replace("[[64,64],[64,64]]", "[" * 50000 + "]" * 50000),
-        "dtype-bad": good.replace(",fp32,", ",fp31,"),
-        "binary": None,
+        "empty": ("", "p.csv"),
+        "header-only": ("# only a comment\n", "header"),
+        "unknown-column": (good.replace("samples", "sampels"), "sampels"),
+        "missing-column": (profile_csv([c for c in PROFILE_COLUMNS if c != "time_s"]), "time_s"),
+        "seconds-text": (profile_csv(time_s="fast"), "time_s"),
+        "seconds-e300": (profile_csv(time_s="1e300"), "time_s"),
+        "seconds-tiny": (profile_csv(time_s="1e-300"), "time_s"),
+        "n-huge": (profile_csv(n="4294967297", m="4294967298"), "column n"),
+        "n-neg": (profile_csv(n="-10"), "column n"),
+        "m-neg": (profile_csv(m="-10"), "column m"),
+        "m-not-above-n": (profile_csv(n="20", m="20"), "column m"),
+        "samples-neg": (profile_csv(samples="-5"), "column samples"),
+        "t_n_s-neg": (profile_csv(t_n_s="-1e-4"), "t_n_s"),
+        "t_m_s-e300": (profile_csv(t_m_s="1e300"), "t_m_s"),
+        "stdev-neg": (profile_csv(stdev_s="-3e-7"), "stdev_s"),
+        "shape-overflow": (profile_csv(inputs="4294967296x4294967296;4294967296x4294967296",
+                                       output="4294967296x4294967296"), "inputs"),
+        "shape-dim-overflow": (profile_csv(inputs="99999999999999999999x64;64x64"), "inputs"),
+        "attrs-overflow": (profile_csv(attrs="pad_h=99999999999999999999"), "pad_h"),
+        "seconds-neg": (profile_csv(time_s="-1e-5"), "time_s"),
+        "seconds-zero": (profile_csv(time_s="0"), "time_s"),
+        "seconds-nan": (profile_csv(time_s="nan"), "time_s"),
+        "seconds-inf": (profile_csv(time_s="inf"), "time_s"),
+        "seconds-e400": (profile_csv(time_s="1e400"), "time_s"),
+        "n-overflow": (profile_csv(n="99999999999999999999"), "column n"),
+        "n-text": (profile_csv(n="ten"), "column n"),
+        "samples-float": (profile_csv(samples="2.5"), "column samples"),
+        "short-row": (good + "matmul,fp32\n", "fields"),
+        "long-row": (good + good.split("\n")[-2] + ",extra,extra\n", "fields"),
+        "unclosed-quote": (profile_csv(inputs="\"64x64;64x64"), "unterminated"),
+        "shapes-deep": (profile_csv(inputs="[" * 50000 + "]" * 50000), "inputs"),
+        "shape-neg": (profile_csv(inputs="-64x64;64x64"), "inputs"),
+        "op-unknown": (profile_csv(op="matmull"), "matmull"),
+        "dtype-bad": (profile_csv(dtype="fp31"), "fp31"),
+        "binary": (None, "p.csv"),
     }
-    for n, t in bad.items():
+    for n, (t, word) in bad.items():
         if t is None:
             t = bytes(random.Random(5).randrange(256) for _ in range(400))
-        case(f"profile-{n}-show", {"p.csv": t}, "profile show p.csv", ["p.csv"])
-        case(f"profile-{n}-import", {"p.csv": t}, "profile import p.csv -o p.h5", ["p.csv"])
+        expect = ["p.csv"] if word == "p.csv" else ["p.csv", word]
+        case(f"profile-{n}-show", {"p.csv": t}, "profile show p.csv", expect)
+        case(f"profile-{n}-import", {"p.csv": t}, "profile import p.csv -o p.h5", expect)
 
 
 def hdf5_cases(orrery):
@@ -677,6 +736,93 @@ def model_file_cases():
         case(f"model-file-{n}", {"m.json": t, "s.yaml": scen}, "validate s.yaml", ["m.json"])
 
 
+def reliability_cases():
+    # Issue 36's classes, as new cases: inputs that crashed, hung or succeeded wrongly.
+    xml = ("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+           "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"{routing}\">\n"
+           "<host id=\"a\" speed=\"1Gf\"/>\n<host id=\"b\" speed=\"1Gf\"/>\n"
+           "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n</zone>\n</platform>\n")
+    scen = ("platform: {xml: p.xml, gpus: [a, b]}\n"
+            "workload: {type: synthetic-dp, layers: 2, gradient_bytes: 8MB}\n")
+    for routing in ("Dijkstra", "Full", "Floyd"):
+        for cmd in ("validate s.yaml", "run s.yaml -q"):
+            case(f"noroute-{routing.lower()}-{cmd.split()[0]}",
+                 {"p.xml": xml.replace("{routing}", routing), "s.yaml": scen}, cmd,
+                 ["p.xml", "no route from host"])
+    base = "platform: {preset: pcie-server}\nworkload: {type: synthetic-dp}\n"
+    anchors = "x: &a0 [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"x{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]\n" for i in range(1, 10))
+    case("yaml-alias-bomb-description", {"s.yaml": anchors + base + "description: *a9\n"},
+         "validate s.yaml", ["s.yaml", "alias"])
+    case("yaml-alias-bomb-set", {"s.yaml": base}, "validate s.yaml --set description=[*a]",
+         ["--set"])
+    for n, raw in {"overlong": b"n\xc0\xafme", "stray": b"bad\xff", "cut": b"cut\xe2\x82",
+                   "surrogate": b"s\xed\xa0\x80"}.items():
+        case(f"yaml-utf8-{n}", {"s.yaml": base.encode() + b"name: \"" + raw + b"\"\n"},
+             "validate s.yaml", ["s.yaml:3", "UTF-8"])
+    llm = ("platform: {preset: dgx-a100, servers: 1}\n"
+           "workload: {type: llm, model: llama2_7b, seq_len: 2048, global_batch: 16}\n"
+           "strategy: {tp: 2, pp: 2}\n")
+    for key in ("seq_len", "global_batch", "micro_batch"):
+        case(f"llm-{key}-zero", {"s.yaml": llm}, f"validate s.yaml --set workload.{key}=0",
+             [key, "at least 1"])
+    for opt in ("--seq 0", "--reserved inf", "--reserved nan"):
+        case("llm-memory-" + opt.strip("-").replace(" ", "-"), {},
+             "llm memory llama2_7b --tp 8 " + opt, [opt.split()[0]])
+    mix = ("platform: {preset: ethernet-cluster, servers: 1}\njob_mix:\n  types:\n"
+           "    - {name: a, gpus: 2, start: START, workload: {type: synthetic-dp}}\n")
+    for n, start in {"range": "[0, 5]", "one": "5"}.items():
+        case(f"jobmix-start-unitless-{n}", {"s.yaml": mix.replace("START", start)},
+             "validate s.yaml", ["start", "unit"])
+    for n, speeds in {"list": "{[a, b]: 0.5}", "map": "{{a: 1}: 0.5}"}.items():
+        case(f"gpu-speeds-{n}-key", {"s.yaml": base + f"gpu_speeds: {speeds}\n"},
+             "validate s.yaml", ["gpu_speeds", "host names"])
+    case("jobs-iterations-huge",
+         {"s.yaml": "platform: {preset: ethernet-cluster, servers: 1}\njobs:\n"
+                    "  - {name: a, gpus: 8, iterations: 1000000, workload: {type: model, "
+                    "model: resnet50, batch: 8}, strategy: {type: allreduce}}\n"},
+         "validate s.yaml", ["composing the jobs", "--max-ops"])
+    axis = ", ".join(str(i) for i in range(1, 1001))
+    case("sweep-million-points",
+         {"s.yaml": base + "sweep:\n  grid:\n    workload.layers: [" + axis + "]\n"
+                    "    workload.forward_time: [" + ", ".join(f"{i}us" for i in range(1, 1001))
+                    + "]\n"},
+         "sweep s.yaml --dry-run", ["s.yaml", "--max-points"])
+    case("sweep-point-negative",
+         {"s.yaml": base + "sweep:\n  grid:\n    workload.layers: [1, 2]\n"},
+         "sweep s.yaml --point -1 -o p.h5", ["--point -1", "0 to 1"])
+    case("run-output-is-trace", {"s.yaml": base}, "run s.yaml -q -o same.x --trace same.x",
+         ["same.x"])
+    cluster = ("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+               "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"g\" suffix=\"\" "
+               "radical=\"0-99999999\" speed=\"1Tf\" bw=\"10GBps\" lat=\"1us\" bb_bw=\"100GBps\" "
+               "bb_lat=\"1us\"/>\n</platform>\n")
+    case("xml-cluster-radical-huge",
+         {"c.xml": cluster, "s.yaml": "platform: {xml: c.xml, gpus: [g0, g1]}\n"
+                                      "workload: {type: synthetic-dp, layers: 1}\n"},
+         "validate s.yaml", ["c.xml", "hosts"])
+    case("astra-fullyconnected-2048",
+         {"fc.yml": "topology: [ FullyConnected ]\nnpus_count: [ 2048 ]\n"
+                    "bandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n",
+          "s.yaml": "platform: {astra_network: fc.yml}\nworkload: {type: synthetic-dp}\n"},
+         "validate s.yaml", ["fc.yml", "links"])
+    case("bench-factor-near-one", {},
+         "bench collective all_reduce --platform pcie-server -e 128MiB -f 1.0000001",
+         ["size factor", "sizes"])
+    ops = "op,B,M,N,K\nmatmul,1,64,64,64\n"
+    case("cost-output-is-input", {"ops.csv": ops},
+         "cost --csv ops.csv --device A100-SXM4-80GB -o ops.csv", ["ops.csv", "input"])
+    case("cost-output-foreign", {"ops.csv": ops, "notes.txt": "mine\n"},
+         "cost --csv ops.csv --device A100-SXM4-80GB -o notes.txt", ["notes.txt", "refusing"])
+    case("profile-import-output-is-input", {"p.csv": profile_csv()},
+         "profile import p.csv -o p.csv", ["p.csv", "input"])
+    case("platform-export-foreign", {"notes.txt": "mine\n"},
+         "platform export pcie-server -o notes.txt", ["notes.txt", "refusing"])
+    case("bench-output-foreign", {"notes.txt": "mine\n"},
+         "bench collective all_reduce --platform pcie-server -e 64 -o notes.txt",
+         ["notes.txt", "refusing"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--orrery", help="the orrery binary, to make the result-file cases")
@@ -693,6 +839,7 @@ def main():
     xml_cases()
     platform_yaml_cases()
     model_file_cases()
+    reliability_cases()
     hdf5_cases(os.path.abspath(a.orrery) if a.orrery else None)
     with open(os.path.join(HERE, "manifest.tsv"), "w") as f:
         f.write("# id\targuments\texpected substrings (|-separated); generated by make_corpus.py\n")
