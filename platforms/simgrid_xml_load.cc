@@ -161,11 +161,19 @@ std::vector<GraphStep> load_xml_platform(simgrid::s4u::Engine& engine, const std
   // A cluster's radical of 10^8 would make SimGrid allocate for minutes before any error:
   // refused with the count, as a generated platform of that size is.
   {
-    const double hosts =
-        declared_hosts(read_input_file(file, "SimGrid XML platform", size_t{1} << 30));
+    const std::string text = read_input_file(file, "SimGrid XML platform", size_t{1} << 30);
+    const double hosts = declared_hosts(text);
+    // Full and Floyd zones keep a table of every pair of their points (measured: 20,000 hosts
+    // in a Full zone took 3.1 GB, 8 bytes a pair).
+    const bool pair_table = text.find("\"Full\"") != std::string::npos ||
+                            text.find("'Full'") != std::string::npos ||
+                            text.find("\"Floyd\"") != std::string::npos ||
+                            text.find("'Floyd'") != std::string::npos;
     SizeEstimate e;
-    e.memory_bytes = 2 * hosts * kBytesPerXmlHost;  // loaded twice: checked in a child first
-    e.basis = approximate_count(hosts) + " hosts";
+    e.memory_bytes = hosts * kBytesPerXmlHost + (pair_table ? 16 * hosts * hosts : 0);
+    e.basis = approximate_count(hosts) + " hosts" +
+              (pair_table ? std::string(", a route table of every pair (Full or Floyd routing)")
+                          : std::string());
     check_size(e, file, "loading this platform");
   }
   // SimGrid crashes instead of throwing on some malformed platforms (a second route between two

@@ -416,6 +416,20 @@ TEST(Reliability, PlatformsWrittenSmallButHugeAreRefusedUpFront) {
         << r.output;
     EXPECT_NE(r.output.find("1e+08 hosts"), std::string::npos) << r.output;
   }
+  // 100,000 hosts in a Full zone: SimGrid's table of every pair would need 160 GB.
+  std::string full = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
+                     "<zone id=\"z\" routing=\"Full\">\n";
+  for (int i = 0; i < 100000; ++i)
+    full += "<host id=\"h" + std::to_string(i) + "\" speed=\"1Gf\"/>\n";
+  write_file(dir + "/f.xml", full + "</zone>\n</platform>\n");
+  write_file(dir + "/f.yaml", "platform: {xml: f.xml, gpus: [h0, h1]}\n"
+                              "workload: {type: synthetic-dp, layers: 1}\n");
+  if (!testing::orrery_bin().empty()) {
+    const auto r = run_shell(testing::orrery_bin() + " validate " + dir + "/f.yaml");
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find("100000 hosts, a route table of every pair"), std::string::npos)
+        << r.output;
+  }
   std::string e;
 
   write_file(dir + "/fc.yml", "topology: [ FullyConnected ]\nnpus_count: [ 2048 ]\n"
