@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/atomic_file.h"
 #include "common/errors.h"
 #include "models/learned/evaluation.h"
 #include "models/learned/model_file.h"
@@ -49,7 +50,16 @@ std::vector<std::string> split_commas(const std::string& s) {
   return out;
 }
 
+// Only an earlier model file may be replaced, and never an input of the same command.
+void check_model_output(const std::string& output, const std::vector<std::string>& inputs) {
+  require_not_input(output, "-o", inputs);
+  require_replaceable(output, "-o", [](const std::string& p) {
+    return file_head(p, 256).find("\"orrery-learned") != std::string::npos;
+  });
+}
+
 int train_command(const TrainArgs& a) {
+  check_model_output(a.output, a.inputs);
   if (!(a.budget_s >= 0)) throw InputError("--budget: must be a non-negative number of seconds");
   LearnedModel model;
   std::vector<TrainingSource> sources;
@@ -117,6 +127,7 @@ int eval_command(const EvalArgs& a) {
 // must share the settings that shape every op model (seed, budget, split); an op trained twice
 // is an error rather than a silent choice.
 int merge_command(const MergeArgs& a) {
+  check_model_output(a.output, a.inputs);
   if (a.inputs.size() < 2) throw InputError("estimator merge: give at least two model files");
   LearnedModel out;
   for (size_t i = 0; i < a.inputs.size(); ++i) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/atomic_file.h"
 #include "common/errors.h"
 #include "scenario/scenario.h"
 #include "workloads/chakra/chakra_export.h"
@@ -211,6 +212,11 @@ int export_command(const WorkloadArgs& a) {
   if (a.output.empty() || a.output == "-") {
     write_model_graph_json(g, std::cout);
   } else {
+    // An earlier export, and never the model file read.
+    require_not_input(a.output, "-o", {a.workload});
+    require_replaceable(a.output, "-o", [](const std::string& p) {
+      return file_head(p, 256).find("\"orrery-model\"") != std::string::npos;
+    });
     write_model_graph_json(g, a.output);
     std::printf("%s: %zu ops\n", a.output.c_str(), g.ops.size());
   }

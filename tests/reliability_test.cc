@@ -238,12 +238,17 @@ TEST_F(Writers, OnlyFilesOfTheirOwnKind) {
                  "mine.txt", foreign);
   write_file(dir_ + "/ops.csv", "op,B,M,N,K\nmatmul,1,64,64,64\n");
   expect_refused("cost --csv ops.csv --device A100-SXM4-80GB -o mine.txt", "mine.txt", foreign);
+  expect_refused("workload export resnet50 -o mine.txt", "mine.txt", foreign);
+  expect_refused("estimator train " + testing::source_path(
+                     "models/profiles/cpu-intel-xeon-processor-1t.csv") + " --budget 1 -o mine.txt",
+                 "mine.txt", foreign);
   // Their own earlier output they replace.
   for (const char* again :
        {"report r.h5 --csv r.csv", "platform export pcie-server -o p.xml",
         "bench collective all_reduce --platform pcie-server -b 8 -e 64 -o b.csv",
         "bench collective all_reduce --platform pcie-server -b 8 -e 64 -o b.h5",
-        "cost --csv ops.csv --device A100-SXM4-80GB -o priced.csv"}) {
+        "cost --csv ops.csv --device A100-SXM4-80GB -o priced.csv",
+        "workload export resnet50 -o model.json"}) {
     ASSERT_EQ(sh(again).status, 0) << again;
     const auto r = sh(again);
     EXPECT_EQ(r.status, 0) << again << "\n" << r.output;
