@@ -243,7 +243,7 @@ void check_xml_platform(const Scenario& sc) {
               throw InputError(sc.platform.xml_file + ": no host \"" + *h +
                                "\", which workload device \"" + d.name + "\" runs on");
         // The routes the workload needs, asked as the replay will ask them.
-        XmlRoutes routes(std::move(steps), complete);
+        XmlRoutes routes(steps, complete);
         auto host_of = [&](int d) {
           const Device& dev = sc.graph.devices[d];
           return engine->host_by_name_or_null(dev.host.empty() ? dev.name : dev.host);

@@ -27,13 +27,14 @@ bool has_signature(const std::string& path) {
 }  // namespace
 
 void probe_h5_input(const std::string& path, const std::string& what,
-                    const std::function<void()>& read_all) {
+                    const std::function<void()>& read_all, int reads) {
   require_regular_file(path, what);
   // A corrupt file can also send libhdf5 into an endless loop. A whole file reads at well over
-  // 20 MB/s; a few seconds more cover the start.
+  // 20 MB/s; a few seconds more cover the start, for each read.
   struct stat st;
   const unsigned limit_s =
-      5 + (::stat(path.c_str(), &st) == 0 ? static_cast<unsigned>(st.st_size / 20000000) : 0);
+      reads *
+      (5 + (::stat(path.c_str(), &st) == 0 ? static_cast<unsigned>(st.st_size / 20000000) : 0));
   // Orrery writes the signature at offset 0 (no user block), as do h5py and pandas.
   if (!has_signature(path)) throw InputError(path + ": not an HDF5 file (expected a " + what + ")");
   try {

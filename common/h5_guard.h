@@ -16,9 +16,10 @@ namespace orrery {
 
 // Refuses `path` unless it is a regular file with the HDF5 signature, then runs `read_all` in a
 // child process. Throws InputError naming `path` and `what` ("results file", "profile
-// database"...) when the child throws anything or dies.
+// database"...) when the child throws anything or dies. `reads`: how many times read_all reads
+// the whole file, for the child's time limit.
 void probe_h5_input(const std::string& path, const std::string& what,
-                    const std::function<void()>& read_all);
+                    const std::function<void()>& read_all, int reads = 1);
 
 // probe_h5_input, then `read()` here with HDF5's error printing off; any error it throws becomes
 // an InputError naming `path` and `what` (the file is the only input).

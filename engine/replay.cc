@@ -18,7 +18,6 @@
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "common/child_process.h"
 #include "common/errors.h"

@@ -17,19 +17,18 @@ namespace orrery {
 
 class XmlRoutes {
  public:
-  // `steps` and `complete` as start_engine gives them for the file (platforms/simgrid_platform.h).
-  XmlRoutes(std::vector<GraphStep> steps, bool complete)
-      : steps_(std::move(steps)), complete_(complete) {}
+  // `steps` and `complete` as start_engine gives them for the file (platforms/simgrid_platform.h);
+  // `steps` must outlive this.
+  XmlRoutes(const std::vector<GraphStep>& steps, bool complete)
+      : steps_(steps), complete_(complete) {}
 
   // True when SimGrid has a route from a to b with at least one link (a host to itself needs
   // none). With the zone's whole graph at hand, reachability over it answers without asking
   // SimGrid; otherwise SimGrid's own route does.
   bool has_route(simgrid::s4u::Host* a, simgrid::s4u::Host* b);
 
-  const std::vector<GraphStep>& steps() const { return steps_; }
-
  private:
-  std::vector<GraphStep> steps_;
+  const std::vector<GraphStep>& steps_;
   bool complete_;
   std::unordered_map<std::string, std::vector<std::string>> next_;  // steps by source
   std::unordered_map<std::string, std::unordered_set<std::string>> reachable_;  // by source

@@ -1,16 +1,11 @@
 #include "results/h5_check.h"
 
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <csignal>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "common/child_process.h"
 #include "common/errors.h"
+#include "common/h5_guard.h"
 #include "common/h5_util.h"
 #include "results/h5_store.h"
 
@@ -82,48 +77,17 @@ void read_python_tables(const std::string& path) {
     read_whole_dataset(file.get(), "runs_detail/" + std::to_string(i) + "/devices");
 }
 
-// Reads `path` as `orrery report` does (read_results_h5), then what the Python loaders read
-// beyond that, in a child process, and throws InputError naming the file when that fails: a
-// missing file or one that is not HDF5, not an Orrery results file, of a newer format, or
-// damaged. read_results_h5 reads the file once in a child of its own (probe_h5_input,
-// common/h5_guard.h: a crash or a hang there is reported as a corrupt file) and then again where
-// it was called: here that is the child, never the Python interpreter, which libhdf5 must not
-// touch (a crash would take the interpreter down, and h5py uses the same library, which is not
-// thread-safe).
 }  // namespace
 
 void check_results_file(const std::string& path) {
-  // As probe_h5_input: a whole file reads at well over 20 MB/s; a few seconds more cover the start
-  // (twice: read_results_h5's child, then this one).
-  struct stat st;
-  const unsigned limit_s =
-      10 + (::stat(path.c_str(), &st) == 0 ? static_cast<unsigned>(st.st_size / 10000000) : 0);
-  try {
-    run_in_child(
-        [&] {
-          struct rlimit none = {0, 0};  // no core file when the HDF5 library crashes
-          setrlimit(RLIMIT_CORE, &none);
-          signal(SIGALRM, SIG_DFL);
-          alarm(limit_s);
-          read_results_h5(path);  // InputError naming the file, as `orrery report` says it
-          h5::QuietErrors quiet;
-          try {
-            read_python_tables(path);
-          } catch (const std::exception& e) {
-            throw InputError(path + ": not a valid Orrery results file: " + e.what());
-          }
-          return std::string();
-        },
-        "the HDF5 library");
-  } catch (const InputError&) {
-    throw;
-  } catch (const std::exception& e) {
-    const std::string why = e.what();
-    if (why.find("(signal " + std::to_string(SIGALRM) + ",") != std::string::npos)
-      throw InputError(path + ": Orrery results file is corrupt: reading it took longer than " +
-                       std::to_string(limit_s) + " s");
-    throw InputError(path + ": Orrery results file is corrupt: " + why + " while reading it");
-  }
+  // Twice the file's reading time: read_results_h5 reads it in a child of its own first.
+  probe_h5_input(
+      path, "Orrery results file",
+      [&] {
+        read_results_h5(path);  // InputError naming the file, as `orrery report` says it
+        read_python_tables(path);
+      },
+      2);
 }
 
 }  // namespace orrery
