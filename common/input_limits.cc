@@ -15,8 +15,11 @@ const Units& units_of(Quantity q) {
       {"TB/s", 1e12}, {"GB/s", 1e9}, {"MB/s", 1e6}, {"KB/s", 1e3}, {"B/s", 1}};
   static const Units time = {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
   static const Units size = {{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}};
-  static const Units flop_rate = {{"PFLOP/s", 1e15}, {"TFLOP/s", 1e12}, {"GFLOP/s", 1e9},
-                                  {"flops", 1}};
+  static const Units flop_rate = {
+      {"PFLOP/s", 1e15}, {"TFLOP/s", 1e12}, {"GFLOP/s", 1e9}, {"flops", 1}};
+  static const Units frequency = {{"GHz", 1e9}, {"MHz", 1e6}, {"kHz", 1e3}, {"Hz", 1}};
+  static const Units power = {{"kW", 1e3}, {"W", 1}};
+  static const Units length = {{"nm", 1}};
   static const Units none = {{"", 1}};
   switch (q) {
     case Quantity::kBandwidth:
@@ -27,6 +30,12 @@ const Units& units_of(Quantity q) {
       return size;
     case Quantity::kFlopRate:
       return flop_rate;
+    case Quantity::kFrequency:
+      return frequency;
+    case Quantity::kPower:
+      return power;
+    case Quantity::kLength:
+      return length;
     default:
       return none;
   }
@@ -59,7 +68,10 @@ std::string format_quantity(double v, Quantity q) {
 }
 
 std::string Range::text() const {
-  return "between " + format_quantity(lo, quantity) + " and " + format_quantity(hi, quantity);
+  const std::string a = format_quantity(lo, quantity), b = format_quantity(hi, quantity);
+  if (open_lo) return "above " + a + (open_hi ? " and below " : " and at most ") + b;
+  if (open_hi) return "at least " + a + " and below " + b;
+  return "between " + a + " and " + b;
 }
 
 std::string out_of_range(double v, const Range& r) {

@@ -15,16 +15,33 @@
 
 namespace orrery {
 
-enum class Quantity { kBandwidth, kTime, kSize, kFlopCount, kFlopRate, kCount, kNumber };
+enum class Quantity {
+  kBandwidth,
+  kTime,
+  kSize,
+  kFlopCount,
+  kFlopRate,
+  kFrequency,
+  kPower,
+  kLength,
+  kCount,
+  kNumber
+};
 
-// A closed interval [lo, hi] of one quantity; NaN and infinities are never inside.
+// An interval of one quantity, [lo, hi] unless an end is open; NaN and infinities are never
+// inside.
 struct Range {
   double lo;
   double hi;
   Quantity quantity;
+  bool open_lo = false;  // lo itself is outside: (0, 1] for a fraction that must be positive
+  bool open_hi = false;
 
-  bool contains(double v) const { return std::isfinite(v) && v >= lo && v <= hi; }
-  // "between 1 KB/s and 100000 TB/s", in units common/units.h parses back.
+  bool contains(double v) const {
+    return std::isfinite(v) && (open_lo ? v > lo : v >= lo) && (open_hi ? v < hi : v <= hi);
+  }
+  // "between 1 KB/s and 100000 TB/s" ("above 0 and at most 1" with an open end), in units
+  // common/units.h parses back.
   std::string text() const;
 };
 
@@ -66,6 +83,32 @@ inline constexpr Range kCollectiveChunks{1, 65536, Quantity::kCount};
 inline constexpr Range kBatch{1, 1e7, Quantity::kCount};
 // Fat-tree oversubscription (leaf downlink / uplink capacity).
 inline constexpr Range kOversubscription{1, 1e3, Quantity::kNumber};
+
+// Plain factors and fractions read from scenarios, presets and device files.
+// Shares of a peak that a link, a kernel or a collective reaches.
+inline constexpr Range kEfficiency{0, 1, Quantity::kNumber, true};
+// Shares of a transfer lost to protocol headers.
+inline constexpr Range kOverhead{0, 1, Quantity::kNumber, false, true};
+// A GPU's speed relative to its kind (stragglers, throttling, a faster bin).
+inline constexpr Range kSpeedFactor{0, 10, Quantity::kNumber, true};
+// The standard deviation of drawn speed factors.
+inline constexpr Range kSpeedStdev{0, 1, Quantity::kNumber};
+// A MoE router's capacity factor (tokens an expert takes over the even share).
+inline constexpr Range kCapacityFactor{0, 64, Quantity::kNumber, true};
+// Relative weights (job types of a mix), and the share of GPUs a mix keeps busy.
+inline constexpr Range kWeight{0, 1e9, Quantity::kNumber};
+inline constexpr Range kLoad{0, 1, Quantity::kNumber, true};
+// Prices in any currency, per item or per hour.
+inline constexpr Range kPrice{0, 1e12, Quantity::kNumber};
+// Gradient buckets and other chunkings of a transfer, bytes: above nothing, up to 1 PB.
+inline constexpr Range kBucketBytes{0, 1e15, Quantity::kSize, true};
+// When a job starts, seconds after the run does: up to the default simulated-time limit.
+inline constexpr Range kStartTime{0, 30 * 86400.0, Quantity::kTime};
+// A device's board power, watts, and its process node, nm.
+inline constexpr Range kPowerWatts{1, 1e5, Quantity::kPower};
+inline constexpr Range kProcessNm{1, 100, Quantity::kLength};
+// A device's clock, Hz.
+inline constexpr Range kClockHz{1e6, 1e11, Quantity::kFrequency};
 
 // Simulated time after which the replay stops with an error (--max-simulated-time).
 inline constexpr double kDefaultMaxSimulatedSeconds = 30 * 86400.0;

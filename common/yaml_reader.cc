@@ -1,5 +1,7 @@
 #include "common/yaml_reader.h"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -8,10 +10,9 @@
 #include <cstdlib>
 #include <map>
 
-#include <yaml-cpp/depthguard.h>
-
 #include "common/errors.h"
 #include "common/input_file.h"
+#include "common/input_limits.h"
 #include "common/suggest.h"
 #include "common/units.h"
 #include "common/utf8.h"
@@ -66,7 +67,8 @@ YAML::Node load_yaml_text(const std::string& text, const std::string& origin) {
   if (const size_t bad = invalid_utf8_at(text); bad != std::string::npos) {
     const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + bad, '\n'));
     const size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
-    const size_t column = bad - (line_start == std::string::npos || bad == 0 ? 0 : line_start + 1) + 1;
+    const size_t column =
+        bad - (line_start == std::string::npos || bad == 0 ? 0 : line_start + 1) + 1;
     char byte[8];
     std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
     throw InputError(origin + ":" + std::to_string(line) + ":" + std::to_string(column) +
@@ -77,7 +79,8 @@ YAML::Node load_yaml_text(const std::string& text, const std::string& origin) {
   try {
     root = YAML::Load(text);
   } catch (const YAML::DeepRecursion& e) {
-    throw InputError(origin + ":" + line_of(e.mark) + ": the document nests deeper than the YAML "
+    throw InputError(origin + ":" + line_of(e.mark) +
+                     ": the document nests deeper than the YAML "
                      "reader accepts (a few hundred levels)");
   } catch (const YAML::Exception& e) {
     throw InputError(origin + ":" + line_of(e.mark) + ":" + std::to_string(e.mark.column + 1) +
@@ -104,9 +107,10 @@ std::string YamlMap::key_path(const std::string& key) const {
 }
 
 namespace {
-// Nodes made by --set overrides carry no position in the file.
+// Nodes made by --set overrides carry kOverrideTag and no position in the file; other nodes
+// without a position (an absent mapping, one a reader built) are named by the file alone.
 std::string location(const std::string& origin, const YAML::Mark& mark) {
-  if (mark.line < 0) return origin + " (--set)";
+  if (mark.line < 0) return origin;
   return origin + ":" + std::to_string(mark.line + 1);
 }
 std::string location(const std::string& origin, const YAML::Node& n) {
@@ -181,8 +185,8 @@ int YamlMap::integer(const std::string& key, int fallback) const {
 int YamlMap::integer(const std::string& key, int fallback, int min, int max) const {
   int v = integer(key, fallback);
   if (has(key) && (v < min || v > max))
-    fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) +
-                  ", got " + std::to_string(v));
+    fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+                  std::to_string(v));
   return v;
 }
 
@@ -204,8 +208,8 @@ struct QuantityKind {
 
 namespace {
 
-const QuantityKind kBandwidth{parse_bandwidth, "a bandwidth such as 25Gbps or 10GBps",
-                              {"Gbps", "GBps"}};
+const QuantityKind kBandwidth{
+    parse_bandwidth, "a bandwidth such as 25Gbps or 10GBps", {"Gbps", "GBps"}};
 const QuantityKind kTime{parse_time, "a time such as 5us or 1.5ms", {"us", "ms", "s"}};
 const QuantityKind kSize{parse_size, "a size such as 25MiB or 4GB", {"MB", "GB", "MiB"}};
 const QuantityKind kFlops{parse_flops, "a compute rate such as 15.7TFLOP/s", {"TFLOP/s"}};
@@ -219,19 +223,24 @@ bool is_bare_number(const std::string& s) {
 
 }  // namespace
 
-double YamlMap::quantity(const std::string& key, double fallback, const QuantityKind& kind) const {
+double YamlMap::quantity(const std::string& key, double fallback, const QuantityKind& kind,
+                         bool may_be_negative) const {
   if (!has(key)) return fallback;
   std::string s = scalar(key, kind.expected);
   double v;
-  if (!kind.parse(s, &v)) fail(key, std::string("expected ") + kind.expected + ", got \"" + s + "\"");
+  if (!kind.parse(s, &v))
+    fail(key, std::string("expected ") + kind.expected + ", got \"" + s + "\"");
+  // No quantity Orrery reads is negative; said before the unit check, whose hint ("-1MB")
+  // would suggest a value that is refused next.
+  if (v < 0 && !may_be_negative) fail(key, "must not be negative, got \"" + s + "\"");
   // A bare number would be read in base units (bytes/s, bytes, seconds), which is almost never
   // what was meant ("bandwidth: 25" is 25 bytes/s). Zero needs no unit; values computed by a
   // sweep's arithmetic are in base units and say so with kBaseUnitsTag.
   if (is_bare_number(s) && v != 0.0 && get(key).Tag() != kBaseUnitsTag) {
     std::string hint;
     for (const char* u : kind.likely_units) hint += (hint.empty() ? "" : " or ") + s + u;
-    fail(key, "\"" + s + "\" has no unit; write it with one, e.g. " + hint + " (" + kind.expected +
-                  ")");
+    fail(key,
+         "\"" + s + "\" has no unit; write it with one, e.g. " + hint + " (" + kind.expected + ")");
   }
   return v;
 }
@@ -242,6 +251,9 @@ double YamlMap::bandwidth(const std::string& key, double fallback) const {
 double YamlMap::time(const std::string& key, double fallback) const {
   return quantity(key, fallback, kTime);
 }
+double YamlMap::signed_time(const std::string& key, double fallback) const {
+  return quantity(key, fallback, kTime, true);
+}
 double YamlMap::size(const std::string& key, double fallback) const {
   return quantity(key, fallback, kSize);
 }
@@ -250,6 +262,29 @@ double YamlMap::flops(const std::string& key, double fallback) const {
 }
 double YamlMap::frequency(const std::string& key, double fallback) const {
   return quantity(key, fallback, kFrequency);
+}
+
+double YamlMap::in_range(const std::string& key, double v, const Range& range) const {
+  if (has(key) && !range.contains(v)) fail(key, out_of_range(v, range));
+  return v;
+}
+double YamlMap::number(const std::string& key, double fallback, const Range& range) const {
+  return in_range(key, number(key, fallback), range);
+}
+double YamlMap::bandwidth(const std::string& key, double fallback, const Range& range) const {
+  return in_range(key, bandwidth(key, fallback), range);
+}
+double YamlMap::time(const std::string& key, double fallback, const Range& range) const {
+  return in_range(key, time(key, fallback), range);
+}
+double YamlMap::size(const std::string& key, double fallback, const Range& range) const {
+  return in_range(key, size(key, fallback), range);
+}
+double YamlMap::flops(const std::string& key, double fallback, const Range& range) const {
+  return in_range(key, flops(key, fallback), range);
+}
+double YamlMap::frequency(const std::string& key, double fallback, const Range& range) const {
+  return in_range(key, frequency(key, fallback), range);
 }
 
 std::vector<std::string> YamlMap::str_list(const std::string& key) const {

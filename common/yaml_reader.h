@@ -21,6 +21,7 @@ inline constexpr const char* kBaseUnitsTag = "!orrery-base-units";
 inline constexpr std::size_t kMaxYamlBytes = std::size_t{64} << 20;
 
 struct QuantityKind;
+struct Range;
 
 // Parses a YAML file or text; syntax errors become InputError "file:line:col: message". A key
 // given twice in one mapping is an error naming both lines. Files must be regular files.
@@ -45,9 +46,21 @@ class YamlMap {
   // is refused (its unit would be a guess) unless tagged kBaseUnitsTag.
   double bandwidth(const std::string& key, double fallback) const;
   double time(const std::string& key, double fallback) const;
+  // A time that may be negative: a fitted per-op correction (HostOverheads), nothing a user
+  // writes by hand.
+  double signed_time(const std::string& key, double fallback) const;
   double size(const std::string& key, double fallback) const;
   double flops(const std::string& key, double fallback) const;
   double frequency(const std::string& key, double fallback) const;  // Hz
+  // The same, with the value given also checked against its accepted range
+  // (common/input_limits.h): "key: 0 is outside the accepted range, above 0 and at most 10".
+  // A quantity is never negative: "-5ms" or "-1" is refused whatever the range.
+  double number(const std::string& key, double fallback, const Range& range) const;
+  double bandwidth(const std::string& key, double fallback, const Range& range) const;
+  double time(const std::string& key, double fallback, const Range& range) const;
+  double size(const std::string& key, double fallback, const Range& range) const;
+  double flops(const std::string& key, double fallback, const Range& range) const;
+  double frequency(const std::string& key, double fallback, const Range& range) const;
   std::vector<std::string> str_list(const std::string& key) const;
   YamlMap map(const std::string& key) const;  // empty map if absent
   YAML::Node raw(const std::string& key) const;
@@ -65,7 +78,9 @@ class YamlMap {
  private:
   YAML::Node get(const std::string& key) const;
   std::string scalar(const std::string& key, const char* expected) const;
-  double quantity(const std::string& key, double fallback, const QuantityKind& kind) const;
+  double quantity(const std::string& key, double fallback, const QuantityKind& kind,
+                  bool may_be_negative = false) const;
+  double in_range(const std::string& key, double v, const Range& range) const;
 
   YAML::Node node_;
   std::string origin_;

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "models/embedding_model.h"
 #include "models/learned/estimator.h"
 #include "models/profile_io.h"
@@ -28,9 +29,7 @@ std::string scenario_relative(const std::string& base_dir, const std::string& fi
 }
 
 double read_efficiency(const YamlMap& m, const std::string& key, double fallback) {
-  double v = m.number(key, fallback);
-  if (!(v > 0) || v > 1) m.fail(key, "efficiency must be in (0, 1]");
-  return v;
+  return m.number(key, fallback, limits::kEfficiency);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "common/suggest.h"
 #include "models/op_class.h"
 #include "workloads/op_counts.h"
@@ -386,8 +387,8 @@ MixedPrecisionOptions parse_precision_options(const YAML::Node& node, const std:
       list->insert(t);
     }
   }
-  o.cast_per_element_s = m.time("cast_per_element", o.cast_per_element_s);
-  o.cast_fixed_s = m.time("cast_fixed", o.cast_fixed_s);
+  o.cast_per_element_s = m.time("cast_per_element", o.cast_per_element_s, limits::kOpDuration);
+  o.cast_fixed_s = m.time("cast_fixed", o.cast_fixed_s, limits::kOpDuration);
   m.reject_unknown_keys();
   return o;
 }

@@ -156,6 +156,16 @@ bool ProfileDb::add(ProfileRow r) {
     bad_row(r, "output \"" + r.output + "\": expected a shape like 64x256");
   if (!parse_attrs_text(r.attrs, &attrs))
     bad_row(r, "attrs \"" + r.attrs + "\": expected key=integer pairs separated by ';'");
+  // A convolution's geometry: pads are never negative, strides, dilations and groups at least
+  // 1. Other attributes keep their sign (a reduction's dim=-1 counts from the end).
+  for (const auto& [k, v] : attrs) {
+    const bool pad = k == "pad_h" || k == "pad_w";
+    const bool at_least_one =
+        k == "groups" || k.rfind("stride", 0) == 0 || k.rfind("dilation", 0) == 0;
+    if ((pad && v < 0) || (at_least_one && v < 1))
+      bad_row(r, "attrs: " + k + " = " + std::to_string(v) + ": " +
+                     (pad ? "a pad is never negative" : "must be at least 1"));
+  }
   if (!(r.time_s > 0) || !std::isfinite(r.time_s))
     bad_row(r, "time_s must be a positive number of seconds");
   // The ranges a scenario's own values are held to (common/input_limits.h): an op of 1e300 s
@@ -168,12 +178,11 @@ bool ProfileDb::add(ProfileRow r) {
   if (r.time_s < 1e-12)
     bad_row(r, "time_s: " + std::to_string(r.time_s) + " s is below a picosecond: no kernel is");
   // The N/M method (Tianshu, eq. 1) times n and m > n back-to-back runs; a billion is no run.
-  const std::pair<const char*, int64_t> counts[] = {
-      {"n", r.n}, {"m", r.m}, {"samples", r.samples}};
+  const std::pair<const char*, int64_t> counts[] = {{"n", r.n}, {"m", r.m}, {"samples", r.samples}};
   for (const auto& [column, v] : counts) {
     if (v < 0)
-      bad_row(r, "column " + std::string(column) + ": must not be negative, got " +
-                     std::to_string(v));
+      bad_row(r,
+              "column " + std::string(column) + ": must not be negative, got " + std::to_string(v));
     if (v > 1000000000)
       bad_row(r, "column " + std::string(column) + ": " + std::to_string(v) +
                      " runs, more than a billion");

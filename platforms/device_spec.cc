@@ -32,10 +32,6 @@ const char* const kSpeedKeys[] = {"fp32",    "fp16",         "bf16",    "tf32_tc
                                   "l2_size", "tensor_cores", "clock",   "fp32_cores_per_sm",
                                   "memory",  "process_nm",   "sfu"};
 
-// A GPU clock between 1 MHz and 100 GHz, a board power between 1 W and 100 kW.
-constexpr Range kClock{1e6, 1e11, Quantity::kNumber};
-constexpr Range kPower{1, 1e5, Quantity::kNumber};
-
 void nonneg(const YamlMap& m, const std::string& key, double v) {
   if (v < 0) m.fail(key, "must not be negative");
 }
@@ -76,8 +72,7 @@ void read_host(const YamlMap& m, HostOverheads* h, std::vector<std::string>* see
   for (Field f : {Field{"forward", &h->forward}, Field{"backward", &h->backward},
                   Field{"optimizer", &h->optimizer}, Field{"step", &h->step}}) {
     if (!m.has(f.key)) continue;
-    *f.v = m.time(f.key, *f.v);
-    if (std::string(f.key) == "step") nonneg(m, f.key, *f.v);
+    *f.v = std::string(f.key) == "step" ? m.time(f.key, *f.v) : m.signed_time(f.key, *f.v);
     in_range(m, f.key, std::fabs(*f.v), limits::kLatency);
     seen->push_back(std::string("host_overheads.") + f.key);
   }
@@ -129,8 +124,7 @@ void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<st
     seen->push_back("tensor_cores");
   }
   if (m.has("clock")) {
-    d->clock = m.frequency("clock", d->clock);
-    if (!kClock.contains(d->clock)) m.fail("clock", "must be between 1MHz and 100GHz");
+    d->clock = m.frequency("clock", d->clock, limits::kClockHz);
     seen->push_back("clock");
   }
   if (m.has("fp32_cores_per_sm")) {
@@ -138,8 +132,7 @@ void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<st
     seen->push_back("fp32_cores_per_sm");
   }
   if (m.has("tdp_w")) {
-    d->tdp_w = m.number("tdp_w", d->tdp_w);
-    if (!kPower.contains(d->tdp_w)) m.fail("tdp_w", "must be between 1 and 100000 (watts)");
+    d->tdp_w = m.number("tdp_w", d->tdp_w, limits::kPowerWatts);
     seen->push_back("tdp_w");
   }
   if (m.has("memory")) {
@@ -155,9 +148,7 @@ void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<st
     seen->push_back("memory");
   }
   if (m.has("process_nm")) {
-    d->process_nm = m.number("process_nm", d->process_nm);
-    if (!(d->process_nm >= 1 && d->process_nm <= 100))
-      m.fail("process_nm", "must be between 1 and 100 (nm)");
+    d->process_nm = m.number("process_nm", d->process_nm, limits::kProcessNm);
     seen->push_back("process_nm");
   }
   if (m.has("host_overheads")) read_host(m.map("host_overheads"), &d->host, seen);

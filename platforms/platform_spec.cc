@@ -49,15 +49,11 @@ int count_at_least(const YamlMap& m, const std::string& key, int fallback, int m
 }
 
 double efficiency(const YamlMap& m, const std::string& key, double fallback) {
-  double v = m.number(key, fallback);
-  require(v > 0 && v <= 1, m, key, "must be in (0, 1]");
-  return v;
+  return m.number(key, fallback, limits::kEfficiency);
 }
 
 double overhead(const YamlMap& m, const std::string& key, double fallback) {
-  double v = m.number(key, fallback);
-  require(v >= 0 && v < 1, m, key, "must be in [0, 1)");
-  return v;
+  return m.number(key, fallback, limits::kOverhead);
 }
 
 // A list of non-negative integers (indices); absent means empty.
@@ -148,8 +144,7 @@ FabricSpec parse_fabric(const YamlMap& m) {
     m.fail("topology", "expected switch, fat-tree or rail-optimized, got \"" + f.topology + "\"");
   f.latency = nonneg_time(m, "latency", f.latency);
   f.servers_per_leaf = count_at_least(m, "servers_per_leaf", f.servers_per_leaf, 1);
-  f.oversubscription = m.number("oversubscription", f.oversubscription);
-  require(f.oversubscription >= 1, m, "oversubscription", "must be at least 1");
+  f.oversubscription = m.number("oversubscription", f.oversubscription, limits::kOversubscription);
   f.sharp = m.boolean("sharp", f.sharp);
   m.reject_unknown_keys();
   return f;

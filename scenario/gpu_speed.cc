@@ -5,6 +5,8 @@
 #include <random>
 #include <set>
 
+#include "common/input_limits.h"
+
 namespace orrery {
 namespace {
 
@@ -24,8 +26,7 @@ std::map<std::string, double> read_gpu_speeds(const YamlMap& root,
   std::map<std::string, double> out;
   if (root.has("gpu_speed_variation")) {
     const YamlMap v = root.map("gpu_speed_variation");
-    const double stdev = v.number("stdev", 0.0);
-    if (!(stdev >= 0 && stdev <= 1)) v.fail("stdev", "must be between 0 and 1");
+    const double stdev = v.number("stdev", 0.0, limits::kSpeedStdev);
     std::mt19937_64 rng(static_cast<uint64_t>(v.integer("seed", 1, 0, 2147483647)));
     v.reject_unknown_keys();
     for (const std::string& h : gpu_hosts)
@@ -44,8 +45,7 @@ std::map<std::string, double> read_gpu_speeds(const YamlMap& root,
       if (!known.count(host))
         m.fail(host, "is not a GPU host of the platform (e.g. " +
                          (gpu_hosts.empty() ? std::string("none") : gpu_hosts.front()) + ")");
-      const double f = m.number(host, 1.0);
-      if (!(f > 0 && f <= 10)) m.fail(host, "a speed factor must be above 0 and at most 10");
+      const double f = m.number(host, 1.0, limits::kSpeedFactor);
       out[host] = f;
     }
     m.reject_unknown_keys();

@@ -1,9 +1,9 @@
 #include "scenario/job_mix.h"
 
 #include <cstdlib>
-
 #include <random>
 
+#include "common/input_limits.h"
 #include "common/seeded_draw.h"
 #include "common/units.h"
 #include "strategies/job_placement.h"
@@ -56,8 +56,7 @@ JobType read_type(const YamlMap& m, const std::string& path, size_t index, int p
   JobType t{m, path, m.str("name", "type" + std::to_string(index)), "", 0.0, {}, 1, 1, 0.0, 0.0};
   if (t.name.empty() || t.name.find('/') != std::string::npos)
     m.fail("name", "must be non-empty and without '/' (it prefixes the type's jobs)");
-  t.share = m.number("share", 1.0);
-  if (!(t.share >= 0 && t.share <= 1e9)) m.fail("share", "must be a weight between 0 and 1e9");
+  t.share = m.number("share", 1.0, limits::kWeight);
   if (!m.has("gpus")) m.fail("gpus", "is required: a GPU count, or a list of counts");
   auto size = [&](const YAML::Node& item) {
     double v = 0;
@@ -108,8 +107,7 @@ JobType read_type(const YamlMap& m, const std::string& path, size_t index, int p
 
 std::vector<JobEntryNode> draw_job_mix(const YamlMap& mix, int platform_gpus) {
   const int seed = mix.integer("seed", 1, 0, 2147483647);
-  const double load = mix.number("load", 1.0);
-  if (!(load > 0 && load <= 1)) mix.fail("load", "must be a share of the GPUs in (0, 1]");
+  const double load = mix.number("load", 1.0, limits::kLoad);  // a share of the GPUs
   const std::string placement = mix.str("placement", "packed");
   PlacementPolicy policy;
   if (!parse_placement_policy(placement, &policy))

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "common/size_guard.h"
 #include "engine/graph_check.h"
 #include "scenario/job_mix.h"
@@ -74,8 +75,7 @@ JobEntry read_entry(const YamlMap& map, size_t index, const ClusterLayout& layou
     e.request.seed = static_cast<uint64_t>(m.integer("seed", 1, 0, 2147483647));
   }
   e.iterations = m.integer("iterations", 1, 1, 1000000);
-  e.start = m.time("start", 0.0);
-  if (!(e.start >= 0)) m.fail("start", "must not be negative");
+  e.start = m.time("start", 0.0, limits::kStartTime);
   return e;
 }
 
@@ -180,9 +180,10 @@ JobsBuild read_jobs(const YamlMap& root, const std::string& base_dir,
       if (added) {
         std::vector<JobSpan> span;
         JobAlone alone;
-        alone.graph = compose_jobs({{e.name, build_on(e, best, base_dir, gpus, layout, platform).graph,
-                                     e.iterations, 0.0}},
-                                   &span);
+        alone.graph =
+            compose_jobs({{e.name, build_on(e, best, base_dir, gpus, layout, platform).graph,
+                           e.iterations, 0.0}},
+                         &span);
         alone.span = span.at(0);
         setup.best_placement.push_back(std::move(alone));
       }

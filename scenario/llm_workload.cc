@@ -114,7 +114,7 @@ LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
   build.one_tp_rank = !build.all_replicas && build.tp_analytical && collectives.analytical;
   w.reject_unknown_keys();
   s.reject_unknown_keys();
-  check_parallel_plan(plan, out.model, gpus, root.origin() + ": strategy");
+  check_parallel_plan(plan, out.model, gpus, plan_key_where(w, s));
   return out;
 }
 

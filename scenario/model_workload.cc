@@ -7,6 +7,7 @@
 
 #include "common/errors.h"
 #include "common/input_file.h"
+#include "common/input_limits.h"
 #include "common/units.h"
 #include "engine/graph_check.h"
 #include "models/cost_model.h"
@@ -42,8 +43,7 @@ StrategyOptions read_strategy(const YamlMap& s) {
     s.fail("type", "expected 1w1g, 1wng, ps_worker, allreduce or pearl, got \"" + type + "\"");
   o.gpus = s.integer("gpus", 0);
   if (o.gpus < 0) s.fail("gpus", "must not be negative (0 means all)");
-  o.bucket_bytes = s.size("bucket", o.bucket_bytes);
-  if (o.bucket_bytes <= 0) s.fail("bucket", "must be positive");
+  o.bucket_bytes = s.size("bucket", o.bucket_bytes, limits::kBucketBytes);
   o.overlap = s.boolean("overlap", o.overlap);
   o.collectives = read_collective_options(s.map("collectives"));
   o.sm_contention = s.boolean("sm_contention", o.sm_contention);
@@ -51,9 +51,8 @@ StrategyOptions read_strategy(const YamlMap& s) {
   if (o.sms_used < 0) s.fail("sms_used", "must not be negative");
   o.ps_servers = s.integer("ps_servers", o.ps_servers);
   o.ps = parse_ps_options(s.map("ps"));
-  o.input_bytes = s.size("input_bytes", o.input_bytes);
-  o.input_pipeline_time = s.time("input_pipeline_time", o.input_pipeline_time);
-  if (o.input_pipeline_time < 0) s.fail("input_pipeline_time", "must not be negative");
+  o.input_bytes = s.size("input_bytes", o.input_bytes, limits::kBytes);
+  o.input_pipeline_time = s.time("input_pipeline_time", o.input_pipeline_time, limits::kOpDuration);
   o.prefetch = s.integer("prefetch", o.prefetch);
   if (o.prefetch < 1) s.fail("prefetch", "must be at least 1");
   o.host_overheads = s.boolean("host_overheads", o.host_overheads);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 
 namespace orrery {
 
@@ -34,11 +35,10 @@ ParallelPlan read_llm_plan(const YamlMap& w, const YamlMap& s, MemoryOptions* me
   if (!parse_precision(precision, &p.precision))
     s.fail("precision", "expected " + precision_choices() + ", got \"" + precision + "\"");
   p.flash_attention = s.boolean("flash_attention", true);
-  p.capacity_factor = s.number("capacity_factor", 1.0);
-  p.grad_bucket_bytes = s.size("bucket", 0.0);
+  p.capacity_factor = s.number("capacity_factor", 1.0, limits::kCapacityFactor);
+  p.grad_bucket_bytes = s.size("bucket", 0.0, limits::kBytes);
   if (p.grad_bucket_bytes > 0) memory->bucket_bytes = p.grad_bucket_bytes;
-  memory->reserved_bytes = s.size("reserved", memory->reserved_bytes);
-  if (memory->reserved_bytes < 0) s.fail("reserved", "must not be negative");
+  memory->reserved_bytes = s.size("reserved", memory->reserved_bytes, limits::kBytes);
   p.micro_batch = w.integer("micro_batch", 1);
   // Left out, they take the model's sequence length and micro_batch x dp; given, they must be
   // real (0 used to read as "left out").
@@ -53,10 +53,19 @@ ParallelPlan read_llm_plan(const YamlMap& w, const YamlMap& s, MemoryOptions* me
 void set_data_parallel(const YamlMap& s, int gpus, ParallelPlan* p) {
   const int model_parallel = p->tp * p->pp * p->cp;
   if (gpus % model_parallel != 0)
-    throw InfeasibleError(
-        s.origin() + ": strategy.tp: tp x pp x cp = " + std::to_string(model_parallel) +
-        " must divide the " + std::to_string(gpus) + " GPUs (data parallelism takes the rest)");
+    throw InfeasibleError(s.where("tp") + ": " + s.key_path("tp") + ": tp x pp x cp = " +
+                          std::to_string(model_parallel) + " must divide the " +
+                          std::to_string(gpus) + " GPUs (data parallelism takes the rest)");
   p->dp = gpus / model_parallel;
+}
+
+PlanKeyWhere plan_key_where(const YamlMap& w, const YamlMap& s) {
+  return [&w, &s](const std::string& key) {
+    for (const char* batch_key : {"seq_len", "global_batch", "micro_batch"})
+      if (key == batch_key) return w.where(key) + ": " + w.key_path(key);
+    // A key left out, or a product of several ("tp x pp x dp x cp"): the strategy's line.
+    return s.where(key) + ": " + s.key_path(key);
+  };
 }
 
 }  // namespace orrery

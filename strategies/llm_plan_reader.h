@@ -15,11 +15,14 @@ namespace orrery {
 
 // Every key above, checked (degrees at least 1, names from the tables); dp is left at 1 (see
 // set_data_parallel). `memory` gets bucket and reserved. Throws InputError naming the key.
-ParallelPlan read_llm_plan(const YamlMap& workload, const YamlMap& strategy,
-                           MemoryOptions* memory);
+ParallelPlan read_llm_plan(const YamlMap& workload, const YamlMap& strategy, MemoryOptions* memory);
 
 // dp = gpus / (tp x pp x cp). Throws InfeasibleError naming strategy.tp when tp x pp x cp does
 // not divide the GPUs: a plan for another cluster, which sweeps record and pass over.
 void set_data_parallel(const YamlMap& strategy, int gpus, ParallelPlan* plan);
+
+// Where check_parallel_plan's keys were given: the batch keys in `workload`, the rest in
+// `strategy` ("s.yaml:9: strategy.tp"). Both maps must outlive the result.
+PlanKeyWhere plan_key_where(const YamlMap& workload, const YamlMap& strategy);
 
 }  // namespace orrery

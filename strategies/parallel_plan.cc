@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 
 namespace orrery {
 namespace {
@@ -32,7 +33,8 @@ constexpr std::pair<const char*, Precision> kPrecision[] = {
 template <typename E, size_t N>
 std::string choices(const std::pair<const char*, E> (&names)[N]) {
   std::string out;
-  for (size_t i = 0; i < N; ++i) out += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(names[i].first);
+  for (size_t i = 0; i < N; ++i)
+    out += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(names[i].first);
   return out;
 }
 
@@ -86,12 +88,18 @@ int ParallelPlan::micro_batches() const {
 
 void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
                          const std::string& origin) {
+  check_parallel_plan(p, m, gpus,
+                      [&origin](const std::string& key) { return origin + ": " + key; });
+}
+
+void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
+                         const PlanKeyWhere& where) {
   // Values no plan can have are bad input; plans the model or the GPUs cannot run, infeasible.
   auto bad = [&](const std::string& key, const std::string& why) {
-    throw InputError(origin + ": " + key + ": " + why);
+    throw InputError(where(key) + ": " + why);
   };
   auto fail = [&](const std::string& key, const std::string& why) {
-    throw InfeasibleError(origin + ": " + key + ": " + why);
+    throw InfeasibleError(where(key) + ": " + why);
   };
   const struct {
     const char* key;
@@ -142,8 +150,8 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
   if (!m.moe() && p.ep > 1) fail("ep", "expert parallelism needs a mixture-of-experts model");
   if (!(p.grad_bucket_bytes >= 0 && p.grad_bucket_bytes < 1e15))
     bad("bucket", "must be a size of at least 0 bytes");
-  if (!(p.capacity_factor > 0 && p.capacity_factor <= 64))
-    bad("capacity_factor", "must be in (0, 64], got " + std::to_string(p.capacity_factor));
+  if (!limits::kCapacityFactor.contains(p.capacity_factor))
+    bad("capacity_factor", out_of_range(p.capacity_factor, limits::kCapacityFactor));
   if (m.moe() && m.experts % p.ep != 0)
     fail("ep", "ep = " + num(p.ep) + " must divide the " + num(m.experts) + " experts");
   if ((p.dp * p.cp) % p.ep != 0)

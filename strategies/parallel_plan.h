@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,11 @@ struct ParallelPlan {
 // the sequence in 2 x cp chunks; a global batch that is not a multiple of micro_batch x dp;
 // sequence parallelism without tp; ZeRO-2/3 with pipeline stages (DeepSpeed refuses the pair);
 // tp x pp x dp x cp different from `gpus` (when gpus > 0).
+// `where` names a key for messages ("s.yaml:7: strategy.tp"); the second form names every
+// key as "origin: key".
+using PlanKeyWhere = std::function<std::string(const std::string& key)>;
+void check_parallel_plan(const ParallelPlan& plan, const LlmConfig& model, int gpus,
+                         const PlanKeyWhere& where);
 void check_parallel_plan(const ParallelPlan& plan, const LlmConfig& model, int gpus,
                          const std::string& origin);
 

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "common/input_limits.h"
 #include "common/suggest.h"
 #include "common/yaml_reader.h"
 
@@ -36,8 +37,7 @@ PsOptions parse_ps_options(const YamlMap& m) {
   o.policy = static_cast<PsPolicy>(
       pick(m, "policy", m.str("policy", ps_policy_name(o.policy)), kPolicies));
   o.pulls = static_cast<PsPulls>(pick(m, "pulls", m.str("pulls", ps_pulls_name(o.pulls)), kPulls));
-  o.rpc_overhead = m.time("rpc_overhead", o.rpc_overhead);
-  if (!(o.rpc_overhead >= 0)) m.fail("rpc_overhead", "must not be negative");
+  o.rpc_overhead = m.time("rpc_overhead", o.rpc_overhead, limits::kLatency);
   o.copies = m.boolean("copies", o.copies);
   o.cores = m.integer("cores", o.cores, 0, 1 << 20);
   m.reject_unknown_keys();

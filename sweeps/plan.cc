@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "common/units.h"
 #include "common/yaml_reader.h"
 #include "engine/run_result_io.h"
@@ -29,15 +30,13 @@ PriceList read_prices(const YamlMap& prices, const std::string& key, bool by_ban
   YAML::Node node = prices.raw(key);
   if (node.IsScalar()) {
     list.flat = true;
-    list.price = prices.number(key, 0);
-    if (list.price < 0) prices.fail(key, "a price must not be negative");
+    list.price = prices.number(key, 0, limits::kPrice);
     return list;
   }
   YamlMap m = prices.map(key);
   for (auto it = node.begin(); it != node.end(); ++it) {
     const std::string name = it->first.Scalar();
-    double price = m.number(name, 0);
-    if (price < 0) m.fail(name, "a price must not be negative");
+    double price = m.number(name, 0, limits::kPrice);
     if (by_bandwidth) {
       double bw;
       if (!parse_bandwidth(name, &bw) || bw <= 0)
@@ -164,8 +163,7 @@ PlanSpec parse_plan_spec(const YAML::Node& plan, const std::string& origin) {
            "is required with a samples_per_s target, e.g. \"${gpus} * 32\" (32 samples per GPU)");
   if (!m.has("prices")) m.fail("prices", "is required");
   YamlMap prices = m.map("prices");
-  spec.server = prices.number("server", 0);
-  if (spec.server < 0) prices.fail("server", "a price must not be negative");
+  spec.server = prices.number("server", 0, limits::kPrice);
   spec.gpu = read_gpu_prices(prices, "gpu", true);
   spec.nic = read_prices(prices, "nic", true, true);
   spec.switch_port = read_prices(prices, "switch_port", true, false);

@@ -244,7 +244,8 @@ TEST(PlatformSpec, NicMtuFitsTheFabricKind) {
   EXPECT_HAS(error_of("preset: pai-pcie\nserver: {nic: {mtu: -1}}\n"), "platform.server.nic.mtu");
   EXPECT_HAS(error_of("preset: dgx-a100\nserver: {nvlink: {efficiency: 1.5}}\n"),
              "platform.server.nvlink.efficiency");
-  EXPECT_HAS(error_of("preset: dgx-a100\nserver: {nvlink: {efficiency: 0}}\n"), "(0, 1]");
+  EXPECT_HAS(error_of("preset: dgx-a100\nserver: {nvlink: {efficiency: 0}}\n"),
+             "0 is outside the accepted range, above 0 and at most 1");
   EXPECT_EQ(error_of("preset: hgx-h100-roce\nserver: {nic: {mtu: 1024}}\n"), "");
   EXPECT_EQ(error_of("preset: pai-pcie\nserver: {nic: {mtu: 9000}}\n"), "");
 }

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "common/errors.h"
 #include "results/h5_store.h"
@@ -25,6 +26,8 @@ using testing::make_temp_dir;
 using testing::read_file;
 using testing::run_shell;
 using testing::write_file;
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
 #define NEED_BINARY() \
   if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)"
@@ -53,14 +56,15 @@ TEST(Reliability, NoRouteBetweenGpusOfAnXmlPlatformIsAnError) {
   for (const char* routing : {"Dijkstra", "Full", "Floyd"}) {
     SCOPED_TRACE(routing);
     write_file(dir + "/p.xml", two_hosts(routing));
-    write_file(dir + "/s.yaml", "platform: {xml: p.xml, gpus: [g0, g1]}\n"
-                                "workload: {type: synthetic-dp, layers: 2, gradient_bytes: 64MB}\n");
+    write_file(dir + "/s.yaml",
+               "platform: {xml: p.xml, gpus: [g0, g1]}\n"
+               "workload: {type: synthetic-dp, layers: 2, gradient_bytes: 64MB}\n");
     for (const char* command : {"validate", "run -q"}) {
       const auto r = run_shell(testing::orrery_bin() + " " + command + " " + dir + "/s.yaml");
       EXPECT_EQ(r.status, 2) << command << "\n" << r.output;
-      EXPECT_NE(r.output.find("p.xml: no route from host \"g0\" to host \"g1\""),
-                std::string::npos)
-          << command << "\n" << r.output;
+      EXPECT_NE(r.output.find("p.xml: no route from host \"g0\" to host \"g1\""), std::string::npos)
+          << command << "\n"
+          << r.output;
     }
   }
   // With the route declared, both run.
@@ -80,14 +84,44 @@ TEST(Reliability, ZeroSequenceOrBatchIsRefusedNotReplacedByADefault) {
       "workload: {type: llm, model: llama2_7b, seq_len: 2048, global_batch: 16}\n"
       "strategy: {tp: 2, pp: 2}\n";
   write_file(dir + "/s.yaml", base);
-  for (const char* set : {"workload.seq_len=0", "workload.global_batch=0",
-                          "workload.micro_batch=0", "workload.seq_len=-4"}) {
+  for (const char* set : {"workload.seq_len=0", "workload.global_batch=0", "workload.micro_batch=0",
+                          "workload.seq_len=-4"}) {
     const std::string e = input_error_of([&] { load_scenario(dir + "/s.yaml", {set}); });
     const std::string key = std::string(set).substr(0, std::string(set).find('='));
     EXPECT_NE(e.find(key), std::string::npos) << set << ": " << e;
     EXPECT_NE(e.find("must be at least 1"), std::string::npos) << set << ": " << e;
   }
   EXPECT_EQ(input_error_of([&] { load_scenario(dir + "/s.yaml"); }), "(no InputError)");
+}
+
+// Plan errors found after reading (a batch that does not divide, degrees that do not fit the
+// GPUs, a capacity factor out of range) used to name the file alone, and put global_batch
+// under "strategy": they name the line and the key where it was written.
+TEST(Reliability, PlanErrorsNameTheLineAndTheSectionOfTheirKey) {
+  const std::string dir = make_temp_dir("reliability");
+  write_file(dir + "/s.yaml",
+             "platform: {preset: dgx-a100, servers: 1}\n"
+             "workload:\n"
+             "  type: llm\n"
+             "  model: llama2_7b\n"
+             "  seq_len: 1024\n"
+             "  global_batch: 3\n"
+             "  micro_batch: 2\n"
+             "strategy:\n"
+             "  tp: 4\n"
+             "  pp: 2\n"
+             "  zero: 2\n");
+  const std::string path = dir + "/s.yaml";
+  auto error = [&](std::vector<std::string> sets) {
+    return input_error_of([&] { load_scenario(path, sets); });
+  };
+  EXPECT_HAS(error({}), path + ":6: workload.global_batch: 3 sequences are not a");
+  EXPECT_HAS(error({"strategy.tp=3"}),
+             path + " (--set): strategy.tp: tp x pp x cp = 6 must divide the 8 GPUs");
+  EXPECT_HAS(error({"workload.global_batch=4"}), path + ":11: strategy.zero: ZeRO-2");
+  EXPECT_HAS(error({"workload.global_batch=4", "strategy.capacity_factor=100"}),
+             " (--set): strategy.capacity_factor: 100 is outside the accepted range, "
+             "above 0 and at most 64");
 }
 
 TEST(Reliability, LlmMemoryRefusesZeroSequenceAndInfiniteReserve) {
@@ -158,8 +192,8 @@ TEST(Reliability, NegativePointIsOutOfRange) {
   NEED_BINARY();
   const std::string dir = make_temp_dir("reliability");
   write_file(dir + "/s.yaml", testing::kSmallSweepScenario);
-  const auto r = run_shell(testing::orrery_bin() + " sweep " + dir + "/s.yaml --point -1 -o " +
-                           dir + "/p.h5");
+  const auto r =
+      run_shell(testing::orrery_bin() + " sweep " + dir + "/s.yaml --point -1 -o " + dir + "/p.h5");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("--point -1: the sweep has points 0 to 11"), std::string::npos)
       << r.output;
@@ -179,8 +213,8 @@ plan:
   rank_by: cost
   prices: {gpu_hour: {H100-SXM5: 3}}
 )");
-  const auto r = run_shell(testing::orrery_bin() + " plan " + dir + "/p.yaml -o " + dir +
-                           "/out.h5");
+  const auto r =
+      run_shell(testing::orrery_bin() + " plan " + dir + "/p.yaml -o " + dir + "/out.h5");
   ASSERT_EQ(r.status, 0) << r.output;  // before: no price for the preset's A100
   const RunRecord run = read_results_h5(dir + "/out.h5").runs.at(0);
   EXPECT_NEAR(std::stod(run.params.at("plan.cost_per_iteration")),
@@ -201,7 +235,8 @@ class Writers : public ::testing::Test {
   void SetUp() override {
     if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
     dir_ = make_temp_dir("writers");
-    write_file(dir_ + "/s.yaml", "platform: {preset: pcie-server}\nworkload: {type: synthetic-dp}\n");
+    write_file(dir_ + "/s.yaml",
+               "platform: {preset: pcie-server}\nworkload: {type: synthetic-dp}\n");
     ASSERT_EQ(sh("run -q s.yaml -o r.h5").status, 0);
   }
   testing::ShellResult sh(const std::string& args) {
@@ -239,8 +274,9 @@ TEST_F(Writers, OnlyFilesOfTheirOwnKind) {
   write_file(dir_ + "/ops.csv", "op,B,M,N,K\nmatmul,1,64,64,64\n");
   expect_refused("cost --csv ops.csv --device A100-SXM4-80GB -o mine.txt", "mine.txt", foreign);
   expect_refused("workload export resnet50 -o mine.txt", "mine.txt", foreign);
-  expect_refused("estimator train " + testing::source_path(
-                     "models/profiles/cpu-intel-xeon-processor-1t.csv") + " --budget 1 -o mine.txt",
+  expect_refused("estimator train " +
+                     testing::source_path("models/profiles/cpu-intel-xeon-processor-1t.csv") +
+                     " --budget 1 -o mine.txt",
                  "mine.txt", foreign);
   // Their own earlier output they replace.
   for (const char* again :
@@ -259,9 +295,9 @@ TEST_F(Writers, NeverADeviceNode) {
   if (geteuid() != 0) GTEST_SKIP() << "mknod needs root";
   ASSERT_EQ(run_shell("mknod " + dir_ + "/n c 1 3").status, 0);
   write_file(dir_ + "/sw.yaml", testing::kSmallSweepScenario);
-  for (const char* args : {"run -q s.yaml -o n", "run -q s.yaml -o n --force",
-                           "sweep -q sw.yaml -o n --fresh", "report r.h5 --csv n",
-                           "platform export pcie-server -o n"}) {
+  for (const char* args :
+       {"run -q s.yaml -o n", "run -q s.yaml -o n --force", "sweep -q sw.yaml -o n --fresh",
+        "report r.h5 --csv n", "platform export pcie-server -o n"}) {
     const auto r = sh(args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
     struct stat st;
@@ -285,12 +321,14 @@ TEST_F(Writers, ARunningSweepsLockHoldsForEveryWriter) {
   for (int i = 0; i < 500 && !fs::exists(dir_ + "/out.h5.lock"); ++i) ::usleep(10000);
   ASSERT_TRUE(fs::exists(dir_ + "/out.h5.lock"));
   ASSERT_EQ(run_shell("ln -s out.h5 " + dir_ + "/other.h5").status, 0);
-  for (const char* args : {"run -q s.yaml -o out.h5", "run -q s.yaml -o other.h5 --force",
-                           "sweep -q sw.yaml --point 0 -o out.h5", "sweep -q sw.yaml -o other.h5"}) {
+  for (const char* args :
+       {"run -q s.yaml -o out.h5", "run -q s.yaml -o other.h5 --force",
+        "sweep -q sw.yaml --point 0 -o out.h5", "sweep -q sw.yaml -o other.h5"}) {
     const auto r = sh(args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
     EXPECT_NE(r.output.find("another Orrery process is writing this output"), std::string::npos)
-        << args << "\n" << r.output;
+        << args << "\n"
+        << r.output;
   }
   ::kill(pid, SIGINT);
   int status = 0;
@@ -331,8 +369,9 @@ TEST(Reliability, YamlAliasBombIsRefusedQuickly) {
     EXPECT_NE(e.find("alias"), std::string::npos) << e;
   }
   // Anchors used as intended pass.
-  write_file(dir + "/ok.yaml", "x: &w {type: synthetic-dp, layers: 2}\n"
-                               "platform: {preset: pcie-server}\nworkload: *w\n");
+  write_file(dir + "/ok.yaml",
+             "x: &w {type: synthetic-dp, layers: 2}\n"
+             "platform: {preset: pcie-server}\nworkload: *w\n");
   EXPECT_NE(input_error_of([&] { load_scenario(dir + "/ok.yaml"); }).find("\"x\""),
             std::string::npos);  // refused for the unknown key only, as before
 }
@@ -382,10 +421,14 @@ TEST(Reliability, SweepsOfTooManyPointsAreRefusedBeforeTheyAreListed) {
     layers += (i > 1 ? ", " : "") + std::to_string(i);
     times += (i > 1 ? ", " : "") + std::to_string(i) + "us";
   }
-  write_file(dir + "/s.yaml", "name: big\nplatform: {preset: pcie-server}\n"
-                              "workload: {type: synthetic-dp}\nsweep:\n  grid:\n"
-                              "    workload.layers: [" + layers + "]\n"
-                              "    workload.forward_time: [" + times + "]\n");
+  write_file(dir + "/s.yaml",
+             "name: big\nplatform: {preset: pcie-server}\n"
+             "workload: {type: synthetic-dp}\nsweep:\n  grid:\n"
+             "    workload.layers: [" +
+                 layers +
+                 "]\n"
+                 "    workload.forward_time: [" +
+                 times + "]\n");
   const auto r = run_shell(testing::orrery_bin() + " sweep " + dir + "/s.yaml --dry-run");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("expands to 1e+06 points, over the limit of 100000"), std::string::npos)
@@ -411,8 +454,9 @@ TEST(Reliability, PlatformsWrittenSmallButHugeAreRefusedUpFront) {
            bb_bw="100GBps" bb_lat="1us"/>
 </platform>
 )");
-  write_file(dir + "/c.yaml", "platform: {xml: c.xml, gpus: [g0, g1]}\n"
-                              "workload: {type: synthetic-dp, layers: 1}\n");
+  write_file(dir + "/c.yaml",
+             "platform: {xml: c.xml, gpus: [g0, g1]}\n"
+             "workload: {type: synthetic-dp, layers: 1}\n");
   // An XML platform is loaded by validate and run (SimGrid holds it), not by reading the scenario.
   if (!testing::orrery_bin().empty()) {
     const auto r = run_shell(testing::orrery_bin() + " validate " + dir + "/c.yaml");
@@ -422,13 +466,15 @@ TEST(Reliability, PlatformsWrittenSmallButHugeAreRefusedUpFront) {
     EXPECT_NE(r.output.find("1e+08 hosts"), std::string::npos) << r.output;
   }
   // 100,000 hosts in a Full zone: SimGrid's table of every pair would need 160 GB.
-  std::string full = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
-                     "<zone id=\"z\" routing=\"Full\">\n";
+  std::string full =
+      "<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
+      "<zone id=\"z\" routing=\"Full\">\n";
   for (int i = 0; i < 100000; ++i)
     full += "<host id=\"h" + std::to_string(i) + "\" speed=\"1Gf\"/>\n";
   write_file(dir + "/f.xml", full + "</zone>\n</platform>\n");
-  write_file(dir + "/f.yaml", "platform: {xml: f.xml, gpus: [h0, h1]}\n"
-                              "workload: {type: synthetic-dp, layers: 1}\n");
+  write_file(dir + "/f.yaml",
+             "platform: {xml: f.xml, gpus: [h0, h1]}\n"
+             "workload: {type: synthetic-dp, layers: 1}\n");
   if (!testing::orrery_bin().empty()) {
     const auto r = run_shell(testing::orrery_bin() + " validate " + dir + "/f.yaml");
     EXPECT_EQ(r.status, 2) << r.output;
@@ -437,10 +483,12 @@ TEST(Reliability, PlatformsWrittenSmallButHugeAreRefusedUpFront) {
   }
   std::string e;
 
-  write_file(dir + "/fc.yml", "topology: [ FullyConnected ]\nnpus_count: [ 2048 ]\n"
-                              "bandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n");
-  write_file(dir + "/fc.yaml", "platform: {astra_network: fc.yml}\n"
-                               "workload: {type: synthetic-dp, layers: 1}\n");
+  write_file(dir + "/fc.yml",
+             "topology: [ FullyConnected ]\nnpus_count: [ 2048 ]\n"
+             "bandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n");
+  write_file(dir + "/fc.yaml",
+             "platform: {astra_network: fc.yml}\n"
+             "workload: {type: synthetic-dp, layers: 1}\n");
   e = input_error_of([&] { load_scenario(dir + "/fc.yaml"); });
   EXPECT_NE(e.find("fc.yml: building this network would need about 2.1e+06 links"),
             std::string::npos)
@@ -459,8 +507,9 @@ namespace {
 TEST(Reliability, ProfileRowsHoldTheRangesScenarioValuesDo) {
   if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
   const std::string dir = make_temp_dir("reliability");
-  const std::string head = "op,dtype,device,inputs,output,attrs,time_s,n,m,t_n_s,t_m_s,samples,"
-                           "stdev_s,source\n";
+  const std::string head =
+      "op,dtype,device,inputs,output,attrs,time_s,n,m,t_n_s,t_m_s,samples,"
+      "stdev_s,source\n";
   const struct {
     const char* row;
     const char* why;
@@ -478,8 +527,8 @@ TEST(Reliability, ProfileRowsHoldTheRangesScenarioValuesDo) {
   };
   for (const auto& c : cases) {
     write_file(dir + "/p.csv", head + c.row + "\n");
-    const auto r = run_shell(testing::orrery_bin() + " profile import " + dir + "/p.csv -o " +
-                             dir + "/p.h5");
+    const auto r =
+        run_shell(testing::orrery_bin() + " profile import " + dir + "/p.csv -o " + dir + "/p.h5");
     EXPECT_EQ(r.status, 2) << c.row << "\n" << r.output;
     EXPECT_NE(r.output.find("p.csv:2: "), std::string::npos) << r.output;
     EXPECT_NE(r.output.find(c.why), std::string::npos) << c.why << "\n" << r.output;

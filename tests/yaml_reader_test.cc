@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "test_util.h"
 
 namespace orrery {
@@ -69,6 +70,48 @@ TEST(YamlReader, QuantitiesNeedAUnit) {
   EXPECT_NE(error_of([&] { m.flops("f", 0); }).find("15TFLOP/s"), std::string::npos);
   EXPECT_EQ(m.bandwidth("zero", 1), 0.0);
   EXPECT_DOUBLE_EQ(m.bandwidth("good", 0), 3.125e9);
+}
+
+TEST(YamlReader, NegativeQuantitiesAreRefusedBeforeTheUnitHint) {
+  YAML::Node n = load_yaml_text("bare: -1\nunit: -5ms\nfit: -0.84us\n", "s.yaml");
+  YamlMap m(n, "s.yaml");
+  std::string msg = error_of([&] { m.size("bare", 0); });
+  // Not "write -1MB": that value would be refused next.
+  EXPECT_NE(msg.find("s.yaml:1: bare: must not be negative, got \"-1\""), std::string::npos) << msg;
+  EXPECT_NE(error_of([&] { m.time("unit", 0); }).find("s.yaml:2: unit: must not be negative"),
+            std::string::npos);
+  EXPECT_DOUBLE_EQ(m.signed_time("fit", 0), -0.84e-6);  // a fitted correction may be negative
+}
+
+TEST(YamlReader, RangedReadersNameTheKeyAndTheAcceptedRange) {
+  YAML::Node n = load_yaml_text("f: 0\ng: 11\nh: 2.5\nbucket: 0\ntdp: 0\nclock: 1kHz\n", "s.yaml");
+  YamlMap m(n, "s.yaml");
+  EXPECT_EQ(error_of([&] { m.number("f", 1, limits::kSpeedFactor); }),
+            "s.yaml:1: f: 0 is outside the accepted range, above 0 and at most 10");
+  EXPECT_NE(error_of([&] { m.number("g", 1, limits::kSpeedFactor); }).find("11 is outside"),
+            std::string::npos);
+  EXPECT_DOUBLE_EQ(m.number("h", 1, limits::kSpeedFactor), 2.5);
+  EXPECT_DOUBLE_EQ(m.number("absent", 1, limits::kSpeedFactor), 1);  // the fallback stands
+  EXPECT_EQ(error_of([&] { m.size("bucket", 1, limits::kBucketBytes); }),
+            "s.yaml:4: bucket: 0 B is outside the accepted range, above 0 B and at most 1000 TB");
+  EXPECT_EQ(error_of([&] { m.number("tdp", 1, limits::kPowerWatts); }),
+            "s.yaml:5: tdp: 0 W is outside the accepted range, between 1 W and 100 kW");
+  EXPECT_EQ(error_of([&] { m.frequency("clock", 1, limits::kClockHz); }),
+            "s.yaml:6: clock: 1 kHz is outside the accepted range, between 1 MHz and 100 GHz");
+  // An interval open at the top.
+  EXPECT_EQ(limits::kOverhead.text(), "at least 0 and below 1");
+  EXPECT_FALSE(limits::kOverhead.contains(1));
+}
+
+TEST(YamlReader, AMappingWithoutAPositionIsNotCalledAnOverride) {
+  // An absent section read as an empty map has no line; only --set values say "(--set)".
+  YamlMap absent(YAML::Node(), "s.yaml", "precision");
+  EXPECT_EQ(error_of([&] { absent.required_str("policy"); }),
+            "s.yaml: precision.policy: is required");
+  YAML::Node n = load_yaml_text("a: 1\n", "s.yaml");
+  n["a"] = YAML::Node("2");
+  n["a"].SetTag(kOverrideTag);
+  EXPECT_EQ(YamlMap(n, "s.yaml").where("a"), "s.yaml (--set)");
 }
 
 TEST(YamlReader, NumbersComputedInBaseUnitsAreAccepted) {

@@ -542,19 +542,6 @@ def profile_csv(columns=None, **values):
             + ",".join(row[c] for c in columns) + "\n")
 
 
-# Wrong values that the profile CSV reader accepts today (exit 0, and `profile import` writes
-# p.h5), left out of the manifest: they wait for the reader fix of issue 36. ProfileDb::add
-# (models/profile_db.cc) checks only that time_s is positive and finite, parse_profile_csv
-# (models/profile_csv.cc) only that n, m, samples are 64-bit integers and t_n_s, t_m_s, stdev_s
-# finite numbers; shapes and attrs (parse_int in models/profile_db.cc) take any strtoll result, a
-# value past 64 bits clamped to 9223372036854775807, and nothing bounds a shape's element count.
-# Once the reader refuses them, move them into `bad` in profile_cases.
-PROFILE_AWAITING_READER_FIX = {
-    # A negative attribute is meaningful for some ops (dim=-1), so the reader checks none.
-    "attrs-neg": (profile_csv(attrs="pad_h=-1"), "pad_h"),
-}
-
-
 def profile_cases():
     good = profile_csv()
     if ORRERY:
@@ -563,10 +550,6 @@ def profile_cases():
         if not accepted(["profile", "show", "p.csv"], {"p.csv": good}):
             sys.exit("make_corpus.py: the reader refuses the base profile CSV; update "
                      "PROFILE_COLUMNS and PROFILE_ROW to models/profile_csv.cc")
-        for n, (t, _) in PROFILE_AWAITING_READER_FIX.items():
-            if not accepted(["profile", "show", "p.csv"], {"p.csv": t}):
-                print(f"note: the reader now refuses profile-{n}: move it from "
-                      "PROFILE_AWAITING_READER_FIX into profile_cases")
     bad = {
         "empty": ("", "p.csv"),
         "header-only": ("# only a comment\n", "header"),
@@ -577,6 +560,8 @@ def profile_cases():
         "seconds-tiny": (profile_csv(time_s="1e-300"), "time_s"),
         "n-huge": (profile_csv(n="4294967297", m="4294967298"), "column n"),
         "n-neg": (profile_csv(n="-10"), "column n"),
+        "attrs-neg-pad": (profile_csv(attrs="pad_h=-1"), "pad_h"),
+        "attrs-zero-stride": (profile_csv(attrs="stride_w=0"), "stride_w"),
         "m-neg": (profile_csv(m="-10"), "column m"),
         "m-not-above-n": (profile_csv(n="20", m="20"), "column m"),
         "samples-neg": (profile_csv(samples="-5"), "column samples"),
@@ -823,6 +808,35 @@ def reliability_cases():
     case("bench-output-foreign", {"notes.txt": "mine\n"},
          "bench collective all_reduce --platform pcie-server -e 64 -o notes.txt",
          ["notes.txt", "refusing"])
+
+    # One reader rule (common/input_limits.h): zero, negative, non-finite and huge values of
+    # every kind of key are refused with the key named, a negative quantity before its unit.
+    syn = "platform: {preset: pcie-server, server: {gpus: 2}}\nworkload: {type: synthetic-dp}\n"
+    model = ("platform: {preset: dgx-a100, servers: 1}\n"
+             "workload: {type: model, model: resnet50, batch: 8}\nstrategy: {type: allreduce}\n")
+    ranged = {
+        "speed-factor": (syn, "gpu_speeds.n0_gpu0", "gpu_speeds.n0_gpu0", ("0", "-1", "11", ".nan")),
+        "speed-stdev": (syn, "gpu_speed_variation.stdev", "stdev", ("-0.1", "2", ".inf")),
+        "capacity-factor": (llm, "strategy.capacity_factor", "capacity_factor", ("0", "-1", "65")),
+        "llm-bucket": (llm, "strategy.bucket", "strategy.bucket", ("-1", "-4MB", "2000TB")),
+        "llm-reserved": (llm, "strategy.reserved", "strategy.reserved", ("-1GiB", "-2")),
+        "model-bucket": (model, "strategy.bucket", "strategy.bucket", ("0", "-25MiB", "-3")),
+        "tdp": (syn, "platform.server.gpu.tdp_w", "tdp_w", ("0", "-300", "1e9")),
+        "clock": (syn, "platform.server.gpu.clock", "clock", ("1kHz", "-1410MHz", "1THz")),
+        "cast-fixed": (model + "precision: {policy: cost-aware}\n", "precision.cast_fixed",
+                       "cast_fixed", ("-1us", "1e9s")),
+    }
+    for n, (text, key, word, values) in ranged.items():
+        for i, v in enumerate(values):
+            case(f"reader-rule-{n}-{i}", {"s.yaml": text}, f"validate s.yaml --set {key}={v}",
+                 ["s.yaml", word])
+    for n, (line, word) in {"global-batch": ("  global_batch: 3\n", ":6: workload.global_batch"),
+                            "tp": ("  global_batch: 4\nstrategy: {tp: 3}\n", ":7: strategy.tp"),
+                            "zero": ("  global_batch: 4\nstrategy: {tp: 2, pp: 2, zero: 3}\n",
+                                     ":7: strategy.zero")}.items():
+        text = ("platform: {preset: dgx-a100, servers: 1}\nworkload:\n  type: llm\n"
+                "  model: llama2_7b\n  micro_batch: 2\n" + line)
+        case(f"plan-error-line-{n}", {"s.yaml": text}, "validate s.yaml", ["s.yaml" + word])
 
 
 def main():
