@@ -125,6 +125,32 @@ std::string YamlMap::where(const std::string& key) const {
   return n ? location(origin_, n) : location(origin_, YAML::Mark::null_mark());
 }
 
+std::string YamlMap::where_path(const std::string& dotted) const {
+  // reset(), not =: assigning a yaml-cpp node writes into the node it refers to.
+  YAML::Node n;
+  n.reset(node_);
+  std::string found;
+  size_t start = 0;
+  while (n && n.IsMap() && start <= dotted.size()) {
+    const size_t dot = std::min(dotted.find('.', start), dotted.size());
+    const std::string key = dotted.substr(start, dot - start);
+    YAML::Node value;
+    bool there = false;
+    for (auto it = n.begin(); !there && it != n.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == key) {
+        there = true;
+        // A block mapping carries no position of its own: its key's line is where it starts.
+        const bool placed = it->second.Mark().line >= 0 || it->second.Tag() == kOverrideTag;
+        found = location(origin_, placed ? it->second : it->first);
+        value.reset(it->second);
+      }
+    if (!there) break;
+    n.reset(value);
+    start = dot + 1;
+  }
+  return found;
+}
+
 void YamlMap::fail(const std::string& key, const std::string& message) const {
   throw InputError(where(key) + ": " + key_path(key) + ": " + message);
 }
@@ -285,6 +311,17 @@ double YamlMap::flops(const std::string& key, double fallback, const Range& rang
 }
 double YamlMap::frequency(const std::string& key, double fallback, const Range& range) const {
   return in_range(key, frequency(key, fallback), range);
+}
+
+std::string YamlMap::input_file(const std::string& key, const std::string& base_dir,
+                                const std::string& what) const {
+  const std::string path = resolve_input_path(base_dir, required_str(key));
+  try {
+    require_regular_file(path, what);
+  } catch (const InputError& e) {
+    fail(key, e.what());
+  }
+  return path;
 }
 
 std::vector<std::string> YamlMap::str_list(const std::string& key) const {

@@ -61,6 +61,11 @@ class YamlMap {
   double size(const std::string& key, double fallback, const Range& range) const;
   double flops(const std::string& key, double fallback, const Range& range) const;
   double frequency(const std::string& key, double fallback, const Range& range) const;
+  // A required file name, resolved against `base_dir` (the scenario's folder) and checked to be
+  // a regular file; a missing one is an error at the key's line ("s.yaml:3: workload.file:
+  // g.json: no such file"). `what` names the kind of file in messages.
+  std::string input_file(const std::string& key, const std::string& base_dir,
+                         const std::string& what) const;
   std::vector<std::string> str_list(const std::string& key) const;
   YamlMap map(const std::string& key) const;  // empty map if absent
   YAML::Node raw(const std::string& key) const;
@@ -70,6 +75,9 @@ class YamlMap {
 
   // "file:line" of a key (or of the mapping when the key is absent), for messages.
   std::string where(const std::string& key = "") const;
+  // "file:line" of a dotted path below this mapping ("strategy.gpus"), or of the deepest part
+  // of it that is there; "" when not even its first key is.
+  std::string where_path(const std::string& dotted) const;
   std::string key_path(const std::string& key) const;
   const std::string& origin() const { return origin_; }
   // Throws InputError "file:line: key: message".

@@ -66,9 +66,7 @@ void read_platform(const YamlMap& root, const std::string& base_dir,
   if (pm.has("xml")) {
     sc->device =
         root.has("device") ? parse_device_spec(root.raw("device"), root.origin()) : default_gpu();
-    sc->platform.xml_file = resolve_input_path(base_dir, pm.required_str("xml"));
-    if (!fs::exists(sc->platform.xml_file))
-      pm.fail("xml", "file \"" + sc->platform.xml_file + "\" does not exist");
+    sc->platform.xml_file = pm.input_file("xml", base_dir, "SimGrid XML platform");
     for (const auto& h : pm.str_list("gpus")) gpus->push_back({h, h});
     pm.reject_unknown_keys();
     sc->platform_summary = "SimGrid XML " + sc->platform.xml_file;
@@ -78,7 +76,7 @@ void read_platform(const YamlMap& root, const std::string& base_dir,
     // ASTRA-sim's network file, unchanged (platforms/astra_network.h).
     sc->device =
         root.has("device") ? parse_device_spec(root.raw("device"), root.origin()) : default_gpu();
-    const std::string file = resolve_input_path(base_dir, pm.required_str("astra_network"));
+    const std::string file = pm.input_file("astra_network", base_dir, "ASTRA-sim network file");
     pm.reject_unknown_keys();
     AstraNetwork net = read_astra_network(file, sc->device);
     sc->platform.topology = std::move(net.topology);
@@ -212,8 +210,17 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
     // Builders below the scenario (size guards, strategies) name the item but not the file.
     const std::string what = e.what();
     if (what.find(origin) != std::string::npos) throw;
-    if (dynamic_cast<const InfeasibleError*>(&e)) throw InfeasibleError(origin + ": " + what);
-    throw InputError(origin + ": " + what);
+    // "strategy.gpus: ..." names a key: point at its line.
+    std::string where = origin;
+    const size_t colon = what.find(": ");
+    const std::string key = what.substr(0, colon);
+    if (colon != std::string::npos &&
+        key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_.") == std::string::npos) {
+      const std::string line = root.where_path(key);
+      if (!line.empty()) where = line;
+    }
+    if (dynamic_cast<const InfeasibleError*>(&e)) throw InfeasibleError(where + ": " + what);
+    throw InputError(where + ": " + what);
   }
   sc.output_file = out.str("file", "");
   sc.record_timeline = out.boolean("timeline", true);

@@ -28,7 +28,7 @@ void read_chakra_collectives(const YamlMap& w, const std::string& base_dir,
     // ASTRA-sim's system file, unchanged (scenario/astra_system.h); collectives.mode may
     // still choose analytical collectives.
     const CollectiveOptions c =
-        read_astra_system(resolve_input_path(base_dir, w.required_str("astra_system")));
+        read_astra_system(w.input_file("astra_system", base_dir, "ASTRA-sim system file"));
     opt.algo = c.algo;
     opt.protocol = c.protocol;
     opt.pipeline = c.pipeline;
@@ -142,7 +142,7 @@ WorkloadBuild read_workload_on_device(const YamlMap& root, const std::string& ba
   YamlMap w = root.map("workload");
   std::string type = w.str("type", "synthetic-dp");
   if (type == "graph") {
-    std::string file = resolve_input_path(base_dir, w.required_str("file"));
+    std::string file = w.input_file("file", base_dir, "orrery-graph JSON file");
     w.reject_unknown_keys();
     out.graph = load_graph_json(file);
     return out;
@@ -155,7 +155,8 @@ WorkloadBuild read_workload_on_device(const YamlMap& root, const std::string& ba
     if (files.empty()) w.fail("files", "is required: rank files, their directory or their prefix");
     files = resolve_chakra_files(files);
     if (w.has("comm_groups"))
-      opt.comm_groups = load_chakra_comm_groups(resolve_input_path(base_dir, w.required_str("comm_groups")));
+      opt.comm_groups =
+          load_chakra_comm_groups(w.input_file("comm_groups", base_dir, "Chakra comm-group file"));
     opt.prefer_num_ops = w.boolean("prefer_num_ops", false);
     opt.engine_collectives = w.boolean("engine_collectives", true);
     read_chakra_collectives(w, base_dir, &opt);

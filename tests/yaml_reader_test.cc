@@ -114,6 +114,21 @@ TEST(YamlReader, AMappingWithoutAPositionIsNotCalledAnOverride) {
   EXPECT_EQ(YamlMap(n, "s.yaml").where("a"), "s.yaml (--set)");
 }
 
+TEST(YamlReader, FileKeysAndDottedPathsPointAtTheirLine) {
+  const std::string dir = testing::make_temp_dir("yaml-reader");
+  testing::write_file(dir + "/g.json", "{}");
+  YAML::Node n = load_yaml_text("w:\n  file: g.json\n  gone: nope.json\n  dir: .\n", "s.yaml");
+  YamlMap w(n["w"], "s.yaml", "w");
+  EXPECT_EQ(w.input_file("file", dir, "graph"), dir + "/g.json");
+  EXPECT_EQ(error_of([&] { w.input_file("gone", dir, "graph"); }).rfind("s.yaml:3: w.gone: ", 0), 0u);
+  EXPECT_NE(error_of([&] { w.input_file("dir", dir, "graph"); }).find("directory"),
+            std::string::npos);
+  YamlMap root(n, "s.yaml");
+  EXPECT_EQ(root.where_path("w.gone"), "s.yaml:3");
+  EXPECT_EQ(root.where_path("w.missing"), "s.yaml:2");  // the deepest part that is there
+  EXPECT_EQ(root.where_path("nothing.here"), "");
+}
+
 TEST(YamlReader, NumbersComputedInBaseUnitsAreAccepted) {
   YAML::Node n = load_yaml_text("bw: 1\n", "s.yaml");
   n["bw"] = YAML::Node("6250000000");

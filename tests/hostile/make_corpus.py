@@ -837,6 +837,15 @@ def reliability_cases():
         text = ("platform: {preset: dgx-a100, servers: 1}\nworkload:\n  type: llm\n"
                 "  model: llama2_7b\n  micro_batch: 2\n" + line)
         case(f"plan-error-line-{n}", {"s.yaml": text}, "validate s.yaml", ["s.yaml" + word])
+    # Errors of the builders below the reader point at the line of the key they name.
+    case("builder-error-line-gpus",
+         {"s.yaml": model.replace("{type: allreduce}", "{type: allreduce, gpus: 64}")},
+         "validate s.yaml", ["s.yaml:3: strategy.gpus"])
+    case("missing-file-line-graph",
+         {"s.yaml": "platform: {preset: pcie-server}\nworkload: {type: graph, file: gone.json}\n"},
+         "validate s.yaml", ["s.yaml:2: workload.file", "gone.json"])
+    case("missing-file-line-xml", {"s.yaml": "platform: {xml: gone.xml}\nworkload: {type: synthetic-dp}\n"},
+         "validate s.yaml", ["s.yaml:1: platform.xml", "gone.xml"])
 
 
 def main():
