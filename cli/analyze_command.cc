@@ -1,5 +1,6 @@
 // `orrery analyze`: the PAI analytical model (models/pai_model.h) on the built-in Table V
 // workloads, and `orrery devices`: the built-in device specs (platforms/devices/*.yaml).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -118,18 +119,33 @@ std::string watts(double w) {
   return buf;
 }
 
+// A spec's aliases in two groups: short names ("H100") and the names the driver prints
+// ("NVIDIA H100 80GB HBM3", what torch.cuda.get_device_name() returns), told by their spaces.
+std::string alias_list(const DeviceSpec& d, bool driver_names) {
+  std::string out;
+  for (const auto& al : d.aliases)
+    if ((al.find(' ') != std::string::npos) == driver_names)
+      out += (out.empty() ? "" : driver_names ? "; " : ",") + al;
+  return out;
+}
+
 int devices_command(const DevicesArgs& a) {
   std::vector<std::string> names =
       a.name.empty() ? device_spec_names() : std::vector<std::string>{a.name};
   if (!a.name.empty()) {
     DeviceSpec d = device_spec(a.name);
     std::printf("%s: %s\n", d.name.c_str(), d.description.c_str());
+    const std::string short_names = alias_list(d, false), driver_names = alias_list(d, true);
+    if (!short_names.empty()) std::printf("  aliases: %s\n", short_names.c_str());
+    if (!driver_names.empty()) std::printf("  driver names: %s\n", driver_names.c_str());
     std::printf("  fp32 %s, fp16 %s, bf16 %s\n", rate(d.fp32).c_str(),
                 rate(d.peak_flops(DType::kFP16, false)).c_str(),
                 rate(d.peak_flops(DType::kBF16, false)).c_str());
-    std::printf("  tensor cores: %s (tf32 %s, fp16 %s, bf16 %s, int8 %s)\n",
-                d.tensor_cores ? "yes" : "no", rate(d.tf32_tc).c_str(), rate(d.fp16_tc).c_str(),
-                rate(d.bf16_tc).c_str(), rate(d.int8_tc).c_str());
+    auto tc = [](double v) { return v > 0 ? rate(v) : std::string("-"); };  // "-": no such path
+    std::printf("  tensor cores: %s (tf32 %s, fp16 %s, bf16 %s, int8 %s, fp8 %s, fp4 %s)\n",
+                d.tensor_cores ? "yes" : "no", tc(d.tf32_tc).c_str(), tc(d.fp16_tc).c_str(),
+                tc(d.bf16_tc).c_str(), tc(d.int8_tc).c_str(), tc(d.fp8_tc).c_str(),
+                tc(d.fp4_tc).c_str());
     std::printf("  memory %s at %s, L2 %s at %s%s, %d SMs\n", format_size(d.mem_bytes).c_str(),
                 format_bandwidth(d.mem_bw).c_str(), format_size(d.l2_bytes).c_str(),
                 format_bandwidth(d.l2_bandwidth()).c_str(), d.l2_bw > 0 ? "" : " (estimated)",
@@ -146,19 +162,24 @@ int devices_command(const DevicesArgs& a) {
     for (const auto& s : d.sources) std::printf("    - %s\n", s.c_str());
     return 0;
   }
-  std::printf("%-16s %13s %13s %14s %12s %5s %10s %9s %6s %s\n", "device", "fp32", "fp16 TC",
+  int width = 6;
+  for (const auto& n : names) width = std::max(width, static_cast<int>(n.size()));
+  std::printf("%-*s %13s %13s %14s %12s %5s %10s %9s %6s %s\n", width, "device", "fp32", "fp16 TC",
               "memory bw", "memory", "SMs", "L2", "clock", "power", "aliases");
   for (const auto& n : names) {
     DeviceSpec d = device_spec(n);
-    std::string aliases;
-    for (const auto& al : d.aliases) aliases += (aliases.empty() ? "" : ",") + al;
     const std::string clock = d.clock > 0 ? mhz(d.clock) : "-";
     const std::string power = d.tdp_w > 0 ? watts(d.tdp_w) : "-";
-    std::printf("%-16s %13s %13s %14s %12s %5d %10s %9s %6s %s\n", d.name.c_str(),
+    std::printf("%-*s %13s %13s %14s %12s %5d %10s %9s %6s %s\n", width, d.name.c_str(),
                 rate(d.fp32).c_str(), d.fp16_tc > 0 ? rate(d.fp16_tc).c_str() : "-",
                 format_bandwidth(d.mem_bw).c_str(), format_size(d.mem_bytes).c_str(), d.sms,
-                format_size(d.l2_bytes).c_str(), clock.c_str(), power.c_str(), aliases.c_str());
+                format_size(d.l2_bytes).c_str(), clock.c_str(), power.c_str(),
+                alias_list(d, false).c_str());
   }
+  std::printf(
+      "\nThe names the driver prints (torch.cuda.get_device_name(), nvidia-smi) are aliases too:\n"
+      "--device \"NVIDIA H100 80GB HBM3\"; case, spaces and underscores do not matter.\n"
+      "orrery devices NAME lists a spec's.\n");
   return 0;
 }
 

@@ -35,13 +35,13 @@ struct CostArgs {
   std::string model = "kernel";
   std::string coefficients;
   bool device_given = false;
+  bool dtype_given = false;
 };
 
 DType parse_dtype_flag(const std::string& text) {
   DType t;
   if (!parse_dtype(text, &t))
-    throw InputError("--dtype: expected fp32, tf32, fp16, bf16, int8, int32 or int64, got \"" +
-                     text + "\"");
+    throw InputError("--dtype: expected " + dtype_names() + ", got \"" + text + "\"");
   return t;
 }
 
@@ -81,9 +81,13 @@ int one_op(const CostArgs& a, const CostModel& cost) {
       throw InputError("cost " + a.op + ": unknown field \"" + k + "\"" + did_you_mean(k, known) +
                        " (" + a.op + " takes " + join_names(known) + ")");
   const DeviceSpec dev = device_spec(a.device);
-  const ModelOp op = query_op(a.op, fields, parse_dtype_flag(a.dtype), "cost " + a.op);
+  std::string fallback;
+  const ModelOp op = op_on_device(query_op(a.op, fields, parse_dtype_flag(a.dtype), "cost " + a.op),
+                                  dev, &fallback);
   const OpEstimate e = cost.estimate(op, dev);
   std::printf("%s%s on %s, %s\n", a.op.c_str(), shape.c_str(), dev.name.c_str(), a.dtype.c_str());
+  if (!fallback.empty())
+    std::printf("  note       priced in %s: %s\n", dtype_name(op.dtype), fallback.c_str());
   std::printf("  time       %s  (%s%s%s)\n", format_time(e.seconds).c_str(),
               estimate_source_name(e.source), e.detail.empty() ? "" : ": ", e.detail.c_str());
   const RooflineParts p = cost.roofline_parts(op, dev);
@@ -154,14 +158,18 @@ int table(const CostArgs& a, const CostModel& cost) {
     });
     std::fprintf(stderr, "orrery: %zu rows priced into %s\n", t.rows, a.output.c_str());
   }
+  for (const auto& note : t.notes) std::fprintf(stderr, "orrery: %s\n", note.c_str());
+  if (a.dtype_given && t.default_dtype_rows < t.rows)
+    std::fprintf(stderr, "orrery: --dtype %s priced %zu of %zu rows (the others give their own)\n",
+                 a.dtype.c_str(), t.default_dtype_rows, t.rows);
   if (!t.relative_errors.empty()) {
-    std::vector<double> e = t.relative_errors;
-    std::sort(e.begin(), e.end());
-    auto at = [&](double q) { return e[static_cast<size_t>(q * (e.size() - 1))]; };
+    // Interpolated between order statistics (models/cost_table.h), so that a file of two rows
+    // has their mean as its median.
+    const std::vector<double>& e = t.relative_errors;
     std::fprintf(stderr,
                  "orrery: against latency_ms of %zu rows: median error %.1f%%, 90th percentile "
                  "%.1f%%\n",
-                 e.size(), 100 * at(0.5), 100 * at(0.9));
+                 e.size(), 100 * quantile(e, 0.5), 100 * quantile(e, 0.9));
   }
   return 0;
 }
@@ -183,11 +191,17 @@ void register_cost_commands(CLI::App& app, CommandList& out) {
                   "op-graph types: in=64x1024;1024x512 out=64x512)");
   cmd->add_option("--device", args.device, "Device spec name or alias (orrery devices)")
       ->each([](const std::string&) { args.device_given = true; });
-  cmd->add_option("--dtype", args.dtype, "Element type of the op's tensors")->capture_default_str();
+  cmd->add_option("--dtype", args.dtype,
+                  "Element type of the op's tensors (" + dtype_names() +
+                      "); with --csv, of the rows whose dtype column is absent or empty (a "
+                      "row's own dtype wins). An fp8 or fp4 GEMM on a GPU without those Tensor "
+                      "Cores is priced in bf16 (fp16 where faster), with a note")
+      ->capture_default_str()
+      ->each([](const std::string&) { args.dtype_given = true; });
   cmd->add_option("--csv", args.csv,
                   "Price every row of this CSV (columns op and the op's shape fields, as in the "
                   "measured kernel data; other columns pass through; `device` per row unless "
-                  "--device)");
+                  "--device, `dtype` per row over --dtype, `latency_ms` to compare against)");
   cmd->add_option("-o,--output", args.output, "With --csv: write here (default: stdout)");
   cmd->add_option("--model", args.model,
                   "kernel: the kernel models fitted to measured kernels; roofline: "

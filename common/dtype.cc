@@ -41,6 +41,14 @@ bool parse_dtype(const std::string& s, DType* out) {
   return false;
 }
 
+std::string dtype_names() {
+  std::string s;
+  const size_t n = sizeof kAllTypes / sizeof kAllTypes[0];
+  for (size_t i = 0; i < n; ++i)
+    s += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + dtype_name(kAllTypes[i]);
+  return s;
+}
+
 double dtype_bytes(DType t) {
   switch (t) {
     case DType::kFP16:

@@ -26,6 +26,9 @@ enum class DType : uint8_t {
 // "fp32", "fp16", "bf16", "tf32", "int32", "int64", "int8", "fp8", "fp4"
 const char* dtype_name(DType t);
 bool parse_dtype(const std::string& s, DType* out);
+// The names parse_dtype accepts, in the order above, for messages: "fp32, fp16, bf16, tf32,
+// int32, int64, int8, fp8 or fp4".
+std::string dtype_names();
 // Storage size of one element: tf32 is stored as 4 bytes, fp4 packs two elements in a byte.
 double dtype_bytes(DType t);
 

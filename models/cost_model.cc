@@ -106,6 +106,7 @@ CostModelOptions parse_cost_model_options(const YamlMap& m, const std::string& b
   }
   o.allow_tf32 = m.boolean("allow_tf32", o.allow_tf32);
   o.cudnn_allow_tf32 = m.boolean("cudnn_allow_tf32", o.cudnn_allow_tf32);
+  o.sustained_power = m.boolean("sustained_power", o.sustained_power);
   o.embedding_l2 = m.boolean("embedding_l2", o.embedding_l2);
   o.embedding_rows_per_block = m.integer("embedding_rows_per_block", o.embedding_rows_per_block);
   if (o.embedding_rows_per_block < 1) m.fail("embedding_rows_per_block", "must be at least 1");
@@ -178,6 +179,7 @@ std::optional<KernelEstimate> CostModel::kernel_estimate(const ModelOp& op,
     bytes = c.bytes;
   }
   MathMode mode = math_mode(op, dev, options_.allow_tf32, options_.cudnn_allow_tf32);
+  mode.sustained_power = options_.sustained_power;
   return kernel_time(op, dev, mode, flops, bytes, coefficients());
 }
 

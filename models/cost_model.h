@@ -75,6 +75,10 @@ struct CostModelOptions {
   // The same for FP32 convolutions: torch.backends.cudnn.allow_tf32, on by default, so FP32
   // training on Ampere and later runs its convolutions on TF32 Tensor Cores.
   bool cudnn_allow_tf32 = true;
+  // Price Tensor Core kernels at the board's sustained power limit, as a training step's
+  // back-to-back kernels run; false prices each as if timed alone (boost clocks while they
+  // last: how kernel benchmarks, and the fitting data, time them).
+  bool sustained_power = true;
   // Embedding ops: the L2 hit-rate model of the DLRM performance model; false uses its plain
   // DRAM-only model.
   bool embedding_l2 = true;

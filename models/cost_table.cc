@@ -1,12 +1,17 @@
 #include "models/cost_table.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "common/csv.h"
 #include "common/errors.h"
+#include "workloads/op_counts.h"
 #include "workloads/op_query.h"
 
 namespace orrery {
@@ -16,6 +21,26 @@ std::string ms(double seconds) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", seconds * 1e3);
   return buf;
+}
+
+// The op types that run on Tensor Cores (models/tensor_cores.h).
+bool tensor_core_op(const std::string& type) {
+  return type == "matmul" || type == "bmm" || type == "conv2d" || type == "conv2d_bwd_data" ||
+         type == "conv2d_bwd_filter" || is_attention(type);
+}
+
+// A measured time in milliseconds: NaN for an empty cell; a non-negative finite number, else an
+// InputError naming the cell.
+double read_latency(const std::string& text, const std::string& where) {
+  if (text.empty()) return NAN;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v) || v < 0)
+    throw InputError(where +
+                     ": latency_ms: expected a non-negative number of milliseconds, got \"" + text +
+                     "\"");
+  return v;
 }
 
 }  // namespace
@@ -66,21 +91,45 @@ OpRows read_op_rows(const std::string& csv_text, const std::string& origin,
                        std::to_string(header.size()));
     std::map<std::string, std::string> row;
     for (size_t i = 0; i < header.size(); ++i) row[header[i]] = cells[i];
+    // A row's own dtype wins; an empty cell or no column means the default (--dtype).
     DType dtype = options.dtype;
-    if (auto d = row.find("dtype"); d != row.end() && !parse_dtype(d->second, &dtype))
-      throw InputError(where + ": dtype: unknown \"" + d->second + "\"");
+    bool own = false;
+    if (auto d = row.find("dtype"); d != row.end() && !d->second.empty()) {
+      if (!parse_dtype(d->second, &dtype))
+        throw InputError(where + ": dtype: unknown \"" + d->second + "\" (expected " +
+                         dtype_names() + ")");
+      own = true;
+    }
+    double measured = NAN;
+    if (auto m = row.find("latency_ms"); m != row.end()) measured = read_latency(m->second, where);
     out.device.push_back(device(options.device.empty() ? row["device"] : options.device, where));
     out.ops.push_back(query_op(row["op"], row, dtype, where));
+    out.own_dtype.push_back(own);
     out.lines.push_back(line);
-    double measured = NAN;
-    if (auto m = row.find("latency_ms"); m != row.end()) {
-      char* end = nullptr;
-      const double v = std::strtod(m->second.c_str(), &end);
-      if (end != m->second.c_str() && *end == '\0' && v > 0) measured = v;
-    }
+    out.line_numbers.push_back(n);
     out.measured_ms.push_back(measured);
   }
   if (header.empty()) throw InputError(origin + ": empty file (expected a CSV header)");
+  return out;
+}
+
+ModelOp op_on_device(const ModelOp& op, const DeviceSpec& dev, std::string* why) {
+  if (why) why->clear();
+  const bool fp8 = op.dtype == DType::kFP8;
+  if (!(fp8 || op.dtype == DType::kFP4) || !tensor_core_op(op.type) ||
+      dev.has_tensor_core_path(op.dtype))
+    return op;
+  ModelOp out = op;
+  // The faster 16-bit type of the GPU, bf16 on a tie (as amp would pick it).
+  out.dtype = dev.peak_flops(DType::kFP16, true) > dev.peak_flops(DType::kBF16, true)
+                  ? DType::kFP16
+                  : DType::kBF16;
+  const OpCounts c = count_op(out);
+  out.flops = c.flops;
+  out.bytes = c.bytes;
+  if (why)
+    *why = dev.name + (fp8 ? " has no FP8 Tensor Cores (Ada, Hopper and later have them)"
+                           : " has no FP4 Tensor Cores (Blackwell and later have them)");
   return out;
 }
 
@@ -90,15 +139,43 @@ CostTable price_cost_table(const std::string& csv_text, const std::string& origi
   CostTable out;
   std::ostringstream csv;
   csv << rows.lines[0] << ",predicted_ms\n";
+  // Fallbacks by "priced in bf16: reason", in the order first met: rows and the first line.
+  std::vector<std::pair<std::string, std::pair<size_t, int>>> fallbacks;
+  std::string why;
   for (size_t i = 0; i < rows.ops.size(); ++i) {
-    const double t = cost.estimate(rows.ops[i], rows.devices[rows.device[i]]).seconds;
+    const DeviceSpec& dev = rows.devices[rows.device[i]];
+    const ModelOp op = op_on_device(rows.ops[i], dev, &why);
+    if (!why.empty()) {
+      const std::string key = std::string("priced in ") + dtype_name(op.dtype) + ": " + why;
+      auto it = std::find_if(fallbacks.begin(), fallbacks.end(),
+                             [&](const auto& f) { return f.first == key; });
+      if (it == fallbacks.end())
+        fallbacks.push_back({key, {1, rows.line_numbers[i]}});
+      else
+        ++it->second.first;
+    }
+    const double t = cost.estimate(op, dev).seconds;
     csv << rows.lines[i + 1] << "," << ms(t) << "\n";
     const double measured = rows.measured_ms[i];
     if (measured > 0) out.relative_errors.push_back(std::fabs(t * 1e3 - measured) / measured);
+    if (!rows.own_dtype[i]) ++out.default_dtype_rows;
   }
+  for (const auto& [key, count] : fallbacks)
+    out.notes.push_back(origin + ": " + std::to_string(count.first) +
+                        (count.first == 1 ? " row at line " : " rows from line ") +
+                        std::to_string(count.second) + " " + key);
   out.rows = rows.ops.size();
   out.csv = csv.str();
   return out;
+}
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return NAN;
+  std::sort(values.begin(), values.end());
+  const double h = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(h));
+  const size_t hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (h - static_cast<double>(lo)) * (values[hi] - values[lo]);
 }
 
 }  // namespace orrery

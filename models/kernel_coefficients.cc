@@ -26,7 +26,23 @@ const Field kFields[] = {
     {"gemm", "tile_cycles", &KernelCoefficients::gemm_tile_cycles, 0, 1e6},
     {"gemm", "mem_eff", &KernelCoefficients::gemm_mem_eff, 0.01, 1},
     {"gemm", "l2_reread", &KernelCoefficients::gemm_l2_reread, 0, 100},
-    {"gemm", "tc_eta0", &KernelCoefficients::tc_eta0, 0.01, 1},
+    {"tensor", "eta16", &KernelCoefficients::tc_eta16, 0.01, 1},
+    {"tensor", "eta8", &KernelCoefficients::tc_eta8, 0.01, 1},
+    {"tensor", "eta4", &KernelCoefficients::tc_eta4, 0.01, 1},
+    {"tensor", "edge", &KernelCoefficients::tc_edge, 0, 1000},
+    {"tensor", "regs", &KernelCoefficients::tc_regs, 1024, 1e6},
+    {"tensor", "tile_cycles", &KernelCoefficients::tc_tile_cycles, 0, 1e6},
+    {"tensor", "mem_eff", &KernelCoefficients::tc_mem_eff, 0.01, 1},
+    {"tensor", "unaligned_eff", &KernelCoefficients::tc_unaligned_eff, 0.01, 1},
+    {"tensor", "pj_per_flop_16nm", &KernelCoefficients::tc_pj_per_flop_16nm, 0, 1e4},
+    {"tensor", "bits_exponent", &KernelCoefficients::tc_bits_exponent, 0, 4},
+    {"tensor", "power_window_s", &KernelCoefficients::tc_power_window_s, 0, 10},
+    {"attention", "eta", &KernelCoefficients::attn_eta, 0.01, 1},
+    {"attention", "d_edge", &KernelCoefficients::attn_d_edge, 0, 1e4},
+    {"attention", "exp_share", &KernelCoefficients::attn_exp_share, 0, 8},
+    {"attention", "block_cycles", &KernelCoefficients::attn_block_cycles, 0, 1e7},
+    {"attention", "bwd_eta", &KernelCoefficients::attn_bwd_eta, 0.01, 1},
+    {"attention", "mem_eff", &KernelCoefficients::attn_mem_eff, 0.01, 1},
     {"launch", "seconds", &KernelCoefficients::launch_s, 0, 1e-3},
     {"power", "pj_per_flop_16nm", &KernelCoefficients::pj_per_flop_16nm, 0, 1e4},
     {"conv", "eff", &KernelCoefficients::conv_eff, 0.01, 1},
@@ -45,7 +61,8 @@ const Field kFields[] = {
     {"evaluation", "overlap_k_conv", &KernelCoefficients::overlap_k_conv, 0.5, 100},
 };
 
-const char* const kSections[] = {"gemm", "launch", "power", "conv", "stream", "rows", "evaluation"};
+const char* const kSections[] = {"gemm", "tensor", "attention", "launch",    "power",
+                                 "conv", "stream", "rows",      "evaluation"};
 
 }  // namespace
 

@@ -25,7 +25,43 @@ struct KernelCoefficients {
   double gemm_tile_cycles = 0;  // prologue and epilogue of one wave of tiles, in clock cycles
   double gemm_mem_eff = 0.8;    // fraction of DRAM bandwidth a GEMM's operand streams reach
   double gemm_l2_reread = 0.5;  // extra operand passes per doubling of operands past L2
-  double tc_eta0 = 0.85;        // Tensor Core tiles (TF32/FP16/BF16), the limit of a huge tile
+
+  // Tensor Core GEMMs: the same wave model with their own tiles' numbers, fitted on measured
+  // Tensor Core kernels (CUDA-graph timings: no host time). A huge tile reaches tc_eta of the
+  // path's peak, by operand width (16-bit also for TF32, 8-bit, 4-bit). Shapes off the 16-byte
+  // alignment still run on Tensor Cores, with narrower loads: their tiles reach
+  // tc_unaligned_eff of the aligned rate and their operands tc_unaligned_eff of the bandwidth.
+  double tc_eta16 = 0.85;
+  double tc_eta8 = 0.85;
+  double tc_eta4 = 0.85;
+  double tc_edge = 1.0;       // edge cost, as gemm_edge, relative to the path's own rate
+  double tc_regs = 16384;     // accumulator elements an SM holds: tiles per SM = regs / (a*b)
+  double tc_tile_cycles = 0;  // prologue and epilogue of one wave of tiles, in clock cycles
+  double tc_mem_eff = 0.8;    // fraction of DRAM bandwidth a GEMM's operand streams reach
+  double tc_unaligned_eff = 0.5;
+  // Power cap of the Tensor Cores: a 16-bit flop takes tc_pj_per_flop_16nm x process_nm / 16
+  // picojoules, an operand of b bits (b/16)^tc_bits_exponent of that; a board of tdp_w sustains
+  // at most tdp_w / energy.
+  double tc_pj_per_flop_16nm = 0;
+  double tc_bits_exponent = 1;
+  // The cap acts on sustained power: a kernel timed alone runs at boost for a while. Of a
+  // kernel that would take t seconds unthrottled, t / (t + tc_power_window_s) runs capped.
+  double tc_power_window_s = 1e-3;
+
+  // Fused (flash) attention: query blocks of 128 rows, one per SM at a time, each running its
+  // two products (five backward) at attn_eta of the Tensor Core peak, less for short heads:
+  // 1 / (1/attn_eta + attn_d_edge / head_dim); the online softmax of each score costs
+  // attn_exp_share special-function operations not hidden behind the products (its exponential,
+  // and the max and rescaling around it); attn_block_cycles of prologue and
+  // epilogue per block; backward products at attn_bwd_eta of the forward's rate. Decoding (few
+  // query blocks) splits the keys over idle SMs. q, k, v, o stream at attn_mem_eff of DRAM
+  // bandwidth.
+  double attn_eta = 0.7;
+  double attn_d_edge = 32;
+  double attn_exp_share = 1;
+  double attn_block_cycles = 2000;
+  double attn_bwd_eta = 0.8;
+  double attn_mem_eff = 0.8;
 
   double launch_s = 2e-6;  // GPU time of an empty kernel: launch, first wave, drain
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "models/op_class.h"
+#include "workloads/op_counts.h"
 
 namespace orrery {
 namespace {
@@ -38,11 +39,33 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-// The fraction of its peak (and clock) a precision path sustains: the power cap holds the FP32
-// pipes down; Tensor Core paths are not capped (no measured data to fit their energy per flop;
-// docs/cost-models.md).
-double power_throttle(bool tensor_cores, const DeviceSpec& dev, const KernelCoefficients& c) {
-  return tensor_cores ? 1.0 : sustained_fp32(dev, c) / dev.fp32;
+// The fraction of its peak (and clock) a precision path sustains under the board's power cap:
+// the FP32 pipes by their energy per flop, Tensor Cores by theirs at the operand width.
+double power_throttle(bool tensor_cores, double peak, double elem_bytes, const DeviceSpec& dev,
+                      const KernelCoefficients& c) {
+  if (!tensor_cores) return sustained_fp32(dev, c) / dev.fp32;
+  if (dev.tdp_w <= 0 || dev.process_nm <= 0 || c.tc_pj_per_flop_16nm <= 0 || peak <= 0) return 1.0;
+  const double bits =
+      std::min(16.0, 8.0 * elem_bytes);  // TF32 multiplies 19-bit operands on 16-bit datapaths
+  const double joules = c.tc_pj_per_flop_16nm * 1e-12 * dev.process_nm / 16.0 *
+                        std::pow(bits / 16.0, c.tc_bits_exponent);
+  return std::min(1.0, dev.tdp_w / joules / peak);
+}
+
+// The share of the unthrottled rate a Tensor Core kernel of `burst_s` (its time unthrottled)
+// keeps when the power cap allows `cap` of it: all of the cap when the GPU is at its limit
+// already, a blend by duration when the kernel runs alone.
+double capped_share(double burst_s, double cap, const MathMode& mode, const KernelCoefficients& c) {
+  if (cap >= 1) return 1;
+  const double w = mode.sustained_power ? 1.0 : burst_s / (burst_s + c.tc_power_window_s);
+  return 1 - (1 - cap) * w;
+}
+
+// A huge Tensor Core tile's share of the path's peak, by operand width.
+double tc_eta(double elem_bytes, const KernelCoefficients& c) {
+  if (elem_bytes <= 0.5) return c.tc_eta4;
+  if (elem_bytes <= 1) return c.tc_eta8;
+  return c.tc_eta16;
 }
 
 std::string path_name(const MathMode& mode) {
@@ -71,10 +94,13 @@ double elem_bytes(const ModelOp& op) { return dtype_bytes(op.dtype); }
 KernelEstimate generic_gemm(double flops, double bytes, const DeviceSpec& dev, const MathMode& mode,
                             const KernelCoefficients& c) {
   KernelEstimate e;
-  const double peak = path_peak(dev, mode) * power_throttle(mode.tensor_cores, dev, c);
-  double eta = mode.tensor_cores ? c.tc_eta0 : c.gemm_eta0;
+  const double e_bytes = dtype_bytes(mode.dtype);
+  const double cap = power_throttle(mode.tensor_cores, path_peak(dev, mode), e_bytes, dev, c);
+  const double peak = path_peak(dev, mode) * (mode.tensor_cores ? 1.0 : cap);
+  double eta = mode.tensor_cores ? tc_eta(e_bytes, c) : c.gemm_eta0;
   double compute = flops / (eta * peak);
-  double memory = bytes / (c.gemm_mem_eff * dev.mem_bw);
+  if (mode.tensor_cores) compute /= capped_share(compute, cap, mode, c);
+  double memory = bytes / ((mode.tensor_cores ? c.tc_mem_eff : c.gemm_mem_eff) * dev.mem_bw);
   e.memory_bound = memory > compute;
   e.seconds = c.launch_s + std::max(compute, memory);
   e.model = "gemm (no shapes)";
@@ -122,7 +148,8 @@ KernelEstimate matmul_time(const ModelOp& op, double flops, double bytes, const 
     return e;
   }
   double peak = path_peak(dev, mode);
-  GemmPlan g = gemm_time(batch, m, n, k, elem_bytes(op), peak, mode.tensor_cores, dev, c);
+  GemmPlan g = gemm_time(batch, m, n, k, elem_bytes(op), peak, mode.tensor_cores, dev, c, 1.0,
+                         mode.aligned, mode.sustained_power);
   return from_plan(g, "gemm", dev, mode);
 }
 
@@ -178,14 +205,15 @@ KernelEstimate conv_time(const ModelOp& op, double flops, double bytes, const De
   if (op.type == "conv2d_bwd_filter") {
     // dW[K, C*R*S] = dY[K, N*P*Q] x im2col(X)[N*P*Q, C*R*S]: a long reduction, so split-K.
     best = gemm_time(g, cout / g, cin / g * r * s, n * p * q, e_bytes, peak, mode.tensor_cores, dev,
-                     c, c.conv_eff);
+                     c, c.conv_eff, mode.aligned, mode.sustained_power);
   } else {
     // Forward: Y[N*P*Q, K] = im2col(X) x W; backward-data is the same with C and K exchanged.
     const bool fwd = op.type == "conv2d";
     const double rows = fwd ? n * p * q : n * h * w;
     const double cols = fwd ? cout : cin;
     const double red = (fwd ? cin : cout) / g * r * s;
-    best = gemm_time(g, rows, cols / g, red, e_bytes, peak, mode.tensor_cores, dev, c, c.conv_eff);
+    best = gemm_time(g, rows, cols / g, red, e_bytes, peak, mode.tensor_cores, dev, c, c.conv_eff,
+                     mode.aligned, mode.sustained_power);
     if (winograd_ok) {
       GemmPlan wg = fwd ? winograd(n, p, q, cin, cout, e_bytes, peak, dev, c)
                         : winograd(n, h, w, cout, cin, e_bytes, peak, dev, c);
@@ -197,6 +225,72 @@ KernelEstimate conv_time(const ModelOp& op, double flops, double bytes, const De
   }
   best.seconds += c.conv_fixed_s;
   return from_plan(best, model, dev, mode);
+}
+
+// Fused attention (flash attention's structure: Dao, "FlashAttention-2"; Shah et al.,
+// "FlashAttention-3"): each block of 128 queries of one head walks its keys, computing scores
+// and the weighted sum on Tensor Cores with the online softmax between them; the scores never
+// reach DRAM. Blocks run one per SM in waves; when there are fewer blocks than SMs (decoding, a
+// short prefill) the keys of a block are split over the idle SMs and the partial results
+// merged, as flash-decoding does.
+KernelEstimate attention_time(const ModelOp& op, double bytes, const DeviceSpec& dev,
+                              const MathMode& mode, const KernelCoefficients& c) {
+  KernelEstimate e;
+  e.model = "attention";
+  e.mode = mode;
+  const AttentionDims a = attention_dims(op);
+  const bool backward = op.type == "attention_bwd";
+  const double sms = std::max(1, dev.sms);
+  const double e_bytes = elem_bytes(op);
+  const double peak = path_peak(dev, mode);
+  const double cap = power_throttle(mode.tensor_cores, peak, e_bytes, dev, c);
+  const double f = clock_hz(dev);
+  double eta = 1.0 / (1.0 / c.attn_eta + c.attn_d_edge / std::max(1.0, a.head_dim));
+  if (!mode.aligned) eta *= c.tc_unaligned_eff;
+  if (backward) eta *= c.attn_bwd_eta;
+  const double rate_sm = eta * peak / sms;
+  const double exp_sm = dev.special_function_rate() / sms;
+  // Tiles of 128 query rows (a short sequence's rows rounded up to 16, the MMA's granularity)
+  // by 128 keys: the tensor cores compute whole tiles, so a diagonal tile of a causal mask and
+  // the ragged edges cost as much as full ones.
+  constexpr double kTile = 128;
+  const double tile_rows = a.seq >= kTile ? kTile : 16 * std::ceil(a.seq / 16);
+  const double q_blocks = std::ceil(a.seq / tile_rows);
+  double key_tiles = 0;  // over the query blocks of one head
+  if (!a.causal && a.window <= 0) {
+    key_tiles = q_blocks * std::ceil(a.seq_kv / kTile);
+  } else {
+    for (double i = 0; i < q_blocks; ++i) {
+      const double last =
+          a.causal ? a.seq_kv - a.seq + std::min((i + 1) * tile_rows, a.seq) : a.seq_kv;
+      const double first =
+          a.window > 0 ? std::max(0.0, a.seq_kv - a.seq + i * tile_rows - a.window + 1) : 0.0;
+      key_tiles += std::ceil(last / kTile) - std::floor(first / kTile);
+    }
+  }
+  // Backward parallelises over key blocks (dK, dV accumulate per block), forward over queries.
+  const double blocks = a.batch * a.heads * (backward ? std::ceil(a.seq_kv / kTile) : q_blocks);
+  const double pairs = a.batch * a.heads * key_tiles * tile_rows * kTile;
+  const double keys_per_block = blocks > 0 ? pairs / blocks / tile_rows : 0;
+  const double split =
+      std::clamp(std::floor(sms / std::max(1.0, blocks)), 1.0, std::ceil(keys_per_block / 256));
+  const double units = blocks * split;
+  const double unit_pairs = units > 0 ? pairs / units : 0;
+  const double products = backward ? 5 : 2;
+  const double unit_s = unit_pairs * products * 2 * a.head_dim / rate_sm +
+                        c.attn_exp_share * unit_pairs / exp_sm + c.attn_block_cycles / f;
+  const double waves = std::ceil(units / sms);
+  double compute_s = waves * unit_s;
+  compute_s /= capped_share(compute_s, cap, mode, c);
+  const double memory_s = bytes / (c.attn_mem_eff * dev.mem_bw);
+  e.memory_bound = memory_s > compute_s;
+  e.seconds = c.launch_s + std::max(compute_s, memory_s) + (split > 1 ? c.launch_s : 0.0);
+  e.detail = fmt("%.0f blocks of ", blocks) + fmt("%.0f ", backward ? kTile : tile_rows) +
+             (backward ? "keys" : "queries") +
+             (split > 1 ? fmt(", keys split %.0f ways", split) : std::string()) +
+             fmt(", %.0f wave", waves) + (waves == 1 ? "" : "s") +
+             (e.memory_bound ? ", memory-bound" : ", compute-bound") + ", " + path_name(mode);
+  return e;
 }
 
 bool is_row_op(const std::string& t) {
@@ -259,22 +353,30 @@ bool kernel_model_applies(const DeviceSpec& dev) {
 
 GemmPlan gemm_time(double batch, double m, double n, double k, double e_bytes, double peak,
                    bool tensor_cores, const DeviceSpec& dev, const KernelCoefficients& c,
-                   double eff_scale) {
+                   double eff_scale, bool aligned, bool sustained_power) {
   const double sms = std::max(1, dev.sms);
-  const double throttle = power_throttle(tensor_cores, dev, c);
+  // Tensor Cores: tiles chosen at boost clocks, the power cap applied to the winner (below).
+  const double cap = power_throttle(tensor_cores, peak, e_bytes, dev, c);
+  const double throttle = tensor_cores ? 1.0 : cap;
   const double rate = peak * throttle;
   const double f = clock_hz(dev) * throttle;
-  const double eta0 = (tensor_cores ? c.tc_eta0 : c.gemm_eta0) * eff_scale;
+  const double narrow = aligned ? 1.0 : c.tc_unaligned_eff;
+  const double eta0 = (tensor_cores ? tc_eta(e_bytes, c) * narrow : c.gemm_eta0) * eff_scale;
   // Loading a tile's edges competes with its math in proportion to math per byte loaded: a path
-  // x times the FP32 rate on elements half the size pays x/2 times the FP32 edge cost.
-  const double edge = c.gemm_edge * (peak / dev.fp32) * (e_bytes / 4.0);
+  // x times the FP32 rate on elements half the size pays x/2 times the FP32 edge cost. Tensor
+  // Core kernels stage operands through shared memory asynchronously: their own edge cost.
+  const double edge = tensor_cores ? c.tc_edge : c.gemm_edge * (peak / dev.fp32) * (e_bytes / 4.0);
+  const double regs = tensor_cores ? c.tc_regs : c.gemm_regs;
+  const double tile_cycles = tensor_cores ? c.tc_tile_cycles : c.gemm_tile_cycles;
 
   // Operand traffic: every operand once if A and B fit in L2, more passes the further past.
+  // Low-precision GEMMs write their output in 16 bits (BF16), not in their operands' type.
+  const double out_e = tensor_cores ? std::max(e_bytes, 2.0) : e_bytes;
   const double ab = batch * (m * k + k * n) * e_bytes;
-  double traffic = ab + batch * m * n * e_bytes;
+  double traffic = ab + batch * m * n * out_e;
   if (dev.l2_bytes > 0 && ab > dev.l2_bytes)
     traffic += ab * c.gemm_l2_reread * std::log2(ab / dev.l2_bytes);
-  const double bw = c.gemm_mem_eff * dev.mem_bw;
+  const double bw = (tensor_cores ? c.tc_mem_eff * narrow : c.gemm_mem_eff) * dev.mem_bw;
   const double memory_s = traffic / bw;
 
   GemmPlan best;
@@ -285,7 +387,7 @@ GemmPlan gemm_time(double batch, double m, double n, double k, double e_bytes, d
     const Tile t = tiles[ti];
     const double area = double(t.m) * t.n;
     const double eta = 1.0 / (1.0 / eta0 + edge * (t.m + t.n) / area);
-    const int per_sm = std::clamp(static_cast<int>(c.gemm_regs / area), 1, 16);
+    const int per_sm = std::clamp(static_cast<int>(regs / area), 1, 16);
     const double out_tiles = std::ceil(m / t.m) * std::ceil(n / t.n) * batch;
     for (int s : kSplits) {
       if (s > 1 && (k / s < kMinSliceK || out_tiles >= sms * per_sm)) break;
@@ -295,9 +397,9 @@ GemmPlan gemm_time(double batch, double m, double n, double k, double e_bytes, d
       // A wave: the tiles' multiply-adds at the tile rate, then the epilogue writing each
       // output tile (FP32 partial sums under split-K) at the SM's share of DRAM bandwidth,
       // plus the fixed prologue and epilogue cycles.
-      const double out_bytes = s > 1 ? 4.0 : e_bytes;
+      const double out_bytes = s > 1 ? 4.0 : out_e;
       const double wave_s = per_sm * 2.0 * area * slice / (eta * rate / sms) +
-                            per_sm * area * out_bytes / (bw / sms) + c.gemm_tile_cycles / f;
+                            per_sm * area * out_bytes / (bw / sms) + tile_cycles / f;
       const double compute_s = waves * wave_s;
       // Split-K partial sums (FP32) are written, read back and summed by a second kernel.
       const double reduce_s = s > 1 ? (s + 1) * batch * m * n * 4.0 / bw + c.launch_s : 0.0;
@@ -317,11 +419,19 @@ GemmPlan gemm_time(double batch, double m, double n, double k, double e_bytes, d
       }
     }
   }
+  if (tensor_cores && cap < 1) {
+    MathMode power;
+    power.sustained_power = sustained_power;
+    best.compute_s /= capped_share(best.compute_s, cap, power, c);
+    best.seconds = c.launch_s + std::max(best.compute_s, best.memory_s) + best.reduce_s;
+    best.memory_bound = best.memory_s > best.compute_s;
+  }
   return best;
 }
 
 KernelEstimate kernel_time(const ModelOp& op, const DeviceSpec& dev, const MathMode& mode,
                            double flops, double bytes, const KernelCoefficients& c) {
+  if (is_attention(op.type)) return attention_time(op, bytes, dev, mode, c);
   OpClass cls = op_class(op.type);
   if (cls == OpClass::kGemm) return matmul_time(op, flops, bytes, dev, mode, c);
   if (cls == OpClass::kConv) return conv_time(op, flops, bytes, dev, mode, c);

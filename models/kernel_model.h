@@ -65,9 +65,10 @@ double stream_efficiency(const DeviceSpec& dev, const KernelCoefficients& c);
 // `peak` is the path's peak flop/s (before the power cap) and `tensor_cores` says which tile
 // family the library has. `eff_scale` scales the tile rate (convolutions run implicit GEMM
 // below a plain GEMM's rate).
+// `aligned` false: Tensor Core kernels with narrower loads (tensor_cores.h).
 GemmPlan gemm_time(double batch, double m, double n, double k, double elem_bytes, double peak,
                    bool tensor_cores, const DeviceSpec& dev, const KernelCoefficients& c,
-                   double eff_scale = 1.0);
+                   double eff_scale = 1.0, bool aligned = true, bool sustained_power = false);
 
 // Whether `dev` describes a GPU the kernel models can price (SMs, a memory type): CPU cores
 // and devices without those fields fall back to the roofline.

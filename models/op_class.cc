@@ -8,6 +8,8 @@ OpClass op_class(const std::string& t) {
   static const std::map<std::string, OpClass> table = {
       {"matmul", OpClass::kGemm},
       {"bmm", OpClass::kGemm},
+      {"attention", OpClass::kGemm},  // Tensor Core products with the softmax between them
+      {"attention_bwd", OpClass::kGemm},
       {"conv2d", OpClass::kConv},
       {"conv2d_bwd_data", OpClass::kConv},
       {"conv2d_bwd_filter", OpClass::kConv},

@@ -5,7 +5,9 @@ namespace {
 
 bool multiple(int64_t v, int a) { return v > 0 && v % a == 0; }
 
-bool is_gemm(const std::string& t) { return t == "matmul" || t == "bmm"; }
+bool is_gemm(const std::string& t) {
+  return t == "matmul" || t == "bmm" || t == "attention" || t == "attention_bwd";
+}
 bool is_conv(const std::string& t) {
   return t == "conv2d" || t == "conv2d_bwd_data" || t == "conv2d_bwd_filter";
 }
@@ -48,6 +50,9 @@ int tensor_core_alignment(DType t) {
 bool tensor_core_shapes_ok(const ModelOp& op, DType t) {
   int a = tensor_core_alignment(t);
   if (a == 0) return false;
+  if ((op.type == "attention" || op.type == "attention_bwd") && !op.inputs.empty() &&
+      !op.inputs[0].empty())
+    return multiple(op.inputs[0].back(), a);  // the products' inner dimension is the head's
   if (is_gemm(op.type)) {
     if (op.inputs.size() < 2 || op.inputs[0].size() < 2 || op.inputs[1].size() < 2) return false;
     const Shape& x = op.inputs[0];
@@ -67,8 +72,23 @@ MathMode math_mode(const ModelOp& op, const DeviceSpec& dev, bool gemm_tf32, boo
   const bool tf32 = (gemm_tf32 && is_gemm(op.type)) || (conv_tf32 && is_conv(op.type));
   if (op.dtype == DType::kFP32 && tf32 && dev.has_tensor_core_path(DType::kTF32))
     m.dtype = DType::kTF32;
-  m.tensor_cores = dev.has_tensor_core_path(m.dtype) && tensor_core_shapes_ok(op, m.dtype);
-  if (m.dtype == DType::kTF32 && !m.tensor_cores) m.dtype = DType::kFP32;
+  // FP8 and FP4 have no CUDA-core path: a GPU without their Tensor Cores runs the op in its
+  // faster 16-bit type (the fallback orrery cost and the LLM plans report).
+  if ((m.dtype == DType::kFP8 || m.dtype == DType::kFP4) && !dev.has_tensor_core_path(m.dtype) &&
+      (is_gemm(op.type) || is_conv(op.type)))
+    m.dtype = dev.peak_flops(DType::kFP16, true) > dev.peak_flops(DType::kBF16, true)
+                  ? DType::kFP16
+                  : DType::kBF16;
+  m.tensor_cores = dev.has_tensor_core_path(m.dtype) && (is_gemm(op.type) || is_conv(op.type));
+  m.aligned = !m.tensor_cores || tensor_core_shapes_ok(op, m.dtype);
+  // FP32 tensors allowed to run as TF32 take the TF32 kernels only when aligned: otherwise cuDNN
+  // and cuBLAS keep them on FP32 SIMT kernels (the A100's unaligned FP32 convolutions of the
+  // NeuSight data all ran as sgemm or scudnn kernels).
+  if (m.dtype == DType::kTF32 && !m.aligned) m.tensor_cores = false;
+  if (m.dtype == DType::kTF32 && !m.tensor_cores) {
+    m.dtype = DType::kFP32;
+    m.aligned = true;
+  }
   return m;
 }
 

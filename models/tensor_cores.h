@@ -22,9 +22,18 @@ bool tensor_core_shapes_ok(const ModelOp& op, DType t);
 // TF32 when `gemm_tf32` (PyTorch's torch.backends.cuda.matmul.allow_tf32, off by default since
 // 1.12) and FP32 convolutions when `conv_tf32` (torch.backends.cudnn.allow_tf32, on by default),
 // on devices with TF32 Tensor Cores.
+// A 16-bit or narrower GEMM or convolution whose shapes miss the alignment rule still runs on
+// Tensor Cores: cuBLAS and cuDNN pick kernels with narrower vector loads (and FP8/FP4 have no
+// CUDA-core path at all); `aligned` says which, and the kernel model prices the narrower loads.
+// FP32 tensors that may run as TF32 do so only when aligned, else on FP32 CUDA cores.
+// `sustained_power`: the GPU runs at its board power limit, as it does through a training
+// step's back-to-back kernels; false prices a kernel timed alone, which runs at boost clocks until
+// the power limit catches up with it (models/kernel_model.h).
 struct MathMode {
   DType dtype = DType::kFP32;
   bool tensor_cores = false;
+  bool aligned = true;
+  bool sustained_power = false;
 };
 MathMode math_mode(const ModelOp& op, const DeviceSpec& dev, bool gemm_tf32, bool conv_tf32);
 

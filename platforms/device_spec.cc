@@ -266,9 +266,16 @@ std::vector<std::string> device_spec_names() {
 DeviceSpec device_spec(const std::string& name) {
   const Registry& r = registry();
   auto it = r.lookup.find(lookup_key(name));
-  if (it == r.lookup.end())
-    throw InputError("unknown device \"" + name + "\"" + did_you_mean(name, device_spec_names()) +
+  if (it == r.lookup.end()) {
+    // Suggest among aliases too: a misspelt driver name is nearest another driver name.
+    std::vector<std::string> all;
+    for (const auto& [stem, spec] : r.specs) {
+      all.push_back(stem);
+      all.insert(all.end(), spec.aliases.begin(), spec.aliases.end());
+    }
+    throw InputError("unknown device \"" + name + "\"" + did_you_mean(name, all) +
                      " (known: " + known_list() + ")");
+  }
   return r.specs.at(it->second);
 }
 

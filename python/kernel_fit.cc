@@ -40,6 +40,7 @@ class KernelRows {
     CostModelOptions o;
     o.kernel =
         std::make_shared<KernelCoefficients>(parse_kernel_coefficients(yaml, "coefficients"));
+    o.sustained_power = false;  // measured kernels were timed alone
     py::gil_scoped_release release;
     CostModel cost(o);
     std::vector<bool> skipped(rows_.devices.size(), false);
@@ -71,6 +72,7 @@ class KernelRows {
     CostModelOptions o;
     o.kernel =
         std::make_shared<KernelCoefficients>(parse_kernel_coefficients(yaml, "coefficients"));
+    o.sustained_power = false;
     CostModel cost(o);
     auto k = cost.kernel_estimate(rows_.ops.at(i), rows_.devices[rows_.device.at(i)]);
     return k ? k->model + ": " + k->detail : "";

@@ -21,9 +21,9 @@ Kernels longer than 10 ms are left out of the fit (clocks drift over long runs o
 and passively cooled cards; docs/cost-models.md) but not out of the evaluation, and so are
 streaming kernels shorter than twice their floor (mostly host time).
 
-Tensor Core paths have no rows here: tc_eta0 is set so the BF16 GEMM model reproduces the
-Maximum Achievable Matmul FLOPS of the A100 SXM and A100 PCIe (Stas Bekman, "Machine Learning
-Engineering Open Book", MAMF comparison table), and checked against the H100 SXM's.
+Tensor Core paths have no rows here: the `tensor` and `attention` sections and the launch floor
+come from scripts/fit_tensor_kernels.py (measured Tensor Core kernels) and are kept as the
+coefficients file has them.
 """
 
 import argparse
@@ -31,10 +31,11 @@ import datetime
 import gzip
 import math
 import os
+import re
 import sys
 
 import numpy as np
-from scipy.optimize import brentq, least_squares
+from scipy.optimize import least_squares
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data", "gpu-kernels")
@@ -69,24 +70,12 @@ GROUP_FILES = {"stream": ELEMENTWISE, "rows": ["softmax", "ln"], "gemm": ["linea
                "conv": ["conv"]}
 FIT_ORDER = ["stream", "rows", "gemm", "conv"]
 
-# The GPU time of a kernel with almost no work. Not fitted: every measured latency here includes
-# a host floor of 25-200 us that hides it (a longer launch and a harder overlap fit the data
-# alike). 2 us is the order of the shortest kernels a profiler shows on these GPUs.
-LAUNCH_S = 2e-6
-
 MAX_FIT_ROWS = 1500     # per (GPU, file): enough to pin a dozen coefficients, and fast
 # Streaming kernels are fitted on rows at least this many times their machine's floor: below it
 # the latency is mostly host time and says little about the achieved bandwidth, which is what
 # a training step's large activations need.
 MIN_OVER_FLOOR = {"stream": 2.0}
 LONG_KERNEL_S = 10e-3   # longer measured kernels are left out of the fit (see above)
-
-# Maximum Achievable Matmul FLOPS (BF16, TFLOP/s) and the shape that reached it: Stas Bekman,
-# "Machine Learning Engineering Open Book", compute/accelerator, MAMF comparison table (v2).
-MAMF_FIT = [("A100-SXM4-80GB", (1024, 10240, 5120), 271.2),
-            ("A100-PCIe-80GB", (2048, 5120, 6144), 252.9)]
-MAMF_CHECK = [("H100-SXM5", (2048, 2048, 13312), 794.5)]
-
 
 def load_extension():
     for cand in [os.environ.get("ORRERY_PYTHON_DIR"), os.path.join(ROOT, "build", "python")]:
@@ -114,7 +103,12 @@ def to_yaml(values, sources):
 
 
 ORDER = [("gemm", "eta0"), ("gemm", "edge"), ("gemm", "regs"), ("gemm", "tile_cycles"),
-         ("gemm", "mem_eff"), ("gemm", "l2_reread"), ("gemm", "tc_eta0"), ("launch", "seconds"),
+         ("gemm", "mem_eff"), ("gemm", "l2_reread")] + [
+            ("tensor", k) for k in ("eta16", "eta8", "eta4", "edge", "regs", "tile_cycles", "mem_eff",
+                                    "unaligned_eff", "pj_per_flop_16nm", "bits_exponent",
+                                    "power_window_s")] + [
+            ("attention", k) for k in ("eta", "d_edge", "exp_share", "block_cycles", "bwd_eta",
+                                       "mem_eff")] + [("launch", "seconds"),
          ("power", "pj_per_flop_16nm"), ("conv", "eff"), ("conv", "winograd_ratio"),
          ("conv", "winograd_passes"), ("conv", "fixed_seconds"), ("stream", "hbm_eff"), ("stream", "gddr_eff"),
          ("stream", "flop_eff"), ("rows", "softmax_extra_pass"), ("rows", "ln_extra_pass"),
@@ -231,50 +225,32 @@ def fit_group(data, group, values, sources, train_gpus, log):
         "%s=%.4g" % (p[1], values[(p[0], p[1])]) for p in params)))
 
 
-def gemm_tflops(ext, spec, shape, values, sources):
-    m, n, k = shape
-    text = "op,B,M,N,K,dtype,device\nlinear,1,%d,%d,%d,bf16,%s\n" % (m, n, k, spec)
-    rows = ext.KernelRows(text, "mamf")
-    t = rows.predict(to_yaml(values, sources))[0]
-    return 2.0 * m * n * k / t / 1e12
+def kept_values(path):
+    """The coefficients this script does not fit (Tensor Core, attention, launch floor) and the
+    source lines that describe them, from the file the fit replaces."""
+    values, sources, section = {}, [], None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("  - ") and line.strip()[3:].startswith('"tensor'):
+                sources.append(line.strip()[3:].strip().strip('"'))
+            elif re.match(r"^[a-z_]+:\s*$", line):
+                section = line.strip()[:-1]
+            elif line.startswith("  ") and section in ("tensor", "attention", "launch"):
+                k, v = line.strip().split(":", 1)
+                values[(section, k.strip())] = float(v)
+    return values, sources
 
 
-def calibrate_tensor_cores(ext, values, sources, log):
-    """tc_eta0 from the A100 MAMF figures (geometric mean of the two solutions)."""
-    sols = []
-    for spec, shape, tflops in MAMF_FIT:
-        def gap(eta):
-            v = dict(values)
-            v[("gemm", "tc_eta0")] = eta
-            return gemm_tflops(ext, spec, shape, v, sources) - tflops
-        if gap(1.0) < 0:
-            log("  MAMF %s: even tc_eta0 = 1 gives %.1f TFLOP/s, under %.1f" % (
-                spec, gap(1.0) + tflops, tflops))
-            sols.append(1.0)
-        else:
-            sols.append(brentq(gap, 0.3, 1.0, xtol=1e-5))
-    values[("gemm", "tc_eta0")] = float(np.exp(np.mean(np.log(sols))))
-    checks = []
-    for spec, shape, tflops in MAMF_FIT + MAMF_CHECK:
-        got = gemm_tflops(ext, spec, shape, values, sources)
-        checks.append((spec, shape, tflops, got))
-        log("  MAMF %-15s %s: measured %.1f, model %.1f TFLOP/s (%+.1f%%)" % (
-            spec, "x".join(map(str, shape)), tflops, got, 100 * (got / tflops - 1)))
-    return checks
-
-
-def fit(ext, data, train_gpus, log):
+def fit(ext, data, train_gpus, log, kept):
     # Always from the same start (the GROUPS table), never from the shipped file, so a fit
-    # reproduces whatever was shipped before.
+    # reproduces whatever was shipped before; `kept` holds what another script fits.
     values = {(p[0], p[1]): p[2] for group in GROUPS.values() for p in group}
-    values[("gemm", "tc_eta0")] = 0.85
-    values[("launch", "seconds")] = LAUNCH_S
+    values.update(kept)
     sources = ["fit in progress"]
     for group in FIT_ORDER:
         fit_group(data, group, values, sources, train_gpus, log)
     # The stream group's launch and overlap are shared: refit once after the others moved.
     fit_group(data, "stream", values, sources, train_gpus, log)
-    checks = calibrate_tensor_cores(ext, values, sources, log)
     for name, files in CLASSES:
         cells = []
         for g in train_gpus:
@@ -284,7 +260,7 @@ def fit(ext, data, train_gpus, log):
                                                   quantile(big, 50)))
         log("  in-sample %-13s %s" % (name, "  ".join(cells)))
     log("  (median / p90 on every row, median on rows over 3x the host floor)")
-    return values, checks
+    return values
 
 
 def quantile(v, q):
@@ -309,13 +285,13 @@ def errors(data, values, sources, gpu, files, min_over_floor=0):
     return np.concatenate(model) * 100, np.concatenate(roof) * 100
 
 
-def evaluate(ext, data, log):
+def evaluate(ext, data, log, kept):
     """Leave one GPU out: fit on four, predict every row of the fifth."""
     table = {}
     for held in GPUS:
         log("held out %s:" % held)
         train = [g for g in GPUS if g != held]
-        values, _ = fit(ext, data, train, log)
+        values = fit(ext, data, train, log, kept)
         for name, files in CLASSES:
             for over in (0, 3):
                 model, roof = errors(data, values, ["fold"], held, files, min_over_floor=over)
@@ -371,24 +347,21 @@ def main():
 
     ext = load_extension()
     data = Data(ext, args.data)
+    kept, kept_sources = kept_values(args.out)
     if args.command == "fit":
-        values, checks = fit(ext, data, GPUS, log)
+        values = fit(ext, data, GPUS, log, kept)
         sources = [
             "Fitted by scripts/fit_kernel_models.py fit on %s from the shared kernel data "
             "(NeuSight training set: Lee, Phanishayee, Mahajan, 'Forecasting GPU Performance for "
             "Deep Learning Training and Inference', ASPLOS 2025; MIT licence): PyTorch 2.1 FP32 "
             "kernels on P100-PCIe, P4, T4, V100-PCIe-32GB, A100-PCIe-40GB/80GB"
             % datetime.date.today().isoformat(),
-            "gemm.tc_eta0: the BF16 GEMM model set to the Maximum Achievable Matmul FLOPS of the "
-            "A100 SXM (271.2 TFLOP/s) and A100 PCIe (252.9) in Stas Bekman, 'Machine Learning "
-            "Engineering Open Book', MAMF comparison table; the H100 SXM's 794.5 is the check "
-            "(model %.1f)" % checks[-1][3],
-        ]
+        ] + kept_sources
         with open(args.out, "w") as f:
             f.write(to_yaml(values, sources))
         log("wrote %s" % args.out)
     else:
-        table = evaluate(ext, data, log)
+        table = evaluate(ext, data, log, kept)
         text = markdown(table)
         print(text, end="")
         if args.update_doc:

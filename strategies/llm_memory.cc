@@ -75,7 +75,7 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
   const LlmParams params = llm_params(m);
   const BytesPerParameter per = bytes_per_parameter(plan.precision, opt.any_layout_fp8);
   const double t = plan.tp, h = static_cast<double>(m.hidden);
-  const double v = static_cast<double>(m.vocab);
+  const double v = static_cast<double>(plan.padded_vocab(m));
   const double s = static_cast<double>(plan.sequence(m)) / plan.cp;
   const double b = plan.micro_batch;
   const int pp = plan.pp;

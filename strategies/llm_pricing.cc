@@ -85,13 +85,10 @@ class Pricer {
 
 }  // namespace
 
-LlmGpu llm_gpu(const DeviceSpec& device) {
-  return {device.special_function_rate(), any_layout_fp8(device)};
-}
+LlmGpu llm_gpu(const DeviceSpec& device) { return {any_layout_fp8(device)}; }
 
 LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& price,
                    const LlmGpu& gpu) {
-  const double exponentials_per_s = gpu.exponentials_per_s;
   const DType dtype = precision_dtype(p.precision);
   Pricer pr(price, dtype, low_precision(p.precision, gpu.any_layout_fp8));
   LlmCosts c;
@@ -112,18 +109,16 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   BlockCost core_bwd;
   const double bh = p.micro_batch * heads;
   if (p.flash_attention) {
-    // Causal: the blocks above the diagonal are skipped, half the keys per query on average.
-    // Forward: S = QK^T and O = PV, each a GEMM of 2 s (s_kv / 2) d per head; backward
-    // recomputes S and runs dV, dP, dQ and dK: five. One exponential per computed score each way.
-    const std::map<std::string, std::string> product = {
-        {"B", n(bh)}, {"M", n(s)}, {"N", n(d)}, {"K", n(s_kv / 2)}};
-    const double scores = bh * s * s_kv / 2;
-    for (int i = 0; i < 2; ++i) pr.op(&c.attention_core_fwd, "bmm", product);
-    for (int i = 0; i < 5; ++i) pr.op(&core_bwd, "bmm", product);
-    if (exponentials_per_s > 0) {
-      c.attention_core_fwd.seconds += scores / exponentials_per_s;
-      core_bwd.seconds += scores / exponentials_per_s;
-    }
+    // One fused kernel each way (workloads/op_counts.h, attention): the scores stay on chip.
+    // Causal over the whole sequence; under context parallelism each GPU's two load-balanced
+    // chunks see half the keys on average, priced as s queries over s_kv / 2 keys unmasked.
+    const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / t);
+    const bool whole = p.cp == 1;
+    const std::map<std::string, std::string> shape = {
+        {"B", n(p.micro_batch)}, {"S", n(s)}, {"S_kv", n(whole ? s_kv : s_kv / 2)}, {"H", n(heads)},
+        {"KV", n(kv_heads)},     {"D", n(d)}, {"causal", whole ? "1" : "0"}};
+    pr.op(&c.attention_core_fwd, "attention", shape);
+    pr.op(&core_bwd, "attention_bwd", shape);
   } else {
     pr.op(&c.attention_core_fwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(s_kv)}, {"K", n(d)}});
     pr.rows(&c.attention_core_fwd, &core_bwd, "softmax", "softmax_bwd", bh * s, s_kv);
@@ -161,7 +156,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   pr.rows(&c.embedding_fwd, &c.embedding_bwd, "mulu", "", tokens, h);
   pr.rows(&c.embedding_bwd, &c.embedding_bwd, "add", "", tokens, h);
   // Head: final norm, logits over the vocabulary-parallel head, cross entropy.
-  const double v = static_cast<double>(m.vocab) / t;
+  const double v = static_cast<double>(p.padded_vocab(m)) / t;
   pr.rows(&c.head_fwd, &c.head_bwd, "ln", "layernorm_bwd", norm_rows, h);
   pr.linear(&c.head_fwd, &c.head_bwd, tokens, h, v);
   pr.op(&c.head_fwd, "cross_entropy", {{"in", n(tokens) + "x" + n(v)}});

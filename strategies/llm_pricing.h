@@ -41,9 +41,6 @@ struct LlmCosts {
 
 // What pricing needs of the GPU beside its op prices.
 struct LlmGpu {
-  // Special-function rate (DeviceSpec::special_function_rate()), which prices the softmax
-  // inside flash attention; 0 leaves it out.
-  double exponentials_per_s = 0;
   bool any_layout_fp8 = false;  // strategies/llm_precision.h
 };
 LlmGpu llm_gpu(const DeviceSpec& device);

@@ -81,6 +81,13 @@ struct ParallelPlan {
   // Micro-batches each replica runs per iteration (gradient accumulation steps).
   int micro_batches() const;
   int64_t sequence(const LlmConfig& m) const { return seq_len > 0 ? seq_len : m.seq_len; }
+  // The vocabulary as Megatron-LM lays it out: padded to a multiple of 128 x tp
+  // (make_vocab_size_divisible_by x tensor_model_parallel_size), so each rank's slice of the
+  // embedding and output layer is a multiple of 128 (GPT-3's 50,257 becomes 50,304 at tp 1).
+  int64_t padded_vocab(const LlmConfig& m) const {
+    const int64_t unit = 128 * static_cast<int64_t>(tp);
+    return (m.vocab + unit - 1) / unit * unit;
+  }
 };
 
 // Throws InputError naming `origin` and the key for values no plan has (a degree below 1, a

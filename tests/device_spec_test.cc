@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "common/errors.h"
 #include "common/yaml_reader.h"
@@ -65,8 +67,8 @@ TEST(DeviceSpec, PeakPerPrecision) {
 }
 
 TEST(DeviceSpec, ShipsTheGpusOfTheKernelDataAndNewer) {
-  for (const char* n :
-       {"P4", "V100-PCIe-32GB", "A100-PCIe-40GB", "A100-PCIe-80GB", "L4", "H100-PCIe", "B200"}) {
+  for (const char* n : {"P4", "V100-PCIe-32GB", "A100-PCIe-40GB", "A100-PCIe-80GB", "L4", "L40S",
+                        "H100-PCIe", "B200", "RTX-PRO-6000-Server"}) {
     DeviceSpec d = device_spec(n);
     EXPECT_EQ(d.name, n);
     EXPECT_FALSE(d.sources.empty()) << n;
@@ -156,6 +158,162 @@ TEST(DeviceSpec, NamesIgnoreCaseSpacesAndUnderscores) {
   EXPECT_EQ(device_spec("Tesla V100-PCIE-32GB").name, "V100-PCIe-32GB");
   EXPECT_EQ(device_spec("NVIDIA A100-PCIE-40GB").name, "A100-PCIe-40GB");
   EXPECT_EQ(device_spec("NVIDIA L4").name, "L4");
+}
+
+// The Ada L40S of the measured Tensor Core data (shared/data/tc-kernels): its datasheet's
+// rates with 2:4 sparsity halved (733 TFLOP/s FP16 -> 366.5), FP8 but no FP4 Tensor Cores, and
+// FP16 on CUDA cores at the FP32 rate.
+TEST(DeviceSpec, L40sIsItsDatasheetHalved) {
+  const DeviceSpec d = device_spec("L40S");
+  EXPECT_DOUBLE_EQ(d.fp32, 91.6e12);
+  EXPECT_DOUBLE_EQ(d.tf32_tc, 183e12);
+  EXPECT_DOUBLE_EQ(d.fp16_tc, 366.5e12);
+  EXPECT_DOUBLE_EQ(d.bf16_tc, 366.5e12);
+  EXPECT_DOUBLE_EQ(d.int8_tc, 733e12);
+  EXPECT_DOUBLE_EQ(d.fp8_tc, 733e12);
+  EXPECT_DOUBLE_EQ(d.fp4_tc, 0);
+  EXPECT_DOUBLE_EQ(d.mem_bw, 864e9);
+  EXPECT_EQ(d.sms, 142);
+  EXPECT_DOUBLE_EQ(d.l2_bytes, 96.0 * 1048576);
+  EXPECT_DOUBLE_EQ(d.mem_bytes, 48.0 * 1073741824);
+  EXPECT_DOUBLE_EQ(d.clock, 2520e6);
+  EXPECT_EQ(d.fp32_cores_per_sm, 128);
+  EXPECT_DOUBLE_EQ(d.tdp_w, 350);
+  EXPECT_EQ(d.memory, "GDDR6");
+  EXPECT_DOUBLE_EQ(d.process_nm, 4);
+  EXPECT_DOUBLE_EQ(d.peak_flops(DType::kFP16, false), d.fp32);
+  EXPECT_TRUE(d.has_tensor_core_path(DType::kFP8));
+  EXPECT_FALSE(d.blackwell_tensor_cores());
+  // 2 x 2520 MHz x 142 SMs x 128 cores = 91.6 TFLOP/s, the datasheet's FP32 rate.
+  EXPECT_NEAR(2.0 * d.clock * d.sms * d.fp32_cores_per_sm / d.fp32, 1.0, 0.001);
+}
+
+// The RTX PRO 6000 Blackwell Server Edition: its datasheet's sparse rates halved (4 PFLOP/s FP4
+// -> 2000 TFLOP/s), FP4 Tensor Cores, so Blackwell's (DeviceSpec::blackwell_tensor_cores).
+TEST(DeviceSpec, RtxPro6000ServerIsItsDatasheetHalved) {
+  const DeviceSpec d = device_spec("RTX-PRO-6000-Server");
+  EXPECT_DOUBLE_EQ(d.fp32, 120e12);
+  EXPECT_DOUBLE_EQ(d.tf32_tc, 250e12);
+  EXPECT_DOUBLE_EQ(d.fp16_tc, 500e12);
+  EXPECT_DOUBLE_EQ(d.bf16_tc, 500e12);
+  EXPECT_DOUBLE_EQ(d.int8_tc, 1000e12);
+  EXPECT_DOUBLE_EQ(d.fp8_tc, 1000e12);
+  EXPECT_DOUBLE_EQ(d.fp4_tc, 2000e12);
+  EXPECT_DOUBLE_EQ(d.mem_bw, 1597e9);
+  EXPECT_EQ(d.sms, 188);
+  EXPECT_DOUBLE_EQ(d.l2_bytes, 128.0 * 1048576);
+  EXPECT_DOUBLE_EQ(d.mem_bytes, 96.0 * 1073741824);
+  EXPECT_DOUBLE_EQ(d.clock, 2493e6);
+  EXPECT_EQ(d.fp32_cores_per_sm, 128);
+  EXPECT_DOUBLE_EQ(d.tdp_w, 600);
+  EXPECT_EQ(d.memory, "GDDR7");
+  EXPECT_FALSE(d.hbm());
+  EXPECT_DOUBLE_EQ(d.peak_flops(DType::kFP4, true), 2000e12);
+  EXPECT_TRUE(d.blackwell_tensor_cores());
+  // 2 x 2493 MHz x 188 SMs x 128 cores = 120.0 TFLOP/s.
+  EXPECT_NEAR(2.0 * d.clock * d.sms * d.fp32_cores_per_sm / d.fp32, 1.0, 0.001);
+  // The 32 GB V100 SXM2 is the 16 GB part with twice the memory.
+  const DeviceSpec v32 = device_spec("V100-SXM2-32GB"), v16 = device_spec("V100-SXM2");
+  EXPECT_DOUBLE_EQ(v32.mem_bytes, 32.0 * 1073741824);
+  EXPECT_EQ(changed_fields(v16, v32), (std::vector<std::string>{"mem_size"}));
+}
+
+// What torch.cuda.get_device_name() (and nvidia-smi) print names a spec, spelled as printed.
+TEST(DeviceSpec, PyTorchDeviceNamesAreAliases) {
+  const std::map<std::string, std::string> names = {
+      {"NVIDIA H100 80GB HBM3", "H100-SXM5"},
+      {"NVIDIA H100 PCIe", "H100-PCIe"},
+      {"NVIDIA H100 NVL", "H100-NVL"},
+      {"NVIDIA H200", "H200-SXM"},
+      {"NVIDIA H200 NVL", "H200-NVL"},
+      {"NVIDIA A100-SXM4-80GB", "A100-SXM4-80GB"},
+      {"NVIDIA A100-SXM4-40GB", "A100-SXM4-40GB"},
+      {"NVIDIA A100-PCIE-40GB", "A100-PCIe-40GB"},
+      {"NVIDIA A100 80GB PCIe", "A100-PCIe-80GB"},
+      {"NVIDIA L40S", "L40S"},
+      {"NVIDIA L4", "L4"},
+      {"NVIDIA B200", "B200"},
+      {"NVIDIA GB200", "GB200"},
+      {"NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-PRO-6000-Server"},
+      {"Tesla V100-SXM2-16GB", "V100-SXM2"},
+      {"Tesla V100-SXM2-32GB", "V100-SXM2-32GB"},
+      {"Tesla V100-SXM3-32GB", "V100-SXM3-32GB"},
+      {"Tesla V100-PCIE-16GB", "V100-PCIe"},
+      {"Tesla V100-PCIE-32GB", "V100-PCIe-32GB"},
+      {"Tesla T4", "T4"},
+      {"Tesla P100-PCIE-16GB", "P100-PCIe"},
+      {"Tesla P100-SXM2-16GB", "P100-SXM2"},
+      {"Tesla P4", "P4"},
+      {"NVIDIA GeForce RTX 2080 Ti", "RTX-2080-Ti"},
+      {"NVIDIA TITAN Xp", "TITAN-Xp"},
+  };
+  for (const auto& [name, spec] : names) {
+    EXPECT_EQ(device_spec(name).name, spec) << name;
+    // The spec lists the name as printed, so `orrery devices NAME` shows it.
+    const auto& al = device_spec(spec).aliases;
+    EXPECT_NE(std::find(al.begin(), al.end(), name), al.end()) << spec << " lacks " << name;
+  }
+  // In a scenario, a name with spaces is a plain YAML scalar, alone or as a model.
+  YAML::Node y =
+      load_yaml_text("a: NVIDIA H100 80GB HBM3\nb: {model: NVIDIA L40S, tdp_w: 300}\n", "s.yaml");
+  EXPECT_EQ(parse_device_spec(y["a"], "s.yaml", "a").name, "H100-SXM5");
+  const DeviceSpec b = parse_device_spec(y["b"], "s.yaml", "b");
+  EXPECT_EQ(b.name, "L40S");
+  EXPECT_EQ(b.overridden, (std::vector<std::string>{"tdp_w"}));
+  // A near miss suggests the alias it was close to.
+  const std::string miss = testing::input_error_of([] { device_spec("NVIDIA H100 80GB HBM2"); });
+  EXPECT_NE(miss.find("NVIDIA H100 80GB HBM3"), std::string::npos) << miss;
+}
+
+// `orrery devices` keeps its table to short names and tells where the driver names are;
+// `orrery devices NAME` (a driver name with spaces is one argument) lists them, and shows a
+// missing Tensor Core path as "-".
+TEST(DeviceSpec, DevicesCommandShowsDriverNames) {
+  const std::string bin = testing::orrery_bin();
+  if (bin.empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
+  const testing::ShellResult all = testing::run_shell(bin + " devices");
+  ASSERT_EQ(all.status, 0) << all.output;
+  EXPECT_NE(all.output.find("\nRTX-PRO-6000-Server "), std::string::npos) << all.output;
+  EXPECT_NE(all.output.find("\nL40S "), std::string::npos) << all.output;
+  const std::string table = all.output.substr(0, all.output.find("\n\n"));
+  EXPECT_EQ(table.find("NVIDIA"), std::string::npos) << table;
+  EXPECT_NE(all.output.find("--device \"NVIDIA H100 80GB HBM3\""), std::string::npos) << all.output;
+  const testing::ShellResult one = testing::run_shell(bin + " devices 'NVIDIA H100 80GB HBM3'");
+  ASSERT_EQ(one.status, 0) << one.output;
+  EXPECT_EQ(one.output.rfind("H100-SXM5: ", 0), 0u) << one.output;
+  EXPECT_NE(one.output.find("  aliases: H100,H100-SXM\n"), std::string::npos) << one.output;
+  EXPECT_NE(one.output.find("  driver names: NVIDIA H100 80GB HBM3\n"), std::string::npos)
+      << one.output;
+  EXPECT_NE(one.output.find("fp8 1979 TFLOP/s, fp4 -)"), std::string::npos) << one.output;
+}
+
+// Every device name of the measured kernel data (the `device` column of every file of
+// shared/data/tc-kernels and shared/data/gpu-kernels, read in place) names a spec.
+TEST(DeviceSpec, EveryDeviceOfTheSharedKernelDataResolves) {
+  std::map<std::string, std::string> seen;  // device name -> a file it is in
+  for (const char* folder : {"data/tc-kernels", "data/gpu-kernels"}) {
+    const std::string dir = testing::shared_path(folder);
+    if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << dir << " is not there";
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      const std::string path = entry.path().string();
+      if (path.size() < 7 || path.compare(path.size() - 7, 7, ".csv.gz") != 0) continue;
+      // The distinct values of the column named `device`; no file quotes a field before it.
+      const testing::ShellResult r = testing::run_shell(
+          "zcat '" + path +
+          "' | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"device\") c = i; "
+          "if (!c) exit 3; next } !seen[$c]++ { print $c }'");
+      ASSERT_EQ(r.status, 0) << path << ": " << r.output;
+      std::istringstream lines(r.output);
+      for (std::string name; std::getline(lines, name);) seen.emplace(name, path);
+    }
+  }
+  EXPECT_GE(seen.size(), 10u);
+  for (const auto& [name, file] : seen) {
+    EXPECT_EQ(name.find('"'), std::string::npos) << file << ": " << name;
+    EXPECT_NO_THROW(device_spec(name)) << file << ": " << name;
+  }
+  EXPECT_EQ(device_spec("NVIDIA H100 80GB HBM3").name, "H100-SXM5");
+  EXPECT_EQ(device_spec("NVIDIA A100-SXM4-80GB").name, "A100-SXM4-80GB");
 }
 
 TEST(DeviceSpec, ClockCoresAndPowerOverrides) {

@@ -213,8 +213,8 @@ TEST(KernelModel, ConvolutionBackwardPassesAreGemmsOfTheirOwnShape) {
 
 TEST(KernelModel, TensorCorePathReproducesPublishedAchievableMatmulFlops) {
   // Maximum Achievable Matmul FLOPS, BF16 (Stas Bekman, "Machine Learning Engineering Open
-  // Book", MAMF comparison table): the A100 SXM and PCIe figures set tc_eta0; the H100 SXM's
-  // 794.5 TFLOP/s at 2048x2048x13312 was not used and must come out within 6%.
+  // Book", MAMF comparison table), a check outside the fitting data (scripts/fit_tensor_kernels.py
+  // fits AIConfigurator's TensorRT-LLM GEMMs): each within 10%.
   const CostModel cost;
   struct Case {
     const char* device;
@@ -227,8 +227,106 @@ TEST(KernelModel, TensorCorePathReproducesPublishedAchievableMatmulFlops) {
     const double t =
         cost.estimate(matmul(c.m, c.n, c.k, DType::kBF16), device_spec(c.device)).seconds;
     const double tflops = 2.0 * c.m * c.n * c.k / t / 1e12;
-    EXPECT_NEAR(tflops / c.tflops, 1.0, 0.07) << c.device << ": " << tflops;
+    EXPECT_NEAR(tflops / c.tflops, 1.0, 0.10) << c.device << ": " << tflops;
   }
+}
+
+// Measured rows (AIConfigurator, H100 SXM, bf16): M = 4353 is off the alignment and used to go
+// to CUDA cores at 8x the time; it runs on Tensor Cores with narrower loads, close to its aligned
+// neighbour (39.3 ms measured, 4352: 39.7 ms), and an unpadded vocabulary's output layer
+// likewise.
+TEST(KernelModel, UnalignedGemmsStayOnTensorCores) {
+  const CostModel cost;
+  const DeviceSpec h100 = device_spec("H100-SXM5");
+  const auto odd = cost.kernel_estimate(matmul(4353, 65536, 51200, DType::kBF16), h100);
+  const auto even = cost.kernel_estimate(matmul(4352, 65536, 51200, DType::kBF16), h100);
+  EXPECT_TRUE(odd->mode.tensor_cores);
+  EXPECT_FALSE(odd->mode.aligned);
+  EXPECT_TRUE(even->mode.aligned);
+  EXPECT_GT(odd->seconds, even->seconds);
+  EXPECT_LT(odd->seconds, 1.3 * even->seconds);
+  EXPECT_NEAR(odd->seconds / 39.3e-3, 1.0, 0.25);
+  const double vocab_odd =
+      cost.kernel_estimate(matmul(4096, 12564, 12288, DType::kBF16), h100)->seconds;
+  const double vocab_even =
+      cost.kernel_estimate(matmul(4096, 12568, 12288, DType::kBF16), h100)->seconds;
+  EXPECT_LT(vocab_odd, 1.3 * vocab_even);
+}
+
+// The Tensor Core power cap: a board allowed half its peak by its energy per flop runs a
+// training step's kernels (sustained) at half the rate; a kernel timed alone runs at boost for
+// about power_window_s, so a short one is barely slowed and a long one almost fully.
+TEST(KernelModel, TensorCorePowerCapActsOnSustainedPower) {
+  DeviceSpec h100 = device_spec("H100-SXM5");
+  h100.mem_bw = 1e24;  // compute alone
+  KernelCoefficients c;
+  c.tc_eta16 = 0.8;
+  c.tc_edge = 0;
+  c.tc_tile_cycles = 0;
+  c.launch_s = 0;
+  c.tc_bits_exponent = 1;
+  c.tc_power_window_s = 1e-3;
+  // cap = tdp / (pj x 1e-12 x 4/16 x peak) = 0.5
+  c.tc_pj_per_flop_16nm = 700.0 / (0.5 * 0.25 * h100.bf16_tc * 1e-12);
+  auto run = [&](double m, bool sustained) {
+    return gemm_time(1, m, 8192, 8192, 2, h100.bf16_tc, true, h100, c, 1.0, true, sustained);
+  };
+  KernelCoefficients free = c;
+  free.tc_pj_per_flop_16nm = 0;
+  for (double m : {1024.0, 65536.0}) {
+    const double open = gemm_time(1, m, 8192, 8192, 2, h100.bf16_tc, true, h100, free).seconds;
+    EXPECT_NEAR(run(m, true).seconds / open, 2.0, 1e-9) << m;
+    const double alone = run(m, false).seconds / open;
+    // Of the unthrottled time t, w = t / (t + 1 ms) is capped: the rate is 1 - (1 - 0.5) w.
+    const double w = open / (open + 1e-3);
+    EXPECT_NEAR(alone, 1.0 / (1.0 - 0.5 * w), 1e-6) << m;
+  }
+  // FP8 operands take half the energy per flop (bits_exponent 1) at twice the peak: the same
+  // share of it is capped.
+  EXPECT_NEAR(
+      gemm_time(1, 65536, 8192, 8192, 1, h100.fp8_tc, true, h100, c, 1.0, true, true).seconds /
+          gemm_time(1, 65536, 8192, 8192, 1, h100.fp8_tc, true, h100, free).seconds,
+      2.0, 1e-3);  // the datasheet's FP8 peak is 2.0001 x its BF16 peak
+}
+
+// Attention as one fused kernel: prefill compute-bound on Tensor Cores, decode bound by reading
+// the KV cache (B x KV x S_kv x D x 2 tensors x 2 bytes) at DRAM bandwidth.
+TEST(KernelModel, AttentionPrefillComputesAndDecodeStreamsTheKvCache) {
+  const CostModel cost;
+  const DeviceSpec h100 = device_spec("H100-SXM5");
+  auto attention = [&](int64_t b, int64_t s, int64_t skv, int64_t h, int64_t kv, int64_t d) {
+    return query_op("attention",
+                    {{"B", std::to_string(b)},
+                     {"S", std::to_string(s)},
+                     {"S_kv", std::to_string(skv)},
+                     {"H", std::to_string(h)},
+                     {"KV", std::to_string(kv)},
+                     {"D", std::to_string(d)}},
+                    DType::kBF16, "test");
+  };
+  const auto prefill = cost.kernel_estimate(attention(4, 8192, 8192, 32, 8, 128), h100);
+  EXPECT_EQ(prefill->model, "attention");
+  EXPECT_FALSE(prefill->memory_bound);
+  EXPECT_TRUE(prefill->mode.tensor_cores);
+  // Below the Tensor Core peak, above a tenth of it.
+  const double flops = attention(4, 8192, 8192, 32, 8, 128).flops;
+  EXPECT_GT(prefill->seconds, flops / h100.bf16_tc);
+  EXPECT_LT(prefill->seconds, 10 * flops / h100.bf16_tc);
+  const ModelOp dec = attention(64, 1, 32768, 32, 8, 128);
+  const auto decode = cost.kernel_estimate(dec, h100);
+  EXPECT_TRUE(decode->memory_bound);
+  const double kv_bytes = 64.0 * 8 * 32768 * 128 * 2 * 2;
+  EXPECT_GT(decode->seconds, kv_bytes / h100.mem_bw);
+  EXPECT_LT(decode->seconds, 2 * kv_bytes / h100.mem_bw);
+  // Doubling the sequence of a long prefill roughly quadruples causal work: time follows.
+  const double longer = cost.kernel_estimate(attention(4, 16384, 16384, 32, 8, 128), h100)->seconds;
+  EXPECT_NEAR(longer / prefill->seconds, 4.0, 0.6);
+  // Backward does 5 products to forward's 2.
+  ModelOp bwd = attention(4, 8192, 8192, 32, 8, 128);
+  bwd.type = "attention_bwd";
+  const double ratio = cost.kernel_estimate(bwd, h100)->seconds / prefill->seconds;
+  EXPECT_GT(ratio, 2.0);
+  EXPECT_LT(ratio, 4.5);
 }
 
 TEST(KernelModel, DevicesWithoutSmsOrMemoryTypeFallBackToTheRoofline) {

@@ -217,10 +217,13 @@ TEST(LlmMemory, PipelineSchedulesHoldTheirMicroBatches) {
   p.virtual_stages = 5;  // 40 chunks of one layer
   auto i = llm_memory(m, p);
   EXPECT_NEAR(i[0].activations, 40 * per_layer * (1 + 7.0 / 40), 1);
-  // The last stage also keeps the fp32 logits of its micro-batch in flight: 4 s b V.
+  // The last stage also keeps the fp32 logits of its micro-batch in flight: 4 s b V, V the
+  // vocabulary padded to a multiple of 128 x tp as Megatron-LM pads it.
   p.schedule = PipelineSchedule::k1f1b;
   p.virtual_stages = 1;
-  EXPECT_NEAR(f[7].activations, 5 * per_layer + 4.0 * 2048 * m.vocab, 1);
+  const double padded = std::ceil(m.vocab / (128.0 * p.tp)) * 128 * p.tp;
+  EXPECT_EQ(p.padded_vocab(m), static_cast<int64_t>(padded));
+  EXPECT_NEAR(f[7].activations, 5 * per_layer + 4.0 * 2048 * padded, 1);
 }
 
 TEST(LlmMemory, OutOfMemoryVerdictSaysByHowMuchAndWhatWouldFit) {

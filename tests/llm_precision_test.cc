@@ -109,7 +109,7 @@ TEST(LlmPrecision, QuantizingReadsBf16AndWritesBothLayoutsWithTheirScales) {
           if (op.type == "cast") bytes += op.bytes;
           return 0.0;
         },
-        LlmGpu{0, any_layout});
+        LlmGpu{any_layout});
     return bytes;
   };
   const LlmConfig& m = llama();
@@ -152,26 +152,30 @@ TEST(LlmPrecision, MemoryHoldsQuantizedWeightCopiesAndSmallerSavedInputs) {
                    3 * s * h + s * f);
 }
 
-TEST(LlmPrecision, FlashAttentionRunsItsProductsOverTheCausalHalfAndPricesExponentials) {
+// Flash attention is one fused kernel each way (its softmax inside, priced by the kernel model),
+// over the causal half of the scores: s (s + 1) / 2 pairs per head, 2 products of 2 d FLOPs
+// and 5 softmax FLOPs per pair forward, 5 products backward.
+TEST(LlmPrecision, FlashAttentionIsOneFusedKernelOverTheCausalHalf) {
   const LlmConfig& m = llama();
   ParallelPlan p = plan_in(Precision::kBf16);
-  const OpPricer flops = [](const ModelOp& op) { return op.flops / 1e15; };
-  const LlmCosts without = price_llm(m, p, flops);
-  const LlmCosts with = price_llm(m, p, flops, LlmGpu{1e12, false});
+  Tally tally;
+  const LlmCosts c = price_llm(m, p, tally.pricer());
+  EXPECT_EQ(tally.ops["attention/bf16"], 1);
+  EXPECT_EQ(tally.ops["attention_bwd/bf16"], 1);
+  EXPECT_EQ(tally.ops.count("bmm/bf16"), 0u);
   const double s = 1024, heads = static_cast<double>(m.heads),
                d = static_cast<double>(m.head_dim());
-  // Two products of 2 s (s / 2) d per head forward.
-  EXPECT_NEAR(without.attention_core_fwd.flops, 2 * 2 * heads * s * (s / 2) * d, 1.0);
-  EXPECT_NEAR(with.attention_core_fwd.seconds - without.attention_core_fwd.seconds,
-              heads * s * s / 2 / 1e12, 1e-12);
+  const double pairs = heads * s * (s + 1) / 2;
+  EXPECT_NEAR(c.attention_core_fwd.flops, pairs * (2 * 2 * d + 5), 1.0);
   // Materialized scores (flash_attention off) cost their full s x s products and a softmax.
   p.flash_attention = false;
-  const LlmCosts plain = price_llm(m, p, flops);
-  EXPECT_GT(plain.attention_core_fwd.flops, 2 * without.attention_core_fwd.flops);
+  const LlmCosts plain = price_llm(m, p, tally.pricer());
+  EXPECT_GT(plain.attention_core_fwd.flops, 1.9 * c.attention_core_fwd.flops);
 }
 
-// The recipe in a scenario: FP8 on an H100 shortens the step (its GEMMs at twice the rate,
-// the rest unchanged); on an A100 the plan runs in bf16 and the workload line says why.
+// The recipe in a scenario: FP8 on an H100 shortens the step (its GEMMs at the FP8 rate, about
+// 1.4 times BF16's as measured, less the quantization it adds); on an A100 the plan runs in
+// bf16 and the workload line says why.
 TEST(LlmPrecision, ScenarioStepsFasterInFp8AndFallsBackOnAnA100) {
   auto step = [](const std::string& device, const std::string& precision, std::string* line) {
     Scenario sc = load_scenario(testing::source_path("scenarios/llm/llama2-7b-dgx-a100.yaml"),
@@ -184,7 +188,7 @@ TEST(LlmPrecision, ScenarioStepsFasterInFp8AndFallsBackOnAnA100) {
   const double h100_bf16 = step("H100-SXM5", "bf16", nullptr);
   const double h100_fp8 = step("H100-SXM5", "fp8", &line);
   EXPECT_NE(line.find(", fp8;"), std::string::npos) << line;
-  EXPECT_LT(h100_fp8, 0.9 * h100_bf16);
+  EXPECT_LT(h100_fp8, h100_bf16);
   EXPECT_GT(h100_fp8, 0.5 * h100_bf16);
   const double a100_fp8 = step("A100-SXM4-80GB", "fp8", &line);
   EXPECT_NE(line.find("fp8 not used: A100-SXM4-80GB has no FP8 Tensor Cores"), std::string::npos)

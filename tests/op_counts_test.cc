@@ -22,6 +22,39 @@ ModelOp make(const std::string& type, std::vector<Shape> inputs, Shape output,
   return op;
 }
 
+// Pairs by hand: causal self-attention over 4 tokens computes 1 + 2 + 3 + 4 = 10 scores per
+// head; 2 queries that are the last of 5 positions see 4 and 5 keys; a window of 2 caps each
+// query at 2 keys (1 + 2 + 2 + 2 = 7); without the mask every query sees every key.
+TEST(OpCounts, AttentionCountsTheScoresItComputes) {
+  auto op = [](int64_t s, int64_t skv, int64_t causal, int64_t window) {
+    ModelOp m = make("attention", {{2, 8, s, 64}, {2, 2, skv, 64}, {2, 2, skv, 64}}, {2, 8, s, 64},
+                     DType::kBF16);
+    m.attrs = {{"causal", causal}, {"window", window}};
+    return m;
+  };
+  EXPECT_DOUBLE_EQ(attention_dims(op(4, 4, 1, 0)).pairs(), 10);
+  EXPECT_DOUBLE_EQ(attention_dims(op(2, 5, 1, 0)).pairs(), 9);
+  EXPECT_DOUBLE_EQ(attention_dims(op(4, 4, 1, 2)).pairs(), 7);
+  EXPECT_DOUBLE_EQ(attention_dims(op(4, 6, 0, 0)).pairs(), 24);
+  EXPECT_DOUBLE_EQ(attention_dims(op(4, 6, 0, 5)).pairs(), 20);
+  // Forward: 2 products of 2 x 64 FLOPs and 5 softmax FLOPs per pair, over 2 x 8 heads; q and o
+  // [2,8,4,64], k and v [2,2,4,64] once each, bf16.
+  const OpCounts f = count_op(op(4, 4, 1, 0));
+  EXPECT_DOUBLE_EQ(f.flops, 2 * 8 * 10 * (2 * 2 * 64 + 5));
+  EXPECT_DOUBLE_EQ(f.bytes, (2 * 2 * 8 * 4 * 64 + 2 * 2 * 2 * 4 * 64) * 2.0);
+  ModelOp b = op(4, 4, 1, 0);
+  b.type = "attention_bwd";
+  const OpCounts g = count_op(b);
+  EXPECT_DOUBLE_EQ(g.flops, 2 * 8 * 10 * (5 * 2 * 64 + 5));
+  EXPECT_DOUBLE_EQ(g.bytes, 2 * f.bytes);
+  // Shapes that cannot be attention.
+  EXPECT_THROW(count_op(make("attention", {{2, 8, 4, 64}, {2, 3, 4, 64}, {2, 3, 4, 64}}, {})),
+               InputError);                            // 8 heads over 3 KV heads
+  EXPECT_THROW(count_op(op(6, 4, 1, 0)), InputError);  // causal with more queries than keys
+  EXPECT_THROW(count_op(make("attention", {{2, 8, 4, 64}, {2, 8, 4, 32}, {2, 8, 4, 32}}, {})),
+               InputError);  // head dims differ
+}
+
 TEST(OpCounts, Conv2dForwardAndBothBackwardsDoTheSameMultiplyAdds) {
   // x [2,3,8,8], w [4,3,3,3], y [2,4,8,8]: 2*4*8*8 outputs x 3*3*3 MACs = 13824 MACs.
   // Bytes (x 384 + w 108 + y 512) * 4 = 4016 for each of the three.

@@ -11,6 +11,7 @@
 #include "common/errors.h"
 #include "models/cost_model.h"
 #include "models/cost_table.h"
+#include "platforms/device_spec.h"
 #include "tests/test_util.h"
 
 namespace orrery {
@@ -83,7 +84,8 @@ TEST(OpQuery, BadQueriesNameTheProblem) {
   std::string unknown = error_of("lienar", {});
   EXPECT_NE(unknown.find("unknown op \"lienar\" (did you mean \"linear\"?)"), std::string::npos)
       << unknown;
-  EXPECT_NE(unknown.find("known: add, addu, bmm"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("known: add, addu, attention, attention_bwd, bmm"), std::string::npos)
+      << unknown;
   EXPECT_NE(error_of("linear", {{"B", "1"}, {"M", "2"}, {"N", "3"}}).find("q: K is required"),
             std::string::npos);
   EXPECT_NE(error_of("add", {{"B", "1"}, {"H", "-3"}}).find("H: expected a non-negative integer"),
@@ -148,6 +150,146 @@ TEST(CostTable, BadTablesNameLineAndColumn) {
   EXPECT_NE(err("op,device,B,H\nadd,V100,1,x\n").find("ops.csv:2: H: expected"), std::string::npos);
 }
 
+// The last column of each data line of a priced CSV, in milliseconds.
+std::vector<double> predicted_ms(const CostTable& t) {
+  std::vector<double> out;
+  std::istringstream lines(t.csv);
+  std::string line;
+  std::getline(lines, line);  // the header
+  while (std::getline(lines, line)) out.push_back(std::stod(line.substr(line.rfind(',') + 1)));
+  return out;
+}
+
+// Quantiles interpolate between order statistics (numpy's default), so a small file's median
+// and 90th percentile are not simply its lower neighbours. By hand, with h = q (n - 1):
+//   {0.3}: h = 0 for every q -> 0.3.
+//   {0.1, 0.5}: median h = 0.5 -> 0.1 + 0.5 x 0.4 = 0.3; 90th h = 0.9 -> 0.1 + 0.9 x 0.4 = 0.46.
+//   {0.1, 0.3, 0.5}: median h = 1 -> 0.3; 90th h = 1.8 -> 0.3 + 0.8 x 0.2 = 0.46.
+//   1..10: median h = 4.5 -> 5.5; 90th h = 8.1 -> 9 + 0.1 x 1 = 9.1.
+TEST(CostTable, QuantilesInterpolateBetweenOrderStatistics) {
+  EXPECT_DOUBLE_EQ(quantile({0.3}, 0.5), 0.3);
+  EXPECT_DOUBLE_EQ(quantile({0.3}, 0.9), 0.3);
+  EXPECT_DOUBLE_EQ(quantile({0.5, 0.1}, 0.5), 0.3);
+  EXPECT_DOUBLE_EQ(quantile({0.5, 0.1}, 0.9), 0.46);
+  EXPECT_DOUBLE_EQ(quantile({0.5, 0.1, 0.3}, 0.5), 0.3);
+  EXPECT_DOUBLE_EQ(quantile({0.5, 0.1, 0.3}, 0.9), 0.46);
+  const std::vector<double> ten = {7, 3, 10, 1, 9, 2, 8, 5, 4, 6};
+  EXPECT_DOUBLE_EQ(quantile(ten, 0.5), 5.5);
+  EXPECT_DOUBLE_EQ(quantile(ten, 0.9), 9.1);
+  EXPECT_DOUBLE_EQ(quantile(ten, 0), 1);
+  EXPECT_DOUBLE_EQ(quantile(ten, 1), 10);
+  EXPECT_TRUE(std::isnan(quantile({}, 0.5)));
+}
+
+// A row's own dtype wins over the default (--dtype), which prices the rows whose dtype cell is
+// empty or which have no dtype column. Roofline on a T4: add of two 10^6-element tensors moves
+// 3 x 10^6 elements, 12 MB in fp32 and 6 MB in fp16 or bf16, at 70% of 320 GB/s.
+TEST(CostTable, ARowsOwnDtypeWinsOverTheDefault) {
+  CostModelOptions roofline;
+  roofline.model = AnalyticModel::kRoofline;
+  const CostModel cost(roofline);
+  const double fp32_ms = 12e6 / (0.7 * 320e9) * 1e3, half_ms = fp32_ms / 2;
+  const std::string csv =
+      "op,device,dtype,B,H\n"
+      "add,T4,fp16,1000,1000\n"
+      "add,T4,,1000,1000\n";
+  const CostTable t = price_cost_table(csv, "ops.csv", {}, cost);  // default fp32
+  std::vector<double> ms = predicted_ms(t);
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_NEAR(ms[0], half_ms, 1e-5 * half_ms);
+  EXPECT_NEAR(ms[1], fp32_ms, 1e-5 * fp32_ms);
+  EXPECT_EQ(t.default_dtype_rows, 1u);
+  CostTableOptions bf16;
+  bf16.dtype = DType::kBF16;
+  ms = predicted_ms(price_cost_table(csv, "ops.csv", bf16, cost));
+  EXPECT_NEAR(ms[0], half_ms, 1e-5 * half_ms);  // still its own fp16
+  EXPECT_NEAR(ms[1], half_ms, 1e-5 * half_ms);  // now bf16
+  // Without the column every row takes the default.
+  const CostTable none =
+      price_cost_table("op,device,B,H\nadd,T4,1000,1000\n", "ops.csv", bf16, cost);
+  EXPECT_EQ(none.default_dtype_rows, 1u);
+  EXPECT_NEAR(predicted_ms(none)[0], half_ms, 1e-5 * half_ms);
+  // A dtype no one knows names the line, the column and every accepted name.
+  const std::string bad = testing::input_error_of(
+      [&] { price_cost_table("op,device,dtype,B,H\nadd,T4,fp9,1,1\n", "ops.csv", {}, cost); });
+  EXPECT_NE(bad.find("ops.csv:2: dtype: unknown \"fp9\" (expected " + dtype_names() + ")"),
+            std::string::npos)
+      << bad;
+  EXPECT_NE(dtype_names().find("int8, fp8 or fp4"), std::string::npos) << dtype_names();
+}
+
+// fp8 and fp4 GEMMs on GPUs without those Tensor Cores run in a 16-bit type, as a language
+// model's recipe falls back (strategies/llm_precision.h), and the table says so.
+TEST(CostTable, Fp8AndFp4FallBackWhereTheGpuHasNoSuchTensorCores) {
+  const ModelOp fp8 = query_op("linear", {{"B", "1"}, {"M", "1024"}, {"N", "2560"}, {"K", "2560"}},
+                               DType::kFP8, "q");
+  ModelOp fp4 = fp8;
+  fp4.dtype = DType::kFP4;
+  std::string why;
+  const ModelOp on_a100 = op_on_device(fp8, device_spec("A100-SXM4-80GB"), &why);
+  EXPECT_EQ(on_a100.dtype, DType::kBF16);
+  EXPECT_EQ(why, "A100-SXM4-80GB has no FP8 Tensor Cores (Ada, Hopper and later have them)");
+  EXPECT_DOUBLE_EQ(on_a100.bytes, 2 * fp8.bytes);  // counted again in two-byte elements
+  EXPECT_DOUBLE_EQ(on_a100.flops, fp8.flops);
+  // Volta runs fp16 on Tensor Cores and bf16 on none: fp16 it is.
+  EXPECT_EQ(op_on_device(fp8, device_spec("V100-SXM2"), &why).dtype, DType::kFP16);
+  // Hopper and Ada have FP8, not FP4; Blackwell both.
+  EXPECT_EQ(op_on_device(fp8, device_spec("H100"), &why).dtype, DType::kFP8);
+  EXPECT_EQ(why, "");
+  EXPECT_EQ(op_on_device(fp8, device_spec("L40S"), &why).dtype, DType::kFP8);
+  EXPECT_EQ(op_on_device(fp4, device_spec("H100"), &why).dtype, DType::kBF16);
+  EXPECT_EQ(why, "H100-SXM5 has no FP4 Tensor Cores (Blackwell and later have them)");
+  EXPECT_EQ(op_on_device(fp4, device_spec("B200"), &why).dtype, DType::kFP4);
+  EXPECT_EQ(op_on_device(fp4, device_spec("RTX-PRO-6000-Server"), &why).dtype, DType::kFP4);
+  // Elementwise ops use no Tensor Cores: an fp8 add stays fp8.
+  ModelOp add = query_op("add", {{"B", "10"}, {"H", "10"}}, DType::kFP8, "q");
+  EXPECT_EQ(op_on_device(add, device_spec("A100"), &why).dtype, DType::kFP8);
+  EXPECT_EQ(why, "");
+
+  // In a table: the fallback rows cost what the same rows in bf16 cost, and a note per reason.
+  const CostModel cost;
+  const std::string csv =
+      "op,device,dtype,B,M,N,K\n"
+      "linear,A100-SXM4-80GB,fp8,1,1024,2560,2560\n"
+      "linear,A100-SXM4-80GB,bf16,1,1024,2560,2560\n"
+      "linear,H100,fp4,1,1024,2560,2560\n"
+      "linear,H100,fp4,1,2048,2560,2560\n"
+      "linear,H100,fp8,1,1024,2560,2560\n";
+  const CostTable t = price_cost_table(csv, "ops.csv", {}, cost);
+  const std::vector<double> ms = predicted_ms(t);
+  ASSERT_EQ(ms.size(), 5u);
+  EXPECT_DOUBLE_EQ(ms[0], ms[1]);
+  EXPECT_EQ(t.notes,
+            (std::vector<std::string>{
+                "ops.csv: 1 row at line 2 priced in bf16: A100-SXM4-80GB has no FP8 Tensor Cores "
+                "(Ada, Hopper and later have them)",
+                "ops.csv: 2 rows from line 4 priced in bf16: H100-SXM5 has no FP4 Tensor Cores "
+                "(Blackwell and later have them)"}));
+}
+
+// latency_ms: empty is "not measured", 0 a time too short to record (no error computed), and
+// anything else but a non-negative number an error naming the line and the column.
+TEST(CostTable, LatencyMustBeANonNegativeNumber) {
+  const CostModel cost;
+  const CostTable t = price_cost_table(
+      "op,device,B,H,latency_ms\nadd,T4,10,10,\nadd,T4,10,10,0\nadd,T4,10,10,0.01\n", "ops.csv", {},
+      cost);
+  EXPECT_EQ(t.rows, 3u);
+  EXPECT_EQ(t.relative_errors.size(), 1u);
+  for (const char* bad : {"x", "-1", "1e999", "nan", "0.5ms"}) {
+    const std::string e = testing::input_error_of([&] {
+      price_cost_table(
+          std::string("op,device,B,H,latency_ms\nadd,T4,1,1,0.1\nadd,T4,1,1,") + bad + "\n",
+          "ops.csv", {}, cost);
+    });
+    EXPECT_NE(
+        e.find("ops.csv:3: latency_ms: expected a non-negative number of milliseconds, got \"" +
+               std::string(bad) + "\""),
+        std::string::npos)
+        << e;
+  }
+}
+
 TEST(CostCommand, OneOpPrintsTimePathAndSource) {
   const std::string bin = testing::orrery_bin();
   if (bin.empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
@@ -197,6 +339,72 @@ TEST(CostCommand, CsvOfTheSharedKernelDataIsPricedAndCompared) {
   EXPECT_NE(r.output.find("8750 rows priced"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("against latency_ms of 8750 rows: median error"), std::string::npos)
       << r.output;
+}
+
+// The command line around the table: interpolated percentiles on a two-row file, the row's
+// dtype over --dtype, the fp8 / fp4 fallback note, device names with spaces, exit status 2 with
+// the file, line and field of bad input. Roofline add on a T4 (see
+// ARowsOwnDtypeWinsOverTheDefault): 0.0535714 ms predicted; measured 0.0487013 ms (predicted / 1.1)
+// and 0.0412088 ms (predicted / 1.3) are errors of 10% and 30%: median 20%, 90th percentile 10 +
+// 0.9 x 20 = 28%.
+TEST(CostCommand, CsvNotesPercentilesAndDtypes) {
+  const std::string bin = testing::orrery_bin();
+  if (bin.empty()) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";
+  const std::string dir = testing::make_temp_dir("cost");
+  testing::write_file(dir + "/two.csv",
+                      "op,device,B,H,latency_ms\n"
+                      "add,Tesla T4,1000,1000,0.0487012987\n"
+                      "add,Tesla T4,1000,1000,0.0412087912\n");
+  testing::ShellResult two = testing::run_shell(bin + " cost --csv " + dir +
+                                                "/two.csv --model roofline -o " + dir + "/out.csv");
+  ASSERT_EQ(two.status, 0) << two.output;
+  EXPECT_NE(two.output.find("against latency_ms of 2 rows: median error 20.0%, 90th percentile "
+                            "28.0%"),
+            std::string::npos)
+      << two.output;
+
+  // The row's dtype wins; --dtype prices the others, and the command says how many.
+  testing::write_file(dir + "/mixed.csv",
+                      "op,dtype,B,M,N,K\n"
+                      "linear,fp8,1,1024,2560,2560\n"
+                      "linear,,1,1024,2560,2560\n");
+  testing::ShellResult mixed = testing::run_shell(bin + " cost --csv " + dir +
+                                                  "/mixed.csv --device 'NVIDIA A100-SXM4-80GB' "
+                                                  "--dtype bf16");
+  ASSERT_EQ(mixed.status, 0) << mixed.output;
+  EXPECT_NE(mixed.output.find("--dtype bf16 priced 1 of 2 rows (the others give their own)"),
+            std::string::npos)
+      << mixed.output;
+  EXPECT_NE(mixed.output.find("mixed.csv: 1 row at line 2 priced in bf16: A100-SXM4-80GB has no "
+                              "FP8 Tensor Cores"),
+            std::string::npos)
+      << mixed.output;
+
+  // One op: a name with spaces on the command line, and the fallback's note.
+  testing::ShellResult fp4 = testing::run_shell(
+      bin + " cost linear B=1 M=1024 N=2560 K=2560 --device \"NVIDIA H100 80GB HBM3\" --dtype fp4");
+  ASSERT_EQ(fp4.status, 0) << fp4.output;
+  EXPECT_NE(fp4.output.find("on H100-SXM5, fp4"), std::string::npos) << fp4.output;
+  EXPECT_NE(fp4.output.find("note       priced in bf16: H100-SXM5 has no FP4 Tensor Cores"),
+            std::string::npos)
+      << fp4.output;
+  EXPECT_NE(fp4.output.find("bf16 on Tensor Cores"), std::string::npos) << fp4.output;
+
+  // Bad input: exit status 2, and the message names what was wrong where.
+  testing::ShellResult dtype = testing::run_shell(bin + " cost add B=1 H=1 --dtype fp9");
+  EXPECT_EQ(dtype.status, 2) << dtype.output;
+  EXPECT_NE(dtype.output.find("--dtype: expected " + dtype_names() + ", got \"fp9\""),
+            std::string::npos)
+      << dtype.output;
+  testing::write_file(dir + "/bad.csv",
+                      "op,device,B,H,latency_ms\nadd,T4,1,1,0.1\nadd,T4,1,1,-2\n");
+  testing::ShellResult bad = testing::run_shell(bin + " cost --csv " + dir + "/bad.csv");
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("bad.csv:3: latency_ms:"), std::string::npos) << bad.output;
+  testing::write_file(dir + "/fp9.csv", "op,device,dtype,B,H\nadd,T4,fp9,1,1\n");
+  testing::ShellResult fp9 = testing::run_shell(bin + " cost --csv " + dir + "/fp9.csv");
+  EXPECT_EQ(fp9.status, 2) << fp9.output;
+  EXPECT_NE(fp9.output.find("fp9.csv:2: dtype: unknown \"fp9\""), std::string::npos) << fp9.output;
 }
 
 }  // namespace

@@ -82,8 +82,7 @@ ModelOp read_op(const json& j, size_t i, const std::string& origin,
                           std::pair<const char*, DType*>{"grad_dtype", &op.grad_dtype}}) {
     s = f.text_or(key, "fp32");
     if (!parse_dtype(s, out))
-      f.fail("unknown " + std::string(key) + " \"" + s +
-             "\" (expected fp32, fp16, bf16, tf32, int32, int64 or int8)");
+      f.fail("unknown " + std::string(key) + " \"" + s + "\" (expected " + dtype_names() + ")");
   }
   if (const json* v = f.find("inputs")) {
     if (!v->is_array()) f.fail("\"inputs\" must be an array of shapes, got " + describe(*v));

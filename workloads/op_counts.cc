@@ -172,6 +172,22 @@ OpCounts pool(const ModelOp& op) {
   return {out * window, (n_of(x) + out) * ds(op)};
 }
 
+// Forward: S = q k^T and O = P v, 2 x 2 D FLOPs per computed pair, and the exponentials and
+// scaling of the online softmax (counted as 5 per pair, as softmax is); q, k, v read and o
+// written once (the scores stay on chip). Backward recomputes S and runs dV, dP, dQ and dK:
+// 5 products, the softmax again, reads q, k, v, o, do and writes dq, dk, dv.
+Counter attention(bool backward) {
+  return [backward](const ModelOp& op) {
+    const AttentionDims a = attention_dims(op);
+    const double pairs = a.batch * a.heads * a.pairs();
+    const double q = a.batch * a.heads * a.seq * a.head_dim;
+    const double kv = a.batch * a.kv_heads * a.seq_kv * a.head_dim;
+    const double products = backward ? 5 : 2;
+    return OpCounts{pairs * (products * 2 * a.head_dim + 5),
+                    (backward ? 4 * q + 4 * kv : 2 * q + 2 * kv) * ds(op)};
+  };
+}
+
 // Optimizer updates in place over fp32 master weights: `k` FLOPs per parameter and `tensors`
 // fp32 tensors streamed (read or written) per parameter.
 Counter update(double k, double tensors) {
@@ -191,6 +207,8 @@ const std::map<std::string, Counter>& counters() {
       {"embedding_fwd", embedding_fwd},
       {"embedding_bwd", embedding_bwd},
       {"cast", cast},
+      {"attention", attention(false)},
+      {"attention_bwd", attention(true)},
       {"maxpool", pool},
       {"avgpool", pool},
       // Backward pooling, per element of x: maxpool reads dy and the argmax indices and writes
@@ -238,6 +256,51 @@ const std::map<std::string, Counter>& counters() {
 }
 
 }  // namespace
+
+double AttentionDims::pairs() const {
+  const double s = seq, kv = seq_kv;
+  // Query i (0..s-1) sits at position kv - s + i and sees keys 0..that position when causal.
+  const double first = causal ? kv - s + 1 : kv;  // keys the first query sees
+  auto seen = [&](double keys_first, double n) {  // sum over n queries of min(window, keys)
+    const double last = keys_first + (causal ? n - 1 : 0);
+    if (window <= 0 || window >= last) return causal ? n * (keys_first + last) / 2 : n * keys_first;
+    if (window <= keys_first) return n * window;
+    // Queries up to the one that sees `window` keys grow by one key each, the rest see window.
+    const double growing = window - keys_first;
+    return growing * (keys_first + window - 1) / 2 + (n - growing) * window;
+  };
+  return seen(first, s);
+}
+
+bool is_attention(const std::string& t) { return t == "attention" || t == "attention_bwd"; }
+
+AttentionDims attention_dims(const ModelOp& op) {
+  const Shape& q = in(op, 0, 4);
+  const Shape& k = in(op, 1, 4);
+  const Shape& v = in(op, 2, 4);
+  if (k != v) bad(op, "k and v must have the same shape, got " + dims(k) + " and " + dims(v));
+  if (q[0] != k[0] || q[3] != k[3])
+    bad(op, "q " + dims(q) + " and k " + dims(k) + " must share batch and head_dim");
+  if (k[1] < 1 || q[1] % k[1] != 0)
+    bad(op, "the query heads (" + std::to_string(q[1]) +
+                ") must be a multiple of the key/value "
+                "heads (" +
+                std::to_string(k[1]) + ")");
+  AttentionDims a;
+  a.batch = static_cast<double>(q[0]);
+  a.heads = static_cast<double>(q[1]);
+  a.kv_heads = static_cast<double>(k[1]);
+  a.seq = static_cast<double>(q[2]);
+  a.seq_kv = static_cast<double>(k[2]);
+  a.head_dim = static_cast<double>(q[3]);
+  a.causal = op_attr(op, "causal", 0) != 0;
+  a.window = static_cast<double>(op_attr(op, "window", 0));
+  if (a.window < 0) bad(op, "attr window must not be negative");
+  if (a.causal && a.seq > a.seq_kv)
+    bad(op, "causal attention needs no more queries (" + std::to_string(q[2]) + ") than keys (" +
+                std::to_string(k[2]) + ")");
+  return a;
+}
 
 const std::vector<std::string>& known_op_types() {
   static const std::vector<std::string> names = [] {

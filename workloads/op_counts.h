@@ -16,6 +16,14 @@
 //   maxpool, avgpool   x [N,C,H,W] -> y [N,C,P,Q], attrs kernel_h, kernel_w
 //   maxpool_bwd, avgpool_bwd, softmax(_bwd), layernorm(_bwd), batchnorm(_bwd), reduce,
 //   cross_entropy(_bwd): counted per element of the first input.
+//   attention          q [B,H,S,D], k [B,KV,S_kv,D], v [B,KV,S_kv,D] -> o [B,H,S,D]: fused
+//                      (flash) attention, softmax(q k^T / sqrt(D)) v without the S x S_kv
+//                      scores in memory; attrs causal (0/1: the S queries are the last S of the
+//                      S_kv positions and see none after their own) and window (0 = all keys,
+//                      else at most that many before and including each query's own); H a
+//                      multiple of KV (grouped-query attention)
+//   attention_bwd      the same shapes -> dq [B,H,S,D] (and dk, dv): recomputes the scores and
+//                      runs the four gradient products
 //   everything else: element-wise over its inputs and output.
 // An empty output shape means "not given": element-wise ops then write a tensor shaped like
 // their first input. A scalar output is written [1].
@@ -38,6 +46,19 @@ struct OpCounts {
   double flops = 0.0;
   double bytes = 0.0;
 };
+
+// The dimensions of an attention or attention_bwd op.
+struct AttentionDims {
+  double batch = 0, heads = 0, kv_heads = 0, seq = 0, seq_kv = 0, head_dim = 0;
+  bool causal = false;
+  double window = 0;
+  // Query-key pairs whose scores are computed (per batch and head), after the causal mask and
+  // the window.
+  double pairs() const;
+};
+// Throws InputError naming the op when its shapes break the convention above.
+AttentionDims attention_dims(const ModelOp& op);
+bool is_attention(const std::string& op_type);
 
 // Sorted list of the op types count_op understands.
 const std::vector<std::string>& known_op_types();

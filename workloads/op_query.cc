@@ -13,7 +13,7 @@ namespace orrery {
 namespace {
 
 // How a data name becomes an op-graph op.
-enum class Form { kBmm, kLinear, kConv, kRow, kBinary, kScalar, kUnary };
+enum class Form { kBmm, kLinear, kConv, kRow, kBinary, kScalar, kUnary, kAttention };
 
 struct DataOp {
   const char* type;  // op-graph type
@@ -22,14 +22,24 @@ struct DataOp {
 
 const std::map<std::string, DataOp>& data_ops() {
   static const std::map<std::string, DataOp> ops = {
-      {"bmm", {"bmm", Form::kBmm}},          {"linear", {"matmul", Form::kLinear}},
-      {"conv", {"conv2d", Form::kConv}},     {"softmax", {"softmax", Form::kRow}},
-      {"ln", {"layernorm", Form::kRow}},     {"add", {"add", Form::kBinary}},
-      {"mul", {"mul", Form::kBinary}},       {"div", {"div", Form::kBinary}},
-      {"pow", {"pow", Form::kBinary}},       {"addu", {"add", Form::kScalar}},
-      {"mulu", {"mul", Form::kScalar}},      {"divu", {"div", Form::kScalar}},
-      {"powu", {"pow", Form::kScalar}},      {"relu", {"relu", Form::kUnary}},
-      {"gelu", {"gelu", Form::kUnary}},      {"tanh", {"tanh", Form::kUnary}}};
+      {"bmm", {"bmm", Form::kBmm}},
+      {"linear", {"matmul", Form::kLinear}},
+      {"conv", {"conv2d", Form::kConv}},
+      {"softmax", {"softmax", Form::kRow}},
+      {"ln", {"layernorm", Form::kRow}},
+      {"add", {"add", Form::kBinary}},
+      {"mul", {"mul", Form::kBinary}},
+      {"div", {"div", Form::kBinary}},
+      {"pow", {"pow", Form::kBinary}},
+      {"addu", {"add", Form::kScalar}},
+      {"mulu", {"mul", Form::kScalar}},
+      {"divu", {"div", Form::kScalar}},
+      {"powu", {"pow", Form::kScalar}},
+      {"relu", {"relu", Form::kUnary}},
+      {"gelu", {"gelu", Form::kUnary}},
+      {"tanh", {"tanh", Form::kUnary}},
+      {"attention", {"attention", Form::kAttention}},
+      {"attention_bwd", {"attention_bwd", Form::kAttention}}};
   return ops;
 }
 
@@ -39,8 +49,9 @@ std::vector<std::string> fields_of(Form f) {
     case Form::kLinear:
       return {"B", "M", "N", "K"};
     case Form::kConv:
-      return {"B", "in_channels", "out_channels", "kernel_size", "input_size", "stride",
-              "padding"};
+      return {"B", "in_channels", "out_channels", "kernel_size", "input_size", "stride", "padding"};
+    case Form::kAttention:
+      return {"B", "S", "S_kv", "H", "KV", "D", "causal", "window"};
     default:
       return {"B", "H"};
   }
@@ -49,6 +60,9 @@ std::vector<std::string> fields_of(Form f) {
 // The form of `op` when it takes the data's fields: a data name, or an op-graph type with the
 // same meaning ("matmul" with B, M, N, K is "linear").
 const DataOp* data_form(const std::string& op, const std::map<std::string, std::string>& fields) {
+  // An op-graph type given its shapes (in=...) is the op-graph op, even where a data name is the
+  // same word (attention).
+  if (fields.count("in") && is_known_op_type(op)) return nullptr;
   auto it = data_ops().find(op);
   if (it != data_ops().end()) return &it->second;
   if (fields.count("in")) return nullptr;
@@ -79,8 +93,8 @@ Shape parse_shape(const std::string& text, const std::string& where, const std::
     errno = 0;
     long long v = std::strtoll(d.c_str(), &end, 10);
     if (d.empty() || *end != '\0' || errno == ERANGE || v < 1)
-      throw InputError(where + ": " + key + ": expected dimensions such as 64x1024, got \"" +
-                       text + "\"");
+      throw InputError(where + ": " + key + ": expected dimensions such as 64x1024, got \"" + text +
+                       "\"");
     s.push_back(v);
   }
   if (s.empty()) throw InputError(where + ": " + key + ": expected a shape such as 64x1024");
@@ -155,6 +169,19 @@ ModelOp query_op(const std::string& op, const std::map<std::string, std::string>
         m.inputs = {{b, c, s, s}, {k, c, r, r}};
         m.output = {b, k, p, p};
         m.attrs = {{"stride_h", stride}, {"stride_w", stride}, {"pad_h", pad}, {"pad_w", pad}};
+        break;
+      }
+      case Form::kAttention: {
+        // S_kv defaults to S (self-attention), KV to H (no grouping), causal to 1 (a decoder's
+        // training step), window to 0 (every key).
+        auto get_or = [&](const char* key, int64_t fallback) {
+          return fields.count(key) ? get(key) : fallback;
+        };
+        const int64_t b = get("B"), s = get("S"), h = get("H"), dim = get("D");
+        const int64_t kv = get_or("KV", h), skv = get_or("S_kv", s);
+        m.inputs = {{b, h, s, dim}, {b, kv, skv, dim}, {b, kv, skv, dim}};
+        m.output = {b, h, s, dim};
+        m.attrs = {{"causal", get_or("causal", 1)}, {"window", get_or("window", 0)}};
         break;
       }
       case Form::kRow:

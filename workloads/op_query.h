@@ -12,6 +12,9 @@
 //   softmax, ln         B, H: over the last dimension of [B,H] (ln is layernorm)
 //   add, mul, div, pow  B, H: two [B,H] tensors; addu, mulu, divu, powu: one [B,H] tensor and a
 //                       scalar; relu, gelu, tanh: one [B,H] tensor
+//   attention, attention_bwd   B, S, H, D and optional S_kv (default S), KV (default H), causal
+//                       (default 1), window (default 0): flash attention forward or backward
+//                       over q [B,H,S,D] and k, v [B,KV,S_kv,D]
 //   any op-graph type   in: the input shapes, "64x1024;1024x512" (';' between tensors, 'x'
 //                       between dimensions), optional out: the output shape, and integer
 //                       attributes by name (stride_h, pad_w, groups, ...), as in
