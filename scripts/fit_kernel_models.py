@@ -85,7 +85,8 @@ def load_extension():
     try:
         from orrery import _orrery  # noqa: E402
     except ImportError as e:
-        sys.exit("fit_kernel_models: the orrery extension is not built (scripts/build): %s" % e)
+        sys.exit("%s: the orrery extension is not built (scripts/build): %s"
+                 % (os.path.basename(sys.argv[0]), e))
     return _orrery
 
 
@@ -323,15 +324,16 @@ BEGIN = "<!-- kernel-logo:begin (scripts/fit_kernel_models.py evaluate --update-
 END = "<!-- kernel-logo:end -->"
 
 
-def update_doc(path, text):
+def update_doc(path, text, begin=BEGIN, end=END):
+    """Replaces the text between the `begin` and `end` lines of the Markdown file `path`."""
     with open(path) as f:
         doc = f.read()
-    if BEGIN not in doc or END not in doc:
-        sys.exit("fit_kernel_models: %s has no %s ... %s block" % (path, BEGIN, END))
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
+    if begin not in doc or end not in doc:
+        sys.exit("%s: %s has no %s ... %s block" % (os.path.basename(sys.argv[0]), path, begin, end))
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
     with open(path, "w") as f:
-        f.write(head + BEGIN + "\n" + text + END + tail)
+        f.write(head + begin + "\n" + text + end + tail)
 
 
 def main():

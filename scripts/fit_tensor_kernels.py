@@ -20,8 +20,16 @@ their own block quantization of x, which has no table: it is priced as Orrery pr
 (one read of the BF16 x, one write of the narrow copy, at the streaming bandwidth, plus a launch)
 and added to the GEMM's prediction.
 
+Attention rows: prefill (causal, S = S_kv) and decode (one query over kv_len + 1 keys) whose math
+and KV cache share one dtype; sliding-window rows are left out (TensorRT-LLM skips fewer tiles than
+the window allows, which the attention model does not describe). A row also holds TensorRT-LLM's
+preparation of q, k and v, priced beside the op and fitted with it (the `data.*` numbers), never
+shipped.
+
 The fit minimises a robust (soft-L1) loss on log(predicted / measured), each (GPU, dtype) weighted
-alike. A fold without NVFP4 rows (B200 held out) ties eta4 to eta8.
+alike: the tensor section on the GEMMs first, then the attention section. A fold without NVFP4
+rows (B200 held out) ties eta4 to eta8. The Tensor Core power cap and attention's backward rate are
+fixed, not fitted (FIXED below).
 """
 
 import argparse
@@ -34,6 +42,9 @@ import sys
 
 import numpy as np
 from scipy.optimize import least_squares
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fit_kernel_models import load_extension, update_doc  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data", "tc-kernels")
@@ -72,18 +83,6 @@ FIXED = {("tensor", "pj_per_flop_16nm"): 0.0, ("tensor", "bits_exponent"): 1.0,
          ("tensor", "power_window_s"): 1e-3, ("attention", "bwd_eta"): 0.70}
 MAX_FIT_ROWS = 2500  # per (GPU, dtype): enough for ten coefficients, and fast
 QUANT_SHARE_MAX = 0.7
-
-
-def load_extension():
-    for cand in [os.environ.get("ORRERY_PYTHON_DIR"), os.path.join(ROOT, "build", "python")]:
-        if cand and os.path.isdir(os.path.join(cand, "orrery")):
-            sys.path.insert(0, cand)
-            break
-    try:
-        from orrery import _orrery  # noqa: E402
-    except ImportError as e:
-        sys.exit("fit_tensor_kernels: the orrery extension is not built (scripts/build): %s" % e)
-    return _orrery
 
 
 def read_csv(path):
@@ -352,17 +351,6 @@ BEGIN = "<!-- tensor-logo:begin (scripts/fit_tensor_kernels.py evaluate --update
 END = "<!-- tensor-logo:end -->"
 
 
-def update_doc(path, text):
-    with open(path) as f:
-        doc = f.read()
-    if BEGIN not in doc or END not in doc:
-        sys.exit("fit_tensor_kernels: %s has no %s ... %s block" % (path, BEGIN, END))
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    with open(path, "w") as f:
-        f.write(head + BEGIN + "\n" + text + END + tail)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("command", choices=["fit", "evaluate"])
@@ -402,7 +390,7 @@ def main():
             markdown(table, data.gpus))
     print(text, end="")
     if args.update_doc:
-        update_doc(args.update_doc, text)
+        update_doc(args.update_doc, text, BEGIN, END)
 
 
 if __name__ == "__main__":
