@@ -82,6 +82,34 @@ TEST(Zoo, EveryModelBuildsAValidGraphWithAllThreePhases) {
   }
 }
 
+// `attention: flash` replaces each layer's two batched products, mask, softmax and dropout by
+// one fused op each way, over the same heads and the causal half of the scores (GPT-2) or all
+// of them (BERT); the parameters do not change.
+TEST(Zoo, FlashAttentionIsOneFusedOpEachWay) {
+  auto count = [](const ModelGraph& g, const std::string& type) {
+    return std::count_if(g.ops.begin(), g.ops.end(),
+                         [&](const ModelOp& op) { return op.type == type; });
+  };
+  for (const char* model : {"gpt2", "bert_base"}) {
+    SCOPED_TRACE(model);
+    const ModelGraph eager = build(model);
+    const ModelGraph flash = build(model, "{attention: flash}");
+    EXPECT_EQ(count(flash, "attention"), 12);
+    EXPECT_EQ(count(flash, "attention_bwd"), 12);
+    EXPECT_EQ(count(flash, "bmm"), 0);
+    EXPECT_GT(count(eager, "bmm"), 0);
+    EXPECT_EQ(count(flash, "matmul"), count(eager, "matmul"));
+  }
+  const ModelGraph g = build("gpt2", "{attention: flash, batch: 2, seq_len: 128}");
+  const auto it = std::find_if(g.ops.begin(), g.ops.end(),
+                               [](const ModelOp& op) { return op.type == "attention"; });
+  ASSERT_NE(it, g.ops.end());
+  // 2 x 12 heads, 128 x 129 / 2 causal pairs, 2 products of 2 x 64 FLOPs and 5 more per pair.
+  EXPECT_DOUBLE_EQ(it->flops, 2.0 * 12 * 128 * 129 / 2 * (2 * 2 * 64 + 5));
+  EXPECT_EQ(op_attr(*it, "causal", 0), 1);
+  EXPECT_THROW(build("gpt2", "{attention: fused}"), InputError);
+}
+
 TEST(Zoo, ParameterCountsMatchPublishedModels) {
   // torchvision: resnet50 25,557,032; resnet152 60,192,808; vgg16 138,357,544;
   // vgg19 143,667,240; inception_v3 27,161,264 with the auxiliary classifier, of which

@@ -350,6 +350,29 @@ Tensor LayerBuilder::bmm(const std::string& layer, Tensor a, Tensor b) {
   return y;
 }
 
+Tensor LayerBuilder::attention(const std::string& layer, Tensor q, Tensor k, Tensor v,
+                               bool causal) {
+  const Shape qs = shape(q), ks = shape(k);
+  if (qs.size() != 4 || ks.size() != 4 || shape(v) != ks || qs[0] != ks[0] || qs[3] != ks[3] ||
+      ks[1] < 1 || qs[1] % ks[1] != 0)
+    bug(layer, "attention needs q [B,H,S,D] and k, v [B,KV,S,D] with KV dividing H");
+  const std::map<std::string, int64_t> attrs{{"causal", causal ? 1 : 0}};
+  int op = emit(layer, "attention", "attention", Phase::kForward, {qs, ks, ks}, qs,
+                deps_of({q, k, v}), attrs);
+  Tensor y = make_tensor(qs, {op}, needs_grad(q) || needs_grad(k) || needs_grad(v));
+  tape_.push_back([=] {
+    if (!needs_grad(q) && !needs_grad(k) && !needs_grad(v)) return;
+    std::vector<int> dy = grad(y);
+    if (dy.empty()) return;
+    // One kernel recomputes the scores and writes dq, dk and dv together.
+    const int bwd = emit(layer, "attention_bwd", "attention_bwd", Phase::kBackward, {qs, ks, ks},
+                         qs, dy, attrs);
+    for (Tensor t : {q, k, v})
+      if (needs_grad(t)) add_grad(t, {bwd});
+  });
+  return y;
+}
+
 Tensor LayerBuilder::add(const std::string& layer, Tensor a, Tensor b) {
   const Shape as = shape(a);
   if (shape(b) != as) bug(layer, "add needs equal shapes");

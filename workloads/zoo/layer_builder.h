@@ -76,6 +76,9 @@ class LayerBuilder {
                 int shared_weight = -1);
   // Batched a [B,M,K] x b [B,K,N] of two activations.
   Tensor bmm(const std::string& layer, Tensor a, Tensor b);
+  // Fused (flash) attention over q [B,H,S,D] and k, v [B,KV,S,D] -> [B,H,S,D]: one `attention`
+  // op forward and one `attention_bwd` op giving dq, dk and dv (workloads/op_counts.h).
+  Tensor attention(const std::string& layer, Tensor q, Tensor k, Tensor v, bool causal);
   Tensor add(const std::string& layer, Tensor a, Tensor b);  // same shapes
   Tensor mul(const std::string& layer, Tensor a, Tensor b);  // same shapes
   // x + a constant of x's shape that is no parameter and needs no gradient (sinusoidal position

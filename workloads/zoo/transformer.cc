@@ -6,8 +6,8 @@
 //  - GPT-2 (Radford et al., 2019; the 124 M "small" model by default), laid out as Hugging Face
 //    GPT2LMHeadModel: pre-LN blocks with a fused qkv projection and causal mask, final layer
 //    norm, language-model head tied to the token embedding.
-// Attention is batched matrix products over batch x heads. The padding mask of BERT is not
-// modelled (inputs are taken as unpadded).
+// Attention is batched matrix products over batch x heads, or with `attention: flash` the fused
+// attention op. The padding mask of BERT is not modelled (inputs are taken as unpadded).
 #include "workloads/zoo/zoo_models.h"
 
 namespace orrery::zoo {
@@ -16,12 +16,20 @@ namespace {
 
 struct Dims {
   int64_t batch, seq, hidden, heads;
+  bool flash = false;  // `attention: flash`: one fused kernel each way
   int64_t head_dim() const { return hidden / heads; }
 };
 
-// softmax(q k^T / sqrt(d) [masked]) v for q, k, v of shape [B, S, H]; returns [B, S, H].
+// softmax(q k^T / sqrt(d) [masked]) v for q, k, v of shape [B, S, H]; returns [B, S, H]. Eager
+// (Hugging Face's "eager" attention): two batched products, a mask, a softmax and its dropout;
+// flash (scaled_dot_product_attention's flash kernel): one fused op.
 Tensor attention(LayerBuilder& b, const std::string& p, const Dims& d, Tensor q, Tensor k, Tensor v,
                  bool causal) {
+  if (d.flash) {
+    const Shape heads{d.batch, d.heads, d.seq, d.head_dim()};  // views: the layout is free
+    Tensor o = b.attention(p, b.view(q, heads), b.view(k, heads), b.view(v, heads), causal);
+    return b.view(o, {d.batch, d.seq, d.hidden});
+  }
   const int64_t bh = d.batch * d.heads;
   q = b.view(q, {bh, d.seq, d.head_dim()});
   k = b.view(k, {bh, d.head_dim(), d.seq});  // transposed view
@@ -69,6 +77,9 @@ ModelGraph make_bert(ZooKeys& keys, const BertSize& size) {
   const int64_t layers =
       keys.integer("layers", size.layers, "encoder layers", 1, ZooKeys::kMaxRepeats);
   d.heads = keys.integer("heads", size.heads, "attention heads");
+  d.flash =
+      keys.choice("attention", "eager", {"eager", "flash"},
+                  "eager: batched products and a softmax; flash: one fused kernel") == "flash";
   const int64_t inter = keys.integer("intermediate", 4 * d.hidden, "feed-forward width");
   const int64_t vocab = keys.integer("vocab", 30522, "WordPiece vocabulary");
   const int64_t positions = keys.integer("max_positions", 512, "position embeddings");
@@ -119,6 +130,9 @@ ModelGraph make_gpt(ZooKeys& keys, const GptSize& size) {
   const int64_t layers =
       keys.integer("layers", size.layers, "decoder blocks (n_layer)", 1, ZooKeys::kMaxRepeats);
   d.heads = keys.integer("heads", size.heads, "attention heads (n_head)");
+  d.flash =
+      keys.choice("attention", "eager", {"eager", "flash"},
+                  "eager: batched products and a softmax; flash: one fused kernel") == "flash";
   const int64_t vocab = keys.integer("vocab", size.vocab, "BPE vocabulary");
   const int64_t positions =
       keys.integer("max_positions", size.seq, "position embeddings (n_positions)");
