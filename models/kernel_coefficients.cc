@@ -55,6 +55,7 @@ const Field kFields[] = {
     {"rows", "softmax_extra_pass", &KernelCoefficients::softmax_extra_pass, 0, 100},
     {"rows", "ln_extra_pass", &KernelCoefficients::ln_extra_pass, 0, 100},
     {"rows", "rows_per_sm", &KernelCoefficients::rows_per_sm, 0.01, 1e4},
+    {"rows", "rows_in_flight_per_sm", &KernelCoefficients::rows_in_flight_per_sm, 0.1, 1e4},
     {"evaluation", "overlap_k", &KernelCoefficients::overlap_k, 0.5, 100},
     {"evaluation", "overlap_k_rows", &KernelCoefficients::overlap_k_rows, 0.5, 100},
     {"evaluation", "overlap_k_gemm", &KernelCoefficients::overlap_k_gemm, 0.5, 100},

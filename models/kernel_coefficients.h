@@ -86,10 +86,14 @@ struct KernelCoefficients {
 
   // Row kernels (softmax, layer norm): rows longer than 1024 elements leave the one-warp-per-row
   // kernel for one block per row, which reads the row extra_pass more times; fewer rows than
-  // rows_per_sm x SMs leave the GPU partly idle.
+  // rows_per_sm x SMs leave the GPU partly idle. The extra reads go to DRAM only for the rows
+  // in flight L2 cannot hold (rows_in_flight_per_sm, below).
   double softmax_extra_pass = 0.4;
   double ln_extra_pass = 0.4;
   double rows_per_sm = 2;
+  // Rows in flight per SM when rows take a block each: their bytes against the L2 size say how
+  // much of the second look at a row comes back from DRAM rather than L2.
+  double rows_in_flight_per_sm = 16;
 
   // Not kernel properties: measured eager-mode latencies overlap the host's dispatch of the op
   // with the kernel, latency = (host^k + kernel^k)^(1/k), k by op family (streaming, rows,

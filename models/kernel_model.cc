@@ -309,13 +309,17 @@ KernelEstimate row_time(const ModelOp& op, double bytes, const DeviceSpec& dev,
   bool softmax = op.type.rfind("softmax", 0) == 0;
   double extra = softmax ? c.softmax_extra_pass : c.ln_extra_pass;
   // One warp per row up to 1024 elements (32 lanes x 32 values in registers); longer rows
-  // take a block per row and a second look at the row.
-  double passes = 1.0 + (row > 1024 ? extra : 0.0);
+  // take a block per row and a second look at the row, which misses L2 (and goes to DRAM) in
+  // the share of the rows in flight that L2 cannot hold: none on a 40-50 MB L2, most on 4 MB.
+  const double in_flight = c.rows_in_flight_per_sm * std::max(1, dev.sms) * row * elem_bytes(op);
+  const double miss = dev.l2_bytes > 0 ? std::min(1.0, in_flight / dev.l2_bytes) : 1.0;
+  double passes = 1.0 + (row > 1024 ? extra * miss : 0.0);
   double busy = std::min(1.0, rows / (c.rows_per_sm * std::max(1, dev.sms)));
   double t = passes * bytes / (stream_efficiency(dev, c) * dev.mem_bw * busy);
   e.seconds = c.launch_s + t;
   e.detail = fmt("%.0f rows of ", rows) + fmt("%.0f", row) +
-             (row > 1024 ? ", block per row" : ", warp per row") +
+             (row > 1024 ? ", block per row" + fmt(" (%.0f%% of re-reads miss L2)", 100 * miss)
+                         : ", warp per row") +
              fmt(", %.0f%% of SMs busy", 100 * busy) + ", memory-bound";
   return e;
 }

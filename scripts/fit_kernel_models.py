@@ -55,7 +55,8 @@ GROUPS = {
                ("stream", "gddr_eff", 0.75, 0.4, 1.0), ("stream", "flop_eff", 0.5, 0.05, 1.0),
                ("evaluation", "overlap_k", 3.0, 1.0, 20.0)],
     "rows": [("rows", "softmax_extra_pass", 0.4, 0.0, 4.0), ("rows", "ln_extra_pass", 0.4, 0.0, 4.0),
-             ("rows", "rows_per_sm", 2.0, 0.1, 64.0), ("evaluation", "overlap_k_rows", 3.0, 1.0, 20.0)],
+             ("rows", "rows_per_sm", 2.0, 0.02, 64.0), ("rows", "rows_in_flight_per_sm", 16.0, 1.0, 512.0),
+             ("evaluation", "overlap_k_rows", 3.0, 1.0, 20.0)],
     "gemm": [("gemm", "eta0", 0.85, 0.3, 1.0), ("gemm", "edge", 1.0, 0.01, 20.0),
              ("gemm", "regs", 25000.0, 4096.0, 200000.0), ("gemm", "tile_cycles", 1000.0, 1.0, 10000.0),
              ("gemm", "mem_eff", 0.8, 0.2, 1.0), ("gemm", "l2_reread", 0.3, 0.0, 4.0),
@@ -113,7 +114,7 @@ ORDER = [("gemm", "eta0"), ("gemm", "edge"), ("gemm", "regs"), ("gemm", "tile_cy
          ("power", "pj_per_flop_16nm"), ("conv", "eff"), ("conv", "winograd_ratio"),
          ("conv", "winograd_passes"), ("conv", "fixed_seconds"), ("stream", "hbm_eff"), ("stream", "gddr_eff"),
          ("stream", "flop_eff"), ("rows", "softmax_extra_pass"), ("rows", "ln_extra_pass"),
-         ("rows", "rows_per_sm"), ("evaluation", "overlap_k"), ("evaluation", "overlap_k_rows"),
+         ("rows", "rows_per_sm"), ("rows", "rows_in_flight_per_sm"), ("evaluation", "overlap_k"), ("evaluation", "overlap_k_rows"),
          ("evaluation", "overlap_k_gemm"), ("evaluation", "overlap_k_conv")]
 
 
@@ -232,7 +233,7 @@ def kept_values(path):
     values, sources, section = {}, [], None
     with open(path) as f:
         for line in f:
-            if line.startswith("  - ") and line.strip()[3:].startswith('"tensor'):
+            if line.startswith("  - ") and line.strip()[3:].startswith("tensor"):
                 sources.append(line.strip()[3:].strip().strip('"'))
             elif re.match(r"^[a-z_]+:\s*$", line):
                 section = line.strip()[:-1]
