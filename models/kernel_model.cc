@@ -240,6 +240,11 @@ KernelEstimate attention_time(const ModelOp& op, double bytes, const DeviceSpec&
   e.mode = mode;
   const AttentionDims a = attention_dims(op);
   const bool backward = op.type == "attention_bwd";
+  if (a.batch * a.heads * a.seq * a.seq_kv * a.head_dim <= 0) {
+    e.seconds = c.launch_s;
+    e.detail = "empty attention";
+    return e;
+  }
   const double sms = std::max(1, dev.sms);
   const double e_bytes = elem_bytes(op);
   const double peak = path_peak(dev, mode);

@@ -321,6 +321,9 @@ TEST(KernelModel, AttentionPrefillComputesAndDecodeStreamsTheKvCache) {
   // Doubling the sequence of a long prefill roughly quadruples causal work: time follows.
   const double longer = cost.kernel_estimate(attention(4, 16384, 16384, 32, 8, 128), h100)->seconds;
   EXPECT_NEAR(longer / prefill->seconds, 4.0, 0.6);
+  // No queries or no keys: an empty kernel, not a NaN.
+  EXPECT_DOUBLE_EQ(cost.kernel_estimate(attention(1, 0, 0, 8, 8, 64), h100)->seconds,
+                   cost.coefficients().launch_s);
   // Backward does 5 products to forward's 2.
   ModelOp bwd = attention(4, 8192, 8192, 32, 8, 128);
   bwd.type = "attention_bwd";

@@ -844,6 +844,12 @@ def reliability_cases():
     case("missing-file-line-graph",
          {"s.yaml": "platform: {preset: pcie-server}\nworkload: {type: graph, file: gone.json}\n"},
          "validate s.yaml", ["s.yaml:2: workload.file", "gone.json"])
+    # The attention op's shapes (issue 37): heads that do not group, a causal mask with more
+    # queries than keys, a missing field.
+    for n, fields in {"heads": "B=1 S=16 H=3 KV=2 D=64", "causal": "B=1 S=16 S_kv=8 H=2 D=64",
+                      "missing": "B=1 S=16 H=2"}.items():
+        case(f"cost-attention-{n}", {}, "cost attention " + fields + " --device H100",
+             ["cost attention"])
     case("missing-file-line-xml", {"s.yaml": "platform: {xml: gone.xml}\nworkload: {type: synthetic-dp}\n"},
          "validate s.yaml", ["s.yaml:1: platform.xml", "gone.xml"])
 
