@@ -11,6 +11,7 @@
 
 #include "common/csv.h"
 #include "common/errors.h"
+#include "models/tensor_cores.h"
 #include "workloads/op_counts.h"
 #include "workloads/op_query.h"
 
@@ -21,12 +22,6 @@ std::string ms(double seconds) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", seconds * 1e3);
   return buf;
-}
-
-// The op types that run on Tensor Cores (models/tensor_cores.h).
-bool tensor_core_op(const std::string& type) {
-  return type == "matmul" || type == "bmm" || type == "conv2d" || type == "conv2d_bwd_data" ||
-         type == "conv2d_bwd_filter" || is_attention(type);
 }
 
 // A measured time in milliseconds: NaN for an empty cell; a non-negative finite number, else an
@@ -115,15 +110,11 @@ OpRows read_op_rows(const std::string& csv_text, const std::string& origin,
 
 ModelOp op_on_device(const ModelOp& op, const DeviceSpec& dev, std::string* why) {
   if (why) why->clear();
+  const DType runs_in = fallback_dtype(op.dtype, dev);
+  if (runs_in == op.dtype || !has_tensor_core_kernels(op.type)) return op;
   const bool fp8 = op.dtype == DType::kFP8;
-  if (!(fp8 || op.dtype == DType::kFP4) || !tensor_core_op(op.type) ||
-      dev.has_tensor_core_path(op.dtype))
-    return op;
   ModelOp out = op;
-  // The faster 16-bit type of the GPU, bf16 on a tie (as amp would pick it).
-  out.dtype = dev.peak_flops(DType::kFP16, true) > dev.peak_flops(DType::kBF16, true)
-                  ? DType::kFP16
-                  : DType::kBF16;
+  out.dtype = runs_in;
   const OpCounts c = count_op(out);
   out.flops = c.flops;
   out.bytes = c.bytes;

@@ -55,9 +55,9 @@ double power_throttle(bool tensor_cores, double peak, double elem_bytes, const D
 // The share of the unthrottled rate a Tensor Core kernel of `burst_s` (its time unthrottled)
 // keeps when the power cap allows `cap` of it: all of the cap when the GPU is at its limit
 // already, a blend by duration when the kernel runs alone.
-double capped_share(double burst_s, double cap, const MathMode& mode, const KernelCoefficients& c) {
+double capped_share(double burst_s, double cap, bool sustained_power, const KernelCoefficients& c) {
   if (cap >= 1) return 1;
-  const double w = mode.sustained_power ? 1.0 : burst_s / (burst_s + c.tc_power_window_s);
+  const double w = sustained_power ? 1.0 : burst_s / (burst_s + c.tc_power_window_s);
   return 1 - (1 - cap) * w;
 }
 
@@ -99,7 +99,7 @@ KernelEstimate generic_gemm(double flops, double bytes, const DeviceSpec& dev, c
   const double peak = path_peak(dev, mode) * (mode.tensor_cores ? 1.0 : cap);
   double eta = mode.tensor_cores ? tc_eta(e_bytes, c) : c.gemm_eta0;
   double compute = flops / (eta * peak);
-  if (mode.tensor_cores) compute /= capped_share(compute, cap, mode, c);
+  if (mode.tensor_cores) compute /= capped_share(compute, cap, mode.sustained_power, c);
   double memory = bytes / ((mode.tensor_cores ? c.tc_mem_eff : c.gemm_mem_eff) * dev.mem_bw);
   e.memory_bound = memory > compute;
   e.seconds = c.launch_s + std::max(compute, memory);
@@ -286,7 +286,7 @@ KernelEstimate attention_time(const ModelOp& op, double bytes, const DeviceSpec&
                         c.attn_exp_share * unit_pairs / exp_sm + c.attn_block_cycles / f;
   const double waves = std::ceil(units / sms);
   double compute_s = waves * unit_s;
-  compute_s /= capped_share(compute_s, cap, mode, c);
+  compute_s /= capped_share(compute_s, cap, mode.sustained_power, c);
   const double memory_s = bytes / (c.attn_mem_eff * dev.mem_bw);
   e.memory_bound = memory_s > compute_s;
   e.seconds = c.launch_s + std::max(compute_s, memory_s) + (split > 1 ? c.launch_s : 0.0);
@@ -429,9 +429,7 @@ GemmPlan gemm_time(double batch, double m, double n, double k, double e_bytes, d
     }
   }
   if (tensor_cores && cap < 1) {
-    MathMode power;
-    power.sustained_power = sustained_power;
-    best.compute_s /= capped_share(best.compute_s, cap, power, c);
+    best.compute_s /= capped_share(best.compute_s, cap, sustained_power, c);
     best.seconds = c.launch_s + std::max(best.compute_s, best.memory_s) + best.reduce_s;
     best.memory_bound = best.memory_s > best.compute_s;
   }

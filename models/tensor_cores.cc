@@ -66,20 +66,26 @@ bool tensor_core_shapes_ok(const ModelOp& op, DType t) {
   return false;
 }
 
+bool has_tensor_core_kernels(const std::string& op_type) {
+  return is_gemm(op_type) || is_conv(op_type);
+}
+
+DType fallback_dtype(DType t, const DeviceSpec& dev) {
+  if ((t != DType::kFP8 && t != DType::kFP4) || dev.has_tensor_core_path(t)) return t;
+  return dev.peak_flops(DType::kFP16, true) > dev.peak_flops(DType::kBF16, true) ? DType::kFP16
+                                                                                 : DType::kBF16;
+}
+
 MathMode math_mode(const ModelOp& op, const DeviceSpec& dev, bool gemm_tf32, bool conv_tf32) {
   MathMode m;
   m.dtype = op.dtype;
   const bool tf32 = (gemm_tf32 && is_gemm(op.type)) || (conv_tf32 && is_conv(op.type));
   if (op.dtype == DType::kFP32 && tf32 && dev.has_tensor_core_path(DType::kTF32))
     m.dtype = DType::kTF32;
-  // FP8 and FP4 have no CUDA-core path: a GPU without their Tensor Cores runs the op in its
-  // faster 16-bit type (the fallback orrery cost and the LLM plans report).
-  if ((m.dtype == DType::kFP8 || m.dtype == DType::kFP4) && !dev.has_tensor_core_path(m.dtype) &&
-      (is_gemm(op.type) || is_conv(op.type)))
-    m.dtype = dev.peak_flops(DType::kFP16, true) > dev.peak_flops(DType::kBF16, true)
-                  ? DType::kFP16
-                  : DType::kBF16;
-  m.tensor_cores = dev.has_tensor_core_path(m.dtype) && (is_gemm(op.type) || is_conv(op.type));
+  // FP8 and FP4 have no CUDA-core path (the fallback orrery cost and the LLM plans report).
+  const bool kernels = has_tensor_core_kernels(op.type);
+  if (kernels) m.dtype = fallback_dtype(m.dtype, dev);
+  m.tensor_cores = dev.has_tensor_core_path(m.dtype) && kernels;
   m.aligned = !m.tensor_cores || tensor_core_shapes_ok(op, m.dtype);
   // FP32 tensors allowed to run as TF32 take the TF32 kernels only when aligned: otherwise cuDNN
   // and cuBLAS keep them on FP32 SIMT kernels (the A100's unaligned FP32 convolutions of the

@@ -37,4 +37,12 @@ struct MathMode {
 };
 MathMode math_mode(const ModelOp& op, const DeviceSpec& dev, bool gemm_tf32, bool conv_tf32);
 
+// GEMMs (matmul, bmm), convolutions and attention: the op types that have Tensor Core kernels.
+bool has_tensor_core_kernels(const std::string& op_type);
+
+// The type an op of type `t` computes in on `dev`: an fp8 or fp4 op on a GPU without Tensor
+// Cores for its type runs in the GPU's faster 16-bit type (bf16 on a tie, as amp picks it;
+// fp16 on Volta, Turing and the P100); any other type is itself.
+DType fallback_dtype(DType t, const DeviceSpec& dev);
+
 }  // namespace orrery
