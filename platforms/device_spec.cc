@@ -32,10 +32,6 @@ const char* const kSpeedKeys[] = {"fp32",    "fp16",         "bf16",    "tf32_tc
                                   "l2_size", "tensor_cores", "clock",   "fp32_cores_per_sm",
                                   "memory",  "process_nm",   "sfu"};
 
-void nonneg(const YamlMap& m, const std::string& key, double v) {
-  if (v < 0) m.fail(key, "must not be negative");
-}
-
 // Within the accepted range (common/input_limits.h); 0 keeps its meaning ("same as fp32",
 // "estimate it") where `zero_ok`. A 1e-300 flop/s device would make every op last forever.
 void in_range(const YamlMap& m, const std::string& key, double v, const Range& r,
@@ -46,7 +42,6 @@ void in_range(const YamlMap& m, const std::string& key, double v, const Range& r
 void read_rate(const YamlMap& m, const char* key, double* v, std::vector<std::string>* seen) {
   if (!m.has(key)) return;
   *v = m.flops(key, *v);
-  nonneg(m, key, *v);
   in_range(m, key, *v, limits::kFlopRate);
   seen->push_back(key);
 }
@@ -60,7 +55,6 @@ void read_host(const YamlMap& m, HostOverheads* h, std::vector<std::string>* see
                   Field{"t4", &h->t4}, Field{"t5", &h->t5}, Field{"gap", &h->gap}}) {
     if (!m.has(f.key)) continue;
     *f.v = m.time(f.key, *f.v);
-    nonneg(m, f.key, *f.v);
     in_range(m, f.key, *f.v, limits::kLatency);
     seen->push_back(std::string("host_overheads.") + f.key);
   }
@@ -101,7 +95,6 @@ void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<st
                         std::pair<const char*, double*>{"l2_bw", &d->l2_bw}}) {
     if (!m.has(key)) continue;
     *v = m.bandwidth(key, *v);
-    nonneg(m, key, *v);
     in_range(m, key, *v, limits::kBandwidth);
     seen->push_back(key);
   }
@@ -109,7 +102,6 @@ void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<st
                         std::pair<const char*, double*>{"mem_size", &d->mem_bytes}}) {
     if (!m.has(key)) continue;
     *v = m.size(key, *v);
-    nonneg(m, key, *v);
     in_range(m, key, *v, limits::kBytes);
     seen->push_back(key);
   }

@@ -36,12 +36,6 @@ double positive_bw(const YamlMap& m, const std::string& key, double fallback) {
   return v;
 }
 
-double nonneg_time(const YamlMap& m, const std::string& key, double fallback) {
-  double v = m.time(key, fallback);
-  require(v >= 0, m, key, "latency must not be negative");
-  return v;
-}
-
 int count_at_least(const YamlMap& m, const std::string& key, int fallback, int min) {
   int v = m.integer(key, fallback);
   require(v >= min, m, key, "must be at least " + std::to_string(min));
@@ -80,7 +74,7 @@ CpuSpec parse_cpu(const YamlMap& m) {
   require(c.flops > 0, m, "flops", "must be positive");
   c.mem_bw = positive_bw(m, "mem_bw", c.mem_bw);
   c.qpi_bandwidth = positive_bw(m, "qpi_bandwidth", c.qpi_bandwidth);
-  c.qpi_latency = nonneg_time(m, "qpi_latency", c.qpi_latency);
+  c.qpi_latency = m.time("qpi_latency", c.qpi_latency);
   c.qpi_duplex_overhead = overhead(m, "qpi_duplex_overhead", c.qpi_duplex_overhead);
   m.reject_unknown_keys();
   return c;
@@ -89,7 +83,7 @@ CpuSpec parse_cpu(const YamlMap& m) {
 PcieSpec parse_pcie(const YamlMap& m) {
   PcieSpec p;
   p.bandwidth = positive_bw(m, "bandwidth", p.bandwidth);
-  p.latency = nonneg_time(m, "latency", p.latency);
+  p.latency = m.time("latency", p.latency);
   p.write_efficiency = efficiency(m, "write_efficiency", p.write_efficiency);
   p.read_efficiency = efficiency(m, "read_efficiency", p.read_efficiency);
   p.duplex_overhead = overhead(m, "duplex_overhead", p.duplex_overhead);
@@ -97,8 +91,6 @@ PcieSpec parse_pcie(const YamlMap& m) {
   p.gpu_switch = index_list(m, "gpu_switch");
   p.root_complex_p2p_bandwidth =
       m.bandwidth("root_complex_p2p_bandwidth", p.root_complex_p2p_bandwidth);
-  require(p.root_complex_p2p_bandwidth >= 0, m, "root_complex_p2p_bandwidth",
-          "must not be negative (0 means unlimited)");
   m.reject_unknown_keys();
   return p;
 }
@@ -110,7 +102,7 @@ NvlinkSpec parse_nvlink(const YamlMap& m) {
     m.fail("topology", "expected none, cube-mesh or nvswitch, got \"" + n.topology + "\"");
   n.bandwidth = positive_bw(m, "bandwidth", n.bandwidth);
   n.efficiency = efficiency(m, "efficiency", n.efficiency);
-  n.latency = nonneg_time(m, "latency", n.latency);
+  n.latency = m.time("latency", n.latency);
   n.links_per_gpu = count_at_least(m, "links_per_gpu", n.links_per_gpu, 1);
   n.nonadjacent = m.str("nonadjacent", n.nonadjacent);
   if (n.nonadjacent != "nvlink" && n.nonadjacent != "pcie")
@@ -125,7 +117,7 @@ NicSpec parse_nic(const YamlMap& m) {
   n.model = m.str("model", n.model);
   n.count = count_at_least(m, "count", n.count, 0);
   n.bandwidth = positive_bw(m, "bandwidth", n.bandwidth);
-  n.latency = nonneg_time(m, "latency", n.latency);
+  n.latency = m.time("latency", n.latency);
   n.pcie_switch = index_list(m, "pcie_switch");
   // Which MTUs a fabric kind allows is checked with the kind (check_platform_spec).
   n.mtu = m.integer("mtu", n.mtu);
@@ -142,7 +134,7 @@ FabricSpec parse_fabric(const YamlMap& m) {
   f.topology = m.str("topology", f.topology);
   if (f.topology != "switch" && f.topology != "fat-tree" && f.topology != "rail-optimized")
     m.fail("topology", "expected switch, fat-tree or rail-optimized, got \"" + f.topology + "\"");
-  f.latency = nonneg_time(m, "latency", f.latency);
+  f.latency = m.time("latency", f.latency);
   f.servers_per_leaf = count_at_least(m, "servers_per_leaf", f.servers_per_leaf, 1);
   f.oversubscription = m.number("oversubscription", f.oversubscription, limits::kOversubscription);
   f.sharp = m.boolean("sharp", f.sharp);
