@@ -43,6 +43,19 @@ print(json.dumps({"columns": list(df.columns), "rows": df.to_dict("records"),
                   "dtypes": {c: str(t) for c, t in df.dtypes.items()}}))
 )";
 
+// A 2 x 2 sweep over layers and PCIe bandwidth, written to dir/sweep.h5.
+void write_small_sweep(const std::string& dir) {
+  write_file(dir + "/sweep.yaml", R"(name: small
+platform: {preset: pcie-server, server: {gpus: 2}}
+workload: {type: synthetic-dp, layers: 2, forward_time: 1ms, gradient_bytes: 4MB}
+sweep:
+  grid:
+    workload.layers: [2, 4]
+    platform.server.pcie.bandwidth: [10GB/s, 20GB/s]
+)");
+  orrery_cli("sweep " + dir + "/sweep.yaml -o " + dir + "/sweep.h5 -j 1");
+}
+
 json dump(const std::string& function, const std::string& file) {
   return run_python_json("import sys\nsys.argv = ['', '" + function + "', '" + file + "']\n" +
                          kDump);
@@ -98,15 +111,7 @@ TEST(PythonResults, LoadDevicesOfARunFile) {
 TEST(PythonResults, LoadRunsOfASweepFile) {
   REQUIRE_BUILT_PYTHON_PACKAGE();
   const std::string dir = make_temp_dir("python_results");
-  write_file(dir + "/sweep.yaml", R"(name: small
-platform: {preset: pcie-server, server: {gpus: 2}}
-workload: {type: synthetic-dp, layers: 2, forward_time: 1ms, gradient_bytes: 4MB}
-sweep:
-  grid:
-    workload.layers: [2, 4]
-    platform.server.pcie.bandwidth: [10GB/s, 20GB/s]
-)");
-  orrery_cli("sweep " + dir + "/sweep.yaml -o " + dir + "/sweep.h5 -j 1");
+  write_small_sweep(dir);
   const LoadedResults want = read_results_h5(dir + "/sweep.h5");
   ASSERT_EQ(want.runs.size(), 4u);
   const json got = dump("load_runs", dir + "/sweep.h5");
@@ -244,15 +249,7 @@ TEST(PythonResults, FlippedBytesAreRefusedAsOrreryReportRefusesThem) {
   REQUIRE_BUILT_PYTHON_PACKAGE();
   const std::string dir = make_temp_dir("python_results");
   orrery_cli("run " + source_path("scenarios/quickstart.yaml") + " -o " + dir + "/run.h5");
-  write_file(dir + "/sweep.yaml", R"(name: small
-platform: {preset: pcie-server, server: {gpus: 2}}
-workload: {type: synthetic-dp, layers: 2, forward_time: 1ms, gradient_bytes: 4MB}
-sweep:
-  grid:
-    workload.layers: [2, 4]
-    platform.server.pcie.bandwidth: [10GB/s, 20GB/s]
-)");
-  orrery_cli("sweep " + dir + "/sweep.yaml -o " + dir + "/sweep.h5 -j 1");
+  write_small_sweep(dir);
   std::vector<std::string> paths;
   std::mt19937 rng(36);
   for (const char* base : {"run", "sweep"}) {

@@ -48,8 +48,6 @@ std::vector<double> errors(const std::string& file, const std::string& select) {
   return out;
 }
 
-double quantile_of(std::vector<double> v, double q) { return quantile(std::move(v), q); }
-
 class TensorKernelData : public ::testing::TestWithParam<GpuCase> {};
 
 TEST_P(TensorKernelData, Bf16GemmsAreWithinTheLeaveOneGpuOutError) {
@@ -61,8 +59,8 @@ TEST_P(TensorKernelData, Bf16GemmsAreWithinTheLeaveOneGpuOutError) {
                  "$10 \",bf16," +
                  g.device + ",\" $11 }");
   ASSERT_GT(e.size(), 500u);
-  EXPECT_LE(quantile_of(e, 0.5), g.gemm_median + 3.0) << g.device;
-  EXPECT_LE(quantile_of(e, 0.9), g.gemm_p90 + 8.0) << g.device;
+  EXPECT_LE(quantile(e, 0.5), g.gemm_median + 3.0) << g.device;
+  EXPECT_LE(quantile(e, 0.9), g.gemm_p90 + 8.0) << g.device;
 }
 
 TEST_P(TensorKernelData, LongPrefillAttentionIsWithinItsError) {
@@ -77,7 +75,7 @@ TEST_P(TensorKernelData, LongPrefillAttentionIsWithinItsError) {
   ASSERT_GT(e.size(), 200u);
   // The table's cell is over every prefill row, with TensorRT-LLM's preparation priced beside
   // the op; these rows have next to none of it: 5 points of margin for the different set.
-  EXPECT_LE(quantile_of(e, 0.5), g.attention_median + 5.0) << g.device;
+  EXPECT_LE(quantile(e, 0.5), g.attention_median + 5.0) << g.device;
 }
 
 // clang-format off
