@@ -20,6 +20,7 @@
 #include "models/cost_model.h"
 #include "models/cost_table.h"
 #include "platforms/device_spec.h"
+#include "workloads/attention_impl.h"
 #include "workloads/op_query.h"
 
 namespace orrery {
@@ -34,6 +35,7 @@ struct CostArgs {
   std::string output;
   std::string model = "kernel";
   std::string coefficients;
+  std::string impl;  // attention kernel
   bool device_given = false;
   bool dtype_given = false;
 };
@@ -74,6 +76,15 @@ int one_op(const CostArgs& a, const CostModel& cost) {
                        join_names(query_fields(a.op)) + ")");
     fields[f.substr(0, eq)] = f.substr(eq + 1);
     shape += " " + f;
+  }
+  if (!a.impl.empty()) {
+    if (a.op != "attention" && a.op != "attention_bwd")
+      throw InputError("cost " + a.op + ": --impl applies to attention and attention_bwd");
+    if (fields.count("impl") && fields["impl"] != a.impl)
+      throw InputError("cost " + a.op + ": impl=" + fields["impl"] + " and --impl " + a.impl +
+                       " disagree");
+    fields["impl"] = a.impl;
+    shape += " --impl " + a.impl;
   }
   const std::vector<std::string> known = query_fields(a.op);
   for (const auto& [k, v] : fields)
@@ -198,6 +209,12 @@ void register_cost_commands(CLI::App& app, CommandList& out) {
                       "Cores is priced in bf16 (fp16 where faster), with a note")
       ->capture_default_str()
       ->each([](const std::string&) { args.dtype_given = true; });
+  cmd->add_option("--impl", args.impl,
+                  "attention, attention_bwd: the fused kernel (" + attention_impl_names() +
+                      "; default auto, the fastest the GPU's libraries have). flash2 on Hopper "
+                      "and datacenter Blackwell runs without their asynchronous Tensor Core "
+                      "instructions; flash3 runs on Hopper only")
+      ->check(CLI::IsMember({"auto", "flash2", "flash3", "cudnn"}));
   cmd->add_option("--csv", args.csv,
                   "Price every row of this CSV (columns op and the op's shape fields, as in the "
                   "measured kernel data; other columns pass through; `device` per row unless "
@@ -214,6 +231,8 @@ void register_cost_commands(CLI::App& app, CommandList& out) {
   out.push_back({cmd, [] {
                    if (args.csv.empty() == args.op.empty())
                      throw InputError("cost: give an op and its fields, or --csv FILE (not both)");
+                   if (!args.impl.empty() && !args.csv.empty())
+                     throw InputError("cost: --impl applies to one op; give a CSV an impl column");
                    if (!args.output.empty() && args.csv.empty())
                      throw InputError("cost: -o applies to --csv");
                    CostModelOptions o;

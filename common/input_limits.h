@@ -107,6 +107,8 @@ inline constexpr Range kStartTime{0, 30 * 86400.0, Quantity::kTime};
 // A device's board power, watts, and its process node, nm.
 inline constexpr Range kPowerWatts{1, 1e5, Quantity::kPower};
 inline constexpr Range kProcessNm{1, 100, Quantity::kLength};
+// CUDA compute capabilities run from 1.0 (Tesla) to 12.x (Blackwell workstation parts).
+inline constexpr Range kComputeCapability{1, 20, Quantity::kNumber};
 // A device's clock, Hz.
 inline constexpr Range kClockHz{1e6, 1e11, Quantity::kFrequency};
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/errors.h"
+#include "models/attention_support.h"
 #include "models/op_class.h"
 #include "workloads/op_counts.h"
 
@@ -245,10 +247,12 @@ KernelEstimate attention_time(const ModelOp& op, double bytes, const DeviceSpec&
     e.detail = "empty attention";
     return e;
   }
+  if (const std::string why = attention_impl_unsupported(a.impl, dev, mode.dtype); !why.empty())
+    throw InputError("op " + op.name + " (impl " + attention_impl_name(a.impl) + "): " + why);
   const double sms = std::max(1, dev.sms);
   const double e_bytes = elem_bytes(op);
-  const double peak = path_peak(dev, mode);
-  const double cap = power_throttle(mode.tensor_cores, peak, e_bytes, dev, c);
+  const double peak = path_peak(dev, mode) * attention_mma_share(a.impl, dev);
+  const double cap = power_throttle(mode.tensor_cores, path_peak(dev, mode), e_bytes, dev, c);
   const double f = clock_hz(dev);
   double eta = 1.0 / (1.0 / c.attn_eta + c.attn_d_edge / std::max(1.0, a.head_dim));
   if (!mode.aligned) eta *= c.tc_unaligned_eff;
@@ -295,6 +299,7 @@ KernelEstimate attention_time(const ModelOp& op, double bytes, const DeviceSpec&
              (split > 1 ? fmt(", keys split %.0f ways", split) : std::string()) +
              fmt(", %.0f wave", waves) + (waves == 1 ? "" : "s") +
              (e.memory_bound ? ", memory-bound" : ", compute-bound") + ", " + path_name(mode);
+  if (a.impl != AttentionImpl::kAuto) e.detail += std::string(", ") + attention_impl_name(a.impl);
   return e;
 }
 

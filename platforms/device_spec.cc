@@ -30,7 +30,8 @@ const char* const kSpeedKeys[] = {"fp32",    "fp16",         "bf16",    "tf32_tc
                                   "fp16_tc", "bf16_tc",      "int8_tc", "fp8_tc",
                                   "fp4_tc",  "mem_bw",       "l2_bw",   "sms",
                                   "l2_size", "tensor_cores", "clock",   "fp32_cores_per_sm",
-                                  "memory",  "process_nm",   "sfu"};
+                                  "memory",  "process_nm",   "sfu",
+                                  "compute_capability"};
 
 // Within the accepted range (common/input_limits.h); 0 keeps its meaning ("same as fp32",
 // "estimate it") where `zero_ok`. A 1e-300 flop/s device would make every op last forever.
@@ -142,6 +143,11 @@ void read_fields(const YamlMap& m, DeviceSpec* d, bool spec_file, std::vector<st
   if (m.has("process_nm")) {
     d->process_nm = m.number("process_nm", d->process_nm, limits::kProcessNm);
     seen->push_back("process_nm");
+  }
+  if (m.has("compute_capability")) {
+    d->compute_capability =
+        m.number("compute_capability", d->compute_capability, limits::kComputeCapability);
+    seen->push_back("compute_capability");
   }
   if (m.has("host_overheads")) read_host(m.map("host_overheads"), &d->host, seen);
 }
@@ -360,7 +366,8 @@ std::string device_field_text(const DeviceSpec& d, const std::string& key) {
                 {"clock", d.clock, "Hz"},
                 {"fp32_cores_per_sm", 1.0 * d.fp32_cores_per_sm, ""},
                 {"tdp_w", d.tdp_w, ""},
-                {"process_nm", d.process_nm, ""}};
+                {"process_nm", d.process_nm, ""},
+                {"compute_capability", d.compute_capability, ""}};
   for (const auto& f : fields)
     if (key == f.key) return format_exact(f.value) + f.unit;
   return "";
@@ -390,7 +397,8 @@ std::vector<std::string> changed_fields(const DeviceSpec& shipped, const DeviceS
                 {"clock", shipped.clock, d.clock},
                 {"fp32_cores_per_sm", 1.0 * shipped.fp32_cores_per_sm, 1.0 * d.fp32_cores_per_sm},
                 {"tdp_w", shipped.tdp_w, d.tdp_w},
-                {"process_nm", shipped.process_nm, d.process_nm}};
+                {"process_nm", shipped.process_nm, d.process_nm},
+                {"compute_capability", shipped.compute_capability, d.compute_capability}};
   for (const auto& f : fields)
     if (differs(f.a, f.b)) out.push_back(f.key);
   if (shipped.memory != d.memory) out.push_back("memory");

@@ -91,6 +91,11 @@ struct DeviceSpec {
   // cap holds the clock below boost) on the second. Empty / 0 where unknown (a CPU core).
   std::string memory;
   double process_nm = 0.0;
+  // CUDA compute capability (8.0 for the A100, 9.0 for Hopper, 10.0 for the B200, 12.0 for the
+  // RTX PRO 6000 Blackwell): which kernels a library can run there (FlashAttention-3 is built for
+  // 9.0 only; Hopper's and datacenter Blackwell's Tensor Cores reach their peak only through
+  // their asynchronous MMA instructions). 0 where the spec does not say.
+  double compute_capability = 0.0;
   bool hbm() const { return memory.rfind("HBM", 0) == 0; }
 
   HostOverheads host;

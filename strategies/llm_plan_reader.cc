@@ -35,6 +35,11 @@ ParallelPlan read_llm_plan(const YamlMap& w, const YamlMap& s, MemoryOptions* me
   if (!parse_precision(precision, &p.precision))
     s.fail("precision", "expected " + precision_choices() + ", got \"" + precision + "\"");
   p.flash_attention = s.boolean("flash_attention", true);
+  const std::string impl = s.str("attention_impl", "auto");
+  if (!parse_attention_impl(impl, &p.attention_impl))
+    s.fail("attention_impl", "expected " + attention_impl_names() + ", got \"" + impl + "\"");
+  if (p.attention_impl != AttentionImpl::kAuto && !p.flash_attention)
+    s.fail("attention_impl", "names a fused attention kernel, but flash_attention is false");
   p.capacity_factor = s.number("capacity_factor", 1.0, limits::kCapacityFactor);
   p.grad_bucket_bytes = s.size("bucket", 0.0, limits::kBytes);
   if (p.grad_bucket_bytes > 0) memory->bucket_bytes = p.grad_bucket_bytes;

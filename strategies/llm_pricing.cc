@@ -116,7 +116,8 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     const bool whole = p.cp == 1;
     const std::map<std::string, std::string> shape = {
         {"B", n(p.micro_batch)}, {"S", n(s)}, {"S_kv", n(whole ? s_kv : s_kv / 2)}, {"H", n(heads)},
-        {"KV", n(kv_heads)},     {"D", n(d)}, {"causal", whole ? "1" : "0"}};
+        {"KV", n(kv_heads)},     {"D", n(d)}, {"causal", whole ? "1" : "0"},
+        {"impl", attention_impl_name(p.attention_impl)}};
     pr.op(&c.attention_core_fwd, "attention", shape);
     pr.op(&core_bwd, "attention_bwd", shape);
   } else {

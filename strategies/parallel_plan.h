@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/dtype.h"
+#include "workloads/attention_impl.h"
 #include "workloads/llm_config.h"
 
 namespace orrery {
@@ -65,6 +66,8 @@ struct ParallelPlan {
   Recompute recompute = Recompute::kNone;
   Precision precision = Precision::kBf16;
   bool flash_attention = true;  // attention without materialized s x s scores
+  // The fused attention kernel when flash_attention (workloads/attention_impl.h).
+  AttentionImpl attention_impl = AttentionImpl::kAuto;
   // MoE: each expert's capacity over its even share of the routed tokens (GShard's capacity
   // factor): tokens beyond it are dropped, experts short of it padded, so expert GEMMs and the
   // dispatch and combine all-to-alls carry capacity_factor x the routed tokens.

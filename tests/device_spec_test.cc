@@ -343,6 +343,23 @@ TEST(DeviceSpec, ClockCoresAndPowerOverrides) {
   EXPECT_NE(err("device: {model: T4, memory: SRAM}\n").find("device.memory"), std::string::npos);
   EXPECT_NE(err("device: {model: T4, process_nm: 0}\n").find("device.process_nm"),
             std::string::npos);
+  EXPECT_NE(err("device: {model: T4, compute_capability: 0.5}\n").find("device.compute_capability"),
+            std::string::npos);
+}
+
+// Compute capabilities: which kernels a library has for the GPU (models/attention_support.h).
+// Every built-in GPU but the PAI study's abstract one gives its own.
+TEST(DeviceSpec, ComputeCapability) {
+  for (const auto& n : device_spec_names())
+    if (n != "Xeon-vCPU-1T" && n != "PAI-GPU") EXPECT_GE(device_spec(n).compute_capability, 6.0) << n;
+  EXPECT_DOUBLE_EQ(device_spec("H100").compute_capability, 9.0);
+  EXPECT_DOUBLE_EQ(device_spec("GB300").compute_capability, 10.3);
+  EXPECT_DOUBLE_EQ(device_spec("L40S").compute_capability, 8.9);
+  EXPECT_DOUBLE_EQ(device_spec("RTX-PRO-6000-Server").compute_capability, 12.0);
+  YAML::Node y = load_yaml_text("device: {model: H100, compute_capability: 8.0}\n", "s.yaml");
+  const DeviceSpec d = parse_device_spec(y["device"], "s.yaml");
+  EXPECT_DOUBLE_EQ(d.compute_capability, 8.0);
+  EXPECT_EQ(d.overridden, (std::vector<std::string>{"compute_capability"}));
 }
 
 // Memory type and process node: what the kernel models read for achieved bandwidth and the power

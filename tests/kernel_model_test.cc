@@ -332,6 +332,56 @@ TEST(KernelModel, AttentionPrefillComputesAndDecodeStreamsTheKvCache) {
   EXPECT_LT(ratio, 4.5);
 }
 
+// The attention kernel a framework calls: FlashAttention-2's synchronous MMA reaches two thirds
+// of the Tensor Core peak on Hopper and datacenter Blackwell (FlashAttention-3's measurement), all
+// of it on Ampere and workstation Blackwell; kernels that cannot run there are refused.
+TEST(KernelModel, AttentionImplSetsTheMmaPathAndWhereItRuns) {
+  KernelCoefficients c = CostModel().coefficients();
+  c.attn_exp_share = 0;  // products only, so times scale with the MMA rate exactly
+  c.attn_block_cycles = 0;
+  c.launch_s = 0;
+  c.tc_pj_per_flop_16nm = 0;
+  auto attention = [](const std::string& impl, DType t = DType::kBF16) {
+    std::map<std::string, std::string> f = {{"B", "4"}, {"S", "8192"}, {"H", "32"}, {"D", "128"}};
+    if (!impl.empty()) f["impl"] = impl;
+    return query_op("attention", f, t, "test");
+  };
+  auto seconds = [&](const ModelOp& op, const DeviceSpec& dev) {
+    const KernelEstimate e = kernel_time(op, dev, math_mode(op, dev, false, false), op.flops,
+                                         op.bytes, c);
+    EXPECT_FALSE(e.memory_bound) << dev.name;
+    return e.seconds;
+  };
+  for (const char* name : {"H100-SXM5", "B200", "A100-SXM4-80GB", "RTX-PRO-6000-Server"}) {
+    const DeviceSpec dev = device_spec(name);
+    const double base = seconds(attention(""), dev);
+    const bool async = dev.compute_capability >= 9 && dev.compute_capability < 12;
+    EXPECT_NEAR(seconds(attention("flash2"), dev) / base, async ? 1.5 : 1.0, 1e-9) << name;
+    EXPECT_DOUBLE_EQ(seconds(attention("cudnn"), dev), base) << name;
+    EXPECT_DOUBLE_EQ(seconds(attention("auto"), dev), base) << name;
+  }
+  const DeviceSpec h100 = device_spec("H100-SXM5");
+  EXPECT_DOUBLE_EQ(seconds(attention("flash3"), h100), seconds(attention(""), h100));
+  auto refused = [&](const ModelOp& op, const char* dev, const char* expect) {
+    const DeviceSpec d = device_spec(dev);
+    try {
+      kernel_time(op, d, math_mode(op, d, false, false), op.flops, op.bytes, c);
+      ADD_FAILURE() << "priced " << op.name << " on " << dev;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+    }
+  };
+  refused(attention("flash3"), "A100-SXM4-80GB", "Hopper (compute capability 9.0) only; A100");
+  refused(attention("flash3"), "B200", "B200 is 10.0");
+  refused(attention("flash2"), "V100-SXM2", "8.0 or later; V100-SXM2 is 7.0");
+  refused(attention("cudnn"), "T4", "8.0 or later; T4 is 7.5");
+  refused(attention("flash2", DType::kFP8), "H100-SXM5", "fp16 and bf16 only, not fp8");
+  ModelOp odd = attention("");
+  odd.attrs["impl"] = 7;
+  refused(odd, "H100-SXM5", "attr impl 7 names no attention kernel");
+  EXPECT_THROW(attention("flash4"), InputError);
+}
+
 TEST(KernelModel, DevicesWithoutSmsOrMemoryTypeFallBackToTheRoofline) {
   const CostModel cost;
   const DeviceSpec cpu = device_spec("Xeon-vCPU-1T");

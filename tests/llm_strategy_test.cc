@@ -198,6 +198,26 @@ TEST(LlmStrategy, FullPlanRunsOnADgxA100) {
   EXPECT_THROW(build_llm_step(llama(), p, c.gpus, costs, coll), InputError);
 }
 
+// strategy.attention_impl reaches every fused attention op the plan prices, forward and backward.
+TEST(LlmStrategy, AttentionImplReachesTheAttentionOps) {
+  ParallelPlan p;
+  p.tp = 2;
+  p.seq_len = 256;
+  p.global_batch = 1;
+  for (AttentionImpl impl : {AttentionImpl::kAuto, AttentionImpl::kFlash2, AttentionImpl::kCudnn}) {
+    p.attention_impl = impl;
+    int seen = 0;
+    price_llm(llama(), p, [&](const ModelOp& op) {
+      if (op.type == "attention" || op.type == "attention_bwd") {
+        ++seen;
+        EXPECT_EQ(attention_impl(op), impl) << op.type;
+      }
+      return 1e-6;
+    });
+    EXPECT_GE(seen, 2);
+  }
+}
+
 TEST(LlmStrategy, InterleavingShrinksTheBubbleByTheChunkCount) {
   // 4 stages, 2 chunks of 4 layers each, 8 micro-batches: a stage's work per micro-batch is
   // still 48 ms, the bubble (p - 1) x 48 ms / v (Narayanan et al., section 2.2.2): 456 ms
@@ -386,6 +406,10 @@ TEST(LlmStrategy, ScenarioRunsAndReportsThroughputAndMemory) {
   EXPECT_NE(refused("strategy.schedule=zigzag").find("expected gpipe, 1f1b or interleaved"),
             std::string::npos);
   EXPECT_NE(refused("strategy.tq=2").find("tq"), std::string::npos);
+  EXPECT_NE(refused("strategy.attention_impl=flash4").find("expected auto, flash2, flash3 or cudnn"),
+            std::string::npos);
+  EXPECT_NE(refused("strategy.attention_impl=flash3").find("FlashAttention-3 is built for Hopper"),
+            std::string::npos);
   EXPECT_NE(refused("workload.train_tokens=2X").find("expected a positive token count"),
             std::string::npos);
 }

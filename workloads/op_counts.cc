@@ -1,10 +1,12 @@
 #include "workloads/op_counts.h"
 
+
 #include <algorithm>
 #include <functional>
 #include <map>
 
 #include "common/errors.h"
+#include "workloads/attention_impl.h"
 
 namespace orrery {
 namespace {
@@ -298,6 +300,7 @@ AttentionDims attention_dims(const ModelOp& op) {
   a.causal = op_attr(op, "causal", 0) != 0;
   a.window = static_cast<double>(op_attr(op, "window", 0));
   if (a.window < 0) bad(op, "attr window must not be negative");
+  a.impl = attention_impl(op);
   if (a.causal && a.seq > a.seq_kv)
     bad(op, "causal attention needs no more queries (" + std::to_string(q[2]) + ") than keys (" +
                 std::to_string(k[2]) + ")");

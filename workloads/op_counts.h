@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/attention_impl.h"
 #include "workloads/model_graph.h"
 
 namespace orrery {
@@ -52,6 +53,7 @@ struct AttentionDims {
   double batch = 0, heads = 0, kv_heads = 0, seq = 0, seq_kv = 0, head_dim = 0;
   bool causal = false;
   double window = 0;
+  AttentionImpl impl = AttentionImpl::kAuto;  // the `impl` attribute
   // Query-key pairs whose scores are computed (per batch and head), after the causal mask and
   // the window.
   double pairs() const;

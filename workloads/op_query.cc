@@ -1,5 +1,6 @@
 #include "workloads/op_query.h"
 
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -7,6 +8,7 @@
 
 #include "common/errors.h"
 #include "common/suggest.h"
+#include "workloads/attention_impl.h"
 #include "workloads/op_counts.h"
 
 namespace orrery {
@@ -51,7 +53,7 @@ std::vector<std::string> fields_of(Form f) {
     case Form::kConv:
       return {"B", "in_channels", "out_channels", "kernel_size", "input_size", "stride", "padding"};
     case Form::kAttention:
-      return {"B", "S", "S_kv", "H", "KV", "D", "causal", "window"};
+      return {"B", "S", "S_kv", "H", "KV", "D", "causal", "window", "impl"};
     default:
       return {"B", "H"};
   }
@@ -182,6 +184,13 @@ ModelOp query_op(const std::string& op, const std::map<std::string, std::string>
         m.inputs = {{b, h, s, dim}, {b, kv, skv, dim}, {b, kv, skv, dim}};
         m.output = {b, h, s, dim};
         m.attrs = {{"causal", get_or("causal", 1)}, {"window", get_or("window", 0)}};
+        if (auto it = fields.find("impl"); it != fields.end() && !it->second.empty()) {
+          AttentionImpl impl;
+          if (!parse_attention_impl(it->second, &impl))
+            throw InputError(where + ": impl: expected " + attention_impl_names() + ", got \"" +
+                             it->second + "\"");
+          m.attrs["impl"] = static_cast<int64_t>(impl);
+        }
         break;
       }
       case Form::kRow:

@@ -4,7 +4,7 @@
 // (workloads/op_counts.h) with its tensor shapes, turned into the ModelOp the cost models price.
 // `orrery cost` prices such ops on a device without a scenario.
 //
-// Fields by op (values are non-negative integers):
+// Fields by op (values are non-negative integers, but for attention's impl):
 //   bmm                 B, M, N, K: out[B,M,N] = A[B,M,K] x W[B,K,N]
 //   linear (matmul)     B, M, N, K: a [B,M,K] input times K-to-N weights -> [B,M,N]
 //   conv (conv2d)       B, in_channels, out_channels, kernel_size, input_size, stride, padding:
@@ -13,8 +13,9 @@
 //   add, mul, div, pow  B, H: two [B,H] tensors; addu, mulu, divu, powu: one [B,H] tensor and a
 //                       scalar; relu, gelu, tanh: one [B,H] tensor
 //   attention, attention_bwd   B, S, H, D and optional S_kv (default S), KV (default H), causal
-//                       (default 1), window (default 0): flash attention forward or backward
-//                       over q [B,H,S,D] and k, v [B,KV,S_kv,D]
+//                       (default 1), window (default 0), impl (a kernel name, default auto;
+//                       workloads/attention_impl.h): flash attention forward or backward over
+//                       q [B,H,S,D] and k, v [B,KV,S_kv,D]
 //   any op-graph type   in: the input shapes, "64x1024;1024x512" (';' between tensors, 'x'
 //                       between dimensions), optional out: the output shape, and integer
 //                       attributes by name (stride_h, pad_w, groups, ...), as in
