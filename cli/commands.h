@@ -42,6 +42,8 @@ void register_cost_commands(CLI::App& app, CommandList& out);
 void register_bench_commands(CLI::App& app, CommandList& out);
 // `llm list` and `llm memory` (cli/llm_command.cc).
 void register_llm_commands(CLI::App& app, CommandList& out);
+// `frameworks` (cli/framework_command.cc).
+void register_framework_commands(CLI::App& app, CommandList& out);
 // `estimator train` and `estimator eval` (cli/estimator_command.cc).
 void register_estimator_commands(CLI::App& app, CommandList& out);
 

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   orrery::register_plan_commands(app, commands);
   orrery::register_report_commands(app, commands);
   orrery::register_analyze_commands(app, commands);
+  orrery::register_framework_commands(app, commands);
   orrery::register_profile_commands(app, commands);
   orrery::register_platform_commands(app, commands);
   orrery::register_workload_commands(app, commands);

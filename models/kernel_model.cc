@@ -201,21 +201,30 @@ KernelEstimate conv_time(const ModelOp& op, double flops, double bytes, const De
     r = out[2], s = out[3];
   }
   const bool winograd_ok = r == 3 && s == 3 && stride1 && g == 1 && !mode.tensor_cores;
+  // What the kernel reads: the tensors themselves (implicit GEMM gathers the R x S windows of
+  // its input from on-chip copies, it never writes the im2col matrix).
+  const double x_bytes = n * cin * h * w * e_bytes;
+  const double dy_bytes = n * cout * p * q * e_bytes;
+  const double w_bytes = cout * cin / g * r * s * e_bytes;
 
   GemmPlan best;
   const char* model = "conv implicit-gemm";
   if (op.type == "conv2d_bwd_filter") {
     // dW[K, C*R*S] = dY[K, N*P*Q] x im2col(X)[N*P*Q, C*R*S]: a long reduction, so split-K.
     best = gemm_time(g, cout / g, cin / g * r * s, n * p * q, e_bytes, peak, mode.tensor_cores, dev,
-                     c, c.conv_eff, mode.aligned, mode.sustained_power);
+                     c, c.conv_eff, mode.aligned, mode.sustained_power, x_bytes + dy_bytes);
   } else {
-    // Forward: Y[N*P*Q, K] = im2col(X) x W; backward-data is the same with C and K exchanged.
+    // Forward: Y[N*P*Q, K] = im2col(X) x W; backward-data is the same with C and K exchanged,
+    // each input pixel gathering the ceil(R/stride) x ceil(S/stride) filter taps that reach it
+    // (cuDNN splits a strided backward-data into stride_h x stride_w such convolutions).
     const bool fwd = op.type == "conv2d";
+    const double sh = static_cast<double>(std::max<int64_t>(1, op_attr(op, "stride_h", 1)));
+    const double sw = static_cast<double>(std::max<int64_t>(1, op_attr(op, "stride_w", 1)));
     const double rows = fwd ? n * p * q : n * h * w;
     const double cols = fwd ? cout : cin;
-    const double red = (fwd ? cin : cout) / g * r * s;
+    const double red = fwd ? cin / g * r * s : cout / g * std::ceil(r / sh) * std::ceil(s / sw);
     best = gemm_time(g, rows, cols / g, red, e_bytes, peak, mode.tensor_cores, dev, c, c.conv_eff,
-                     mode.aligned, mode.sustained_power);
+                     mode.aligned, mode.sustained_power, (fwd ? x_bytes : dy_bytes) + w_bytes);
     if (winograd_ok) {
       GemmPlan wg = fwd ? winograd(n, p, q, cin, cout, e_bytes, peak, dev, c)
                         : winograd(n, h, w, cout, cin, e_bytes, peak, dev, c);
@@ -367,7 +376,8 @@ bool kernel_model_applies(const DeviceSpec& dev) {
 
 GemmPlan gemm_time(double batch, double m, double n, double k, double e_bytes, double peak,
                    bool tensor_cores, const DeviceSpec& dev, const KernelCoefficients& c,
-                   double eff_scale, bool aligned, bool sustained_power) {
+                   double eff_scale, bool aligned, bool sustained_power,
+                   double operand_bytes) {
   const double sms = std::max(1, dev.sms);
   // Tensor Cores: tiles chosen at boost clocks, the power cap applied to the winner (below).
   const double cap = power_throttle(tensor_cores, peak, e_bytes, dev, c);
@@ -386,7 +396,7 @@ GemmPlan gemm_time(double batch, double m, double n, double k, double e_bytes, d
   // Operand traffic: every operand once if A and B fit in L2, more passes the further past.
   // Low-precision GEMMs write their output in 16 bits (BF16), not in their operands' type.
   const double out_e = tensor_cores ? std::max(e_bytes, 2.0) : e_bytes;
-  const double ab = batch * (m * k + k * n) * e_bytes;
+  const double ab = operand_bytes > 0 ? operand_bytes : batch * (m * k + k * n) * e_bytes;
   double traffic = ab + batch * m * n * out_e;
   if (dev.l2_bytes > 0 && ab > dev.l2_bytes)
     traffic += ab * c.gemm_l2_reread * std::log2(ab / dev.l2_bytes);

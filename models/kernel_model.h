@@ -12,7 +12,9 @@
 //     candidate, as an autotuner would pick.
 //   Convolution: implicit GEMM (M = N*P*Q, N = K, K = C*R*S per group), or Winograd F(4x4,3x3)
 //     for 3x3 stride-1 FP32 convolutions, whichever is faster; backward-data is the convolution
-//     of dy with the channels swapped, backward-weight the GEMM M = K, N = C*R*S, K = N*P*Q.
+//     of dy with the channels swapped (under stride s each input pixel gathers only the
+//     ceil(R/s) x ceil(S/s) taps that reach it), backward-weight the GEMM M = K, N = C*R*S,
+//     K = N*P*Q. Operand traffic is the tensors', not the im2col matrix's.
 //   Softmax and layer norm: passes over the rows at the achieved bandwidth, with an extra pass
 //     for rows longer than one warp handles, and idle SMs when there are few rows.
 //   Everything else that streams (elementwise, casts, copies, pooling, batch norm, reductions,
@@ -66,9 +68,13 @@ double stream_efficiency(const DeviceSpec& dev, const KernelCoefficients& c);
 // family the library has. `eff_scale` scales the tile rate (convolutions run implicit GEMM
 // below a plain GEMM's rate).
 // `aligned` false: Tensor Core kernels with narrower loads (tensor_cores.h).
+// `operand_bytes`: the bytes of A and B in memory when they are smaller than the GEMM's
+// operands (an implicit-GEMM convolution reads its input, not the R x S times larger im2col
+// matrix); 0: the GEMM's own.
 GemmPlan gemm_time(double batch, double m, double n, double k, double elem_bytes, double peak,
                    bool tensor_cores, const DeviceSpec& dev, const KernelCoefficients& c,
-                   double eff_scale = 1.0, bool aligned = true, bool sustained_power = false);
+                   double eff_scale = 1.0, bool aligned = true, bool sustained_power = false,
+                   double operand_bytes = 0);
 
 // Whether `dev` describes a GPU the kernel models can price (SMs, a memory type): CPU cores
 // and devices without those fields fall back to the roofline.

@@ -96,7 +96,7 @@ JobType read_type(const YamlMap& m, const std::string& path, size_t index, int p
            "expected packed, spread, topology, server or random, got \"" + t.placement + "\"");
   if (t.min_start < 0) m.fail("start", "must not be negative");
   // Read by the jobs built from the type (scenario/jobs.cc), which check them.
-  for (const char* k : {"workload", "strategy", "precision", "cost_model"})
+  for (const char* k : {"workload", "strategy", "precision", "cost_model", "framework"})
     if (m.has(k)) m.raw(k);
   if (!m.has("workload")) m.fail("workload", "is required, as for a job");
   m.reject_unknown_keys();
@@ -161,7 +161,7 @@ std::vector<JobEntryNode> draw_job_mix(const YamlMap& mix, int platform_gpus) {
                                    2147483648LL);
     job["iterations"] = iterations;
     if (start > 0) job["start"] = format_exact(start) + "s";
-    for (const char* k : {"workload", "strategy", "precision", "cost_model"})
+    for (const char* k : {"workload", "strategy", "precision", "cost_model", "framework"})
       if (type.map.has(k)) job[k] = type.map.raw(k);
     out.push_back({job, type.path + " (job " + job["name"].Scalar() + ")"});
     asked += gpus;

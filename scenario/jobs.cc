@@ -158,7 +158,7 @@ JobsBuild read_jobs(const YamlMap& root, const std::string& base_dir,
     const std::vector<int>& mine = placed.gpus[i];
     if (mine.empty()) {
       // Left out, but its keys are still checked: a typo in a waiting job is reported.
-      for (const char* k : {"workload", "strategy", "precision", "cost_model"})
+      for (const char* k : {"workload", "strategy", "precision", "cost_model", "framework"})
         if (e.map.has(k)) e.map.raw(k);
       e.map.reject_unknown_keys();
       continue;
@@ -174,7 +174,7 @@ JobsBuild read_jobs(const YamlMap& root, const std::string& base_dir,
     if (best != mine) {
       // Jobs of the same workload, strategy and size (a job mix draws many) share one run.
       std::string key = std::to_string(mine.size()) + "/" + std::to_string(e.iterations);
-      for (const char* k : {"workload", "strategy", "precision", "cost_model"})
+      for (const char* k : {"workload", "strategy", "precision", "cost_model", "framework"})
         if (e.map.has(k)) key += std::string("/") + k + ":" + YAML::Dump(e.map.raw(k));
       auto [it, added] = best_by_key.emplace(key, static_cast<int>(setup.best_placement.size()));
       if (added) {

@@ -7,11 +7,13 @@
 #include "common/errors.h"
 #include "common/input_file.h"
 #include "engine/graph_check.h"
+#include "models/attention_support.h"
 #include "models/cost_model.h"
 #include "scenario/model_workload.h"
 #include "strategies/llm_memory.h"
 #include "strategies/llm_plan_reader.h"
 #include "strategies/llm_precision.h"
+#include "strategies/framework.h"
 #include "strategies/llm_strategy.h"
 
 namespace fs = std::filesystem;
@@ -78,6 +80,8 @@ double read_tokens(const YamlMap& w, const char* key) {
 // is simulated.
 struct LlmSetup {
   LlmConfig model;
+  FrameworkProfile framework;
+  bool impl_from_framework = false;  // the attention kernel is the profile's, not the strategy's
   ParallelPlan plan;
   MemoryOptions memory;
   CollectiveOptions collectives;
@@ -92,6 +96,20 @@ LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
   const YamlMap s = root.map("strategy");
   ParallelPlan& plan = out.plan;
   plan = read_llm_plan(w, s, &out.memory);
+  // The framework's choices where the strategy makes none.
+  const FrameworkProfile& fw = out.framework =
+      root.has("framework") ? parse_framework(root.raw("framework"), root.origin(), base_dir)
+                            : framework_profile(default_framework(true));
+  if (!s.has("flash_attention")) plan.flash_attention = fw.flash_attention;
+  if (!s.has("attention_impl") && plan.flash_attention) {
+    plan.attention_impl = fw.attention;
+    out.impl_from_framework = true;
+  }
+  if (!s.has("bucket") && fw.bucket_bytes >= 0) {
+    plan.grad_bucket_bytes = fw.bucket_bytes;
+    if (fw.bucket_bytes > 0) out.memory.bucket_bytes = fw.bucket_bytes;
+  }
+  if (!s.has("zero") && fw.zero >= 0) plan.zero = fw.zero;
   set_data_parallel(s, gpus, &plan);
   out.train_tokens = read_tokens(w, "train_tokens");
   if (plan.global_batch == 0) plan.global_batch = plan.micro_batch * plan.dp;
@@ -124,6 +142,12 @@ LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
 MemoryVerdict memory_on_device(const LlmSetup& setup, const DeviceSpec& device, ParallelPlan* plan,
                                std::string* why, std::vector<double>* stages = nullptr) {
   *plan = plan_on_device(setup.plan, device, why);
+  // A library picks another attention backend where the profile's cannot run (PyTorch's
+  // FlashAttention-2 on a V100); one the strategy names is checked when it is priced.
+  if (setup.impl_from_framework &&
+      !attention_impl_unsupported(plan->attention_impl, device, precision_dtype(plan->precision))
+           .empty())
+    plan->attention_impl = AttentionImpl::kAuto;
   MemoryOptions memory = setup.memory;
   memory.any_layout_fp8 = any_layout_fp8(device);
   if (stages)
@@ -156,7 +180,7 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   const CostModel cost(parse_cost_model(root, "cost_model", base_dir));
   const LlmCosts costs = price_llm(
       model, plan, [&](const ModelOp& op) { return cost.estimate(op, device).seconds; },
-      llm_gpu(device));
+      llm_gpu(device, setup.framework), setup.framework);
   LlmWorkload out;
   LlmStep step = build_llm_step(model, plan, layout.gpus, costs, setup.collectives, setup.build);
   check_graph(step.graph, root.origin() + ": workload");
@@ -181,15 +205,16 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   char line[512];
   std::snprintf(line, sizeof line,
                 "%s (%.1fB parameters), %d x %d-token sequences per iteration on %d x %s: TP %d x "
-                "PP %d x DP %d%s%s, %s, %d micro-batches of %d, ZeRO-%d, recompute %s, %s; peak "
-                "memory %s of %s",
+                "PP %d x DP %d%s%s, %s, %d micro-batches of %d, ZeRO-%d, recompute %s, %s, %s; "
+                "peak memory %s of %s",
                 model.name.c_str(), llm_params(model).total / 1e9, plan.global_batch,
                 static_cast<int>(plan.sequence(model)), gpus, device.name.c_str(), plan.tp, plan.pp,
                 plan.dp, plan.cp > 1 ? (" x CP " + std::to_string(plan.cp)).c_str() : "",
                 plan.ep > 1 ? (", EP " + std::to_string(plan.ep)).c_str() : "",
                 pipeline_schedule_name(plan.schedule), plan.micro_batches(), plan.micro_batch,
                 plan.zero, recompute_name(plan.recompute), precision_name(plan.precision),
-                (format_gib(v.peak) + " GiB").c_str(), (format_gib(v.capacity) + " GiB").c_str());
+                framework_label(setup.framework).c_str(), (format_gib(v.peak) + " GiB").c_str(),
+                (format_gib(v.capacity) + " GiB").c_str());
   out.summary = line;
   if (!fallback.empty())
     out.summary += std::string("; ") + precision_name(setup.plan.precision) +

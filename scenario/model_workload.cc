@@ -16,6 +16,7 @@
 #include "models/pricing.h"
 #include "platforms/device_spec.h"
 #include "scenario/pai_estimate.h"
+#include "strategies/framework.h"
 #include "strategies/strategy.h"
 #include "workloads/model_graph_json.h"
 #include "workloads/zoo/hf_config.h"
@@ -136,6 +137,12 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
   }
   OpPrices prices = price_ops(model, device, cost);
   StrategyOptions opt = read_strategy(root.map("strategy"));
+  // A step captured as CUDA graphs launches no kernel from the host, unless the strategy says.
+  const FrameworkProfile framework =
+      root.has("framework") ? parse_framework(root.raw("framework"), root.origin(), base_dir)
+                            : framework_profile(default_framework(false));
+  if (framework.cuda_graphs && !root.map("strategy").has("host_overheads"))
+    opt.host_overheads = false;
   // A synchronous device (a CPU) spends its host time inside the op stream, not beside it.
   const bool sync_host = device.host.synchronous && opt.host_overheads;
   if (sync_host) {
@@ -155,7 +162,7 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
   std::ostringstream s;
   s << model.name << " (batch " << model.batch << ", " << model.ops.size() << " ops/replica, "
     << format_size(model.total_params() * 4) << " fp32 params) on " << device.name << ", strategy "
-    << strategy_name(opt.type) << "; ops priced by";
+    << strategy_name(opt.type) << ", " << framework_label(framework) << "; ops priced by";
   for (int k = 0; k < kNumEstimateSources; ++k)
     if (prices.count[k] > 0)
       s << " " << estimate_source_name(static_cast<EstimateSource>(k)) << " " << prices.count[k];

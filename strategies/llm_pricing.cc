@@ -1,5 +1,7 @@
 #include "strategies/llm_pricing.h"
 
+#include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <string>
 
@@ -14,8 +16,27 @@ std::string n(double v) { return std::to_string(static_cast<int64_t>(v)); }
 
 class Pricer {
  public:
-  Pricer(const OpPricer& price, DType dtype, const LowPrecision& low)
-      : price_(price), dtype_(dtype), low_(low) {}
+  // `fused_quantize`: the kernel before each GEMM writes its FP8 / FP4 input (Transformer
+  // Engine's norm and activation kernels), so quantizing adds bytes but no kernel launch.
+  Pricer(const OpPricer& price, DType dtype, const LowPrecision& low, bool fused_quantize)
+      : price_(price), dtype_(dtype), low_(low), fused_quantize_(fused_quantize) {}
+
+  // One element-wise kernel of an eager decomposition over `elems` elements, reading and
+  // writing `bytes_per_elem` bytes for each.
+  void pass(BlockCost* into, double elems, double bytes_per_elem) {
+    if (elems < 1) return;
+    ModelOp k;
+    k.type = "mul";
+    k.dtype = DType::kFP32;
+    k.inputs = {Shape{static_cast<int64_t>(elems)}};
+    k.output = k.inputs[0];
+    k.flops = elems;
+    k.bytes = elems * bytes_per_elem;
+    add(into, k);
+  }
+  void passes(BlockCost* into, double elems, std::initializer_list<double> bytes_per_elem) {
+    for (double b : bytes_per_elem) pass(into, elems, b);
+  }
 
   void op(BlockCost* into, const std::string& type, const std::map<std::string, std::string>& f,
           DType dtype) {
@@ -37,7 +58,9 @@ class Pricer {
     gemms(fwd, bwd, m, k, nn, low_.gemm);
     quantize(fwd, m * k, low_.hadamard);
     quantize(bwd, m * nn, low_.hadamard);
-    if (low_.delayed_scaling) op(fwd, "reduce", {{"in", "3x1024"}}, DType::kFP32);
+    if (low_.delayed_scaling)
+      add(fwd, query_op("reduce", {{"in", "3x1024"}}, DType::kFP32, "llm reduce"),
+          !fused_quantize_);
   }
   void quantize_weights(BlockCost* into, double params) {
     if (low_.active() && params >= 1) quantize(into, params, 0);
@@ -51,10 +74,11 @@ class Pricer {
   }
 
  private:
-  void add(BlockCost* into, const ModelOp& m) {
+  void add(BlockCost* into, const ModelOp& m, bool launched = true) {
     into->seconds += price_(m);
     into->flops += m.flops;
     into->bytes += m.bytes;
+    if (launched) into->kernels += 1;
   }
   void gemms(BlockCost* fwd, BlockCost* bwd, double m, double k, double nn, DType t) {
     op(fwd, "linear", {{"B", "1"}, {"M", n(m)}, {"K", n(k)}, {"N", n(nn)}}, t);
@@ -75,22 +99,59 @@ class Pricer {
     const double copies = low_.transposed_copy ? 2 : 1;
     c.flops = elems * copies + elems * 2.0 * hadamard;
     c.bytes = elems * ((low_.current_scaling ? 4 : 2) + copies * low_.element_bytes());
-    add(into, c);
+    add(into, c, !fused_quantize_);
   }
 
   const OpPricer& price_;
   DType dtype_;
   LowPrecision low_;
+  bool fused_quantize_;
 };
 
 }  // namespace
 
-LlmGpu llm_gpu(const DeviceSpec& device) { return {any_layout_fp8(device)}; }
+LlmGpu llm_gpu(const DeviceSpec& device, const FrameworkProfile& framework) {
+  LlmGpu g;
+  g.any_layout_fp8 = any_layout_fp8(device);
+  // A synchronous device (a CPU) runs its ops on the framework's thread: no launches to wait for.
+  if (!framework.cuda_graphs && !device.host.synchronous) g.kernel_host_s = device.host.per_op();
+  return g;
+}
+
+namespace {
+
+// The kernels of the framework's eager decompositions (strategies/framework.h), as bytes per
+// element read and written by each kernel; `a` is the activations' element size.
+
+// Hugging Face's LlamaRMSNorm: to float32, pow, mean, multiply by the reciprocal root, back to
+// the input type, multiply by the weight; add epsilon and rsqrt over the row statistics.
+void eager_rms_norm(Pricer& pr, BlockCost* fwd, BlockCost* bwd, double rows, double h, double a) {
+  const double e = rows * h;
+  pr.passes(fwd, e, {a + 4, 8, 4, 8, 4 + a, 2 * a});
+  pr.passes(fwd, rows, {8, 8});
+  // Autograd's backward of each: the weight's product (two), the cast, both sides of the
+  // product with the reciprocal root, the mean's expansion, the square, the sum of the two
+  // gradients of the FP32 input and the cast back.
+  pr.passes(bwd, e, {3 * a, 2 * a, a + 4, 8, 8, 4, 12, 12, 4 + a});
+  pr.passes(bwd, rows, {8, 8});
+}
+
+// apply_rotary_pos_emb with rotate_half on one tensor: x cos, the negated half, the
+// concatenation, its product with sin, the sum; backward the products' gradients, the halves'
+// and the sum.
+void eager_rope(Pricer& pr, BlockCost* fwd, BlockCost* bwd, double e, double a) {
+  pr.passes(fwd, e, {2 * a, a, 2 * a, 2 * a, 3 * a});
+  pr.passes(bwd, e, {2 * a, 2 * a, a, 2 * a, 3 * a});
+}
+
+}  // namespace
 
 LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& price,
-                   const LlmGpu& gpu) {
+                   const LlmGpu& gpu, const FrameworkProfile& fw) {
   const DType dtype = precision_dtype(p.precision);
-  Pricer pr(price, dtype, low_precision(p.precision, gpu.any_layout_fp8));
+  const double a = static_cast<double>(dtype_bytes(dtype));
+  Pricer pr(price, dtype, low_precision(p.precision, gpu.any_layout_fp8), fw.fused.quantize);
+  const FusedKernels& fused = fw.fused;
   LlmCosts c;
   const double t = p.tp;
   const double s = static_cast<double>(p.sequence(m)) / p.cp;  // query tokens on this GPU
@@ -101,11 +162,44 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   const double heads = static_cast<double>(m.heads) / t;
   const double kv = static_cast<double>(m.kv_heads) * d;
   const double norm_rows = p.sequence_parallel ? tokens / t : tokens;
+  const bool rms = !m.biases;  // LLaMA-style RMSNorm; GPT's LayerNorm is one kernel in PyTorch
+  auto norm = [&](BlockCost* fwd, BlockCost* bwd) {
+    if (rms && !fused.norm) return eager_rms_norm(pr, fwd, bwd, norm_rows, h, a);
+    pr.rows(fwd, bwd, "ln", "layernorm_bwd", norm_rows, h);
+  };
+  // Autocast keeps FP32 weights: each linear layer's weight is cast to the compute type when a
+  // forward pass uses it, and its gradient cast back to FP32 in backward.
+  auto weight_cast = [&](BlockCost* fwd, BlockCost* bwd, double params) {
+    if (!fw.fp32_weights || a >= 4) return;
+    pr.pass(fwd, params, 4 + a);
+    pr.pass(bwd, params, a + 4);
+  };
+  // A linear layer of the block, and the autocast copy of its weights.
+  auto linear = [&](BlockCost* fwd, BlockCost* bwd, double rows, double in, double out) {
+    pr.block_linear(fwd, bwd, rows, in, out);
+    weight_cast(fwd, bwd, in * out);
+  };
 
-  // Attention block: norm, QKV projection (column parallel), scores, softmax, context, output
-  // projection (row parallel), residual add.
-  pr.rows(&c.attention_qkv_fwd, &c.attention_bwd, "ln", "layernorm_bwd", norm_rows, h);
-  pr.block_linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, (h + 2 * kv) / t);
+  // Attention block: norm, QKV projection (column parallel), rotary embedding, scores, softmax,
+  // context, output projection (row parallel), residual add.
+  norm(&c.attention_qkv_fwd, &c.attention_bwd);
+  if (fused.projections) {
+    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, (h + 2 * kv) / t);
+  } else {
+    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, h / t);
+    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, kv / t);
+    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, kv / t);
+  }
+  if (!m.learned_positions) {
+    const double q_elems = tokens * h / t, k_elems = tokens * kv / t;
+    if (fused.rope) {
+      pr.pass(&c.attention_qkv_fwd, q_elems + k_elems, 2 * a);
+      pr.pass(&c.attention_bwd, q_elems + k_elems, 2 * a);
+    } else {
+      eager_rope(pr, &c.attention_qkv_fwd, &c.attention_bwd, q_elems, a);
+      eager_rope(pr, &c.attention_qkv_fwd, &c.attention_bwd, k_elems, a);
+    }
+  }
   BlockCost core_bwd;
   const double bh = p.micro_batch * heads;
   if (p.flash_attention) {
@@ -134,22 +228,38 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     to->seconds += x.seconds;
     to->flops += x.flops;
     to->bytes += x.bytes;
+    to->kernels += x.kernels;
   };
   add(&c.attention_fwd, c.attention_qkv_fwd);
   add(&c.attention_fwd, c.attention_core_fwd);
   add(&c.attention_bwd, core_bwd);
-  pr.block_linear(&c.attention_fwd, &c.attention_bwd, tokens, h / t, h);
+  linear(&c.attention_fwd, &c.attention_bwd, tokens, h / t, h);
   pr.rows(&c.attention_fwd, &c.attention_bwd, "add", "", norm_rows, h);
 
   // MLP block: norm, up (and gate) projection, activation (and gating product), down
   // projection, residual add. Experts: each token through top_k of them.
-  pr.rows(&c.mlp_fwd, &c.mlp_bwd, "ln", "layernorm_bwd", norm_rows, h);
+  norm(&c.mlp_fwd, &c.mlp_bwd);
   const double routed = tokens * static_cast<double>(m.top_k) * (m.moe() ? p.capacity_factor : 1);
-  const double up = (m.gated_mlp ? 2 : 1) * f / t;
-  pr.block_linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, up);
-  pr.rows(&c.mlp_fwd, &c.mlp_bwd, "gelu", "gelu_bwd", routed, f / t);
-  if (m.gated_mlp) pr.rows(&c.mlp_fwd, &c.mlp_bwd, "mul", "", routed, f / t);
-  pr.block_linear(&c.mlp_fwd, &c.mlp_bwd, routed, f / t, h);
+  if (m.gated_mlp && !fused.projections) {
+    linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, f / t);
+    linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, f / t);
+  } else {
+    linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, (m.gated_mlp ? 2 : 1) * f / t);
+  }
+  if (m.gated_mlp) {
+    // SwiGLU: SiLU of the gate times the up projection; backward both products' gradients.
+    const double e = routed * f / t;
+    if (fused.gated_activation) {
+      pr.pass(&c.mlp_fwd, e, 3 * a);
+      pr.pass(&c.mlp_bwd, e, 5 * a);
+    } else {
+      pr.passes(&c.mlp_fwd, e, {2 * a, 3 * a});
+      pr.passes(&c.mlp_bwd, e, {3 * a, 3 * a, 3 * a});
+    }
+  } else {
+    pr.rows(&c.mlp_fwd, &c.mlp_bwd, "gelu", "gelu_bwd", routed, f / t);
+  }
+  linear(&c.mlp_fwd, &c.mlp_bwd, routed, f / t, h);
   if (m.moe()) pr.linear(&c.mlp_fwd, &c.mlp_bwd, tokens, h, static_cast<double>(m.experts));
   pr.rows(&c.mlp_fwd, &c.mlp_bwd, "add", "", norm_rows, h);
 
@@ -158,10 +268,20 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   pr.rows(&c.embedding_bwd, &c.embedding_bwd, "add", "", tokens, h);
   // Head: final norm, logits over the vocabulary-parallel head, cross entropy.
   const double v = static_cast<double>(p.padded_vocab(m)) / t;
-  pr.rows(&c.head_fwd, &c.head_bwd, "ln", "layernorm_bwd", norm_rows, h);
+  norm(&c.head_fwd, &c.head_bwd);
   pr.linear(&c.head_fwd, &c.head_bwd, tokens, h, v);
-  pr.op(&c.head_fwd, "cross_entropy", {{"in", n(tokens) + "x" + n(v)}});
-  pr.op(&c.head_bwd, "cross_entropy_bwd", {{"in", n(tokens) + "x" + n(v)}});
+  weight_cast(&c.head_fwd, &c.head_bwd, h * v);
+  const std::map<std::string, std::string> logits = {{"in", n(tokens) + "x" + n(v)}};
+  if (fused.cross_entropy || a >= 4) {
+    pr.op(&c.head_fwd, "cross_entropy", logits);
+    pr.op(&c.head_bwd, "cross_entropy_bwd", logits);
+  } else {
+    // The logits upcast to FP32 before the loss, and the gradient cast back.
+    pr.pass(&c.head_fwd, tokens * v, a + 4);
+    pr.op(&c.head_fwd, "cross_entropy", logits, DType::kFP32);
+    pr.op(&c.head_bwd, "cross_entropy_bwd", logits, DType::kFP32);
+    pr.pass(&c.head_bwd, tokens * v, 4 + a);
+  }
 
   // Adam over each stage's parameters on one GPU (its ZeRO-1+ shard), then under a
   // low-precision recipe the quantized copies of its linear layers' weights for the next step.
@@ -170,10 +290,29 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     BlockCost o;
     double params = stage.parameters;
     if (p.zero >= 1) params /= static_cast<double>(p.dp) * p.cp;
-    if (params >= 1) pr.op(&o, "adam_update", {{"in", n(params)}});
+    if (params >= 1) {
+      // Gradient clipping's global norm reads every FP32 gradient once; PyTorch's
+      // clip_grad_norm_ then scales them all, Megatron only when the norm is over the limit.
+      pr.pass(&o, params, 4);
+      if (fused.optimizer) {
+        pr.op(&o, "adam_update", {{"in", n(params)}});
+      } else {
+        pr.pass(&o, params, 8);
+        // foreach AdamW: lerp the first moment, scale and addcmul the second, its sqrt,
+        // bias-correction division and epsilon, then addcdiv into the weights.
+        pr.passes(&o, params, {12, 8, 12, 8, 8, 8, 16});
+      }
+    }
     pr.quantize_weights(&o, layers[stage.stage] * layer_linear_parameters(m, p));
     c.optimizer.push_back(o);
   }
+  // The host launches every kernel: a block whose kernels the GPU runs faster than the host
+  // launches them takes the host's time.
+  for (BlockCost* b : {&c.attention_fwd, &c.mlp_fwd, &c.attention_bwd, &c.mlp_bwd,
+                       &c.attention_core_fwd, &c.attention_qkv_fwd, &c.embedding_fwd,
+                       &c.embedding_bwd, &c.head_fwd, &c.head_bwd})
+    b->seconds = std::max(b->seconds, b->kernels * gpu.kernel_host_s);
+  for (BlockCost& b : c.optimizer) b.seconds = std::max(b.seconds, b.kernels * gpu.kernel_host_s);
   return c;
 }
 

@@ -1,7 +1,8 @@
 // The compute of one GPU's share of a transformer layer, the embedding, the output head and the
-// optimizer under a parallel plan, priced kernel by kernel: the GEMMs of the attention and MLP
-// blocks at their tensor-parallel shapes, the attention core, norms and element-wise ops,
-// forward and backward (a GEMM's backward is its data-gradient and weight-gradient GEMMs).
+// optimizer under a parallel plan, priced kernel by kernel as the framework runs them: the GEMMs
+// of the attention and MLP blocks at their tensor-parallel shapes, the attention core, norms,
+// rotary embeddings and element-wise ops, forward and backward (a GEMM's backward is its
+// data-gradient and weight-gradient GEMMs), the loss, gradient clipping and the optimizer.
 // With flash attention (plan.flash_attention) the attention core is one fused kernel per pass
 // (Dao et al., "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness",
 // NeurIPS 2022): its products run as GEMMs over the causal half of the score blocks, the
@@ -13,6 +14,7 @@
 #include <functional>
 
 #include "platforms/device_spec.h"
+#include "strategies/framework.h"
 #include "strategies/parallel_plan.h"
 #include "workloads/llm_config.h"
 #include "workloads/model_graph.h"
@@ -23,9 +25,10 @@ namespace orrery {
 using OpPricer = std::function<double(const ModelOp&)>;
 
 struct BlockCost {
-  double seconds = 0;
+  double seconds = 0;  // the GPU's, or the host's launching its kernels where that is longer
   double flops = 0;
   double bytes = 0;
+  double kernels = 0;  // kernels launched
 };
 
 struct LlmCosts {
@@ -39,13 +42,20 @@ struct LlmCosts {
   std::vector<BlockCost> optimizer;
 };
 
-// What pricing needs of the GPU beside its op prices.
+// What pricing needs of the GPU and its host beside its op prices.
 struct LlmGpu {
   bool any_layout_fp8 = false;  // strategies/llm_precision.h
+  // Host time to launch one kernel (the platform's per-op launch cost, device host_overheads:
+  // T1 + T2 + T3 + T4); 0 when the step replays as CUDA graphs. A block of kernels takes at
+  // least its kernels' launch time: a GPU that finishes them faster waits for the host.
+  double kernel_host_s = 0;
 };
-LlmGpu llm_gpu(const DeviceSpec& device);
+LlmGpu llm_gpu(const DeviceSpec& device, const FrameworkProfile& framework);
 
+// The framework's kernels (strategies/framework.h): fused or eager norms, rotary embeddings,
+// gated activations, projections, loss and optimizer, and autocast's weight casts. The default
+// profile fuses everything, as Megatron-Core does.
 LlmCosts price_llm(const LlmConfig& model, const ParallelPlan& plan, const OpPricer& price,
-                   const LlmGpu& gpu = {});
+                   const LlmGpu& gpu = {}, const FrameworkProfile& framework = {});
 
 }  // namespace orrery
