@@ -211,6 +211,39 @@ TEST(KernelModel, ConvolutionBackwardPassesAreGemmsOfTheirOwnShape) {
   EXPECT_GT(w->seconds, f);
 }
 
+// A strided backward-data pass gathers, for each input pixel, only the filter taps that reach
+// it: ceil(3/2)^2 = 4 of 9 under stride 2, so it does the forward's multiply-adds and not 9/4 of
+// them; and an implicit GEMM reads its tensors, not the R x S times larger im2col matrix. With
+// plain coefficients (no fixed cycles, memory at full bandwidth, no L2 re-reads) both are exact.
+TEST(KernelModel, StridedBackwardDataGathersOnlyTheTapsThatReachAPixel) {
+  const KernelCoefficients c = plain();
+  const DeviceSpec dev = gpu(80);
+  auto conv = [](const char* type, int64_t stride) {
+    ModelOp op;
+    op.type = type;
+    const int64_t p = 28 / stride;
+    if (std::string(type) == "conv2d") {
+      op.inputs = {{256, 128, 28, 28}, {128, 128, 3, 3}};
+      op.output = {256, 128, p, p};
+    } else {
+      op.inputs = {{256, 128, p, p}, {128, 128, 3, 3}};
+      op.output = {256, 128, 28, 28};
+    }
+    op.attrs = {{"stride_h", stride}, {"stride_w", stride}, {"pad_h", 1}, {"pad_w", 1}};
+    return op;
+  };
+  const MathMode mode{DType::kFP32, false, true, false};
+  auto run = [&](const ModelOp& op) { return kernel_time(op, dev, mode, 0, 0, c); };
+  // Stride 2: 14 x 14 outputs, the forward's GEMM 256 x 196 rows x 128 x (128 x 9); backward-
+  // data's 256 x 784 rows x 128 x (128 x 4): 784 x 4 = 196 x 16, 16/9 of the forward's
+  // multiply-adds (the taps of the padded edge pixels), where all 9 taps would be 4 times that.
+  const KernelEstimate fwd = run(conv("conv2d", 2)), data = run(conv("conv2d_bwd_data", 2));
+  EXPECT_NEAR(data.gemm.compute_s / fwd.gemm.compute_s, 784.0 * 4 / (196 * 9), 0.02);
+  // Traffic: dy, the weights and dx once, FP32.
+  const double bytes = 4.0 * (256 * 128 * 14 * 14 + 128 * 128 * 9 + 256 * 128 * 28 * 28);
+  EXPECT_NEAR(data.gemm.memory_s * dev.mem_bw, bytes, 1e-9 * bytes);
+}
+
 TEST(KernelModel, TensorCorePathReproducesPublishedAchievableMatmulFlops) {
   // Maximum Achievable Matmul FLOPS, BF16 (Stas Bekman, "Machine Learning Engineering Open
   // Book", MAMF comparison table), a check outside the fitting data (scripts/fit_tensor_kernels.py
