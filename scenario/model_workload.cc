@@ -126,6 +126,9 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
   }
 
   CostModel cost(parse_cost_model(root, "cost_model", base_dir));
+  const FrameworkProfile framework =
+      root.has("framework") ? parse_framework(root.raw("framework"), root.origin(), base_dir)
+                            : framework_profile(default_framework(false));
   MixedPrecisionReport precision;
   PrecisionPolicy precision_policy = PrecisionPolicy::kFP32;
   if (root.has("precision")) {
@@ -135,12 +138,12 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
     precision_policy = mp.policy;
     model = apply_mixed_precision(model, mp, &precision);
   }
+  // The framework's fused kernels, casts included, before pricing.
+  FusionReport fusion;
+  model = fuse_kernels(model, framework.fused.model_graph, &fusion);
   OpPrices prices = price_ops(model, device, cost);
   StrategyOptions opt = read_strategy(root.map("strategy"));
   // A step captured as CUDA graphs launches no kernel from the host, unless the strategy says.
-  const FrameworkProfile framework =
-      root.has("framework") ? parse_framework(root.raw("framework"), root.origin(), base_dir)
-                            : framework_profile(default_framework(false));
   if (framework.cuda_graphs && !root.map("strategy").has("host_overheads"))
     opt.host_overheads = false;
   // A synchronous device (a CPU) spends its host time inside the op stream, not beside it.
@@ -162,7 +165,9 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
   std::ostringstream s;
   s << model.name << " (batch " << model.batch << ", " << model.ops.size() << " ops/replica, "
     << format_size(model.total_params() * 4) << " fp32 params) on " << device.name << ", strategy "
-    << strategy_name(opt.type) << ", " << framework_label(framework) << "; ops priced by";
+    << strategy_name(opt.type) << ", " << framework_label(framework);
+  if (fusion.fused > 0) s << " (" << fusion.fused << " kernels fused away)";
+  s << "; ops priced by";
   for (int k = 0; k < kNumEstimateSources; ++k)
     if (prices.count[k] > 0)
       s << " " << estimate_source_name(static_cast<EstimateSource>(k)) << " " << prices.count[k];

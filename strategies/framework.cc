@@ -42,6 +42,12 @@ void read_fields(const YamlMap& m, FrameworkProfile* f, std::vector<std::string>
     flag(fm, "cross_entropy", "fused.cross_entropy", &f->fused.cross_entropy);
     flag(fm, "optimizer", "fused.optimizer", &f->fused.optimizer);
     flag(fm, "quantize", "fused.quantize", &f->fused.quantize);
+    FusionRules& g = f->fused.model_graph;
+    flag(fm, "bn_activation", "fused.bn_activation", &g.bn_activation);
+    flag(fm, "dropout_add_norm", "fused.dropout_add_norm", &g.dropout_add_norm);
+    flag(fm, "softmax_mask", "fused.softmax_mask", &g.softmax_mask);
+    flag(fm, "casts", "fused.casts", &g.casts);
+    flag(fm, "elementwise", "fused.elementwise", &g.elementwise);
     fm.reject_unknown_keys();
   }
   if (m.has("attention")) {

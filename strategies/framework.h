@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "workloads/attention_impl.h"
+#include "workloads/kernel_fusion.h"
 
 namespace orrery {
 
@@ -27,6 +28,9 @@ struct FusedKernels {
   bool cross_entropy = true;     // the loss without an FP32 copy of the logits
   bool optimizer = true;         // Adam as one multi-tensor pass (eager foreach: 7 passes)
   bool quantize = true;  // FP8/FP4 GEMM inputs written by the kernel before (no cast kernel)
+  // Model graphs (zoo models, model files): workloads/kernel_fusion.h's rules. Off by default:
+  // an op graph's ops are kernels unless the profile says they fuse.
+  FusionRules model_graph;
 };
 
 struct FrameworkProfile {

@@ -9,6 +9,8 @@
 
 #include "common/errors.h"
 #include "common/yaml_reader.h"
+#include "engine/replay.h"
+#include "scenario/scenario.h"
 #include "strategies/llm_pricing.h"
 #include "tests/test_util.h"
 #include "workloads/op_query.h"
@@ -29,7 +31,7 @@ std::string error_of(const std::string& yaml, const std::string& base_dir = "") 
 TEST(Framework, BuiltInProfilesCiteTheirSourcesAndAnswerToAliases) {
   const std::vector<std::string> names = framework_names();
   for (const char* n : {"megatron-te", "pytorch", "pytorch-ddp", "pytorch-fsdp", "pytorch-ngc",
-                        "pytorch-compile", "deepspeed"})
+                        "pytorch-compile", "deepspeed", "tensorflow1", "tensorflow2-xla", "jax"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
   for (const auto& n : names) {
     const FrameworkProfile f = framework_profile(n);
@@ -51,6 +53,12 @@ TEST(Framework, BuiltInProfilesCiteTheirSourcesAndAnswerToAliases) {
   EXPECT_DOUBLE_EQ(framework_profile("ddp").bucket_bytes, 25.0 * 1024 * 1024);
   EXPECT_EQ(framework_profile("fsdp").zero, 3);
   EXPECT_EQ(framework_profile("megatron").zero, -1);  // the strategy's
+  const FusionRules tf1 = framework_profile("tf1").fused.model_graph;
+  EXPECT_TRUE(tf1.bn_activation);
+  EXPECT_FALSE(tf1.elementwise);
+  EXPECT_FALSE(eager.fused.model_graph.any());
+  EXPECT_TRUE(framework_profile("jax").fused.model_graph.elementwise);
+  EXPECT_TRUE(framework_profile("jax").cuda_graphs);
   try {
     framework_profile("megatrom");
     ADD_FAILURE() << "accepted";
@@ -203,6 +211,38 @@ TEST(Framework, HostLaunchesBoundBlocksOfShortKernels) {
   EXPECT_DOUBLE_EQ(llm_gpu(h100, graphs).kernel_host_s, 0.0);
   EXPECT_DOUBLE_EQ(llm_gpu(h100, eager).kernel_host_s, h100.host.per_op());
   EXPECT_DOUBLE_EQ(llm_gpu(device_spec("Xeon-vCPU-1T"), eager).kernel_host_s, 0.0);
+}
+
+// A model workload under a profile with fusion rules: ResNet-50 under TensorFlow 1's remapper
+// (batch norm + ReLU, the residual add between them, and their gradients) runs fewer kernels
+// and moves fewer bytes than under eager PyTorch; XLA's element-wise fusion fewer still.
+TEST(Framework, ModelWorkloadsRunTheProfilesFusedKernels) {
+  auto run = [](const std::string& fw, std::string* summary) {
+    Scenario sc = load_scenario(testing::source_path("scenarios/resnet50-allreduce.yaml"),
+                                {"framework=" + fw, "platform.servers=1"});
+    *summary = sc.workload_summary;
+    return replay_isolated(sc.platform, sc.graph, ReplayOptions{}).makespan;
+  };
+  std::string eager_line, tf1_line, xla_line;
+  const double eager = run("pytorch", &eager_line);
+  const double tf1 = run("tensorflow1", &tf1_line);
+  const double xla = run("tensorflow2-xla", &xla_line);
+  EXPECT_NE(eager_line.find(", pytorch;"), std::string::npos) << eager_line;
+  EXPECT_EQ(eager_line.find("fused away"), std::string::npos) << eager_line;
+  // Every one of the 49 ReLUs follows a batch norm (directly, or through the residual add).
+  const size_t at = tf1_line.find("tensorflow1 (");
+  ASSERT_NE(at, std::string::npos) << tf1_line;
+  EXPECT_GE(std::stoi(tf1_line.substr(at + 13)), 49) << tf1_line;
+  EXPECT_LT(tf1, eager);
+  EXPECT_LT(xla, tf1);
+  try {
+    load_scenario(testing::source_path("scenarios/resnet50-allreduce.yaml"), {"framework=mxnet"});
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("resnet50-allreduce.yaml"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unknown framework \"mxnet\""), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
