@@ -56,6 +56,9 @@ struct FrameworkProfile {
   // stage (< 0: the strategy's default, 0).
   double bucket_bytes = -1;
   int zero = -1;
+  // Tensor-parallel all-gathers and reduce-scatters beside the GEMMs they feed and drain
+  // (Megatron's --tp-comm-overlap; needs sequence parallelism, which the strategy sets).
+  bool tp_comm_overlap = false;
 
   // Keys a scenario changed from the named profile.
   std::vector<std::string> overridden;

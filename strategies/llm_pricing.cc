@@ -120,6 +120,15 @@ LlmGpu llm_gpu(const DeviceSpec& device, const FrameworkProfile& framework) {
 
 namespace {
 
+// (a - b) x share, and a + b: the cost of a part of a block.
+BlockCost difference(const BlockCost& a, const BlockCost& b, double share) {
+  return {(a.seconds - b.seconds) * share, (a.flops - b.flops) * share,
+          (a.bytes - b.bytes) * share, (a.kernels - b.kernels) * share};
+}
+BlockCost sum(const BlockCost& a, const BlockCost& b) {
+  return {a.seconds + b.seconds, a.flops + b.flops, a.bytes + b.bytes, a.kernels + b.kernels};
+}
+
 // The kernels of the framework's eager decompositions (strategies/framework.h), as bytes per
 // element read and written by each kernel; `a` is the activations' element size.
 
@@ -174,21 +183,29 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     pr.pass(fwd, params, 4 + a);
     pr.pass(bwd, params, a + 4);
   };
-  // A linear layer of the block, and the autocast copy of its weights.
-  auto linear = [&](BlockCost* fwd, BlockCost* bwd, double rows, double in, double out) {
+  // A linear layer of the block, and the autocast copy of its weights. `fpart` and `dpart`, when
+  // given, also get its forward and its backward's data-gradient half (the backward's two GEMMs
+  // do the same work).
+  auto linear = [&](BlockCost* fwd, BlockCost* bwd, double rows, double in, double out,
+                    BlockCost* fpart = nullptr, BlockCost* dpart = nullptr) {
+    const BlockCost f0 = *fwd, b0 = *bwd;
     pr.block_linear(fwd, bwd, rows, in, out);
     weight_cast(fwd, bwd, in * out);
+    if (fpart) *fpart = sum(*fpart, difference(*fwd, f0, 1.0));
+    if (dpart) *dpart = sum(*dpart, difference(*bwd, b0, 0.5));
   };
 
   // Attention block: norm, QKV projection (column parallel), rotary embedding, scores, softmax,
   // context, output projection (row parallel), residual add.
   norm(&c.attention_qkv_fwd, &c.attention_bwd);
+  BlockCost* const qkv_f = &c.attention_in_gemm;
+  BlockCost* const qkv_d = &c.attention_in_dgrad;
   if (fused.projections) {
-    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, (h + 2 * kv) / t);
+    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, (h + 2 * kv) / t, qkv_f, qkv_d);
   } else {
-    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, h / t);
-    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, kv / t);
-    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, kv / t);
+    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, h / t, qkv_f, qkv_d);
+    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, kv / t, qkv_f, qkv_d);
+    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, kv / t, qkv_f, qkv_d);
   }
   if (!m.learned_positions) {
     const double q_elems = tokens * h / t, k_elems = tokens * kv / t;
@@ -233,7 +250,8 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   add(&c.attention_fwd, c.attention_qkv_fwd);
   add(&c.attention_fwd, c.attention_core_fwd);
   add(&c.attention_bwd, core_bwd);
-  linear(&c.attention_fwd, &c.attention_bwd, tokens, h / t, h);
+  linear(&c.attention_fwd, &c.attention_bwd, tokens, h / t, h, &c.attention_out_gemm,
+         &c.attention_out_dgrad);
   pr.rows(&c.attention_fwd, &c.attention_bwd, "add", "", norm_rows, h);
 
   // MLP block: norm, up (and gate) projection, activation (and gating product), down
@@ -241,10 +259,11 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   norm(&c.mlp_fwd, &c.mlp_bwd);
   const double routed = tokens * static_cast<double>(m.top_k) * (m.moe() ? p.capacity_factor : 1);
   if (m.gated_mlp && !fused.projections) {
-    linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, f / t);
-    linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, f / t);
+    linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, f / t, &c.mlp_in_gemm, &c.mlp_in_dgrad);
+    linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, f / t, &c.mlp_in_gemm, &c.mlp_in_dgrad);
   } else {
-    linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, (m.gated_mlp ? 2 : 1) * f / t);
+    linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, (m.gated_mlp ? 2 : 1) * f / t, &c.mlp_in_gemm,
+           &c.mlp_in_dgrad);
   }
   if (m.gated_mlp) {
     // SwiGLU: SiLU of the gate times the up projection; backward both products' gradients.
@@ -259,7 +278,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   } else {
     pr.rows(&c.mlp_fwd, &c.mlp_bwd, "gelu", "gelu_bwd", routed, f / t);
   }
-  linear(&c.mlp_fwd, &c.mlp_bwd, routed, f / t, h);
+  linear(&c.mlp_fwd, &c.mlp_bwd, routed, f / t, h, &c.mlp_out_gemm, &c.mlp_out_dgrad);
   if (m.moe()) pr.linear(&c.mlp_fwd, &c.mlp_bwd, tokens, h, static_cast<double>(m.experts));
   pr.rows(&c.mlp_fwd, &c.mlp_bwd, "add", "", norm_rows, h);
 

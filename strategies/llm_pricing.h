@@ -38,6 +38,11 @@ struct LlmCosts {
   BlockCost attention_qkv_fwd;             // its norm and QKV projection (before the core)
   BlockCost embedding_fwd, embedding_bwd;  // first stage
   BlockCost head_fwd, head_bwd;            // last stage: final norm, logits, cross entropy
+  // The GEMMs tensor-parallel communication overlaps (plan.tp_comm_overlap), parts of the blocks
+  // above: forward each block's first (QKV, fc1) and last (output projection, fc2) linear
+  // layer; backward their data-gradient halves, which backward runs first (out) and last (in).
+  BlockCost attention_in_gemm, attention_out_gemm, mlp_in_gemm, mlp_out_gemm;
+  BlockCost attention_out_dgrad, attention_in_dgrad, mlp_out_dgrad, mlp_in_dgrad;
   // Adam over the parameters one GPU updates (its ZeRO shard), per pipeline stage.
   std::vector<BlockCost> optimizer;
 };

@@ -1,5 +1,6 @@
 #include "strategies/llm_strategy.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <tuple>
@@ -65,6 +66,8 @@ class Builder {
     for (const auto& g : gpus) dev_.push_back(b_.gpu(g));
     shards_ = p.dp * p.cp;
     lanes_ = shards_ * p.tp;
+    // Overlap needs the blocks' GEMMs apart: dense layers without context parallelism, op by op.
+    overlap_ = p.tp_comm_overlap && p.tp >= 2 && p.sequence_parallel && p.ep < 2 && p.cp < 2;
     fuse_ = build.fuse_passes && build.tp_analytical && p.ep < 2 && p.cp < 2;
     chunks_ = p.chunks_per_stage();
     chunk_layers_ = chunk_layers(p, m);
@@ -157,7 +160,8 @@ class Builder {
   // Blocking: it becomes the members' last op; otherwise its op per lane is returned.
   Lanes collective(int s, const Item& it, const std::string& what, CollectiveType type,
                    double bytes, const std::vector<std::vector<int>>& groups, Stream stream,
-                   bool blocking, Lanes* last, Pass* pass, int repeat = 1) {
+                   bool blocking, Lanes* last, Pass* pass, int repeat = 1,
+                   const Lanes* wait = nullptr) {
     Lanes ops(lanes_, -1);
     for (const auto& group : groups) {
       bool any = false;
@@ -170,7 +174,10 @@ class Builder {
       for (int lane : group) {
         c.ranks.push_back(device(lane, s));
         if ((*last)[lane] >= 0) deps.push_back((*last)[lane]);
+        if (wait && (*wait)[lane] >= 0) deps.push_back((*wait)[lane]);
       }
+      std::sort(deps.begin(), deps.end());
+      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
       const int op = b_.collective(name(s, group.front(), it, what), c, "comm", std::move(deps));
       b_.set_stream(op, stream);
       for (int lane : group) {
@@ -227,8 +234,39 @@ class Builder {
                       replica_groups(shards_), kDpStream, false, last, pass);
   }
 
+  // A block under tensor-parallel communication overlap (Megatron's --tp-comm-overlap): the
+  // all-gather feeding its first GEMM runs in tp chunks, the first before the GEMM starts and
+  // the others beside it; the reduce-scatter draining its last GEMM likewise, the last chunk
+  // after it. What lies between waits for the whole all-gather.
+  void overlapped_block(int s, const Item& it, const std::string& what, const BlockCost& block,
+                        const BlockCost& first, const BlockCost& final, const char* phase,
+                        Lanes* last, Pass* pass, const Lanes* wait) {
+    const double tp = p_.tp;
+    const double chunk = tp_bytes_ / tp, rest_bytes = tp_bytes_ * (tp - 1) / tp;
+    collective(s, it, what + ".ag0", CollectiveType::kAllGather, chunk, tp_groups(), kTpStream,
+               true, last, pass);
+    const Lanes ag = collective(s, it, what + ".ag", CollectiveType::kAllGather, rest_bytes,
+                                tp_groups(), kTpStream, false, last, pass);
+    compute(s, it, what + ".in", first, phase, last, pass, wait);
+    BlockCost middle = minus(minus(block, first), final);
+    middle.seconds = std::max(0.0, middle.seconds);
+    compute(s, it, what, middle, phase, last, pass, &ag);
+    const Lanes rs = collective(s, it, what + ".rs", CollectiveType::kReduceScatter, rest_bytes,
+                                tp_groups(), kTpStream, false, last, pass);
+    compute(s, it, what + ".out", final, phase, last, pass);
+    collective(s, it, what + ".rs0", CollectiveType::kReduceScatter, chunk, tp_groups(), kTpStream,
+               true, last, pass, 1, &rs);
+  }
+
   void layer_forward(int s, const Item& it, const std::string& l, Lanes* last, Pass* pass,
                      const char* phase, const Lanes* weights) {
+    if (overlap_) {
+      overlapped_block(s, it, l + ".attn", costs_.attention_fwd, costs_.attention_in_gemm,
+                       costs_.attention_out_gemm, phase, last, pass, weights);
+      overlapped_block(s, it, l + ".mlp", costs_.mlp_fwd, costs_.mlp_in_gemm,
+                       costs_.mlp_out_gemm, phase, last, pass, nullptr);
+      return;
+    }
     tp_block_start(s, it, l + ".attn", last, pass);
     if (p_.cp > 1)
       context_parallel_attention(s, it, l + ".attn", phase, last, pass, weights);
@@ -304,6 +342,30 @@ class Builder {
     }
   }
 
+  // A fused pass under tensor-parallel communication overlap: its blocks' all-gathers and
+  // reduce-scatters less one chunk each run beside the pass's overlappable GEMMs, the chunks
+  // before and after them as without overlap (overlapped_block, summed over the pass).
+  void fused_overlapped(int s, const Item& it, const std::string& what, const BlockCost& pass_cost,
+                        const BlockCost& gemms, int blocks, const char* phase, Lanes* last,
+                        Pass* pass) {
+    const double tp = p_.tp;
+    const double chunk = tp_bytes_ / tp, rest_bytes = tp_bytes_ * (tp - 1) / tp;
+    collective(s, it, what + ".ag0", CollectiveType::kAllGather, chunk, tp_groups(), kTpStream,
+               true, last, pass, blocks);
+    const Lanes ag = collective(s, it, what + ".ag", CollectiveType::kAllGather, rest_bytes,
+                                tp_groups(), kTpStream, false, last, pass, blocks);
+    const Lanes rs = collective(s, it, what + ".rs", CollectiveType::kReduceScatter, rest_bytes,
+                                tp_groups(), kTpStream, false, last, pass, blocks);
+    compute(s, it, what + ".gemm", gemms, phase, last, pass);
+    BlockCost rest = pass_cost;
+    rest.seconds = std::max(0.0, rest.seconds - gemms.seconds);
+    rest.flops -= gemms.flops;
+    rest.bytes -= gemms.bytes;
+    compute(s, it, what, rest, phase, last, pass, &ag);
+    collective(s, it, what + ".rs0", CollectiveType::kReduceScatter, chunk, tp_groups(), kTpStream,
+               true, last, pass, blocks, &rs);
+  }
+
   void fused_forward(int s, const Item& it, Lanes* last, Pass* pass) {
     const int n = chunk_layers_[s][it.chunk];
     BlockCost c;
@@ -311,9 +373,23 @@ class Builder {
     add(&c, costs_.attention_fwd, n);
     add(&c, costs_.mlp_fwd, n);
     if (last_chunk(s, it)) add(&c, costs_.head_fwd);
+    if (overlap_ && n > 0) {
+      fused_overlapped(s, it, "fwd", c, forward_gemms(n), 2 * n, "forward", last, pass);
+      pass->exit = *last;
+      return;
+    }
     compute(s, it, "fwd", c, "forward", last, pass);
     tp_collectives(s, it, "fwd.tp", 2 * n, last, pass);
     pass->exit = *last;
+  }
+
+  // The overlappable GEMMs of n layers' forward.
+  BlockCost forward_gemms(int n) const {
+    BlockCost g;
+    for (const BlockCost* b : {&costs_.attention_in_gemm, &costs_.attention_out_gemm,
+                               &costs_.mlp_in_gemm, &costs_.mlp_out_gemm})
+      add(&g, *b, n);
+    return g;
   }
 
   void fused_backward(int s, const Item& it, Lanes* last, Pass* pass) {
@@ -331,6 +407,20 @@ class Builder {
     add(&c, costs_.mlp_bwd, n);
     add(&c, costs_.attention_bwd, n);
     if (first_chunk(s, it)) add(&c, costs_.embedding_bwd);
+    if (overlap_ && n > 0) {
+      // Full recomputation's forward collectives overlap its GEMMs the same way.
+      if (p_.recompute == Recompute::kFull)
+        fused_overlapped(s, it, "recompute", re, forward_gemms(n), 2 * n, "recompute", last, pass);
+      else if (p_.recompute == Recompute::kSelective)
+        compute(s, it, "recompute", re, "recompute", last, pass);
+      BlockCost g;
+      for (const BlockCost* b : {&costs_.attention_in_dgrad, &costs_.attention_out_dgrad,
+                                 &costs_.mlp_in_dgrad, &costs_.mlp_out_dgrad})
+        add(&g, *b, n);
+      fused_overlapped(s, it, "bwd", c, g, 2 * n, "backward", last, pass);
+      pass->exit = *last;
+      return;
+    }
     if (p_.recompute != Recompute::kNone) compute(s, it, "recompute", re, "recompute", last, pass);
     compute(s, it, "bwd", c, "backward", last, pass);
     tp_collectives(s, it, "bwd.tp", blocks, last, pass);
@@ -374,6 +464,19 @@ class Builder {
                                               CollectiveType::kAllGather, kv_bytes_ * p_.cp,
                                               replica_groups(p_.cp), kCpStream, false, last, pass)
                                  : Lanes(lanes_, -1);
+      if (overlap_) {
+        // Backward's first GEMM is the output layer's data gradient (after the all-gather of
+        // the output's gradient), its last the input layer's (before the reduce-scatter).
+        overlapped_block(s, it, L + ".mlp.bwd", costs_.mlp_bwd, costs_.mlp_out_dgrad,
+                         costs_.mlp_in_dgrad, "backward", last, pass, &weights);
+        if (p_.recompute == Recompute::kSelective)
+          compute(s, it, L + ".core.recompute", costs_.attention_core_fwd, "recompute", last,
+                  pass);
+        overlapped_block(s, it, L + ".attn.bwd", costs_.attention_bwd, costs_.attention_out_dgrad,
+                         costs_.attention_in_dgrad, "backward", last, pass, nullptr);
+        reduce_gradients(s, it, L, final_micro, l == 0, last, pass);
+        continue;
+      }
       tp_block_start(s, it, L + ".mlp.bwd", last, pass);
       all_to_all(s, it, L + ".combine.bwd", last, pass);
       compute(s, it, L + ".mlp.bwd", costs_.mlp_bwd, "backward", last, pass, &weights);
@@ -482,6 +585,7 @@ class Builder {
   std::vector<int> dev_;
   int lanes_ = 1, chunks_ = 1, micro_ = 1, shards_ = 1;
   bool fuse_ = false;
+  bool overlap_ = false;
   std::vector<std::vector<int>> chunk_layers_;  // [stage][chunk]
   double tp_bytes_ = 0, send_bytes_ = 0, a2a_bytes_ = 0, layer_bytes_ = 0, kv_bytes_ = 0;
   double bucket_ = 0;  // gradient bytes waiting for their bucket's reduction

@@ -53,6 +53,9 @@ struct ParallelPlan {
   int cp = 1;  // context parallel: each sequence split over cp GPUs
   int ep = 1;  // expert parallel (MoE): experts spread over ep GPUs of the data-parallel group
   bool sequence_parallel = false;  // Megatron's: norms and dropouts split over the TP group
+  // Megatron's --tp-comm-overlap (Transformer Engine's userbuffers): each sequence-parallel
+  // all-gather and reduce-scatter runs in chunks beside the GEMM it feeds or drains.
+  bool tp_comm_overlap = false;
   int micro_batch = 1;             // sequences per micro-batch per replica
   int global_batch = 0;  // sequences per iteration over all replicas (0: micro_batch x dp)
   int64_t seq_len = 0;   // tokens per sequence (0: the model's)

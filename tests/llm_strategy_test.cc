@@ -74,6 +74,58 @@ TEST(LlmStrategy, TensorParallelCollectivesPerLayer) {
   EXPECT_EQ(collectives(step.graph, CollectiveType::kAllGather, 2).n, 4 * 32);
 }
 
+// Tensor-parallel communication overlap (Megatron's --tp-comm-overlap): each sequence-parallel
+// all-gather and reduce-scatter splits into a chunk on the critical path (1/tp of the bytes)
+// and the rest beside the GEMM it feeds or drains, so with GEMMs longer than the transfers
+// only the chunks stay exposed; op by op and in the fused analytical passes alike.
+TEST(LlmStrategy, TensorParallelOverlapHidesAllButAChunkBehindTheGemms) {
+  ParallelPlan p;
+  p.tp = 8;
+  p.seq_len = 4096;
+  p.sequence_parallel = true;
+  check_parallel_plan(p, llama(), 8, "test");
+  LlmCosts costs = uniform(1);
+  // Each block's first and last GEMM 0.4 ms of its 1 ms forward (and 0.8 of 2 ms backward).
+  for (BlockCost* g : {&costs.attention_in_gemm, &costs.attention_out_gemm, &costs.mlp_in_gemm,
+                       &costs.mlp_out_gemm})
+    g->seconds = 0.4e-3;
+  for (BlockCost* g : {&costs.attention_in_dgrad, &costs.attention_out_dgrad, &costs.mlp_in_dgrad,
+                       &costs.mlp_out_dgrad})
+    g->seconds = 0.8e-3;
+  Cluster c = dgx_a100(8);
+  const double block = 4096.0 * 4096 * 2;  // [s, h] in 16 bits
+  for (bool analytical : {false, true}) {
+    LlmBuildOptions build;
+    build.tp_analytical = analytical;
+    p.tp_comm_overlap = false;
+    const LlmStep plain = build_llm_step(llama(), p, c.gpus, costs, {}, build);
+    p.tp_comm_overlap = true;
+    const LlmStep over = build_llm_step(llama(), p, c.gpus, costs, {}, build);
+    if (!analytical) {
+      // Per layer and direction: two all-gathers and two reduce-scatters (chunk and rest) per
+      // block, of 1/8 and 7/8 of the block's output.
+      const Count ag = collectives(over.graph, CollectiveType::kAllGather, 8);
+      EXPECT_EQ(ag.n, 2 * 4 * 32);
+      EXPECT_EQ(collectives(over.graph, CollectiveType::kReduceScatter, 8).n, 2 * 4 * 32);
+      EXPECT_EQ(collectives(plain.graph, CollectiveType::kAllGather, 8).n, 4 * 32);
+      double chunk = 0, rest = 0;
+      for (const auto& coll : over.graph.collectives)
+        (coll.bytes < block / 2 ? chunk : rest) = coll.bytes;
+      EXPECT_DOUBLE_EQ(chunk, block / 8);
+      EXPECT_DOUBLE_EQ(rest, block * 7 / 8);
+    }
+    const RunResult a = replay_isolated(c.source, plain.graph, ReplayOptions{});
+    const RunResult b = replay_isolated(c.source, over.graph, ReplayOptions{});
+    const double compute = 32 * (1e-3 + 1e-3 + 2e-3 + 2e-3);
+    EXPECT_GE(b.makespan, compute) << analytical;
+    EXPECT_LT(b.makespan, a.makespan) << analytical;
+    // What stays exposed is the chunks': about an eighth of the transfers without overlap.
+    EXPECT_LT(b.makespan - compute, 0.3 * (a.makespan - compute)) << analytical;
+  }
+  p.sequence_parallel = false;
+  EXPECT_THROW(check_parallel_plan(p, llama(), 8, "test"), InputError);
+}
+
 TEST(LlmStrategy, PipelineBubbleIsPMinusOneOverMPlusPMinusOne) {
   // 4 stages of 8 layers, 8 micro-batches. Per micro-batch a stage computes 8 x 2 ms forward and
   // 8 x 4 ms backward: 48 ms. Both schedules take (m + p - 1) x 48 ms = 528 ms, the stages idle
