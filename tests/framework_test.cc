@@ -236,13 +236,36 @@ TEST(Framework, ModelWorkloadsRunTheProfilesFusedKernels) {
   EXPECT_LT(tf1, eager);
   EXPECT_LT(xla, tf1);
   try {
-    load_scenario(testing::source_path("scenarios/resnet50-allreduce.yaml"), {"framework=mxnet"});
+    load_scenario(testing::source_path("scenarios/resnet50-allreduce.yaml"), {"framework=caffe2"});
     ADD_FAILURE() << "accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("resnet50-allreduce.yaml"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("unknown framework \"mxnet\""), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("unknown framework \"caffe2\""), std::string::npos)
         << e.what();
   }
+}
+
+// docs/validation.md's framework table is what scripts/validate_frameworks.py prints now: each
+// published run simulated from its setup (a golden result; regenerate it with --update-doc when
+// a model changes on purpose).
+TEST(Framework, ValidationTableInTheDocsIsWhatTheScriptPrints) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
+  const testing::ShellResult r =
+      testing::run_shell("/usr/bin/python3 " + testing::source_path("scripts/validate_frameworks.py") +
+                         " --orrery " + testing::orrery_bin() + " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string doc = testing::read_file(testing::source_path("docs/validation.md"));
+  const std::string begin = "<!-- framework-validation:begin (scripts/validate_frameworks.py --update-doc) -->\n";
+  const size_t from = doc.find(begin);
+  ASSERT_NE(from, std::string::npos);
+  const size_t to = doc.find("<!-- framework-validation:end -->", from);
+  ASSERT_NE(to, std::string::npos);
+  EXPECT_EQ(doc.substr(from + begin.size(), to - from - begin.size()), r.output)
+      << "regenerate: /usr/bin/python3 scripts/validate_frameworks.py --update-doc docs/validation.md";
+  // Every framework's row in the summary, with its median and signed error.
+  for (const char* fw : {"| pytorch-ngc |", "| pytorch |", "| mxnet |", "| pytorch-fsdp |",
+                         "| tensorflow2-xla |", "| tensorflow1 + XLA |"})
+    EXPECT_NE(r.output.find(fw), std::string::npos) << fw;
 }
 
 }  // namespace
