@@ -37,12 +37,13 @@ std::string seconds(double s) {
   return t;
 }
 
-// The point's values of the scenario's own sweep axes (the plan's own keys left out).
+// The point's values of the scenario's own sweep axes (the plan's own keys left out, but for the
+// software stack, which the table does not show otherwise).
 std::string own_axes(const SweepInput& in, const SweepPoint& p) {
   std::string s;
   const YAML::Node plan_keys = in.search.sweep["zip"][0];
   for (const auto& [k, v] : p.params) {
-    if (k.rfind("sweep.", 0) == 0 || plan_keys[k]) continue;
+    if (k.rfind("sweep.", 0) == 0 || (plan_keys[k] && k != "framework")) continue;
     s += (s.empty() ? "" : "  ") + k + "=" + v;
   }
   return s;

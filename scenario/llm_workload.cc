@@ -217,6 +217,9 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
                 framework_label(setup.framework).c_str(), (format_gib(v.peak) + " GiB").c_str(),
                 (format_gib(v.capacity) + " GiB").c_str());
   out.summary = line;
+  if (plan.tp_comm_overlap && plan.tp >= 2 && (plan.cp > 1 || plan.ep > 1))
+    out.summary += "; tensor-parallel communication overlap is not modelled with context or expert "
+                   "parallelism: its collectives stay exposed";
   if (!fallback.empty())
     out.summary += std::string("; ") + precision_name(setup.plan.precision) +
                    " not used: " + fallback + ", priced in bf16";

@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "common/yaml_reader.h"
 #include "scenario/llm_workload.h"
+#include "strategies/framework.h"
 #include "strategies/llm_plan_reader.h"
 #include "strategies/parallel_plan.h"
 #include "sweeps/sweep_spec.h"
@@ -15,7 +16,7 @@ namespace {
 
 struct SearchLists {
   std::vector<int> gpus, tp, pp, cp, micro_batch, zero, virtual_stages;
-  std::vector<std::string> recompute, schedule;
+  std::vector<std::string> recompute, schedule, frameworks;
   bool search_gpus = false, search_schedule = false, search_cp = false;
 };
 
@@ -111,6 +112,17 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
   l.search_schedule = s.has("schedule") || s.has("virtual_stages");
   l.schedule = text_list(s, "schedule", {"1f1b"});
   l.virtual_stages = int_list(s, "virtual_stages", {2}, 2, 1024);
+  // Software stacks (strategies/framework.h): each plan under each; a stack that fixes the ZeRO
+  // stage (FSDP's 3, DDP's 0) takes only plans with that stage.
+  if (s.has("framework")) l.frameworks = text_list(s, "framework", {});
+  std::vector<int> framework_zero;
+  for (const auto& name : l.frameworks) {
+    try {
+      framework_zero.push_back(framework_profile(name).zero);
+    } catch (const InputError& e) {
+      s.fail("framework", e.what());
+    }
+  }
   s.reject_unknown_keys();
   for (const auto& r : l.recompute) {
     Recompute unused;
@@ -133,6 +145,9 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
 
   YAML::Node zip;
   auto push = [&](const char* key, const auto& value) { zip[key].push_back(value); };
+  const std::vector<std::string> stacks =
+      l.frameworks.empty() ? std::vector<std::string>{""} : l.frameworks;
+  for (size_t fi = 0; fi < stacks.size(); ++fi)
   for (int gpus : l.gpus)
     for (int tp : l.tp)
       for (int cp : l.cp) {
@@ -147,6 +162,9 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
                   const std::vector<int> vs = interleaved ? l.virtual_stages : std::vector<int>{1};
                   for (int v : vs) {
                     ++out.combinations;
+                    if (!l.frameworks.empty() && framework_zero[fi] >= 0 &&
+                        zero != framework_zero[fi])
+                      continue;  // the stack fixes the ZeRO stage
                     ParallelPlan c = fixed;
                     c.tp = tp;
                     c.pp = pp;
@@ -165,6 +183,7 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
                       continue;  // not a plan for this model, batch and cluster
                     }
                     ++out.plans;
+                    if (!l.frameworks.empty()) push("framework", stacks[fi]);
                     if (l.search_gpus) push("platform.servers", gpus / per_server);
                     push("strategy.tp", tp);
                     push("strategy.pp", pp);

@@ -13,6 +13,7 @@
 //       recompute: [selective, full]    # default: [none, selective, full]
 //       schedule: [1f1b, interleaved]   # default: [1f1b]
 //       virtual_stages: [2, 4]          # interleaved only; default: [2]
+//       framework: [megatron-te, pytorch-fsdp]  # software stacks; default: the scenario's
 //
 // Every combination is checked as a parallel plan (strategies/parallel_plan.h) for the model,
 // global batch and GPU count; those that are not plans (tp not dividing the heads, a batch

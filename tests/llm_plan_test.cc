@@ -312,6 +312,35 @@ workload: {type: llm, model: llama2_7b, global_batch: 8})";
                 .find("needs workload.global_batch"),
             std::string::npos);
   EXPECT_NE(refused("search: {pipelines: [1]}", ok_base).find("pipelines"), std::string::npos);
+  EXPECT_NE(refused("search: {framework: [caffe2]}", ok_base).find("unknown framework"),
+            std::string::npos);
+}
+
+// Software stacks as a search dimension: every plan under each stack, but a stack that fixes
+// the ZeRO stage (FSDP: 3, DDP: 0) only with that stage.
+TEST(LlmPlan, SearchGoesOverFrameworksAndTheirZeroStages) {
+  auto tree = [](const std::string& text) { return YAML::Load(text); };
+  const YAML::Node base = tree(R"(platform: {preset: dgx-a100, servers: 1}
+workload: {type: llm, model: llama2_7b, global_batch: 8})");
+  const LlmSearchSummary one = expand_llm_search(
+      tree("search: {tp: [1, 2], pp: [1], micro_batch: [1], zero: [0, 1, 3], recompute: [none]}"),
+      base, "p.yaml");
+  EXPECT_EQ(one.plans, 6);
+  EXPECT_FALSE(one.sweep["zip"][0]["framework"]);
+  const LlmSearchSummary s = expand_llm_search(
+      tree("search: {framework: [megatron-te, pytorch-fsdp, ddp], tp: [1, 2], pp: [1], "
+           "micro_batch: [1], zero: [0, 1, 3], recompute: [none]}"),
+      base, "p.yaml");
+  // megatron-te: all 6; pytorch-fsdp: ZeRO-3 only (2); DDP: ZeRO-0 only (2).
+  EXPECT_EQ(s.plans, 10);
+  const YAML::Node fw = s.sweep["zip"][0]["framework"];
+  ASSERT_TRUE(fw.IsSequence());
+  ASSERT_EQ(fw.size(), 10u);
+  const YAML::Node zero = s.sweep["zip"][0]["strategy.zero"];
+  for (size_t i = 0; i < fw.size(); ++i) {
+    if (fw[i].as<std::string>() == "pytorch-fsdp") EXPECT_EQ(zero[i].as<int>(), 3);
+    if (fw[i].as<std::string>() == "ddp") EXPECT_EQ(zero[i].as<int>(), 0);
+  }
 }
 
 TEST(LlmPlan, PlanCommandRanksTheSimulatedPlansAndStoresThem) {
