@@ -87,6 +87,7 @@ struct LlmSetup {
   CollectiveOptions collectives;
   LlmBuildOptions build;
   double train_tokens = 0;
+  bool host_launches = true;
 };
 
 LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
@@ -131,6 +132,9 @@ LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
   build.tp_analytical = tp_mode == "analytical";
   // Everything analytical and replica 0 alone: its TP ranks are one lane (llm_strategy.h).
   build.one_tp_rank = !build.all_replicas && build.tp_analytical && collectives.analytical;
+  // The host's kernel launches (frameworks.md); false: as if the step were captured as CUDA
+  // graphs whatever the framework.
+  out.host_launches = s.boolean("host_overheads", true);
   w.reject_unknown_keys();
   s.reject_unknown_keys();
   check_parallel_plan(plan, out.model, gpus, plan_key_where(w, s));
@@ -181,7 +185,12 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   const CostModel cost(parse_cost_model(root, "cost_model", base_dir));
   const LlmCosts costs = price_llm(
       model, plan, [&](const ModelOp& op) { return cost.estimate(op, device).seconds; },
-      llm_gpu(device, setup.framework), setup.framework);
+      [&] {
+        LlmGpu g = llm_gpu(device, setup.framework);
+        if (!setup.host_launches) g.kernel_host_s = 0;
+        return g;
+      }(),
+      setup.framework);
   LlmWorkload out;
   LlmStep step = build_llm_step(model, plan, layout.gpus, costs, setup.collectives, setup.build);
   check_graph(step.graph, root.origin() + ": workload");

@@ -146,6 +146,9 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
   // A step captured as CUDA graphs launches no kernel from the host, unless the strategy says.
   if (framework.cuda_graphs && !root.map("strategy").has("host_overheads"))
     opt.host_overheads = false;
+  // The framework's gradient buckets (DDP's 25 MiB) where the strategy names none.
+  if (framework.bucket_bytes >= 0 && !root.map("strategy").has("bucket"))
+    opt.bucket_bytes = framework.bucket_bytes;
   // A synchronous device (a CPU) spends its host time inside the op stream, not beside it.
   const bool sync_host = device.host.synchronous && opt.host_overheads;
   if (sync_host) {
