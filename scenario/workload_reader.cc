@@ -141,6 +141,12 @@ WorkloadBuild read_workload_on_device(const YamlMap& root, const std::string& ba
   if (!root.has("workload")) root.fail("workload", "is required");
   YamlMap w = root.map("workload");
   std::string type = w.str("type", "synthetic-dp");
+  // A software stack shapes the kernels of workloads Orrery builds; graphs and traces already are
+  // some framework's kernels, and the synthetic step has none.
+  if (root.has("framework") && type != "model" && type != "model_file" && type != "hf_config" &&
+      type != "llm")
+    root.fail("framework", "applies to model, model_file, hf_config and llm workloads; a " + type +
+                               " workload's ops are given as they ran");
   if (type == "graph") {
     std::string file = w.input_file("file", base_dir, "orrery-graph JSON file");
     w.reject_unknown_keys();
