@@ -112,6 +112,7 @@ LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
   }
   if (!s.has("zero") && fw.zero >= 0) plan.zero = fw.zero;
   if (!s.has("tp_comm_overlap")) plan.tp_comm_overlap = fw.tp_comm_overlap && plan.sequence_parallel;
+  if (!s.has("pp_sync")) plan.pp_sync = fw.pp_sync;
   set_data_parallel(s, gpus, &plan);
   out.train_tokens = read_tokens(w, "train_tokens");
   if (plan.global_batch == 0) plan.global_batch = plan.micro_batch * plan.dp;

@@ -62,6 +62,7 @@ void read_fields(const YamlMap& m, FrameworkProfile* f, std::vector<std::string>
   flag(m, "cuda_graphs", "cuda_graphs", &f->cuda_graphs);
   flag(m, "fp32_weights", "fp32_weights", &f->fp32_weights);
   flag(m, "tp_comm_overlap", "tp_comm_overlap", &f->tp_comm_overlap);
+  flag(m, "pp_sync", "pp_sync", &f->pp_sync);
   if (m.has("bucket")) {
     f->bucket_bytes = m.size("bucket", 0.0, limits::kBucketBytes);
     seen->push_back("bucket");

@@ -59,6 +59,8 @@ struct FrameworkProfile {
   // Tensor-parallel all-gathers and reduce-scatters beside the GEMMs they feed and drain
   // (Megatron's --tp-comm-overlap; needs sequence parallelism, which the strategy sets).
   bool tp_comm_overlap = false;
+  // Pipeline sends block the sending stage until done (Megatron-LM's p2p).
+  bool pp_sync = false;
 
   // Keys a scenario changed from the named profile.
   std::vector<std::string> overridden;

@@ -23,6 +23,7 @@ ParallelPlan read_llm_plan(const YamlMap& w, const YamlMap& s, MemoryOptions* me
     if (degree < 1) s.fail(key, "must be at least 1");
   p.sequence_parallel = s.boolean("sequence_parallel", false);
   p.tp_comm_overlap = s.boolean("tp_comm_overlap", false);
+  p.pp_sync = s.boolean("pp_sync", false);
   const std::string schedule = s.str("schedule", "1f1b");
   if (!parse_pipeline_schedule(schedule, &p.schedule))
     s.fail("schedule", "expected " + pipeline_schedule_choices() + ", got \"" + schedule + "\"");

@@ -93,9 +93,12 @@ class Builder {
   }
 
   LlmStep build() {
+    sequence_.assign(p_.pp, {});
     for (int s = 0; s < p_.pp; ++s) {
       std::vector<int> last(lanes_, -1);
       for (const Item& it : schedule_of(p_, s, micro_)) {
+        order_[{s, it.forward, it.micro, it.chunk}] = static_cast<int>(sequence_[s].size());
+        sequence_[s].push_back({s, it.forward, it.micro, it.chunk});
         Pass& pass = passes_[{s, it.forward, it.micro, it.chunk}];
         pass.entry.assign(lanes_, -1);
         if (it.forward)
@@ -571,8 +574,22 @@ class Builder {
             int g = b_.transfer(name(ns, lane, it, "send.grad"), there, kSendBwd, there, here,
                                 send_bytes_, "comm", {nb.exit[lane]});
             b_.add_dep(b.entry[lane], g);
+            if (p_.pp_sync) {
+              // Megatron's p2p: a stage waits for its sends before its next pass.
+              if (const Pass* after = next_pass({s, true, mb, c})) b_.add_dep(after->entry[lane], x);
+              if (const Pass* after = next_pass({ns, false, mb, nc}))
+                b_.add_dep(after->entry[lane], g);
+            }
           }
         }
+  }
+
+  // The pass its stage runs after `key`, or nullptr for its last.
+  const Pass* next_pass(const std::tuple<int, bool, int, int>& key) const {
+    const int s = std::get<0>(key);
+    const int i = order_.at(key) + 1;
+    if (i >= static_cast<int>(sequence_[s].size())) return nullptr;
+    return &passes_.at(sequence_[s][i]);
   }
 
   const LlmConfig& m_;
@@ -590,6 +607,9 @@ class Builder {
   double tp_bytes_ = 0, send_bytes_ = 0, a2a_bytes_ = 0, layer_bytes_ = 0, kv_bytes_ = 0;
   double bucket_ = 0;  // gradient bytes waiting for their bucket's reduction
   std::map<std::tuple<int, bool, int, int>, Pass> passes_;  // (stage, forward, micro, chunk)
+  // Each stage's passes in the order it runs them, and each pass's place in it.
+  std::vector<std::vector<std::tuple<int, bool, int, int>>> sequence_;
+  std::map<std::tuple<int, bool, int, int>, int> order_;
   std::map<int, std::vector<int>> reduced_;  // per stage: gradient reductions, lane-major
 };
 

@@ -148,6 +148,25 @@ TEST(LlmStrategy, PipelineBubbleIsPMinusOneOverMPlusPMinusOne) {
   }
 }
 
+// Megatron-LM's synchronous pipeline sends (pp_sync): a stage's next pass waits for its sends,
+// so the step grows by the sends on its critical path, and by no more than all of them.
+TEST(LlmStrategy, SynchronousPipelineSendsDelayTheSendersNextPass) {
+  Cluster c = dgx_a100(4);
+  ParallelPlan p;
+  p.pp = 4;
+  p.seq_len = 4096;  // 32 MiB of activations per send
+  p.global_batch = 8;
+  check_parallel_plan(p, llama(), 4, "test");
+  const RunResult async =
+      replay_isolated(c.source, build_llm_step(llama(), p, c.gpus, uniform(4), {}).graph, {});
+  p.pp_sync = true;
+  const LlmStep sync_step = build_llm_step(llama(), p, c.gpus, uniform(4), {});
+  const RunResult sync = replay_isolated(c.source, sync_step.graph, ReplayOptions{});
+  EXPECT_GT(sync.makespan, async.makespan);
+  // Each of the 2 x 3 x 8 sends moves 32 MiB over NVLink (at least 25 GB/s): under 1.4 ms each.
+  EXPECT_LT(sync.makespan - async.makespan, 2 * 3 * 8 * 1.4e-3);
+}
+
 TEST(LlmStrategy, DataParallelGradientsPerLayer) {
   // DP 2 over one stage of 32 layers: one all-reduce of each layer's bf16 gradients (202.4 M
   // parameters, 2 bytes each); ZeRO-1 reduce-scatters them instead and all-gathers the weights
