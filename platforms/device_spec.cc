@@ -8,22 +8,13 @@
 #include "common/embedded_data.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/named_set.h"
 #include "common/suggest.h"
 #include "common/units.h"
 #include "common/yaml_reader.h"
 
 namespace orrery {
 namespace {
-
-// The lookup form of a device name: lower case, with spaces and underscores read as '-'
-// ("NVIDIA A100-PCIE-40GB", "nvidia_a100-pcie-40gb" -> "nvidia-a100-pcie-40gb").
-std::string lookup_key(std::string s) {
-  for (char& c : s) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (c == ' ' || c == '_') c = '-';
-  }
-  return s;
-}
 
 // Keys that change how fast kernels run (as opposed to labels or host overheads).
 const char* const kSpeedKeys[] = {"fp32",    "fp16",         "bf16",    "tf32_tc",
@@ -161,27 +152,13 @@ void check_complete(const YamlMap& m, const DeviceSpec& d) {
     m.fail("tensor_cores", "is true but no Tensor Core rate (fp16_tc, bf16_tc, tf32_tc, int8_tc)");
 }
 
-struct Registry {
-  std::map<std::string, DeviceSpec> specs;    // by name
-  std::map<std::string, std::string> lookup;  // lookup_key of a name or alias -> name
-};
-
-const Registry& registry() {
-  static const Registry reg = [] {
-    Registry r;
+const NamedSet<DeviceSpec>& registry() {
+  static const NamedSet<DeviceSpec> reg = [] {
+    NamedSet<DeviceSpec> r("device", "platforms/devices");
     for (const auto& [stem, text] : embedded_files("device_specs")) {
       DeviceSpec d = parse_device_spec_file(text, stem, "platforms/devices/" + stem + ".yaml");
-      for (const std::string& key : [&] {
-             std::vector<std::string> keys{lookup_key(stem)};
-             for (const auto& a : d.aliases) keys.push_back(lookup_key(a));
-             return keys;
-           }()) {
-        auto [it, fresh] = r.lookup.emplace(key, stem);
-        if (!fresh && it->second != stem)
-          throw InputError("platforms/devices/" + stem + ".yaml: name or alias \"" + key +
-                           "\" is also used by platforms/devices/" + it->second + ".yaml");
-      }
-      r.specs.emplace(stem, std::move(d));
+      const std::vector<std::string> aliases = d.aliases;
+      r.add(stem, std::move(d), aliases);
     }
     return r;
   }();
@@ -255,27 +232,9 @@ bool DeviceSpec::kernel_speed_overridden() const {
   return false;
 }
 
-std::vector<std::string> device_spec_names() {
-  std::vector<std::string> v;
-  for (const auto& [name, spec] : registry().specs) v.push_back(name);
-  return v;
-}
+std::vector<std::string> device_spec_names() { return registry().names(); }
 
-DeviceSpec device_spec(const std::string& name) {
-  const Registry& r = registry();
-  auto it = r.lookup.find(lookup_key(name));
-  if (it == r.lookup.end()) {
-    // Suggest among aliases too: a misspelt driver name is nearest another driver name.
-    std::vector<std::string> all;
-    for (const auto& [stem, spec] : r.specs) {
-      all.push_back(stem);
-      all.insert(all.end(), spec.aliases.begin(), spec.aliases.end());
-    }
-    throw InputError("unknown device \"" + name + "\"" + did_you_mean(name, all) +
-                     " (known: " + known_list() + ")");
-  }
-  return r.specs.at(it->second);
-}
+DeviceSpec device_spec(const std::string& name) { return registry().get(name); }
 
 DeviceSpec parse_device_spec_file(const std::string& yaml_text, const std::string& name,
                                   const std::string& origin) {

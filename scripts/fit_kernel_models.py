@@ -37,6 +37,9 @@ import sys
 import numpy as np
 from scipy.optimize import least_squares
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import doc_block  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data", "gpu-kernels")
 
@@ -326,15 +329,8 @@ END = "<!-- kernel-logo:end -->"
 
 
 def update_doc(path, text, begin=BEGIN, end=END):
-    """Replaces the text between the `begin` and `end` lines of the Markdown file `path`."""
-    with open(path) as f:
-        doc = f.read()
-    if begin not in doc or end not in doc:
-        sys.exit("%s: %s has no %s ... %s block" % (os.path.basename(sys.argv[0]), path, begin, end))
-    head, rest = doc.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    with open(path, "w") as f:
-        f.write(head + begin + "\n" + text + end + tail)
+    """Replaces the kernel table block of the Markdown file `path` (or another block's)."""
+    doc_block.update_doc(path, text, begin, end)
 
 
 def main():

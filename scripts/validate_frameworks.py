@@ -22,6 +22,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import doc_block  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ORRERY = os.path.join(ROOT, "build", "orrery")
 BEGIN = "<!-- framework-validation:begin (scripts/validate_frameworks.py --update-doc) -->"
@@ -215,17 +218,6 @@ def table(results):
     return "\n".join(lines) + "\n"
 
 
-def update_doc(path, text):
-    with open(path) as f:
-        doc = f.read()
-    if BEGIN not in doc or END not in doc:
-        sys.exit("%s has no %s ... %s block" % (path, BEGIN, END))
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    with open(path, "w") as f:
-        f.write(head + BEGIN + "\n" + text + END + tail)
-
-
 def main():
     global ORRERY
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -245,7 +237,7 @@ def main():
     text = table(results)
     print(text, end="")
     if args.update_doc:
-        update_doc(args.update_doc, text)
+        doc_block.update_doc(args.update_doc, text, BEGIN, END)
 
 
 if __name__ == "__main__":

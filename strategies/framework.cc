@@ -1,26 +1,17 @@
 #include "strategies/framework.h"
 
-#include <cctype>
 #include <filesystem>
-#include <map>
 
 #include "common/embedded_data.h"
 #include "common/errors.h"
 #include "common/input_file.h"
 #include "common/input_limits.h"
+#include "common/named_set.h"
 #include "common/suggest.h"
 #include "common/yaml_reader.h"
 
 namespace orrery {
 namespace {
-
-std::string lookup_key(std::string s) {
-  for (char& c : s) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (c == ' ' || c == '_') c = '-';
-  }
-  return s;
-}
 
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -73,26 +64,14 @@ void read_fields(const YamlMap& m, FrameworkProfile* f, std::vector<std::string>
   }
 }
 
-struct Registry {
-  std::map<std::string, FrameworkProfile> profiles;  // by name
-  std::map<std::string, std::string> lookup;         // lookup_key of a name or alias -> name
-};
-
-const Registry& registry() {
-  static const Registry reg = [] {
-    Registry r;
+const NamedSet<FrameworkProfile>& registry() {
+  static const NamedSet<FrameworkProfile> reg = [] {
+    NamedSet<FrameworkProfile> r("framework", "strategies/frameworks");
     for (const auto& [stem, text] : embedded_files("frameworks")) {
-      const std::string origin = "strategies/frameworks/" + stem + ".yaml";
-      FrameworkProfile f = parse_framework_file(text, stem, origin);
-      std::vector<std::string> keys{lookup_key(stem)};
-      for (const auto& a : f.aliases) keys.push_back(lookup_key(a));
-      for (const auto& key : keys) {
-        auto [it, fresh] = r.lookup.emplace(key, stem);
-        if (!fresh && it->second != stem)
-          throw InputError(origin + ": name or alias \"" + key +
-                           "\" is also used by strategies/frameworks/" + it->second + ".yaml");
-      }
-      r.profiles.emplace(stem, std::move(f));
+      FrameworkProfile f =
+          parse_framework_file(text, stem, "strategies/frameworks/" + stem + ".yaml");
+      const std::vector<std::string> aliases = f.aliases;
+      r.add(stem, std::move(f), aliases);
     }
     return r;
   }();
@@ -101,26 +80,10 @@ const Registry& registry() {
 
 }  // namespace
 
-std::vector<std::string> framework_names() {
-  std::vector<std::string> v;
-  for (const auto& [name, f] : registry().profiles) v.push_back(name);
-  return v;
-}
+std::vector<std::string> framework_names() { return registry().names(); }
 
 FrameworkProfile framework_profile(const std::string& name) {
-  const Registry& r = registry();
-  auto it = r.lookup.find(lookup_key(name));
-  if (it == r.lookup.end()) {
-    std::vector<std::string> all;
-    for (const auto& [stem, f] : r.profiles) {
-      all.push_back(stem);
-      all.insert(all.end(), f.aliases.begin(), f.aliases.end());
-    }
-    throw InputError("unknown framework \"" + name + "\"" + did_you_mean(name, all) +
-                     " (known: " + join_names(framework_names()) +
-                     "; or a profile file ending .yaml)");
-  }
-  return r.profiles.at(it->second);
+  return registry().get(name, "; or a profile file ending .yaml");
 }
 
 FrameworkProfile parse_framework_file(const std::string& yaml_text, const std::string& name,
