@@ -24,18 +24,19 @@ int show(const std::string& name) {
     for (const auto& s : f.aliases) a += (a.empty() ? "" : ", ") + s;
     std::printf("  aliases: %s\n", a.c_str());
   }
-  std::printf("  kernels: norm %s, rotary %s, gated activation %s, q/k/v and gate/up %s, loss %s, "
-              "optimizer %s, FP8 casts %s\n",
-              yes(f.fused.norm), yes(f.fused.rope), yes(f.fused.gated_activation),
-              f.fused.projections ? "one GEMM each" : "separate GEMMs", yes(f.fused.cross_entropy),
-              yes(f.fused.optimizer), f.fused.quantize ? "in the kernel before" : "separate");
+  std::printf(
+      "  kernels: norm %s, rotary %s, gated activation %s, q/k/v and gate/up %s, loss %s, "
+      "optimizer %s, FP8 casts %s\n",
+      yes(f.fused.norm), yes(f.fused.rope), yes(f.fused.gated_activation),
+      f.fused.projections ? "one GEMM each" : "separate GEMMs", yes(f.fused.cross_entropy),
+      yes(f.fused.optimizer), f.fused.quantize ? "in the kernel before" : "separate");
   std::printf("  attention %s, CUDA graphs %s, weights %s\n", attention_text(f).c_str(),
               f.cuda_graphs ? "yes" : "no",
               f.fp32_weights ? "FP32 (autocast casts them)" : "16-bit, FP32 master copies");
   std::printf("  data parallel: bucket %s, ZeRO %s\n",
-              f.bucket_bytes < 0 ? "the strategy's"
-                                 : (f.bucket_bytes == 0 ? "per layer"
-                                                        : format_size(f.bucket_bytes).c_str()),
+              f.bucket_bytes < 0
+                  ? "the strategy's"
+                  : (f.bucket_bytes == 0 ? "per layer" : format_size(f.bucket_bytes).c_str()),
               f.zero < 0 ? "the strategy's" : std::to_string(f.zero).c_str());
   std::printf("  sources:\n");
   for (const auto& s : f.sources) std::printf("    - %s\n", s.c_str());

@@ -26,8 +26,8 @@ std::string plan_text(const LlmPlanRow& r) {
                                    ? "int. x" + std::to_string(p.virtual_stages)
                                    : pipeline_schedule_name(p.schedule);
   char s[96];
-  std::snprintf(s, sizeof s, "%5d %3d %3d %4d %2d %3d %4d  %-9s %s", r.gpus, p.tp, p.pp, p.dp,
-                p.cp, p.micro_batch, p.zero, recompute_name(p.recompute), schedule.c_str());
+  std::snprintf(s, sizeof s, "%5d %3d %3d %4d %2d %3d %4d  %-9s %s", r.gpus, p.tp, p.pp, p.dp, p.cp,
+                p.micro_batch, p.zero, recompute_name(p.recompute), schedule.c_str());
   return s;
 }
 

@@ -19,7 +19,8 @@ template <class T>
 class NamedSet {
  public:
   // `kind` names the items in messages ("device", "framework"), `folder` where their files are.
-  NamedSet(std::string kind, std::string folder) : kind_(std::move(kind)), folder_(std::move(folder)) {}
+  NamedSet(std::string kind, std::string folder)
+      : kind_(std::move(kind)), folder_(std::move(folder)) {}
 
   // Adds `item` as `stem` (its file stem) answering to `aliases` too. Throws InputError naming
   // both files when a name or alias is already another item's.

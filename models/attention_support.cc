@@ -24,7 +24,8 @@ std::string attention_impl_unsupported(AttentionImpl impl, const DeviceSpec& dev
   if (cc <= 0) return "";
   switch (impl) {
     case AttentionImpl::kFlash2:
-      if (cc < 8.0) return "FlashAttention-2 needs compute capability 8.0 or later; " + on_device(dev);
+      if (cc < 8.0)
+        return "FlashAttention-2 needs compute capability 8.0 or later; " + on_device(dev);
       if (dtype != DType::kFP16 && dtype != DType::kBF16)
         return std::string("FlashAttention-2 runs fp16 and bf16 only, not ") + dtype_name(dtype);
       return "";

@@ -376,8 +376,7 @@ bool kernel_model_applies(const DeviceSpec& dev) {
 
 GemmPlan gemm_time(double batch, double m, double n, double k, double e_bytes, double peak,
                    bool tensor_cores, const DeviceSpec& dev, const KernelCoefficients& c,
-                   double eff_scale, bool aligned, bool sustained_power,
-                   double operand_bytes) {
+                   double eff_scale, bool aligned, bool sustained_power, double operand_bytes) {
   const double sms = std::max(1, dev.sms);
   // Tensor Cores: tiles chosen at boost clocks, the power cap applied to the winner (below).
   const double cap = power_throttle(tensor_cores, peak, e_bytes, dev, c);

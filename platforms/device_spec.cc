@@ -21,8 +21,7 @@ const char* const kSpeedKeys[] = {"fp32",    "fp16",         "bf16",    "tf32_tc
                                   "fp16_tc", "bf16_tc",      "int8_tc", "fp8_tc",
                                   "fp4_tc",  "mem_bw",       "l2_bw",   "sms",
                                   "l2_size", "tensor_cores", "clock",   "fp32_cores_per_sm",
-                                  "memory",  "process_nm",   "sfu",
-                                  "compute_capability"};
+                                  "memory",  "process_nm",   "sfu",     "compute_capability"};
 
 // Within the accepted range (common/input_limits.h); 0 keeps its meaning ("same as fp32",
 // "estimate it") where `zero_ok`. A 1e-300 flop/s device would make every op last forever.

@@ -10,10 +10,10 @@
 #include "models/attention_support.h"
 #include "models/cost_model.h"
 #include "scenario/model_workload.h"
+#include "strategies/framework.h"
 #include "strategies/llm_memory.h"
 #include "strategies/llm_plan_reader.h"
 #include "strategies/llm_precision.h"
-#include "strategies/framework.h"
 #include "strategies/llm_strategy.h"
 
 namespace fs = std::filesystem;
@@ -111,7 +111,8 @@ LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
     if (fw.bucket_bytes > 0) out.memory.bucket_bytes = fw.bucket_bytes;
   }
   if (!s.has("zero") && fw.zero >= 0) plan.zero = fw.zero;
-  if (!s.has("tp_comm_overlap")) plan.tp_comm_overlap = fw.tp_comm_overlap && plan.sequence_parallel;
+  if (!s.has("tp_comm_overlap"))
+    plan.tp_comm_overlap = fw.tp_comm_overlap && plan.sequence_parallel;
   if (!s.has("pp_sync")) plan.pp_sync = fw.pp_sync;
   set_data_parallel(s, gpus, &plan);
   out.train_tokens = read_tokens(w, "train_tokens");
@@ -228,8 +229,9 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
                 (format_gib(v.capacity) + " GiB").c_str());
   out.summary = line;
   if (plan.tp_comm_overlap && plan.tp >= 2 && (plan.cp > 1 || plan.ep > 1))
-    out.summary += "; tensor-parallel communication overlap is not modelled with context or expert "
-                   "parallelism: its collectives stay exposed";
+    out.summary +=
+        "; tensor-parallel communication overlap is not modelled with context or expert "
+        "parallelism: its collectives stay exposed";
   if (!fallback.empty())
     out.summary += std::string("; ") + precision_name(setup.plan.precision) +
                    " not used: " + fallback + ", priced in bf16";

@@ -46,8 +46,8 @@ void read_fields(const YamlMap& m, FrameworkProfile* f, std::vector<std::string>
     f->flash_attention = a != "materialized";
     f->attention = AttentionImpl::kAuto;
     if (f->flash_attention && !parse_attention_impl(a, &f->attention))
-      m.fail("attention", "expected materialized, " + attention_impl_names() + ", got \"" + a +
-                              "\"");
+      m.fail("attention",
+             "expected materialized, " + attention_impl_names() + ", got \"" + a + "\"");
     seen->push_back("attention");
   }
   flag(m, "cuda_graphs", "cuda_graphs", &f->cuda_graphs);
@@ -121,8 +121,8 @@ FrameworkProfile parse_framework(const YAML::Node& node, const std::string& orig
   }
   const YamlMap m(node, origin, key_path);
   if (!m.has("base"))
-    m.fail("base", "is required: the built-in profile to change (" +
-                       join_names(framework_names()) + ")");
+    m.fail("base",
+           "is required: the built-in profile to change (" + join_names(framework_names()) + ")");
   FrameworkProfile f;
   try {
     f = framework_profile(m.required_str("base"));

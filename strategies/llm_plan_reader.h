@@ -1,10 +1,10 @@
 // The one reader of a language model's parallel plan from a scenario: the `strategy` keys (tp,
-// pp, cp, ep, sequence_parallel, tp_comm_overlap, pp_sync, schedule, virtual_stages, zero, recompute, precision,
-// flash_attention, attention_impl, capacity_factor, bucket, reserved, account_for_embedding_and_loss) and the
-// batch keys of the `workload` (micro_batch, global_batch, seq_len). Scenarios
-// (scenario/llm_workload.h) and plan searches (sweeps/llm_search.h) both read through it, so a
-// key means the same in both; names of schedules, recomputation and precisions come from the
-// tables of strategies/parallel_plan.h.
+// pp, cp, ep, sequence_parallel, tp_comm_overlap, pp_sync, schedule, virtual_stages, zero,
+// recompute, precision, flash_attention, attention_impl, capacity_factor, bucket, reserved,
+// account_for_embedding_and_loss) and the batch keys of the `workload` (micro_batch, global_batch,
+// seq_len). Scenarios (scenario/llm_workload.h) and plan searches (sweeps/llm_search.h) both read
+// through it, so a key means the same in both; names of schedules, recomputation and precisions
+// come from the tables of strategies/parallel_plan.h.
 #pragma once
 
 #include "common/yaml_reader.h"

@@ -122,8 +122,8 @@ namespace {
 
 // (a - b) x share, and a + b: the cost of a part of a block.
 BlockCost difference(const BlockCost& a, const BlockCost& b, double share) {
-  return {(a.seconds - b.seconds) * share, (a.flops - b.flops) * share,
-          (a.bytes - b.bytes) * share, (a.kernels - b.kernels) * share};
+  return {(a.seconds - b.seconds) * share, (a.flops - b.flops) * share, (a.bytes - b.bytes) * share,
+          (a.kernels - b.kernels) * share};
 }
 BlockCost sum(const BlockCost& a, const BlockCost& b) {
   return {a.seconds + b.seconds, a.flops + b.flops, a.bytes + b.bytes, a.kernels + b.kernels};
@@ -226,8 +226,13 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / t);
     const bool whole = p.cp == 1;
     const std::map<std::string, std::string> shape = {
-        {"B", n(p.micro_batch)}, {"S", n(s)}, {"S_kv", n(whole ? s_kv : s_kv / 2)}, {"H", n(heads)},
-        {"KV", n(kv_heads)},     {"D", n(d)}, {"causal", whole ? "1" : "0"},
+        {"B", n(p.micro_batch)},
+        {"S", n(s)},
+        {"S_kv", n(whole ? s_kv : s_kv / 2)},
+        {"H", n(heads)},
+        {"KV", n(kv_heads)},
+        {"D", n(d)},
+        {"causal", whole ? "1" : "0"},
         {"impl", attention_impl_name(p.attention_impl)}};
     pr.op(&c.attention_core_fwd, "attention", shape);
     pr.op(&core_bwd, "attention_bwd", shape);
@@ -327,9 +332,9 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   }
   // The host launches every kernel: a block whose kernels the GPU runs faster than the host
   // launches them takes the host's time.
-  for (BlockCost* b : {&c.attention_fwd, &c.mlp_fwd, &c.attention_bwd, &c.mlp_bwd,
-                       &c.attention_core_fwd, &c.attention_qkv_fwd, &c.embedding_fwd,
-                       &c.embedding_bwd, &c.head_fwd, &c.head_bwd})
+  for (BlockCost* b :
+       {&c.attention_fwd, &c.mlp_fwd, &c.attention_bwd, &c.mlp_bwd, &c.attention_core_fwd,
+        &c.attention_qkv_fwd, &c.embedding_fwd, &c.embedding_bwd, &c.head_fwd, &c.head_bwd})
     b->seconds = std::max(b->seconds, b->kernels * gpu.kernel_host_s);
   for (BlockCost& b : c.optimizer) b.seconds = std::max(b.seconds, b.kernels * gpu.kernel_host_s);
   return c;

@@ -266,8 +266,8 @@ class Builder {
     if (overlap_) {
       overlapped_block(s, it, l + ".attn", costs_.attention_fwd, costs_.attention_in_gemm,
                        costs_.attention_out_gemm, phase, last, pass, weights);
-      overlapped_block(s, it, l + ".mlp", costs_.mlp_fwd, costs_.mlp_in_gemm,
-                       costs_.mlp_out_gemm, phase, last, pass, nullptr);
+      overlapped_block(s, it, l + ".mlp", costs_.mlp_fwd, costs_.mlp_in_gemm, costs_.mlp_out_gemm,
+                       phase, last, pass, nullptr);
       return;
     }
     tp_block_start(s, it, l + ".attn", last, pass);
@@ -473,8 +473,7 @@ class Builder {
         overlapped_block(s, it, L + ".mlp.bwd", costs_.mlp_bwd, costs_.mlp_out_dgrad,
                          costs_.mlp_in_dgrad, "backward", last, pass, &weights);
         if (p_.recompute == Recompute::kSelective)
-          compute(s, it, L + ".core.recompute", costs_.attention_core_fwd, "recompute", last,
-                  pass);
+          compute(s, it, L + ".core.recompute", costs_.attention_core_fwd, "recompute", last, pass);
         overlapped_block(s, it, L + ".attn.bwd", costs_.attention_bwd, costs_.attention_out_dgrad,
                          costs_.attention_in_dgrad, "backward", last, pass, nullptr);
         reduce_gradients(s, it, L, final_micro, l == 0, last, pass);
@@ -576,7 +575,8 @@ class Builder {
             b_.add_dep(b.entry[lane], g);
             if (p_.pp_sync) {
               // Megatron's p2p: a stage waits for its sends before its next pass.
-              if (const Pass* after = next_pass({s, true, mb, c})) b_.add_dep(after->entry[lane], x);
+              if (const Pass* after = next_pass({s, true, mb, c}))
+                b_.add_dep(after->entry[lane], x);
               if (const Pass* after = next_pass({ns, false, mb, nc}))
                 b_.add_dep(after->entry[lane], g);
             }

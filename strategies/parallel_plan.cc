@@ -169,8 +169,9 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
              " sequences are not a multiple of micro_batch x dp = " + num(p.micro_batch * p.dp));
   if (p.sequence_parallel && p.tp < 2) fail("sequence_parallel", "needs tp >= 2");
   if (p.tp_comm_overlap && p.tp >= 2 && !p.sequence_parallel)
-    fail("tp_comm_overlap", "needs sequence_parallel: true (Megatron overlaps the sequence-"
-                            "parallel all-gathers and reduce-scatters)");
+    fail("tp_comm_overlap",
+         "needs sequence_parallel: true (Megatron overlaps the sequence-"
+         "parallel all-gathers and reduce-scatters)");
   if (p.zero < 0 || p.zero > 3) bad("zero", "expected 0, 1, 2 or 3, got " + num(p.zero));
   if (p.zero >= 2 && p.pp > 1)
     fail("zero", "ZeRO-" + num(p.zero) +

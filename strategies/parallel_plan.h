@@ -59,7 +59,7 @@ struct ParallelPlan {
   // Pipeline sends as Megatron-LM makes them (batched isend/irecv, then wait): a stage starts its
   // next pass once its sends are done. false: sends run beside the next pass.
   bool pp_sync = false;
-  int micro_batch = 1;             // sequences per micro-batch per replica
+  int micro_batch = 1;   // sequences per micro-batch per replica
   int global_batch = 0;  // sequences per iteration over all replicas (0: micro_batch x dp)
   int64_t seq_len = 0;   // tokens per sequence (0: the model's)
   PipelineSchedule schedule = PipelineSchedule::k1f1b;

@@ -148,57 +148,59 @@ LlmSearchSummary expand_llm_search(const YAML::Node& plan, const YAML::Node& bas
   const std::vector<std::string> stacks =
       l.frameworks.empty() ? std::vector<std::string>{""} : l.frameworks;
   for (size_t fi = 0; fi < stacks.size(); ++fi)
-  for (int gpus : l.gpus)
-    for (int tp : l.tp)
-      for (int cp : l.cp) {
-        const std::vector<int> pps =
-            pp_given ? pp_list : divisors(gpus / std::max(tp * cp, 1), model.layers);
-        for (int pp : pps)
-          for (int mb : l.micro_batch)
-            for (int zero : l.zero)
-              for (const auto& rc : l.recompute)
-                for (const auto& sched : l.schedule) {
-                  const bool interleaved = sched == "interleaved";
-                  const std::vector<int> vs = interleaved ? l.virtual_stages : std::vector<int>{1};
-                  for (int v : vs) {
-                    ++out.combinations;
-                    if (!l.frameworks.empty() && framework_zero[fi] >= 0 &&
-                        zero != framework_zero[fi])
-                      continue;  // the stack fixes the ZeRO stage
-                    ParallelPlan c = fixed;
-                    c.tp = tp;
-                    c.pp = pp;
-                    c.cp = cp;
-                    if (gpus % (tp * pp * c.cp) != 0) continue;
-                    c.dp = gpus / (tp * pp * c.cp);
-                    c.sequence_parallel = sequence_parallel && tp > 1;
-                    c.micro_batch = mb;
-                    c.zero = zero;
-                    parse_recompute(rc, &c.recompute);
-                    parse_pipeline_schedule(sched, &c.schedule);
-                    c.virtual_stages = v;
-                    try {
-                      check_parallel_plan(c, model, gpus, origin);
-                    } catch (const InputError&) {
-                      continue;  // not a plan for this model, batch and cluster
-                    }
-                    ++out.plans;
-                    if (!l.frameworks.empty()) push("framework", stacks[fi]);
-                    if (l.search_gpus) push("platform.servers", gpus / per_server);
-                    push("strategy.tp", tp);
-                    push("strategy.pp", pp);
-                    if (l.search_cp) push("strategy.cp", cp);
-                    push("workload.micro_batch", mb);
-                    push("strategy.zero", zero);
-                    push("strategy.recompute", rc);
-                    if (sequence_parallel) push("strategy.sequence_parallel", c.sequence_parallel);
-                    if (l.search_schedule) {
-                      push("strategy.schedule", sched);
-                      push("strategy.virtual_stages", v);
+    for (int gpus : l.gpus)
+      for (int tp : l.tp)
+        for (int cp : l.cp) {
+          const std::vector<int> pps =
+              pp_given ? pp_list : divisors(gpus / std::max(tp * cp, 1), model.layers);
+          for (int pp : pps)
+            for (int mb : l.micro_batch)
+              for (int zero : l.zero)
+                for (const auto& rc : l.recompute)
+                  for (const auto& sched : l.schedule) {
+                    const bool interleaved = sched == "interleaved";
+                    const std::vector<int> vs =
+                        interleaved ? l.virtual_stages : std::vector<int>{1};
+                    for (int v : vs) {
+                      ++out.combinations;
+                      if (!l.frameworks.empty() && framework_zero[fi] >= 0 &&
+                          zero != framework_zero[fi])
+                        continue;  // the stack fixes the ZeRO stage
+                      ParallelPlan c = fixed;
+                      c.tp = tp;
+                      c.pp = pp;
+                      c.cp = cp;
+                      if (gpus % (tp * pp * c.cp) != 0) continue;
+                      c.dp = gpus / (tp * pp * c.cp);
+                      c.sequence_parallel = sequence_parallel && tp > 1;
+                      c.micro_batch = mb;
+                      c.zero = zero;
+                      parse_recompute(rc, &c.recompute);
+                      parse_pipeline_schedule(sched, &c.schedule);
+                      c.virtual_stages = v;
+                      try {
+                        check_parallel_plan(c, model, gpus, origin);
+                      } catch (const InputError&) {
+                        continue;  // not a plan for this model, batch and cluster
+                      }
+                      ++out.plans;
+                      if (!l.frameworks.empty()) push("framework", stacks[fi]);
+                      if (l.search_gpus) push("platform.servers", gpus / per_server);
+                      push("strategy.tp", tp);
+                      push("strategy.pp", pp);
+                      if (l.search_cp) push("strategy.cp", cp);
+                      push("workload.micro_batch", mb);
+                      push("strategy.zero", zero);
+                      push("strategy.recompute", rc);
+                      if (sequence_parallel)
+                        push("strategy.sequence_parallel", c.sequence_parallel);
+                      if (l.search_schedule) {
+                        push("strategy.schedule", sched);
+                        push("strategy.virtual_stages", v);
+                      }
                     }
                   }
-                }
-      }
+        }
   if (out.plans == 0)
     p.fail("search",
            "none of its " + std::to_string(out.combinations) +

@@ -79,17 +79,17 @@ TEST(Framework, ScenarioChangesAProfileOrReadsItsOwnFile) {
   EXPECT_FALSE(f.fused.rope);  // kept from the base
   EXPECT_EQ(f.attention, AttentionImpl::kCudnn);
   EXPECT_EQ(framework_label(f), "pytorch with fused.norm, attention, cuda_graphs changed");
-  const FrameworkProfile m = parse_framework(
-      load_yaml_text("framework: {base: megatron, attention: materialized}\n", "s.yaml")["framework"],
-      "s.yaml", "");
+  const FrameworkProfile m =
+      parse_framework(load_yaml_text("framework: {base: megatron, attention: materialized}\n",
+                                     "s.yaml")["framework"],
+                      "s.yaml", "");
   EXPECT_FALSE(m.flash_attention);
 
   const std::string dir = testing::make_temp_dir("framework");
   testing::write_file(dir + "/stack.yaml",
                       "description: mine\nsources: [measured]\nfused: {rope: false}\nzero: 2\n");
-  const FrameworkProfile own =
-      parse_framework(load_yaml_text("framework: stack.yaml\n", "s.yaml")["framework"], "s.yaml",
-                      dir);
+  const FrameworkProfile own = parse_framework(
+      load_yaml_text("framework: stack.yaml\n", "s.yaml")["framework"], "s.yaml", dir);
   EXPECT_EQ(own.name, "stack");
   EXPECT_FALSE(own.fused.rope);
   EXPECT_TRUE(own.fused.norm);
@@ -174,8 +174,8 @@ TEST(Framework, LanguageModelKernelsFollowTheProfile) {
   adam.fused.optimizer = false;
   const LlmCosts foreach_adam = price_llm(m, p, none, {}, adam);
   const double params = foreach_adam.optimizer[0].flops / (1 + 1 + 7);
-  EXPECT_NEAR(foreach_adam.optimizer[0].bytes,
-              params * (4 + 8 + 72), 1e-6 * foreach_adam.optimizer[0].bytes);
+  EXPECT_NEAR(foreach_adam.optimizer[0].bytes, params * (4 + 8 + 72),
+              1e-6 * foreach_adam.optimizer[0].bytes);
   EXPECT_GT(foreach_adam.optimizer[0].bytes, fused.optimizer[0].bytes);
 
   // The loss upcasts the logits: a cast each way and the cross entropy in FP32.
@@ -199,10 +199,12 @@ TEST(Framework, HostLaunchesBoundBlocksOfShortKernels) {
   LlmGpu gpu;
   gpu.kernel_host_s = 1e-3;
   const FrameworkProfile eager = framework_profile("pytorch");
-  const LlmCosts shortk = price_llm(m, p, [](const ModelOp&) { return 1e-6; }, gpu, eager);
+  const LlmCosts shortk = price_llm(
+      m, p, [](const ModelOp&) { return 1e-6; }, gpu, eager);
   EXPECT_DOUBLE_EQ(shortk.attention_fwd.seconds, 28 * 1e-3);
   EXPECT_DOUBLE_EQ(shortk.mlp_bwd.seconds, 23 * 1e-3);
-  const LlmCosts longk = price_llm(m, p, [](const ModelOp&) { return 1.0; }, gpu, eager);
+  const LlmCosts longk = price_llm(
+      m, p, [](const ModelOp&) { return 1.0; }, gpu, eager);
   EXPECT_DOUBLE_EQ(longk.attention_fwd.seconds, 28.0);
   // CUDA graphs: no launches from the host.
   FrameworkProfile graphs = eager;
@@ -268,18 +270,20 @@ TEST(Framework, LanguageModelStepsWaitForTheHostUnlessCudaGraphs) {
 // a model changes on purpose).
 TEST(Framework, ValidationTableInTheDocsIsWhatTheScriptPrints) {
   if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
-  const testing::ShellResult r =
-      testing::run_shell("/usr/bin/python3 " + testing::source_path("scripts/validate_frameworks.py") +
-                         " --orrery " + testing::orrery_bin() + " 2>/dev/null");
+  const testing::ShellResult r = testing::run_shell(
+      "/usr/bin/python3 " + testing::source_path("scripts/validate_frameworks.py") + " --orrery " +
+      testing::orrery_bin() + " 2>/dev/null");
   ASSERT_EQ(r.status, 0) << r.output;
   const std::string doc = testing::read_file(testing::source_path("docs/validation.md"));
-  const std::string begin = "<!-- framework-validation:begin (scripts/validate_frameworks.py --update-doc) -->\n";
+  const std::string begin =
+      "<!-- framework-validation:begin (scripts/validate_frameworks.py --update-doc) -->\n";
   const size_t from = doc.find(begin);
   ASSERT_NE(from, std::string::npos);
   const size_t to = doc.find("<!-- framework-validation:end -->", from);
   ASSERT_NE(to, std::string::npos);
   EXPECT_EQ(doc.substr(from + begin.size(), to - from - begin.size()), r.output)
-      << "regenerate: /usr/bin/python3 scripts/validate_frameworks.py --update-doc docs/validation.md";
+      << "regenerate: /usr/bin/python3 scripts/validate_frameworks.py --update-doc "
+         "docs/validation.md";
   // Every framework's row in the summary, with its median and signed error.
   for (const char* fw : {"| pytorch-ngc |", "| pytorch |", "| mxnet |", "| pytorch-fsdp |",
                          "| tensorflow2-xla |", "| tensorflow1 + XLA |"})

@@ -21,11 +21,16 @@ ModelOp op(const std::string& name, const std::string& type, std::vector<int> de
   o.phase = phase;
   o.layer = name;
   const Shape x = {8, 1024};
-  if (type == "add" || type == "mul") o.inputs = {x, x};
-  else if (type == "matmul") o.inputs = {x, {1024, 1024}};
-  else if (type == "layernorm") o.inputs = {x, {1024}, {1024}};
-  else if (type == "batchnorm") o.inputs = {x, {1024}, {1024}};
-  else o.inputs = {x};
+  if (type == "add" || type == "mul")
+    o.inputs = {x, x};
+  else if (type == "matmul")
+    o.inputs = {x, {1024, 1024}};
+  else if (type == "layernorm")
+    o.inputs = {x, {1024}, {1024}};
+  else if (type == "batchnorm")
+    o.inputs = {x, {1024}, {1024}};
+  else
+    o.inputs = {x};
   o.output = x;
   const OpCounts c = count_op(o);
   o.flops = c.flops;
@@ -45,9 +50,9 @@ ModelGraph graph(std::vector<ModelOp> ops) {
 
 TEST(KernelFusion, BatchNormAddReluIsOneKernelAndSavesTheIntermediates) {
   // conv -> bn -> add(residual) -> relu -> matmul; the residual comes from op 0.
-  const ModelGraph g = graph({op("in", "matmul", {}), op("bn", "batchnorm", {0}),
-                              op("res", "add", {1, 0}), op("relu", "relu", {2}),
-                              op("next", "matmul", {3})});
+  const ModelGraph g =
+      graph({op("in", "matmul", {}), op("bn", "batchnorm", {0}), op("res", "add", {1, 0}),
+             op("relu", "relu", {2}), op("next", "matmul", {3})});
   FusionRules r;
   r.bn_activation = true;
   FusionReport rep;
@@ -73,10 +78,11 @@ TEST(KernelFusion, AProducerWithTwoConsumersOrAnotherPhaseStaysAKernel) {
   r.bn_activation = true;
   r.elementwise = true;
   // bn feeds relu and a second reader: its output must reach memory.
-  const ModelGraph two = graph({op("bn", "batchnorm", {}), op("relu", "relu", {0}),
-                                op("other", "matmul", {0})});
+  const ModelGraph two =
+      graph({op("bn", "batchnorm", {}), op("relu", "relu", {0}), op("other", "matmul", {0})});
   EXPECT_EQ(fuse_kernels(two, r).ops.size(), 3u);
-  const ModelGraph phases = graph({op("relu", "relu", {}), op("g", "relu_bwd", {0}, Phase::kBackward)});
+  const ModelGraph phases =
+      graph({op("relu", "relu", {}), op("g", "relu_bwd", {0}, Phase::kBackward)});
   EXPECT_EQ(fuse_kernels(phases, r).ops.size(), 2u);
   // GEMMs are library calls: never merged.
   const ModelGraph gemm = graph({op("a", "matmul", {}), op("gelu", "gelu", {0})});
@@ -85,10 +91,10 @@ TEST(KernelFusion, AProducerWithTwoConsumersOrAnotherPhaseStaysAKernel) {
 
 TEST(KernelFusion, TransformerRulesKeepTheRowOpsType) {
   // dense -> dropout -> add(residual) -> layernorm; scores: mul (scale) -> softmax -> dropout.
-  const ModelGraph g = graph({op("dense", "matmul", {}), op("drop", "dropout", {0}),
-                              op("res", "add", {1, 0}), op("ln", "layernorm", {2}),
-                              op("scale", "mul", {3, 3}), op("sm", "softmax", {4}),
-                              op("pdrop", "dropout", {5}), op("ctx", "matmul", {6})});
+  const ModelGraph g =
+      graph({op("dense", "matmul", {}), op("drop", "dropout", {0}), op("res", "add", {1, 0}),
+             op("ln", "layernorm", {2}), op("scale", "mul", {3, 3}), op("sm", "softmax", {4}),
+             op("pdrop", "dropout", {5}), op("ctx", "matmul", {6})});
   FusionRules r;
   r.dropout_add_norm = true;
   r.softmax_mask = true;
@@ -109,8 +115,8 @@ TEST(KernelFusion, TransformerRulesKeepTheRowOpsType) {
 TEST(KernelFusion, CastsJoinElementwiseKernelsButNotGemms) {
   FusionRules r;
   r.casts = true;
-  const ModelGraph g = graph({op("c1", "cast", {}), op("gelu", "gelu", {0}),
-                              op("c2", "cast", {1}), op("mm", "matmul", {2})});
+  const ModelGraph g = graph({op("c1", "cast", {}), op("gelu", "gelu", {0}), op("c2", "cast", {1}),
+                              op("mm", "matmul", {2})});
   const ModelGraph f = fuse_kernels(g, r);
   ASSERT_EQ(f.ops.size(), 2u);
   EXPECT_EQ(f.ops[0].name, "c1+gelu+cast");
@@ -121,9 +127,9 @@ TEST(KernelFusion, CastsJoinElementwiseKernelsButNotGemms) {
 TEST(KernelFusion, ElementwiseRuleMergesAnyPointwiseChain) {
   FusionRules r;
   r.elementwise = true;
-  const ModelGraph g = graph({op("a", "matmul", {}), op("b", "gelu", {0}), op("c", "mul", {1, 1}),
-                              op("d", "tanh", {2}), op("e", "layernorm", {3}),
-                              op("f", "matmul", {4})});
+  const ModelGraph g =
+      graph({op("a", "matmul", {}), op("b", "gelu", {0}), op("c", "mul", {1, 1}),
+             op("d", "tanh", {2}), op("e", "layernorm", {3}), op("f", "matmul", {4})});
   FusionReport rep;
   const ModelGraph f = fuse_kernels(g, r, &rep);
   ASSERT_EQ(f.ops.size(), 3u);

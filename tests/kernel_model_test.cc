@@ -380,8 +380,8 @@ TEST(KernelModel, AttentionImplSetsTheMmaPathAndWhereItRuns) {
     return query_op("attention", f, t, "test");
   };
   auto seconds = [&](const ModelOp& op, const DeviceSpec& dev) {
-    const KernelEstimate e = kernel_time(op, dev, math_mode(op, dev, false, false), op.flops,
-                                         op.bytes, c);
+    const KernelEstimate e =
+        kernel_time(op, dev, math_mode(op, dev, false, false), op.flops, op.bytes, c);
     EXPECT_FALSE(e.memory_bound) << dev.name;
     return e.seconds;
   };

@@ -477,8 +477,9 @@ TEST(LlmStrategy, ScenarioRunsAndReportsThroughputAndMemory) {
   EXPECT_NE(refused("strategy.schedule=zigzag").find("expected gpipe, 1f1b or interleaved"),
             std::string::npos);
   EXPECT_NE(refused("strategy.tq=2").find("tq"), std::string::npos);
-  EXPECT_NE(refused("strategy.attention_impl=flash4").find("expected auto, flash2, flash3 or cudnn"),
-            std::string::npos);
+  EXPECT_NE(
+      refused("strategy.attention_impl=flash4").find("expected auto, flash2, flash3 or cudnn"),
+      std::string::npos);
   EXPECT_NE(refused("strategy.attention_impl=flash3").find("FlashAttention-3 is built for Hopper"),
             std::string::npos);
   EXPECT_NE(refused("workload.train_tokens=2X").find("expected a positive token count"),

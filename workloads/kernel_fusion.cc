@@ -22,10 +22,11 @@ bool is_row_type(const std::string& t) {
 // softmax, dropout and casts (their backward ops too). GEMMs, convolutions, attention,
 // pooling, embeddings, reductions into other shapes and optimizer updates stay kernels.
 bool is_pointwise(const std::string& t) {
-  return is_one_of(t, {"add", "sub", "mul", "div", "bias_add", "relu", "relu_bwd", "dropout",
-                       "dropout_bwd", "sigmoid", "sigmoid_bwd", "tanh", "tanh_bwd", "gelu",
-                       "gelu_bwd", "pow", "elementwise", "cast", "softmax", "softmax_bwd",
-                       "layernorm", "layernorm_bwd", "batchnorm", "batchnorm_bwd"});
+  return is_one_of(t, {"add",         "sub",           "mul",       "div",          "bias_add",
+                       "relu",        "relu_bwd",      "dropout",   "dropout_bwd",  "sigmoid",
+                       "sigmoid_bwd", "tanh",          "tanh_bwd",  "gelu",         "gelu_bwd",
+                       "pow",         "elementwise",   "cast",      "softmax",      "softmax_bwd",
+                       "layernorm",   "layernorm_bwd", "batchnorm", "batchnorm_bwd"});
 }
 
 // The kinds of ops merged into one so far: a merged op keeps one type for pricing, so the
@@ -49,7 +50,8 @@ bool fuses(const Node& a, const Node& b, const FusionRules& r) {
   if (r.elementwise && is_pointwise(a.op.type) && is_pointwise(bt)) return true;
   // A cast joins the element-wise kernel on either side of it (a GEMM still reads what the cast
   // wrote: a weight's cast stays a kernel).
-  if (r.casts && ((a.op.type == "cast" && is_pointwise(bt)) || (bt == "cast" && is_pointwise(a.op.type))))
+  if (r.casts &&
+      ((a.op.type == "cast" && is_pointwise(bt)) || (bt == "cast" && is_pointwise(a.op.type))))
     return true;
   if (r.bn_activation) {
     if (has(a, {"batchnorm"}) && !has(a, {"relu"}) && (bt == "relu" || bt == "add")) return true;

@@ -25,7 +25,9 @@ struct FusionRules {
   // Any chain of element-wise, normalization, softmax and cast ops (XLA, TorchInductor).
   bool elementwise = false;
 
-  bool any() const { return bn_activation || dropout_add_norm || softmax_mask || casts || elementwise; }
+  bool any() const {
+    return bn_activation || dropout_add_norm || softmax_mask || casts || elementwise;
+  }
 };
 
 struct FusionReport {

@@ -1,6 +1,5 @@
 #include "workloads/op_counts.h"
 
-
 #include <algorithm>
 #include <functional>
 #include <map>

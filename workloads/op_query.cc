@@ -1,6 +1,5 @@
 #include "workloads/op_query.h"
 
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
