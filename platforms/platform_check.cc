@@ -150,7 +150,8 @@ void check_one_kind(const PlatformSpec& spec, const SpecComplaint& complain) {
   }
 
   if (s.pcie.gpu_switch.empty()) {
-    if (s.gpus % s.cpu.sockets != 0)
+    // Fewer GPUs than sockets (one GPU of a DGX) sit one per socket from the first.
+    if (s.gpus % s.cpu.sockets != 0 && s.gpus > s.cpu.sockets)
       complain("server.gpus", str(s.gpus) + " GPUs cannot be split evenly over " +
                                   str(s.cpu.sockets) +
                                   " CPU sockets (or place them with server.pcie.gpu_switch)");

@@ -43,6 +43,9 @@ Placement place(const ServerSpec& s) {
     if (!s.pcie.gpu_switch.empty()) {
       sw = s.pcie.gpu_switch[g];
       socket = sw / per;
+    } else if (s.gpus < sockets) {
+      socket = g;  // one GPU per socket, on its first switch
+      if (per > 0) sw = socket * per;
     } else {
       const int per_socket = s.gpus / sockets;
       socket = g / per_socket;

@@ -185,6 +185,17 @@ TEST(PlatformSpec, GpuPlacementIsChecked) {
   EXPECT_HAS(error_of("preset: v100-pcie-testbed\nserver:\n  pcie: {gpu_switch: [0, a, 1, 2]}\n"),
              "non-negative integers");
   EXPECT_HAS(error_of("preset: pai-pcie\nserver:\n  gpus: 7\n"), "split evenly");
+  EXPECT_HAS(error_of("preset: dgx-a100\nserver:\n  gpus: 3\n"), "split evenly");
+}
+
+// One GPU of a two-socket server (a single-GPU run on a DGX preset) sits on the first socket's
+// first PCIe switch, its NICs where the preset has them.
+TEST(PlatformSpec, OneGpuOfATwoSocketServer) {
+  const PlatformSpec p = parse("preset: dgx-a100\nserver:\n  gpus: 1\n");
+  EXPECT_EQ(p.server.gpus, 1);
+  EXPECT_EQ(p.server.cpu.sockets, 2);
+  const Topology t = build_topology(p);
+  EXPECT_EQ(gpu_hosts(t).size(), static_cast<size_t>(p.servers));  // one per server
 }
 
 TEST(PlatformSpec, SeveralServersNeedNics) {
