@@ -1,5 +1,5 @@
 // NVLink inside one server: the DGX-1 hybrid cube mesh (point-to-point links between GPU
-// pairs) or an NVSwitch fabric (every GPU's links into one non-blocking switch), at the links'
+// pairs), NVLink bridges between pairs of PCIe cards, or an NVSwitch fabric (every GPU's links into one non-blocking switch), at the links'
 // achievable rate (platforms/link_rates.h).
 //
 // NVLink SHARP (NVLS): an NVSwitch of gen 3 or later reduces what the GPUs write to it and
@@ -42,6 +42,16 @@ void add_nvlink(const PlatformSpec& spec, ServerNodes& server, TopoWriter& w) {
                  count * nvlink_data_rate(nv), nv.latency, true, "nvlink"};
       w.connect(server.gpus[a], server.gpus[b], l);
       server.nvlink_pairs[pair] = {l.name, count};
+    }
+  } else if (nv.topology == "bridge") {
+    // PCIe cards paired by NVLink bridges (A100 PCIe, H100 NVL, RTX): GPU 2k with 2k + 1, each
+    // pair joined by all of a GPU's links.
+    for (size_t a = 0; a + 1 < server.gpus.size(); a += 2) {
+      const int i = static_cast<int>(a);
+      TopoLink l{server.prefix + "nvl" + std::to_string(i) + "_" + std::to_string(i + 1),
+                 nv.links_per_gpu * nvlink_data_rate(nv), nv.latency, true, "nvlink"};
+      w.connect(server.gpus[a], server.gpus[a + 1], l);
+      server.nvlink_pairs[{i, i + 1}] = {l.name, nv.links_per_gpu};
     }
   } else if (nv.topology == "nvswitch") {
     // The NVSwitch chips of one baseboard act as one non-blocking switch: each GPU's bandwidth

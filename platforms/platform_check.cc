@@ -137,6 +137,9 @@ void check_one_kind(const PlatformSpec& spec, const SpecComplaint& complain) {
   const int switches = s.cpu.sockets * s.pcie.switches_per_socket;
 
   // The NVLink shape first: it explains a wrong GPU count better than the socket split does.
+  if (s.nvlink.topology == "bridge" && s.gpus % 2 != 0)
+    complain("server.gpus", "NVLink bridges (server.nvlink.topology: bridge) pair the GPUs, got " +
+                                str(s.gpus) + " GPUs");
   if (s.nvlink.topology == "cube-mesh") {
     if (s.gpus != 8)
       complain("server.gpus",

@@ -98,8 +98,10 @@ PcieSpec parse_pcie(const YamlMap& m) {
 NvlinkSpec parse_nvlink(const YamlMap& m) {
   NvlinkSpec n;
   n.topology = m.str("topology", n.topology);
-  if (n.topology != "none" && n.topology != "cube-mesh" && n.topology != "nvswitch")
-    m.fail("topology", "expected none, cube-mesh or nvswitch, got \"" + n.topology + "\"");
+  if (n.topology != "none" && n.topology != "cube-mesh" && n.topology != "nvswitch" &&
+      n.topology != "bridge")
+    m.fail("topology",
+           "expected none, cube-mesh, nvswitch or bridge, got \"" + n.topology + "\"");
   n.bandwidth = positive_bw(m, "bandwidth", n.bandwidth);
   n.efficiency = efficiency(m, "efficiency", n.efficiency);
   n.latency = m.time("latency", n.latency);

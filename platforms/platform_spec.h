@@ -43,14 +43,17 @@ struct CpuSpec {
 };
 
 struct NvlinkSpec {
-  std::string topology = "none";  // "none", "cube-mesh" (DGX-1), "nvswitch"
+  // "none", "cube-mesh" (DGX-1), "nvswitch", "bridge" (PCIe cards paired by NVLink bridges:
+  // GPUs 0-1, 2-3, ...; the pairs reach each other over PCIe)
+  std::string topology = "none";
   double bandwidth = 25e9;        // bytes/s per link per direction: the signalling rate
   // Share of `bandwidth` that carries data (platforms/link_rates.h). 0.8 unless a preset says
   // otherwise: NCCL prices an NVLink 2 or 3 link at 20 of its 25 GB/s, and its maintainer puts
   // application-level NVLink bandwidth at about 80% of the line rate (docs/platforms.md).
   double efficiency = 0.8;
   double latency = 1e-6;
-  // Links leaving each GPU. nvswitch: all go to the switch fabric. cube-mesh: 4 (one link to
+  // Links leaving each GPU. nvswitch: all go to the switch fabric. bridge: all to its pair.
+  // cube-mesh: 4 (one link to
   // each of 4 neighbours, DGX-1 P100) or 6 (two of the neighbours get a second link, DGX-1V).
   int links_per_gpu = 6;
   // cube-mesh pairs without a direct link: "nvlink" relays through a GPU adjacent to both (as

@@ -126,6 +126,7 @@ class ServerRouter {
     int ga = gpu_index(a), gb = gpu_index(b);
     if (ga >= 0 && gb >= 0) {
       if (s_.nvlink_topology == "nvswitch") return {{a + "_nvlink", false}, {b + "_nvlink", true}};
+      if (s_.nvlink_topology == "bridge" && linked(ga, gb)) return {nvlink_hop(ga, gb)};
       if (s_.nvlink_topology == "cube-mesh") {
         if (linked(ga, gb)) return {nvlink_hop(ga, gb)};
         if (s_.nvlink_nonadjacent == "nvlink") {

@@ -166,6 +166,33 @@ TEST(PlatformSpec, CubeMeshOfFiveGpusIsRefused) {
              "platform.server.nvlink.links_per_gpu");
 }
 
+// NVLink bridges pair PCIe cards: GPU 0 with 1 and 2 with 3 over one NVLink link of all their
+// links (12 x 25 GB/s x 0.8 = 240 GB/s); 1 reaches 2 over PCIe.
+TEST(PlatformSpec, NvlinkBridgesPairTheCards) {
+  const PlatformSpec p = parse(
+      "preset: pcie-switch-server\nservers: 1\nserver:\n  gpus: 4\n"
+      "  nvlink: {topology: bridge, links_per_gpu: 12, bandwidth: 25GB/s}\n");
+  const Topology t = build_topology(p);
+  EXPECT_EQ(describe_route_nodes(t, "n0_gpu0", "n0_gpu1"),
+            (std::vector<std::string>{"n0_gpu0", "n0_gpu1"}));
+  EXPECT_EQ(describe_route_nodes(t, "n0_gpu3", "n0_gpu2"),
+            (std::vector<std::string>{"n0_gpu3", "n0_gpu2"}));
+  const auto across = describe_route_nodes(t, "n0_gpu1", "n0_gpu2");
+  EXPECT_GT(across.size(), 2u);  // through the PCIe switches
+  bool found = false;
+  for (const auto& l : t.links)
+    if (l.name == "n0_nvl0_1") {
+      found = true;
+      EXPECT_DOUBLE_EQ(l.bandwidth, 12 * 25e9 * 0.8);
+    }
+  EXPECT_TRUE(found);
+  EXPECT_HAS(error_of("preset: pcie-switch-server\nserver:\n  gpus: 3\n"
+                      "  nvlink: {topology: bridge}\n"),
+             "pair the GPUs");
+  EXPECT_HAS(error_of("preset: pcie-switch-server\nserver:\n  nvlink: {topology: ring}\n"),
+             "expected none, cube-mesh, nvswitch or bridge");
+}
+
 TEST(PlatformSpec, NicOnAMissingSwitchIsRefused) {
   auto msg = error_of("preset: dgx1-v100\nserver:\n  nic: {pcie_switch: [0, 1, 2, 7]}\n");
   EXPECT_HAS(msg, "p.yaml:3");
