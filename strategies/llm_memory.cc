@@ -46,7 +46,10 @@ double layer_activation_bytes(const LlmConfig& m, const ParallelPlan& plan) {
   const double s_all = static_cast<double>(plan.sequence(m));
   const double b = plan.micro_batch, h = static_cast<double>(m.hidden);
   const double f = static_cast<double>(m.ffn), a = static_cast<double>(m.heads);
-  const double g = static_cast<double>(m.kv_heads) / a;  // K and V width over h
+  // Q's width, and K's and V's, over h: 1 and kv_heads / heads unless the config sets a head
+  // width of its own.
+  const double qw = static_cast<double>(m.q_width()) / h;
+  const double g = static_cast<double>(m.kv_heads * m.head_dim()) / h;
   const double t = plan.tp;
   const double outside_tp = plan.sequence_parallel ? t : 1.0;
   if (plan.recompute == Recompute::kFull) return 2 * s * b * h / outside_tp;
@@ -56,13 +59,13 @@ double layer_activation_bytes(const LlmConfig& m, const ParallelPlan& plan) {
   // Outside the tensor-parallel regions: the two norms' inputs (2sbh each), the inputs of the
   // QKV and first MLP GEMMs (2sbh each in bf16) and two dropout masks (sbh each).
   const double replicated = (6 + 2 * in) * s * b * h;
-  // Inside: Q, K and V (2sbh, 2sbh g each), the output projection's input (2sbh in bf16); the
+  // Inside: Q, K and V (2sbh qw, 2sbh g each), the output projection's input (2sbh qw in bf16); the
   // MLP's activation input and output (2sbf each, the output the second GEMM's input), or for
   // SwiGLU the gate and up outputs and their product (6sbf, the product the GEMM's input). A
   // token's MLP runs in top_k experts.
   double mlp = ((m.gated_mlp ? 4 : 2) + in) * s * b * f;
   if (m.moe()) mlp *= static_cast<double>(m.top_k);
-  const double split = (2 + 4 * g + in) * s * b * h + mlp;
+  const double split = (2 * qw + 4 * g + in * qw) * s * b * h + mlp;
   // The attention core: softmax output and its dropout mask and output (5 a s^2 b); with flash
   // attention only the softmax statistics (fp32 per row). Recomputed under selective.
   double core = plan.flash_attention ? 4 * a * s * b : 5 * a * s * s_all * b;

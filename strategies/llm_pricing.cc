@@ -170,6 +170,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   const double d = static_cast<double>(m.head_dim());
   const double heads = static_cast<double>(m.heads) / t;
   const double kv = static_cast<double>(m.kv_heads) * d;
+  const double q = static_cast<double>(m.q_width());  // h unless the config sets a head width
   const double norm_rows = p.sequence_parallel ? tokens / t : tokens;
   const bool rms = !m.biases;  // LLaMA-style RMSNorm; GPT's LayerNorm is one kernel in PyTorch
   auto norm = [&](BlockCost* fwd, BlockCost* bwd) {
@@ -201,14 +202,18 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   BlockCost* const qkv_f = &c.attention_in_gemm;
   BlockCost* const qkv_d = &c.attention_in_dgrad;
   if (fused.projections) {
-    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, (h + 2 * kv) / t, qkv_f, qkv_d);
+    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, (q + 2 * kv) / t, qkv_f, qkv_d);
   } else {
-    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, h / t, qkv_f, qkv_d);
+    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, q / t, qkv_f, qkv_d);
     linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, kv / t, qkv_f, qkv_d);
     linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, kv / t, qkv_f, qkv_d);
   }
+  // Qwen3's RMSNorm over each head of q and k, one row per head.
+  if (m.qk_norm)
+    pr.rows(&c.attention_qkv_fwd, &c.attention_bwd, "ln", "layernorm_bwd",
+            tokens * (static_cast<double>(m.heads) + static_cast<double>(m.kv_heads)) / t, d);
   if (!m.learned_positions) {
-    const double q_elems = tokens * h / t, k_elems = tokens * kv / t;
+    const double q_elems = tokens * q / t, k_elems = tokens * kv / t;
     if (fused.rope) {
       pr.pass(&c.attention_qkv_fwd, q_elems + k_elems, 2 * a);
       pr.pass(&c.attention_bwd, q_elems + k_elems, 2 * a);
@@ -255,7 +260,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   add(&c.attention_fwd, c.attention_qkv_fwd);
   add(&c.attention_fwd, c.attention_core_fwd);
   add(&c.attention_bwd, core_bwd);
-  linear(&c.attention_fwd, &c.attention_bwd, tokens, h / t, h, &c.attention_out_gemm,
+  linear(&c.attention_fwd, &c.attention_bwd, tokens, q / t, h, &c.attention_out_gemm,
          &c.attention_out_dgrad);
   pr.rows(&c.attention_fwd, &c.attention_bwd, "add", "", norm_rows, h);
 

@@ -31,6 +31,33 @@ TEST(LlmConfig, ParameterCountsAreThePublishedOnes) {
   EXPECT_EQ(llm_params(model("llama2_70b")).active, llm_params(model("llama2_70b")).total);
 }
 
+// Qwen2 and Qwen3: the released checkpoints' counts (their safetensors index totals / 2 bytes;
+// model cards: Qwen2-7B 7.6B, Qwen3-8B 8.2B, Qwen3-30B-A3B 30.5B with 3.3B activated,
+// Qwen3-235B-A22B 235B with 22B activated). Qwen3-8B by hand: heads 32 x 128 = 4096 query
+// channels, 8 x 128 = 1024 for k and v; per layer q, o 2 x 4096 x 4096, k, v 2 x 4096 x 1024,
+// MLP 3 x 4096 x 12288, norms 2 x 4096, q/k norms 2 x 128: 192,946,432 x 36 layers, plus two
+// untied 151936 x 4096 tables and the final norm.
+TEST(LlmConfig, QwenCountsAreTheReleasedOnes) {
+  const double per_layer = 2.0 * 4096 * 4096 + 2.0 * 4096 * 1024 + 3.0 * 4096 * 12288 +
+                           2 * 4096 + 2 * 128;
+  EXPECT_EQ(per_layer, 192946432.0);
+  EXPECT_EQ(llm_params(model("qwen3_8b")).total, 36 * per_layer + 2.0 * 151936 * 4096 + 4096);
+  EXPECT_EQ(llm_params(model("qwen3_8b")).total, 8190735360.0);
+  // Qwen2-7B: 28 heads of 128 on 3584, biases on q, k and v (3584 + 2 x 512).
+  EXPECT_EQ(llm_params(model("qwen2_7b")).total, 7615616512.0);
+  const LlmParams a3b = llm_params(model("qwen3_30b_a3b"));
+  EXPECT_EQ(a3b.total, 30532122624.0);
+  EXPECT_NEAR(a3b.active, 3.3e9, 0.1e9);
+  const LlmParams a22b = llm_params(model("qwen3_235b_a22b"));
+  EXPECT_NEAR(a22b.total, 235.09e9, 0.01e9);
+  EXPECT_NEAR(a22b.active, 22e9, 0.3e9);
+  // Training FLOPs per token follow the active weights with the 4096-wide queries: 6 x (the
+  // weights a token uses, the output head once) at one token of context.
+  const LlmConfig& q3 = model("qwen3_8b");
+  const double six_n = 6 * (llm_params(q3).total - 151936.0 * 4096);
+  EXPECT_NEAR(llm_training_flops_per_token(q3, 1), six_n, 0.001 * six_n);
+}
+
 TEST(LlmConfig, Gpt3CountIsMegatronsFormula) {
   // Narayanan et al. (SC'21), section 5.1: P = 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)); the
   // final layer norm (2h) is the only weight it leaves out.
@@ -78,6 +105,32 @@ TEST(LlmConfig, ReadsHuggingFaceConfigs) {
       "n_head": 12, "n_inner": null, "n_positions": 1024, "vocab_size": 50257})",
                                          "gpt2.json", "gpt2");
   EXPECT_EQ(gpt2.ffn, 4 * 768);
+  // Qwen3 and Qwen3-MoE configs as released: head_dim apart from hidden / heads, q/k norms,
+  // fine-grained experts of moe_intermediate_size.
+  const LlmConfig q3 = read_llm_config(R"({"model_type": "qwen3", "hidden_size": 4096,
+      "intermediate_size": 12288, "num_attention_heads": 32, "num_key_value_heads": 8,
+      "head_dim": 128, "num_hidden_layers": 36, "max_position_embeddings": 40960,
+      "vocab_size": 151936, "tie_word_embeddings": false})",
+                                       "qwen3.json", "qwen3");
+  EXPECT_EQ(llm_params(q3).total, llm_params(model("qwen3_8b")).total);
+  const LlmConfig moe = read_llm_config(R"({"model_type": "qwen3_moe", "hidden_size": 2048,
+      "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128,
+      "num_experts_per_tok": 8, "num_attention_heads": 32, "num_key_value_heads": 4,
+      "head_dim": 128, "num_hidden_layers": 48, "max_position_embeddings": 40960,
+      "vocab_size": 151936, "tie_word_embeddings": false})",
+                                        "qwen3_moe.json", "a3b");
+  EXPECT_EQ(moe.head_dim(), 128);
+  EXPECT_EQ(moe.q_width(), 4096);
+  EXPECT_EQ(llm_params(moe).total, llm_params(model("qwen3_30b_a3b")).total);
+  EXPECT_EQ(llm_params(moe).active, llm_params(model("qwen3_30b_a3b")).active);
+  const LlmConfig q2 = read_llm_config(R"({"model_type": "qwen2", "hidden_size": 3584,
+      "intermediate_size": 18944, "num_attention_heads": 28, "num_key_value_heads": 4,
+      "num_hidden_layers": 28, "max_position_embeddings": 32768, "vocab_size": 152064,
+      "tie_word_embeddings": false})",
+                                       "qwen2.json", "qwen2");
+  EXPECT_TRUE(q2.qkv_bias);
+  EXPECT_EQ(q2.head_size, 0);  // 3584 / 28 = 128: no width of its own
+  EXPECT_EQ(llm_params(q2).total, llm_params(model("qwen2_7b")).total);
   EXPECT_NEAR(llm_params(gpt2).total, 124.44e6, 0.01e6);  // GPT-2 small's 124M
 }
 

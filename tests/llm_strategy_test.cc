@@ -167,6 +167,21 @@ TEST(LlmStrategy, SynchronousPipelineSendsDelayTheSendersNextPass) {
   EXPECT_LT(sync.makespan - async.makespan, 2 * 3 * 8 * 1.4e-3);
 }
 
+// The shipped Qwen3 scenarios run: 64 x 4096 tokens a step, the plan fits, and the step takes
+// at least the model FLOPs at the GPUs' dense BF16 peak (989.4 TFLOP/s on an H100).
+TEST(LlmStrategy, QwenScenariosRun) {
+  for (const auto& [file, gpus] : std::vector<std::pair<std::string, int>>{
+           {"scenarios/llm/qwen3-8b-8xh100.yaml", 8}, {"scenarios/llm/qwen3-30b-a3b-16xh100.yaml", 16}}) {
+    Scenario sc = load_scenario(testing::source_path(file), {});
+    ASSERT_TRUE(sc.llm.has_value()) << file;
+    EXPECT_EQ(sc.llm->tokens, 64 * 4096) << file;
+    EXPECT_EQ(sc.llm->gpus, gpus) << file;
+    EXPECT_TRUE(sc.llm->fits) << file << ": " << sc.llm->memory;
+    const double step = replay_isolated(sc.platform, sc.graph, ReplayOptions{}).makespan;
+    EXPECT_GT(step, sc.llm->model_flops / (gpus * 989.4e12)) << file;
+  }
+}
+
 TEST(LlmStrategy, DataParallelGradientsPerLayer) {
   // DP 2 over one stage of 32 layers: one all-reduce of each layer's bf16 gradients (202.4 M
   // parameters, 2 bytes each); ZeRO-1 reduce-scatters them instead and all-gathers the weights

@@ -67,6 +67,29 @@ std::vector<LlmConfig> make_zoo() {
   mixtral.experts = 8;
   mixtral.top_k = 2;
   z.push_back(mixtral);
+  // Qwen2 and Qwen3 (Alibaba's config.json files on the Hugging Face hub). Qwen2 puts biases on
+  // q, k and v; Qwen3 normalizes q and k per head and gives its heads a width of its own (128:
+  // 32 x 128 queries on a 4096 width for 8B, 4096 on 2048 for 30B-A3B); its MoE models route
+  // each token to 8 of 128 fine-grained experts in every layer.
+  LlmConfig qwen2 = llama("qwen2_7b", 28, 3584, 28, 4, 18944, 152064, 32768);
+  qwen2.qkv_bias = true;
+  z.push_back(qwen2);
+  LlmConfig qwen3 = llama("qwen3_8b", 36, 4096, 32, 8, 12288, 151936, 40960);
+  qwen3.head_size = 128;
+  qwen3.qk_norm = true;
+  z.push_back(qwen3);
+  LlmConfig a3b = llama("qwen3_30b_a3b", 48, 2048, 32, 4, 768, 151936, 40960);
+  a3b.head_size = 128;
+  a3b.qk_norm = true;
+  a3b.experts = 128;
+  a3b.top_k = 8;
+  z.push_back(a3b);
+  LlmConfig a22b = llama("qwen3_235b_a22b", 94, 4096, 64, 4, 1536, 151936, 40960);
+  a22b.head_size = 128;
+  a22b.qk_norm = true;
+  a22b.experts = 128;
+  a22b.top_k = 8;
+  z.push_back(a22b);
   return z;
 }
 
@@ -98,10 +121,13 @@ bool flag_field(const json& j, const char* key, bool fallback, const std::string
 
 LlmParams llm_params(const LlmConfig& c) {
   const double h = static_cast<double>(c.hidden), f = static_cast<double>(c.ffn);
+  const double q = static_cast<double>(c.q_width());
   const double kv = static_cast<double>(c.kv_heads * c.head_dim());
   const double bias = c.biases ? 1.0 : 0.0;
-  const double attention = h * h + 2 * h * kv + h * h + bias * (h + 2 * kv + h);
-  const double norms = 2 * (h + bias * h);
+  const double qkv_bias = c.biases || c.qkv_bias ? 1.0 : 0.0;
+  const double attention = h * q + 2 * h * kv + q * h + qkv_bias * (q + 2 * kv) + bias * h;
+  const double norms =
+      2 * (h + bias * h) + (c.qk_norm ? 2.0 * static_cast<double>(c.head_dim()) : 0.0);
   const double expert = c.gated_mlp ? 3 * h * f + bias * (2 * f + h) : 2 * h * f + bias * (f + h);
   const double router = c.moe() ? h * static_cast<double>(c.experts) : 0.0;
   LlmParams p;
@@ -122,13 +148,14 @@ LlmParams llm_params(const LlmConfig& c) {
 
 double llm_training_flops_per_token(const LlmConfig& c, int64_t seq_len) {
   const double h = static_cast<double>(c.hidden), f = static_cast<double>(c.ffn);
+  const double q = static_cast<double>(c.q_width());
   const double kv = static_cast<double>(c.kv_heads * c.head_dim());
-  const double attention = 2 * h * h + 2 * h * kv;
+  const double attention = 2 * h * q + 2 * h * kv;
   const double expert = (c.gated_mlp ? 3.0 : 2.0) * h * f;
   const double router = c.moe() ? h * static_cast<double>(c.experts) : 0.0;
   const double matmul = attention + router + expert * static_cast<double>(c.top_k);
   const double l = static_cast<double>(c.layers), s = static_cast<double>(seq_len);
-  const double forward = l * (2 * matmul + 4 * s * h) + 2 * h * static_cast<double>(c.vocab);
+  const double forward = l * (2 * matmul + 4 * s * q) + 2 * h * static_cast<double>(c.vocab);
   return 3 * forward;
 }
 
@@ -155,9 +182,12 @@ void check_llm_config(const LlmConfig& c, const std::string& origin) {
     if (s.value < 1)
       throw InputError(origin + ": " + s.key + " must be a positive integer, got " +
                        std::to_string(s.value));
-  if (c.hidden % c.heads != 0)
+  if (c.head_size < 0)
+    throw InputError(origin + ": head_dim must be a positive integer, got " +
+                     std::to_string(c.head_size));
+  if (c.head_size == 0 && c.hidden % c.heads != 0)
     throw InputError(origin + ": heads (" + std::to_string(c.heads) + ") must divide hidden (" +
-                     std::to_string(c.hidden) + ")");
+                     std::to_string(c.hidden) + ") when the config gives no head_dim");
   if (c.heads % c.kv_heads != 0)
     throw InputError(origin + ": kv_heads (" + std::to_string(c.kv_heads) +
                      ") must divide heads (" + std::to_string(c.heads) + ")");
@@ -174,7 +204,8 @@ LlmConfig read_llm_config(const std::string& json_text, const std::string& origi
                                : "";
   LlmConfig c;
   c.name = name;
-  if (type == "llama" || type == "mistral" || type == "mixtral") {
+  if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" ||
+      type == "qwen3" || type == "qwen3_moe") {
     c.hidden = size_field(j, {"hidden_size"}, origin);
     c.layers = size_field(j, {"num_hidden_layers"}, origin);
     c.heads = size_field(j, {"num_attention_heads"}, origin);
@@ -184,9 +215,23 @@ LlmConfig read_llm_config(const std::string& json_text, const std::string& origi
     c.seq_len = size_field(j, {"max_position_embeddings"}, origin);
     c.gated_mlp = true;
     c.tied_embeddings = flag_field(j, "tie_word_embeddings", false, origin);
+    // An explicit head width (Qwen3, Mistral NeMo) when it is not hidden / heads.
+    if (j.contains("head_dim") && !j["head_dim"].is_null()) {
+      const int64_t d = size_field(j, {"head_dim"}, origin);
+      if (d * c.heads != c.hidden) c.head_size = d;
+    }
     if (type == "mixtral") {
       c.experts = size_field(j, {"num_local_experts"}, origin);
       c.top_k = size_field(j, {"num_experts_per_tok"}, origin);
+    }
+    c.qkv_bias = type == "qwen2" || flag_field(j, "attention_bias", false, origin);
+    c.qk_norm = type == "qwen3" || type == "qwen3_moe";
+    if (type == "qwen3_moe") {
+      // Every layer sparse (decoder_sparse_step 1, no mlp_only_layers), fine-grained experts of
+      // moe_intermediate_size.
+      c.experts = size_field(j, {"num_experts"}, origin);
+      c.top_k = size_field(j, {"num_experts_per_tok"}, origin);
+      c.ffn = size_field(j, {"moe_intermediate_size"}, origin);
     }
   } else if (type == "gpt2") {
     c.hidden = size_field(j, {"n_embd"}, origin);
@@ -210,7 +255,7 @@ LlmConfig read_llm_config(const std::string& json_text, const std::string& origi
   } else {
     throw InputError(origin + ": model_type \"" + type +
                      "\" is not a language model Orrery reads (known: llama, mistral, mixtral, "
-                     "gpt2, gpt_neox)");
+                     "qwen2, qwen3, qwen3_moe, gpt2, gpt_neox)");
   }
   check_llm_config(c, origin);
   return c;

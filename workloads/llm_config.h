@@ -1,8 +1,9 @@
 // Decoder-only language models as their architecture numbers: what parallelism plans, the
 // memory model and throughput figures (tokens/s, TFLOP/s per GPU, MFU) need. Built in: the
 // GPT-3 family (Brown et al., "Language Models are Few-Shot Learners", Table 2.1), LLaMA-2
-// 7B/13B/70B, Llama-3 8B/70B and Mixtral 8x7B (their published config.json files); any other
-// from a Hugging Face-style config.json (llama, mistral, mixtral, gpt2, gpt_neox model types).
+// 7B/13B/70B, Llama-3 8B/70B/405B, Mixtral 8x7B, Qwen2 7B and Qwen3 8B, 30B-A3B and 235B-A22B
+// (their published config.json files); any other from a Hugging Face-style config.json (llama,
+// mistral, mixtral, qwen2, qwen3, qwen3_moe, gpt2, gpt_neox model types).
 #pragma once
 
 #include <cstdint>
@@ -26,8 +27,15 @@ struct LlmConfig {
   bool biases = false;             // linear layers and norms with biases (GPT: LayerNorm)
   int64_t experts = 1;             // experts per MoE layer (1: dense)
   int64_t top_k = 1;               // experts each token is routed to
+  // Per-head width when the config gives one that is not hidden / heads (Qwen3, Mistral NeMo,
+  // Gemma): the query projection is then heads x head_size wide. 0: hidden / heads.
+  int64_t head_size = 0;
+  bool qkv_bias = false;  // biases on the q, k and v projections only (Qwen2)
+  bool qk_norm = false;   // RMSNorm over each head of q and k (Qwen3)
 
-  int64_t head_dim() const { return hidden / heads; }
+  int64_t head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
+  // Width of the queries (and of the attention output before its projection).
+  int64_t q_width() const { return heads * head_dim(); }
   bool moe() const { return experts > 1; }
 };
 
