@@ -45,6 +45,16 @@ class Pricer {
   void op(BlockCost* into, const std::string& type, const std::map<std::string, std::string>& f) {
     op(into, type, f, dtype_);
   }
+  // `share` of an op: the average over layers of which only that share run it.
+  void op(BlockCost* into, const std::string& type, const std::map<std::string, std::string>& f,
+          double share) {
+    BlockCost one;
+    op(&one, type, f);
+    into->seconds += one.seconds * share;
+    into->flops += one.flops * share;
+    into->bytes += one.bytes * share;
+    into->kernels += one.kernels * share;
+  }
   // [M, K] x [K, N]; backward: dX = dY W^T ([M, N] x [N, K]) and dW = X^T dY ([K, M] x [M, N]).
   void linear(BlockCost* fwd, BlockCost* bwd, double m, double k, double nn) {
     gemms(fwd, bwd, m, k, nn, dtype_);
@@ -239,8 +249,21 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
         {"D", n(d)},
         {"causal", whole ? "1" : "0"},
         {"impl", attention_impl_name(p.attention_impl)}};
-    pr.op(&c.attention_core_fwd, "attention", shape);
-    pr.op(&core_bwd, "attention_bwd", shape);
+    // Sliding-window layers (Gemma 2's every other layer) keep only the last `window` keys: the
+    // block is the layers' average, local_layers of every local_layers + 1 windowed.
+    const double window = static_cast<double>(m.sliding_window);
+    if (m.local_layers > 0 && window > 0 && window < s_kv) {
+      const double local = static_cast<double>(m.local_layers) / (m.local_layers + 1.0);
+      std::map<std::string, std::string> windowed = shape;
+      windowed["window"] = n(window);
+      pr.op(&c.attention_core_fwd, "attention", windowed, local);
+      pr.op(&core_bwd, "attention_bwd", windowed, local);
+      pr.op(&c.attention_core_fwd, "attention", shape, 1 - local);
+      pr.op(&core_bwd, "attention_bwd", shape, 1 - local);
+    } else {
+      pr.op(&c.attention_core_fwd, "attention", shape);
+      pr.op(&core_bwd, "attention_bwd", shape);
+    }
   } else {
     pr.op(&c.attention_core_fwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(s_kv)}, {"K", n(d)}});
     pr.rows(&c.attention_core_fwd, &core_bwd, "softmax", "softmax_bwd", bh * s, s_kv);
@@ -262,6 +285,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   add(&c.attention_bwd, core_bwd);
   linear(&c.attention_fwd, &c.attention_bwd, tokens, q / t, h, &c.attention_out_gemm,
          &c.attention_out_dgrad);
+  if (m.sandwich_norm) norm(&c.attention_fwd, &c.attention_bwd);  // after attention (Gemma 2)
   pr.rows(&c.attention_fwd, &c.attention_bwd, "add", "", norm_rows, h);
 
   // MLP block: norm, up (and gate) projection, activation (and gating product), down
@@ -289,6 +313,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     pr.rows(&c.mlp_fwd, &c.mlp_bwd, "gelu", "gelu_bwd", routed, f / t);
   }
   linear(&c.mlp_fwd, &c.mlp_bwd, routed, f / t, h, &c.mlp_out_gemm, &c.mlp_out_dgrad);
+  if (m.sandwich_norm) norm(&c.mlp_fwd, &c.mlp_bwd);
   if (m.moe()) pr.linear(&c.mlp_fwd, &c.mlp_bwd, tokens, h, static_cast<double>(m.experts));
   pr.rows(&c.mlp_fwd, &c.mlp_bwd, "add", "", norm_rows, h);
 

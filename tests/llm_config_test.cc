@@ -58,6 +58,25 @@ TEST(LlmConfig, QwenCountsAreTheReleasedOnes) {
   EXPECT_NEAR(llm_training_flops_per_token(q3, 1), six_n, 0.001 * six_n);
 }
 
+// Gemma 2: the released counts (9,241,705,984 and 27,227,128,320). 9B by hand: 16 x 256 = 4096
+// query channels and 8 x 256 for k and v on a 3584 width, a GeGLU MLP of 14336, four norms a
+// layer; 42 layers and one tied 256000 x 3584 table and the final norm.
+TEST(LlmConfig, GemmaCountsAreTheReleasedOnes) {
+  const double per_layer =
+      2.0 * 3584 * 4096 + 2.0 * 3584 * 2048 + 3.0 * 3584 * 14336 + 4 * 3584;
+  EXPECT_EQ(llm_params(model("gemma2_9b")).total, 42 * per_layer + 256000.0 * 3584 + 3584);
+  EXPECT_EQ(llm_params(model("gemma2_9b")).total, 9241705984.0);
+  EXPECT_EQ(llm_params(model("gemma2_27b")).total, 27227128320.0);
+  const LlmConfig g = read_llm_config(R"({"model_type": "gemma2", "hidden_size": 3584,
+      "intermediate_size": 14336, "num_attention_heads": 16, "num_key_value_heads": 8,
+      "head_dim": 256, "num_hidden_layers": 42, "max_position_embeddings": 8192,
+      "vocab_size": 256000, "sliding_window": 4096})",
+                                      "gemma2.json", "g");
+  EXPECT_EQ(llm_params(g).total, 9241705984.0);
+  EXPECT_EQ(g.sliding_window, 4096);
+  EXPECT_TRUE(g.tied_embeddings);
+}
+
 TEST(LlmConfig, Gpt3CountIsMegatronsFormula) {
   // Narayanan et al. (SC'21), section 5.1: P = 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)); the
   // final layer norm (2h) is the only weight it leaves out.

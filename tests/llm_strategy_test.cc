@@ -167,11 +167,14 @@ TEST(LlmStrategy, SynchronousPipelineSendsDelayTheSendersNextPass) {
   EXPECT_LT(sync.makespan - async.makespan, 2 * 3 * 8 * 1.4e-3);
 }
 
-// The shipped Qwen3 scenarios run: 64 x 4096 tokens a step, the plan fits, and the step takes
-// at least the model FLOPs at the GPUs' dense BF16 peak (989.4 TFLOP/s on an H100).
-TEST(LlmStrategy, QwenScenariosRun) {
+// The shipped scenarios of the newer architectures run: 64 x 4096 (Gemma 2: 32 x 8192) tokens a
+// step, the plan fits, and the step takes at least the model FLOPs at the GPUs' dense BF16 peak
+// (989.4 TFLOP/s on an H100).
+TEST(LlmStrategy, NewArchitectureScenariosRun) {
   for (const auto& [file, gpus] : std::vector<std::pair<std::string, int>>{
-           {"scenarios/llm/qwen3-8b-8xh100.yaml", 8}, {"scenarios/llm/qwen3-30b-a3b-16xh100.yaml", 16}}) {
+           {"scenarios/llm/qwen3-8b-8xh100.yaml", 8},
+           {"scenarios/llm/qwen3-30b-a3b-16xh100.yaml", 16},
+           {"scenarios/llm/gemma2-9b-8xh100.yaml", 8}}) {
     Scenario sc = load_scenario(testing::source_path(file), {});
     ASSERT_TRUE(sc.llm.has_value()) << file;
     EXPECT_EQ(sc.llm->tokens, 64 * 4096) << file;
@@ -180,6 +183,29 @@ TEST(LlmStrategy, QwenScenariosRun) {
     const double step = replay_isolated(sc.platform, sc.graph, ReplayOptions{}).makespan;
     EXPECT_GT(step, sc.llm->model_flops / (gpus * 989.4e12)) << file;
   }
+}
+
+// Gemma 2's layers: every other one attends over the last 4096 of 8192 keys, which is 3/4 of the
+// causal work of attending over all (a causal window of 4096 over 8192 queries sees
+// 4096 x 8192 - 4096^2 / 2 pairs against 8192^2 / 2), so the average layer's attention core does
+// 7/8 of it; and each block gains its norm after (one kernel more each way).
+TEST(LlmStrategy, SlidingWindowLayersAndSandwichNorms) {
+  LlmConfig m = *find_llm("gemma2_9b");
+  ParallelPlan p;
+  p.seq_len = 8192;
+  p.global_batch = 1;
+  auto by_flops = [](const ModelOp& op) { return op.flops / 1e14; };
+  const LlmCosts windowed = price_llm(m, p, by_flops);
+  LlmConfig full = m;
+  full.local_layers = 0;
+  full.sandwich_norm = false;
+  const LlmCosts whole = price_llm(full, p, by_flops);
+  const double w = 4096, s = 8192;
+  const double local = (w * s - w * w / 2) / (s * s / 2);
+  EXPECT_NEAR(windowed.attention_core_fwd.flops / whole.attention_core_fwd.flops,
+              0.5 * local + 0.5, 0.01);
+  EXPECT_EQ(windowed.mlp_fwd.kernels, whole.mlp_fwd.kernels + 1);
+  EXPECT_EQ(windowed.mlp_bwd.kernels, whole.mlp_bwd.kernels + 1);
 }
 
 TEST(LlmStrategy, DataParallelGradientsPerLayer) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
+#include <tuple>
+#include <vector>
 
 #include "common/errors.h"
 #include "workloads/config_json.h"
@@ -90,6 +92,20 @@ std::vector<LlmConfig> make_zoo() {
   a22b.experts = 128;
   a22b.top_k = 8;
   z.push_back(a22b);
+  // Gemma 2 (Google's config.json files): heads of their own width (256 for 9B, 128 for 27B),
+  // GeGLU MLPs, a norm before and after attention and the MLP, tied embeddings, and every
+  // other layer attending over a window of the last 4096 tokens.
+  for (const auto& [name, layers, hidden, heads, kv, head, ffn] :
+       std::vector<std::tuple<const char*, int, int, int, int, int, int>>{
+           {"gemma2_9b", 42, 3584, 16, 8, 256, 14336}, {"gemma2_27b", 46, 4608, 32, 16, 128, 36864}}) {
+    LlmConfig g = llama(name, layers, hidden, heads, kv, ffn, 256000, 8192);
+    g.head_size = head;
+    g.tied_embeddings = true;
+    g.sandwich_norm = true;
+    g.sliding_window = 4096;
+    g.local_layers = 1;
+    z.push_back(g);
+  }
   return z;
 }
 
@@ -126,8 +142,8 @@ LlmParams llm_params(const LlmConfig& c) {
   const double bias = c.biases ? 1.0 : 0.0;
   const double qkv_bias = c.biases || c.qkv_bias ? 1.0 : 0.0;
   const double attention = h * q + 2 * h * kv + q * h + qkv_bias * (q + 2 * kv) + bias * h;
-  const double norms =
-      2 * (h + bias * h) + (c.qk_norm ? 2.0 * static_cast<double>(c.head_dim()) : 0.0);
+  const double norms = (c.sandwich_norm ? 4 : 2) * (h + bias * h) +
+                       (c.qk_norm ? 2.0 * static_cast<double>(c.head_dim()) : 0.0);
   const double expert = c.gated_mlp ? 3 * h * f + bias * (2 * f + h) : 2 * h * f + bias * (f + h);
   const double router = c.moe() ? h * static_cast<double>(c.experts) : 0.0;
   LlmParams p;
@@ -233,6 +249,21 @@ LlmConfig read_llm_config(const std::string& json_text, const std::string& origi
       c.top_k = size_field(j, {"num_experts_per_tok"}, origin);
       c.ffn = size_field(j, {"moe_intermediate_size"}, origin);
     }
+  } else if (type == "gemma2") {
+    c.hidden = size_field(j, {"hidden_size"}, origin);
+    c.layers = size_field(j, {"num_hidden_layers"}, origin);
+    c.heads = size_field(j, {"num_attention_heads"}, origin);
+    c.kv_heads = size_field(j, {"num_key_value_heads"}, origin, c.heads);
+    c.ffn = size_field(j, {"intermediate_size"}, origin);
+    c.vocab = size_field(j, {"vocab_size"}, origin);
+    c.seq_len = size_field(j, {"max_position_embeddings"}, origin);
+    const int64_t d = size_field(j, {"head_dim"}, origin, c.hidden / c.heads);
+    if (d * c.heads != c.hidden) c.head_size = d;
+    c.gated_mlp = true;
+    c.tied_embeddings = flag_field(j, "tie_word_embeddings", true, origin);
+    c.sandwich_norm = true;
+    c.sliding_window = size_field(j, {"sliding_window"}, origin, 4096);
+    c.local_layers = 1;
   } else if (type == "gpt2") {
     c.hidden = size_field(j, {"n_embd"}, origin);
     c.layers = size_field(j, {"n_layer"}, origin);
@@ -255,7 +286,7 @@ LlmConfig read_llm_config(const std::string& json_text, const std::string& origi
   } else {
     throw InputError(origin + ": model_type \"" + type +
                      "\" is not a language model Orrery reads (known: llama, mistral, mixtral, "
-                     "qwen2, qwen3, qwen3_moe, gpt2, gpt_neox)");
+                     "qwen2, qwen3, qwen3_moe, gemma2, gpt2, gpt_neox)");
   }
   check_llm_config(c, origin);
   return c;

@@ -1,9 +1,9 @@
 // Decoder-only language models as their architecture numbers: what parallelism plans, the
 // memory model and throughput figures (tokens/s, TFLOP/s per GPU, MFU) need. Built in: the
 // GPT-3 family (Brown et al., "Language Models are Few-Shot Learners", Table 2.1), LLaMA-2
-// 7B/13B/70B, Llama-3 8B/70B/405B, Mixtral 8x7B, Qwen2 7B and Qwen3 8B, 30B-A3B and 235B-A22B
-// (their published config.json files); any other from a Hugging Face-style config.json (llama,
-// mistral, mixtral, qwen2, qwen3, qwen3_moe, gpt2, gpt_neox model types).
+// 7B/13B/70B, Llama-3 8B/70B/405B, Mixtral 8x7B, Qwen2 7B, Qwen3 8B, 30B-A3B and 235B-A22B, and
+// Gemma 2 9B and 27B (their published config.json files); any other from a Hugging Face-style
+// config.json (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma2, gpt2, gpt_neox).
 #pragma once
 
 #include <cstdint>
@@ -32,6 +32,11 @@ struct LlmConfig {
   int64_t head_size = 0;
   bool qkv_bias = false;  // biases on the q, k and v projections only (Qwen2)
   bool qk_norm = false;   // RMSNorm over each head of q and k (Qwen3)
+  bool sandwich_norm = false;  // norms after attention and the MLP too (Gemma 2): 4 per layer
+  // Sliding-window attention on some layers (Gemma 2: every other layer attends over the last
+  // 4096 tokens): `local_layers` of every `local_layers` + 1 layers keep `sliding_window` keys.
+  int64_t sliding_window = 0;
+  int64_t local_layers = 0;
 
   int64_t head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
   // Width of the queries (and of the attention output before its projection).
