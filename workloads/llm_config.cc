@@ -76,28 +76,25 @@ std::vector<LlmConfig> make_zoo() {
   LlmConfig qwen2 = llama("qwen2_7b", 28, 3584, 28, 4, 18944, 152064, 32768);
   qwen2.qkv_bias = true;
   z.push_back(qwen2);
-  LlmConfig qwen3 = llama("qwen3_8b", 36, 4096, 32, 8, 12288, 151936, 40960);
-  qwen3.head_size = 128;
-  qwen3.qk_norm = true;
-  z.push_back(qwen3);
-  LlmConfig a3b = llama("qwen3_30b_a3b", 48, 2048, 32, 4, 768, 151936, 40960);
-  a3b.head_size = 128;
-  a3b.qk_norm = true;
-  a3b.experts = 128;
-  a3b.top_k = 8;
-  z.push_back(a3b);
-  LlmConfig a22b = llama("qwen3_235b_a22b", 94, 4096, 64, 4, 1536, 151936, 40960);
-  a22b.head_size = 128;
-  a22b.qk_norm = true;
-  a22b.experts = 128;
-  a22b.top_k = 8;
-  z.push_back(a22b);
+  for (const auto& [name, layers, hidden, heads, kv, ffn, experts] :
+       std::vector<std::tuple<const char*, int, int, int, int, int, int>>{
+           {"qwen3_8b", 36, 4096, 32, 8, 12288, 1},
+           {"qwen3_30b_a3b", 48, 2048, 32, 4, 768, 128},
+           {"qwen3_235b_a22b", 94, 4096, 64, 4, 1536, 128}}) {
+    LlmConfig q = llama(name, layers, hidden, heads, kv, ffn, 151936, 40960);
+    q.head_size = 128;
+    q.qk_norm = true;
+    q.experts = experts;
+    q.top_k = experts > 1 ? 8 : 1;
+    z.push_back(q);
+  }
   // Gemma 2 (Google's config.json files): heads of their own width (256 for 9B, 128 for 27B),
   // GeGLU MLPs, a norm before and after attention and the MLP, tied embeddings, and every
   // other layer attending over a window of the last 4096 tokens.
   for (const auto& [name, layers, hidden, heads, kv, head, ffn] :
        std::vector<std::tuple<const char*, int, int, int, int, int, int>>{
-           {"gemma2_9b", 42, 3584, 16, 8, 256, 14336}, {"gemma2_27b", 46, 4608, 32, 16, 128, 36864}}) {
+           {"gemma2_9b", 42, 3584, 16, 8, 256, 14336},
+           {"gemma2_27b", 46, 4608, 32, 16, 128, 36864}}) {
     LlmConfig g = llama(name, layers, hidden, heads, kv, ffn, 256000, 8192);
     g.head_size = head;
     g.tied_embeddings = true;
@@ -221,7 +218,7 @@ LlmConfig read_llm_config(const std::string& json_text, const std::string& origi
   LlmConfig c;
   c.name = name;
   if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" ||
-      type == "qwen3" || type == "qwen3_moe") {
+      type == "qwen3" || type == "qwen3_moe" || type == "gemma2") {
     c.hidden = size_field(j, {"hidden_size"}, origin);
     c.layers = size_field(j, {"num_hidden_layers"}, origin);
     c.heads = size_field(j, {"num_attention_heads"}, origin);
@@ -230,8 +227,8 @@ LlmConfig read_llm_config(const std::string& json_text, const std::string& origi
     c.vocab = size_field(j, {"vocab_size"}, origin);
     c.seq_len = size_field(j, {"max_position_embeddings"}, origin);
     c.gated_mlp = true;
-    c.tied_embeddings = flag_field(j, "tie_word_embeddings", false, origin);
-    // An explicit head width (Qwen3, Mistral NeMo) when it is not hidden / heads.
+    c.tied_embeddings = flag_field(j, "tie_word_embeddings", type == "gemma2", origin);
+    // An explicit head width (Qwen3, Mistral NeMo, Gemma 2) when it is not hidden / heads.
     if (j.contains("head_dim") && !j["head_dim"].is_null()) {
       const int64_t d = size_field(j, {"head_dim"}, origin);
       if (d * c.heads != c.hidden) c.head_size = d;
@@ -249,21 +246,12 @@ LlmConfig read_llm_config(const std::string& json_text, const std::string& origi
       c.top_k = size_field(j, {"num_experts_per_tok"}, origin);
       c.ffn = size_field(j, {"moe_intermediate_size"}, origin);
     }
-  } else if (type == "gemma2") {
-    c.hidden = size_field(j, {"hidden_size"}, origin);
-    c.layers = size_field(j, {"num_hidden_layers"}, origin);
-    c.heads = size_field(j, {"num_attention_heads"}, origin);
-    c.kv_heads = size_field(j, {"num_key_value_heads"}, origin, c.heads);
-    c.ffn = size_field(j, {"intermediate_size"}, origin);
-    c.vocab = size_field(j, {"vocab_size"}, origin);
-    c.seq_len = size_field(j, {"max_position_embeddings"}, origin);
-    const int64_t d = size_field(j, {"head_dim"}, origin, c.hidden / c.heads);
-    if (d * c.heads != c.hidden) c.head_size = d;
-    c.gated_mlp = true;
-    c.tied_embeddings = flag_field(j, "tie_word_embeddings", true, origin);
-    c.sandwich_norm = true;
-    c.sliding_window = size_field(j, {"sliding_window"}, origin, 4096);
-    c.local_layers = 1;
+    if (type == "gemma2") {
+      // Norms after attention and the MLP too; every other layer on a sliding window.
+      c.sandwich_norm = true;
+      c.sliding_window = size_field(j, {"sliding_window"}, origin, 4096);
+      c.local_layers = 1;
+    }
   } else if (type == "gpt2") {
     c.hidden = size_field(j, {"n_embd"}, origin);
     c.layers = size_field(j, {"n_layer"}, origin);
