@@ -50,10 +50,7 @@ class Pricer {
           double share) {
     BlockCost one;
     op(&one, type, f);
-    into->seconds += one.seconds * share;
-    into->flops += one.flops * share;
-    into->bytes += one.bytes * share;
-    into->kernels += one.kernels * share;
+    *into += one * share;
   }
   // [M, K] x [K, N]; backward: dX = dY W^T ([M, N] x [N, K]) and dW = X^T dY ([K, M] x [M, N]).
   void linear(BlockCost* fwd, BlockCost* bwd, double m, double k, double nn) {
@@ -130,15 +127,6 @@ LlmGpu llm_gpu(const DeviceSpec& device, const FrameworkProfile& framework) {
 
 namespace {
 
-// (a - b) x share, and a + b: the cost of a part of a block.
-BlockCost difference(const BlockCost& a, const BlockCost& b, double share) {
-  return {(a.seconds - b.seconds) * share, (a.flops - b.flops) * share, (a.bytes - b.bytes) * share,
-          (a.kernels - b.kernels) * share};
-}
-BlockCost sum(const BlockCost& a, const BlockCost& b) {
-  return {a.seconds + b.seconds, a.flops + b.flops, a.bytes + b.bytes, a.kernels + b.kernels};
-}
-
 // The kernels of the framework's eager decompositions (strategies/framework.h), as bytes per
 // element read and written by each kernel; `a` is the activations' element size.
 
@@ -202,8 +190,8 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     const BlockCost f0 = *fwd, b0 = *bwd;
     pr.block_linear(fwd, bwd, rows, in, out);
     weight_cast(fwd, bwd, in * out);
-    if (fpart) *fpart = sum(*fpart, difference(*fwd, f0, 1.0));
-    if (dpart) *dpart = sum(*dpart, difference(*bwd, b0, 0.5));
+    if (fpart) *fpart += *fwd - f0;
+    if (dpart) *dpart += (*bwd - b0) * 0.5;
   };
 
   // Attention block: norm, QKV projection (column parallel), rotary embedding, scores, softmax,
@@ -274,15 +262,8 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
       pr.op(&core_bwd, "bmm", {{"B", n(bh)}, {"M", n(s)}, {"N", n(d)}, {"K", n(s_kv)}});
     }
   }
-  auto add = [](BlockCost* to, const BlockCost& x) {
-    to->seconds += x.seconds;
-    to->flops += x.flops;
-    to->bytes += x.bytes;
-    to->kernels += x.kernels;
-  };
-  add(&c.attention_fwd, c.attention_qkv_fwd);
-  add(&c.attention_fwd, c.attention_core_fwd);
-  add(&c.attention_bwd, core_bwd);
+  c.attention_fwd += c.attention_qkv_fwd + c.attention_core_fwd;
+  c.attention_bwd += core_bwd;
   linear(&c.attention_fwd, &c.attention_bwd, tokens, q / t, h, &c.attention_out_gemm,
          &c.attention_out_dgrad);
   if (m.sandwich_norm) norm(&c.attention_fwd, &c.attention_bwd);  // after attention (Gemma 2)

@@ -31,6 +31,18 @@ struct BlockCost {
   double kernels = 0;  // kernels launched
 };
 
+// Costs add up field by field: a block's parts, n layers of a block, a share of a block.
+inline BlockCost operator+(const BlockCost& a, const BlockCost& b) {
+  return {a.seconds + b.seconds, a.flops + b.flops, a.bytes + b.bytes, a.kernels + b.kernels};
+}
+inline BlockCost operator-(const BlockCost& a, const BlockCost& b) {
+  return {a.seconds - b.seconds, a.flops - b.flops, a.bytes - b.bytes, a.kernels - b.kernels};
+}
+inline BlockCost operator*(const BlockCost& c, double k) {
+  return {c.seconds * k, c.flops * k, c.bytes * k, c.kernels * k};
+}
+inline BlockCost& operator+=(BlockCost& a, const BlockCost& b) { return a = a + b; }
+
 struct LlmCosts {
   // One layer, one micro-batch, one GPU.
   BlockCost attention_fwd, mlp_fwd, attention_bwd, mlp_bwd;

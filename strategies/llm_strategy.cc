@@ -251,7 +251,7 @@ class Builder {
     const Lanes ag = collective(s, it, what + ".ag", CollectiveType::kAllGather, rest_bytes,
                                 tp_groups(), kTpStream, false, last, pass);
     compute(s, it, what + ".in", first, phase, last, pass, wait);
-    BlockCost middle = minus(minus(block, first), final);
+    BlockCost middle = block - first - final;
     middle.seconds = std::max(0.0, middle.seconds);
     compute(s, it, what, middle, phase, last, pass, &ag);
     const Lanes rs = collective(s, it, what + ".rs", CollectiveType::kReduceScatter, rest_bytes,
@@ -283,13 +283,6 @@ class Builder {
     tp_block_end(s, it, l + ".mlp", last, pass);
   }
 
-  static BlockCost part(const BlockCost& c, double share) {
-    return {c.seconds * share, c.flops * share, c.bytes * share};
-  }
-  static BlockCost minus(const BlockCost& a, const BlockCost& b) {
-    return {a.seconds - b.seconds, a.flops - b.flops, a.bytes - b.bytes};
-  }
-
   // Context parallelism's attention (Megatron's ring attention): each GPU projects its chunk's
   // queries, keys and values, then passes the keys and values around the CP group (an
   // all-gather) while it attends over its own chunk; attending over the others' waits for
@@ -301,10 +294,10 @@ class Builder {
     compute(s, it, what + ".qkv", costs_.attention_qkv_fwd, phase, last, pass, weights);
     const Lanes kv = collective(s, it, what + ".kv.ag", CollectiveType::kAllGather, kv_bytes_ * cp,
                                 replica_groups(p_.cp), kCpStream, false, last, pass);
-    compute(s, it, what + ".local", part(core, 1 / cp), phase, last, pass);
-    compute(s, it, what + ".remote", part(core, (cp - 1) / cp), phase, last, pass, &kv);
-    compute(s, it, what + ".out",
-            minus(minus(costs_.attention_fwd, costs_.attention_qkv_fwd), core), phase, last, pass);
+    compute(s, it, what + ".local", core * (1 / cp), phase, last, pass);
+    compute(s, it, what + ".remote", core * ((cp - 1) / cp), phase, last, pass, &kv);
+    compute(s, it, what + ".out", costs_.attention_fwd - costs_.attention_qkv_fwd - core, phase,
+            last, pass);
   }
 
   bool first_chunk(int s, const Item& it) const { return s == 0 && it.chunk == 0; }
@@ -321,12 +314,6 @@ class Builder {
     if (!fuse_) return false;
     if (shards_ < 2) return true;
     return it.forward ? p_.zero < 3 : p_.zero < 2 && it.micro != micro_ - 1;
-  }
-
-  static void add(BlockCost* sum, const BlockCost& c, double times = 1) {
-    sum->seconds += c.seconds * times;
-    sum->flops += c.flops * times;
-    sum->bytes += c.bytes * times;
   }
 
   // `blocks` tensor-parallel blocks' collectives (attention and MLP: two per layer).
@@ -360,10 +347,8 @@ class Builder {
     const Lanes rs = collective(s, it, what + ".rs", CollectiveType::kReduceScatter, rest_bytes,
                                 tp_groups(), kTpStream, false, last, pass, blocks);
     compute(s, it, what + ".gemm", gemms, phase, last, pass);
-    BlockCost rest = pass_cost;
-    rest.seconds = std::max(0.0, rest.seconds - gemms.seconds);
-    rest.flops -= gemms.flops;
-    rest.bytes -= gemms.bytes;
+    BlockCost rest = pass_cost - gemms;
+    rest.seconds = std::max(0.0, rest.seconds);
     compute(s, it, what, rest, phase, last, pass, &ag);
     collective(s, it, what + ".rs0", CollectiveType::kReduceScatter, chunk, tp_groups(), kTpStream,
                true, last, pass, blocks, &rs);
@@ -372,10 +357,10 @@ class Builder {
   void fused_forward(int s, const Item& it, Lanes* last, Pass* pass) {
     const int n = chunk_layers_[s][it.chunk];
     BlockCost c;
-    if (first_chunk(s, it)) add(&c, costs_.embedding_fwd);
-    add(&c, costs_.attention_fwd, n);
-    add(&c, costs_.mlp_fwd, n);
-    if (last_chunk(s, it)) add(&c, costs_.head_fwd);
+    if (first_chunk(s, it)) c += costs_.embedding_fwd;
+    c += costs_.attention_fwd * n;
+    c += costs_.mlp_fwd * n;
+    if (last_chunk(s, it)) c += costs_.head_fwd;
     if (overlap_ && n > 0) {
       fused_overlapped(s, it, "fwd", c, forward_gemms(n), 2 * n, "forward", last, pass);
       pass->exit = *last;
@@ -391,7 +376,7 @@ class Builder {
     BlockCost g;
     for (const BlockCost* b : {&costs_.attention_in_gemm, &costs_.attention_out_gemm,
                                &costs_.mlp_in_gemm, &costs_.mlp_out_gemm})
-      add(&g, *b, n);
+      g += *b * n;
     return g;
   }
 
@@ -400,16 +385,16 @@ class Builder {
     BlockCost re, c;
     int blocks = 2 * n;
     if (p_.recompute == Recompute::kFull) {
-      add(&re, costs_.attention_fwd, n);
-      add(&re, costs_.mlp_fwd, n);
+      re += costs_.attention_fwd * n;
+      re += costs_.mlp_fwd * n;
       blocks += 2 * n;
     } else if (p_.recompute == Recompute::kSelective) {
-      add(&re, costs_.attention_core_fwd, n);
+      re += costs_.attention_core_fwd * n;
     }
-    if (last_chunk(s, it)) add(&c, costs_.head_bwd);
-    add(&c, costs_.mlp_bwd, n);
-    add(&c, costs_.attention_bwd, n);
-    if (first_chunk(s, it)) add(&c, costs_.embedding_bwd);
+    if (last_chunk(s, it)) c += costs_.head_bwd;
+    c += costs_.mlp_bwd * n;
+    c += costs_.attention_bwd * n;
+    if (first_chunk(s, it)) c += costs_.embedding_bwd;
     if (overlap_ && n > 0) {
       // Full recomputation's forward collectives overlap its GEMMs the same way.
       if (p_.recompute == Recompute::kFull)
@@ -419,7 +404,7 @@ class Builder {
       BlockCost g;
       for (const BlockCost* b : {&costs_.attention_in_dgrad, &costs_.attention_out_dgrad,
                                  &costs_.mlp_in_dgrad, &costs_.mlp_out_dgrad})
-        add(&g, *b, n);
+        g += *b * n;
       fused_overlapped(s, it, "bwd", c, g, 2 * n, "backward", last, pass);
       pass->exit = *last;
       return;

@@ -338,8 +338,12 @@ workload: {type: llm, model: llama2_7b, global_batch: 8})");
   ASSERT_EQ(fw.size(), 10u);
   const YAML::Node zero = s.sweep["zip"][0]["strategy.zero"];
   for (size_t i = 0; i < fw.size(); ++i) {
-    if (fw[i].as<std::string>() == "pytorch-fsdp") EXPECT_EQ(zero[i].as<int>(), 3);
-    if (fw[i].as<std::string>() == "ddp") EXPECT_EQ(zero[i].as<int>(), 0);
+    if (fw[i].as<std::string>() == "pytorch-fsdp") {
+      EXPECT_EQ(zero[i].as<int>(), 3);
+    }
+    if (fw[i].as<std::string>() == "ddp") {
+      EXPECT_EQ(zero[i].as<int>(), 0);
+    }
   }
 }
 
