@@ -98,9 +98,7 @@ LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
   ParallelPlan& plan = out.plan;
   plan = read_llm_plan(w, s, &out.memory);
   // The framework's choices where the strategy makes none.
-  const FrameworkProfile& fw = out.framework =
-      root.has("framework") ? parse_framework(root.raw("framework"), root.origin(), base_dir)
-                            : framework_profile(default_framework(true));
+  const FrameworkProfile& fw = out.framework = scenario_framework(root, base_dir, true);
   if (!s.has("flash_attention")) plan.flash_attention = fw.flash_attention;
   if (!s.has("attention_impl") && plan.flash_attention) {
     plan.attention_impl = fw.attention;

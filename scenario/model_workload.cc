@@ -126,9 +126,7 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
   }
 
   CostModel cost(parse_cost_model(root, "cost_model", base_dir));
-  const FrameworkProfile framework =
-      root.has("framework") ? parse_framework(root.raw("framework"), root.origin(), base_dir)
-                            : framework_profile(default_framework(false));
+  const FrameworkProfile framework = scenario_framework(root, base_dir, false);
   MixedPrecisionReport precision;
   PrecisionPolicy precision_policy = PrecisionPolicy::kFP32;
   if (root.has("precision")) {

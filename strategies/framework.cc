@@ -140,6 +140,12 @@ std::string default_framework(bool language_model) {
   return language_model ? "megatron-te" : "pytorch";
 }
 
+FrameworkProfile scenario_framework(const YamlMap& root, const std::string& base_dir,
+                                    bool language_model) {
+  if (root.has("framework")) return parse_framework(root.raw("framework"), root.origin(), base_dir);
+  return framework_profile(default_framework(language_model));
+}
+
 std::string framework_label(const FrameworkProfile& f) {
   if (f.overridden.empty()) return f.name;
   std::string s = f.name + " with ";

@@ -89,6 +89,11 @@ FrameworkProfile parse_framework(const YAML::Node& node, const std::string& orig
 // Engine for language models (`type: llm`), stock PyTorch eager for everything else.
 std::string default_framework(bool language_model);
 
+class YamlMap;
+// The profile of a scenario (or job) mapping: its `framework` key, else the default above.
+FrameworkProfile scenario_framework(const YamlMap& root, const std::string& base_dir,
+                                    bool language_model);
+
 // "megatron-te", or "pytorch with cuda_graphs changed".
 std::string framework_label(const FrameworkProfile& f);
 
