@@ -214,7 +214,7 @@ void register_cost_commands(CLI::App& app, CommandList& out) {
                       "; default auto, the fastest the GPU's libraries have). flash2 on Hopper "
                       "and datacenter Blackwell runs without their asynchronous Tensor Core "
                       "instructions; flash3 runs on Hopper only")
-      ->check(CLI::IsMember({"auto", "flash2", "flash3", "cudnn"}));
+      ->check(CLI::IsMember(attention_impl_choices()));
   cmd->add_option("--csv", args.csv,
                   "Price every row of this CSV (columns op and the op's shape fields, as in the "
                   "measured kernel data; other columns pass through; `device` per row unless "

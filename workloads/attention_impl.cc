@@ -1,5 +1,7 @@
 #include "workloads/attention_impl.h"
 
+#include <iterator>
+
 #include "common/errors.h"
 
 namespace orrery {
@@ -31,7 +33,18 @@ bool parse_attention_impl(const std::string& text, AttentionImpl* impl) {
   return false;
 }
 
-std::string attention_impl_names() { return "auto, flash2, flash3 or cudnn"; }
+std::vector<std::string> attention_impl_choices() {
+  std::vector<std::string> v;
+  for (const Named& n : kNames) v.push_back(n.name);
+  return v;
+}
+
+std::string attention_impl_names() {
+  std::string s;
+  for (size_t i = 0; i < std::size(kNames); ++i)
+    s += std::string(i == 0 ? "" : i + 1 == std::size(kNames) ? " or " : ", ") + kNames[i].name;
+  return s;
+}
 
 AttentionImpl attention_impl(const ModelOp& op) {
   const int64_t v = op_attr(op, "impl", 0);

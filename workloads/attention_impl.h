@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "workloads/model_graph.h"
 
@@ -19,7 +20,8 @@ enum class AttentionImpl : int64_t { kAuto = 0, kFlash2 = 1, kFlash3 = 2, kCudnn
 const char* attention_impl_name(AttentionImpl impl);
 // Parses a name above; false when `text` names none.
 bool parse_attention_impl(const std::string& text, AttentionImpl* impl);
-// "auto, flash2, flash3 or cudnn", for error messages and help.
+// The names above in order, and as "auto, flash2, flash3 or cudnn" for messages and help.
+std::vector<std::string> attention_impl_choices();
 std::string attention_impl_names();
 
 // The op's `impl` attribute (kAuto when absent). Throws InputError naming the op when the
