@@ -39,11 +39,6 @@ std::string gpu_of(const std::string& spec) {
   return spec;  // P4, T4
 }
 
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * (v.size() - 1))];
-}
-
 double overlap_k(const KernelCoefficients& c, const std::string& file) {
   if (file == "linear" || file == "bmm") return c.overlap_k_gemm;
   if (file == "conv") return c.overlap_k_conv;
