@@ -163,7 +163,8 @@ void register_llm_commands(CLI::App& app, CommandList& out) {
   mem->add_option("--global-batch", a->global_batch,
                   "Sequences per iteration (default: micro-batch x dp)");
   mem->add_option("--seq", a->seq, "Tokens per sequence (default: the model's)");
-  mem->add_option("--schedule", a->schedule, "gpipe, 1f1b (default) or interleaved");
+  mem->add_option("--schedule", a->schedule,
+                  "Pipeline schedule: " + pipeline_schedule_choices() + " (default 1f1b)");
   mem->add_option("--virtual-stages", a->plan.virtual_stages,
                   "Model chunks per GPU for the interleaved schedule");
   mem->add_flag("--account-for-embedding-and-loss", a->plan.account_for_embedding_and_loss,

@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "strategies/llm_precision.h"
+#include "strategies/pipeline_schedule.h"
 
 namespace orrery {
 namespace {
@@ -87,6 +88,14 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
   const double expert_shards = dense_shards / plan.ep;
   const double act_layer = layer_activation_bytes(m, plan);
   const std::vector<int> layers = stage_layers(plan, m);
+  const std::vector<std::vector<int>> chunks = chunk_layers(plan, m);
+  const std::vector<std::vector<PipelinePass>> orders = pipeline_schedule(plan, micro, chunks);
+  std::vector<bool> embedding_at(pp, false), head_at(pp, false);
+  for (int mb : {0, micro - 1}) {
+    const std::vector<ChunkPlace> path = pipeline_path(plan, mb, micro);
+    embedding_at[path.front().stage] = true;
+    head_at[path.back().stage] = true;
+  }
 
   std::vector<MemoryBreakdown> out;
   for (int st = 0; st < pp; ++st) {
@@ -95,16 +104,17 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
     mb.layers = layers[st];
     const double l = layers[st];
     // This GPU's share: attention split by TP, norms and the router replicated, its ep share of
-    // the experts split by TP; the vocabulary-parallel embedding on the first stage, the head
-    // on the last (a tied head keeps a copy there when the stages differ).
+    // the experts split by TP; the vocabulary-parallel embedding on the stage of the model's
+    // first piece, the head on the stage of its last (a tied head keeps a copy there when the
+    // stages differ; ZB-V holds both on the first stage, DualPipe both on the two end ones).
     double dense = l * (params.attention / t + params.norms + params.router);
     double experts = l * params.expert * static_cast<double>(m.experts / plan.ep) / t;
-    if (st == 0) {
+    if (embedding_at[st]) {
       dense += v * h / t;
       if (m.learned_positions) dense += static_cast<double>(m.seq_len) * h;
     }
-    if (st == pp - 1) {
-      if (!m.tied_embeddings || pp > 1) dense += v * h / t;
+    if (head_at[st]) {
+      if (!m.tied_embeddings || !embedding_at[st]) dense += v * h / t;
       dense += params.norms / 2;  // the final norm
     }
     mb.parameters = dense + experts;
@@ -119,17 +129,15 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
     mb.gradients = sharded(per.gradients, plan.zero >= 2);
     mb.optimizer = sharded(per.optimizer, plan.zero >= 1);
 
-    // Micro-batches in flight at the stage's peak: all of them under GPipe; under 1F1B the
-    // stage's distance from the end of the pipeline (the first stage holds pp); interleaving
-    // adds (pp - 1) / (pp x chunks) (Korthikanti et al., section 4.2.3).
-    int in_flight = plan.schedule == PipelineSchedule::kGpipe ? micro : std::min(pp - st, micro);
-    double factor = in_flight;
-    if (plan.schedule == PipelineSchedule::kInterleaved)
-      factor *= 1.0 + (pp - 1.0) / (pp * static_cast<double>(plan.virtual_stages));
-    mb.in_flight = in_flight;
-    mb.activations = l * act_layer * factor;
-    // The last stage's logits, kept in fp32 for the vocabulary-parallel cross entropy.
-    if (st == pp - 1) mb.activations += 4 * s * b * v / t * in_flight;
+    // Activations held at the stage's peak, walking its schedule (strategies/
+    // pipeline_schedule.h): under 1F1B the stage's distance from the end of the pipeline (the
+    // first stage holds pp micro-batches), under GPipe all of them, interleaved Megatron's
+    // warm-up of (pp - stage - 1) x 2 + (v - 1) x pp chunks plus one; the last piece's logits
+    // kept in fp32 for the vocabulary-parallel cross entropy with each of its passes.
+    const HeldPeak held = held_activation_peak(plan, st, orders[st], chunks, micro, act_layer,
+                                               4 * s * b * v / t);
+    mb.in_flight = held.passes;
+    mb.activations = held.bytes;
 
     if (plan.zero >= 3)
       mb.buffers += 2 * per.weights * (params.attention + params.expert * m.experts / plan.ep) / t;
@@ -171,7 +179,7 @@ MemoryVerdict check_memory(const LlmConfig& m, const ParallelPlan& plan, double 
     with("recompute: selective", [](ParallelPlan& p) { p.recompute = Recompute::kSelective; });
   if (plan.tp > 1 && !plan.sequence_parallel)
     with("sequence_parallel: true", [](ParallelPlan& p) { p.sequence_parallel = true; });
-  for (int z = plan.zero + 1; z <= (plan.pp > 1 ? 1 : 3); ++z)
+  for (int z = plan.zero + 1; z <= 3; ++z)
     with("zero: " + std::to_string(z), [z](ParallelPlan& p) { p.zero = z; });
   for (int mbs = plan.micro_batch / 2; mbs >= 1; mbs /= 2)
     with("micro_batch: " + std::to_string(mbs), [mbs](ParallelPlan& p) { p.micro_batch = mbs; });

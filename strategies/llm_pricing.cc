@@ -192,6 +192,10 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     weight_cast(fwd, bwd, in * out);
     if (fpart) *fpart += *fwd - f0;
     if (dpart) *dpart += (*bwd - b0) * 0.5;
+    BlockCost* wpart = bwd == &c.attention_bwd ? &c.attention_wgrad
+                       : bwd == &c.mlp_bwd     ? &c.mlp_wgrad
+                                               : nullptr;
+    if (wpart) *wpart += (*bwd - b0) * 0.5;
   };
 
   // Attention block: norm, QKV projection (column parallel), rotary embedding, scores, softmax,

@@ -55,6 +55,9 @@ struct LlmCosts {
   // layer; backward their data-gradient halves, which backward runs first (out) and last (in).
   BlockCost attention_in_gemm, attention_out_gemm, mlp_in_gemm, mlp_out_gemm;
   BlockCost attention_out_dgrad, attention_in_dgrad, mlp_out_dgrad, mlp_in_dgrad;
+  // The weight-gradient halves of each block's linear layers' backward, parts of attention_bwd
+  // and mlp_bwd: what a zero-bubble schedule's W pass runs apart.
+  BlockCost attention_wgrad, mlp_wgrad;
   // Adam over the parameters one GPU updates (its ZeRO shard), per pipeline stage.
   std::vector<BlockCost> optimizer;
 };

@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "strategies/graph_builder.h"
+#include "strategies/pipeline_schedule.h"
 #include "strategies/strategy_parts.h"
 
 namespace orrery {
@@ -23,40 +24,8 @@ constexpr Stream kSendBwd{StreamClass::kComm, kLlmSendBwdQueue};
 constexpr Stream kDpStream{StreamClass::kComm, kLlmDpQueue};
 constexpr double kActivationBytes = 2.0;  // 16-bit activations, gradients and gathered weights
 
-struct Item {
-  bool forward = true;
-  int micro = 0;
-  int chunk = 0;  // model chunk (interleaved schedule)
-};
-
-// The order a stage runs its passes. Interleaved: Megatron's order of (micro-batch, chunk)
-// pairs, pp micro-batches per chunk in turn, warming up with (pp - stage - 1) x 2 + (v - 1) x pp
-// forwards.
-std::vector<Item> schedule_of(const ParallelPlan& p, int stage, int micro) {
-  const int pp = p.pp;
-  std::vector<Item> out;
-  if (p.schedule == PipelineSchedule::kGpipe) {
-    for (int i = 0; i < micro; ++i) out.push_back({true, i, 0});
-    for (int i = 0; i < micro; ++i) out.push_back({false, i, 0});
-    return out;
-  }
-  const int v = p.chunks_per_stage();
-  const int total = micro * v;
-  auto item = [&](int k, bool forward) {
-    int chunk = (k / pp) % v;
-    if (!forward) chunk = v - 1 - chunk;
-    return Item{forward, (k / (pp * v)) * pp + k % pp, chunk};
-  };
-  int warm = v == 1 ? pp - stage - 1 : (pp - stage - 1) * 2 + (v - 1) * pp;
-  warm = std::min(warm, total);
-  for (int k = 0; k < warm; ++k) out.push_back(item(k, true));
-  for (int k = 0; k + warm < total; ++k) {
-    out.push_back(item(warm + k, true));
-    out.push_back(item(k, false));
-  }
-  for (int k = total - warm; k < total; ++k) out.push_back(item(k, false));
-  return out;
-}
+using Item = PipelinePass;
+using PassKey = std::tuple<int, PassKind, int, int>;  // (stage, kind, micro, chunk)
 
 class Builder {
  public:
@@ -72,6 +41,15 @@ class Builder {
     chunks_ = p.chunks_per_stage();
     chunk_layers_ = chunk_layers(p, m);
     micro_ = p.micro_batches();
+    split_ = splits_weight_gradients(p.schedule);
+    for (int mb = 0; mb < micro_; ++mb) paths_.push_back(pipeline_path(p, mb, micro_));
+    orders_ = pipeline_schedule(p, micro_, chunk_layers_);
+    // The micro-batch whose gradient pass comes last on each chunk: its gradients are final.
+    final_.assign(p.pp, std::vector<int>(chunks_, -1));
+    for (int s = 0; s < p.pp; ++s)
+      for (const Item& it : orders_[s])
+        if (it.kind == (split_ ? PassKind::kWeight : PassKind::kBackward))
+          final_[s][it.chunk] = it.micro;
     // A GPU's tokens: its 1/cp share of each sequence (2 x cp chunks, two each, balanced).
     const double tokens = p.micro_batch * static_cast<double>(p.sequence(m)) / p.cp;
     tp_bytes_ = tokens * static_cast<double>(m.hidden) * kActivationBytes;
@@ -94,20 +72,25 @@ class Builder {
 
   LlmStep build() {
     sequence_.assign(p_.pp, {});
+    std::vector<Lanes> lasts;  // each stage's last op per lane
     for (int s = 0; s < p_.pp; ++s) {
       std::vector<int> last(lanes_, -1);
-      for (const Item& it : schedule_of(p_, s, micro_)) {
-        order_[{s, it.forward, it.micro, it.chunk}] = static_cast<int>(sequence_[s].size());
-        sequence_[s].push_back({s, it.forward, it.micro, it.chunk});
-        Pass& pass = passes_[{s, it.forward, it.micro, it.chunk}];
+      for (const Item& it : orders_[s]) {
+        const PassKey key{s, it.kind, it.micro, it.chunk};
+        order_[key] = static_cast<int>(sequence_[s].size());
+        sequence_[s].push_back(key);
+        Pass& pass = passes_[key];
         pass.entry.assign(lanes_, -1);
-        if (it.forward)
+        if (it.kind == PassKind::kForward)
           forward(s, it, &last, &pass);
-        else
+        else if (it.kind == PassKind::kBackward)
           backward(s, it, &last, &pass);
+        else
+          weight(s, it, &last, &pass);
       }
-      optimizer(s, last);
+      lasts.push_back(last);
     }
+    for (int s = 0; s < p_.pp; ++s) optimizer(s, lasts[s], mirror(s, lasts));
     link_stages();
     LlmStep out;
     out.tokens = static_cast<double>(p_.micro_batch) * micro_ * p_.dp * p_.sequence(m_);
@@ -300,8 +283,15 @@ class Builder {
             last, pass);
   }
 
-  bool first_chunk(int s, const Item& it) const { return s == 0 && it.chunk == 0; }
-  bool last_chunk(int s, const Item& it) const { return s == p_.pp - 1 && it.chunk == chunks_ - 1; }
+  // The chunk holding the embedding (the first piece of the micro-batch's path) or the output
+  // head (the last).
+  bool first_chunk(int s, const Item& it) const {
+    return paths_[it.micro].front() == ChunkPlace{s, it.chunk};
+  }
+  bool last_chunk(int s, const Item& it) const {
+    return paths_[it.micro].back() == ChunkPlace{s, it.chunk};
+  }
+  bool final_micro(int s, const Item& it) const { return final_[s][it.chunk] == it.micro; }
   std::string layer_name(const Item& it, int l) const {
     return "L" + std::to_string(it.chunk * 1000 + l);
   }
@@ -310,10 +300,12 @@ class Builder {
   // weight gather) run as one op per kind of work: their layers' compute, and their
   // tensor-parallel collectives as one analytical op repeated. The TP ranks of a replica run
   // identical ops in lockstep, so the pass takes the same time as op by op.
-  bool fused(const Item& it) const {
+  bool fused(int s, const Item& it) const {
     if (!fuse_) return false;
     if (shards_ < 2) return true;
-    return it.forward ? p_.zero < 3 : p_.zero < 2 && it.micro != micro_ - 1;
+    if (it.kind == PassKind::kForward) return p_.zero < 3;
+    // A backward pass without its weight gradients reduces nothing.
+    return split_ || (p_.zero < 2 && !final_micro(s, it));
   }
 
   // `blocks` tensor-parallel blocks' collectives (attention and MLP: two per layer).
@@ -392,8 +384,8 @@ class Builder {
       re += costs_.attention_core_fwd * n;
     }
     if (last_chunk(s, it)) c += costs_.head_bwd;
-    c += costs_.mlp_bwd * n;
-    c += costs_.attention_bwd * n;
+    c += mlp_bwd() * n;
+    c += attention_bwd() * n;
     if (first_chunk(s, it)) c += costs_.embedding_bwd;
     if (overlap_ && n > 0) {
       // Full recomputation's forward collectives overlap its GEMMs the same way.
@@ -415,12 +407,31 @@ class Builder {
     pass->exit = *last;
   }
 
+  // A block's backward pass: without its weight-gradient GEMMs when W passes run them.
+  BlockCost attention_bwd() const {
+    return split_ ? costs_.attention_bwd - costs_.attention_wgrad : costs_.attention_bwd;
+  }
+  BlockCost mlp_bwd() const { return split_ ? costs_.mlp_bwd - costs_.mlp_wgrad : costs_.mlp_bwd; }
+
+  // A zero-bubble W pass: the weight-gradient GEMMs of the chunk's layers, then their
+  // gradients reduced over the replicas as a backward pass would reduce them.
+  void weight(int s, const Item& it, Lanes* last, Pass* pass) {
+    const int n = chunk_layers_[s][it.chunk];
+    compute(s, it, "wgrad", (costs_.attention_wgrad + costs_.mlp_wgrad) * n, "backward", last,
+            pass);
+    const bool final = final_micro(s, it);
+    for (int l = n - 1; l >= 0; --l)
+      reduce_gradients(s, it, layer_name(it, l), final, l == 0, last, pass);
+    pass->exit = *last;
+  }
+
   void forward(int s, const Item& it, Lanes* last, Pass* pass) {
-    if (fused(it)) return fused_forward(s, it, last, pass);
+    if (fused(s, it)) return fused_forward(s, it, last, pass);
     if (first_chunk(s, it)) compute(s, it, "embed", costs_.embedding_fwd, "forward", last, pass);
     // ZeRO-3 prefetch: layer l + 1's gather is issued as layer l starts.
     const int n = chunk_layers_[s][it.chunk];
-    Lanes next = gather_weights(s, it, layer_name(it, 0) + ".fwd.ag", last, pass);
+    Lanes next = n > 0 ? gather_weights(s, it, layer_name(it, 0) + ".fwd.ag", last, pass)
+                       : Lanes(lanes_, -1);
     for (int l = 0; l < n; ++l) {
       const Lanes weights = next;
       if (l + 1 < n) next = gather_weights(s, it, layer_name(it, l + 1) + ".fwd.ag", last, pass);
@@ -431,13 +442,14 @@ class Builder {
   }
 
   void backward(int s, const Item& it, Lanes* last, Pass* pass) {
-    if (fused(it)) return fused_backward(s, it, last, pass);
+    if (fused(s, it)) return fused_backward(s, it, last, pass);
     if (last_chunk(s, it)) compute(s, it, "head.bwd", costs_.head_bwd, "backward", last, pass);
-    const bool final_micro = it.micro == micro_ - 1;
+    // Under a zero-bubble schedule the W pass reduces the gradients.
+    const bool final_micro = !split_ && this->final_micro(s, it);
     const int n = chunk_layers_[s][it.chunk];
-    // n is 0 for a chunk holding only the embedding or the loss (Megatron's split, which needs
-    // pp > 1, where ZeRO-3 is refused): gather_weights then gathers nothing.
-    Lanes next = gather_weights(s, it, layer_name(it, n - 1) + ".bwd.ag", last, pass);
+    // n is 0 for a chunk holding only the embedding or the loss (Megatron's split).
+    Lanes next = n > 0 ? gather_weights(s, it, layer_name(it, n - 1) + ".bwd.ag", last, pass)
+                       : Lanes(lanes_, -1);
     for (int l = n - 1; l >= 0; --l) {
       const std::string L = layer_name(it, l);
       const Lanes weights = next;
@@ -455,24 +467,24 @@ class Builder {
       if (overlap_) {
         // Backward's first GEMM is the output layer's data gradient (after the all-gather of
         // the output's gradient), its last the input layer's (before the reduce-scatter).
-        overlapped_block(s, it, L + ".mlp.bwd", costs_.mlp_bwd, costs_.mlp_out_dgrad,
+        overlapped_block(s, it, L + ".mlp.bwd", mlp_bwd(), costs_.mlp_out_dgrad,
                          costs_.mlp_in_dgrad, "backward", last, pass, &weights);
         if (p_.recompute == Recompute::kSelective)
           compute(s, it, L + ".core.recompute", costs_.attention_core_fwd, "recompute", last, pass);
-        overlapped_block(s, it, L + ".attn.bwd", costs_.attention_bwd, costs_.attention_out_dgrad,
+        overlapped_block(s, it, L + ".attn.bwd", attention_bwd(), costs_.attention_out_dgrad,
                          costs_.attention_in_dgrad, "backward", last, pass, nullptr);
-        reduce_gradients(s, it, L, final_micro, l == 0, last, pass);
+        if (!split_) reduce_gradients(s, it, L, final_micro, l == 0, last, pass);
         continue;
       }
       tp_block_start(s, it, L + ".mlp.bwd", last, pass);
       all_to_all(s, it, L + ".combine.bwd", last, pass);
-      compute(s, it, L + ".mlp.bwd", costs_.mlp_bwd, "backward", last, pass, &weights);
+      compute(s, it, L + ".mlp.bwd", mlp_bwd(), "backward", last, pass, &weights);
       all_to_all(s, it, L + ".dispatch.bwd", last, pass);
       tp_block_end(s, it, L + ".mlp.bwd", last, pass);
       if (p_.recompute == Recompute::kSelective)
         compute(s, it, L + ".core.recompute", costs_.attention_core_fwd, "recompute", last, pass);
       tp_block_start(s, it, L + ".attn.bwd", last, pass);
-      compute(s, it, L + ".attn.bwd", costs_.attention_bwd, "backward", last, pass, &kv);
+      compute(s, it, L + ".attn.bwd", attention_bwd(), "backward", last, pass, &kv);
       if (p_.cp > 1) {
         // The keys' and values' gradients go back to their chunks' GPUs (a reduce-scatter)
         // beside the next layer's backward; the optimizer waits for them.
@@ -481,7 +493,7 @@ class Builder {
                        kv_bytes_ * p_.cp, replica_groups(p_.cp), kCpStream, false, last, pass);
         for (int lane = 0; lane < lanes_; ++lane) reduced_[s].push_back(dkv[lane]);
       }
-      reduce_gradients(s, it, L, final_micro, l == 0, last, pass);
+      if (!split_) reduce_gradients(s, it, L, final_micro, l == 0, last, pass);
       tp_block_end(s, it, L + ".attn.bwd", last, pass);
     }
     if (first_chunk(s, it))
@@ -512,13 +524,14 @@ class Builder {
 
   // After the stage's passes and its gradients' reductions: Adam on every GPU's shard, then
   // (ZeRO-1 and -2) the updated weights gathered.
-  void optimizer(int s, const Lanes& last) {
+  void optimizer(int s, const Lanes& last, const Lanes& mirrored) {
     Item it;
     Lanes after(lanes_, -1);
     for (int lane = 0; lane < lanes_; ++lane) {
       if (!live(lane)) continue;
       std::vector<int> deps;
       if (last[lane] >= 0) deps.push_back(last[lane]);
+      if (mirrored[lane] >= 0) deps.push_back(mirrored[lane]);
       for (size_t i = lane; i < reduced_[s].size(); i += lanes_) deps.push_back(reduced_[s][i]);
       const BlockCost& o = costs_.optimizer[s];
       after[lane] = b_.compute(name(s, lane, it, "optimizer"), device(lane, s), Stream{}, o.seconds,
@@ -534,43 +547,71 @@ class Builder {
     }
   }
 
-  // Where a pass's output goes: the next virtual stage (the next stage, or from the last stage
-  // to the first stage's next chunk) forward, the previous one backward.
+  // DualPipe: stage s and stage pp - 1 - s hold the same two pieces of the model, so their
+  // gradients are summed (an all-reduce between the pair) before either updates its weights.
+  // Returns the all-reduce's op per lane of stage s (none for other schedules).
+  Lanes mirror(int s, const std::vector<Lanes>& lasts) {
+    Lanes ops(lanes_, -1);
+    const int other = p_.pp - 1 - s;
+    if (p_.schedule != PipelineSchedule::kDualPipe || other == s) return ops;
+    if (other < s) return mirrored_.at(other);
+    int layers = 0;
+    for (int c : chunk_layers_[s]) layers += c;
+    for (int lane = 0; lane < lanes_; ++lane) {
+      if (!live(lane)) continue;
+      Collective c = make_collective(CollectiveType::kAllReduce, layer_bytes_ * layers, coll_);
+      c.ranks = {device(lane, s), device(lane, other)};
+      std::vector<int> deps;
+      for (int d : {lasts[s][lane], lasts[other][lane]})
+        if (d >= 0) deps.push_back(d);
+      const int op = b_.collective(name(s, lane, Item{}, "mirror.grad.ar"), c, "comm", deps);
+      b_.set_stream(op, kDpStream);
+      ops[lane] = op;
+    }
+    mirrored_[s] = ops;
+    return ops;
+  }
+
+  // Where a pass's output goes: the next place of its micro-batch's path forward, the previous
+  // one backward; a send unless the two places share the GPU (ZB-V's turn at the last stage).
   void link_stages() {
-    const int pp = p_.pp;
-    for (int s = 0; s < pp; ++s)
-      for (int c = 0; c < chunks_; ++c)
-        for (int mb = 0; mb < micro_; ++mb) {
-          const bool end = s == pp - 1 && c == chunks_ - 1;
-          if (end) continue;
-          const int ns = (s + 1) % pp, nc = s == pp - 1 ? c + 1 : c;
-          const Pass& f = passes_.at({s, true, mb, c});
-          const Pass& nf = passes_.at({ns, true, mb, nc});
-          const Pass& nb = passes_.at({ns, false, mb, nc});
-          const Pass& b = passes_.at({s, false, mb, c});
-          const Item it{true, mb, c};
-          for (int lane = 0; lane < lanes_; ++lane) {
-            if (!live(lane)) continue;
-            const int here = device(lane, s), there = device(lane, ns);
-            int x = b_.transfer(name(s, lane, it, "send.act"), here, kSendFwd, here, there,
-                                send_bytes_, "comm", {f.exit[lane]});
-            b_.add_dep(nf.entry[lane], x);
-            int g = b_.transfer(name(ns, lane, it, "send.grad"), there, kSendBwd, there, here,
-                                send_bytes_, "comm", {nb.exit[lane]});
-            b_.add_dep(b.entry[lane], g);
-            if (p_.pp_sync) {
-              // Megatron's p2p: a stage waits for its sends before its next pass.
-              if (const Pass* after = next_pass({s, true, mb, c}))
-                b_.add_dep(after->entry[lane], x);
-              if (const Pass* after = next_pass({ns, false, mb, nc}))
-                b_.add_dep(after->entry[lane], g);
-            }
+    for (int mb = 0; mb < micro_; ++mb) {
+      const std::vector<ChunkPlace>& path = paths_[mb];
+      for (size_t k = 0; k + 1 < path.size(); ++k) {
+        const int s = path[k].stage, c = path[k].chunk;
+        const int ns = path[k + 1].stage, nc = path[k + 1].chunk;
+        const PassKey fk{s, PassKind::kForward, mb, c}, nbk{ns, PassKind::kBackward, mb, nc};
+        const Pass& f = passes_.at(fk);
+        const Pass& nf = passes_.at({ns, PassKind::kForward, mb, nc});
+        const Pass& nb = passes_.at(nbk);
+        const Pass& b = passes_.at({s, PassKind::kBackward, mb, c});
+        const Item it{PassKind::kForward, mb, c};
+        for (int lane = 0; lane < lanes_; ++lane) {
+          if (!live(lane)) continue;
+          if (ns == s) {
+            b_.add_dep(nf.entry[lane], f.exit[lane]);
+            b_.add_dep(b.entry[lane], nb.exit[lane]);
+            continue;
+          }
+          const int here = device(lane, s), there = device(lane, ns);
+          int x = b_.transfer(name(s, lane, it, "send.act"), here, kSendFwd, here, there,
+                              send_bytes_, "comm", {f.exit[lane]});
+          b_.add_dep(nf.entry[lane], x);
+          int g = b_.transfer(name(ns, lane, it, "send.grad"), there, kSendBwd, there, here,
+                              send_bytes_, "comm", {nb.exit[lane]});
+          b_.add_dep(b.entry[lane], g);
+          if (p_.pp_sync) {
+            // Megatron's p2p: a stage waits for its sends before its next pass.
+            if (const Pass* after = next_pass(fk)) b_.add_dep(after->entry[lane], x);
+            if (const Pass* after = next_pass(nbk)) b_.add_dep(after->entry[lane], g);
           }
         }
+      }
+    }
   }
 
   // The pass its stage runs after `key`, or nullptr for its last.
-  const Pass* next_pass(const std::tuple<int, bool, int, int>& key) const {
+  const Pass* next_pass(const PassKey& key) const {
     const int s = std::get<0>(key);
     const int i = order_.at(key) + 1;
     if (i >= static_cast<int>(sequence_[s].size())) return nullptr;
@@ -591,10 +632,15 @@ class Builder {
   std::vector<std::vector<int>> chunk_layers_;  // [stage][chunk]
   double tp_bytes_ = 0, send_bytes_ = 0, a2a_bytes_ = 0, layer_bytes_ = 0, kv_bytes_ = 0;
   double bucket_ = 0;  // gradient bytes waiting for their bucket's reduction
-  std::map<std::tuple<int, bool, int, int>, Pass> passes_;  // (stage, forward, micro, chunk)
+  std::map<PassKey, Pass> passes_;
   // Each stage's passes in the order it runs them, and each pass's place in it.
-  std::vector<std::vector<std::tuple<int, bool, int, int>>> sequence_;
-  std::map<std::tuple<int, bool, int, int>, int> order_;
+  std::vector<std::vector<PassKey>> sequence_;
+  std::map<PassKey, int> order_;
+  bool split_ = false;                       // W passes run the weight gradients
+  std::vector<std::vector<ChunkPlace>> paths_;  // per micro-batch
+  std::vector<std::vector<Item>> orders_;        // per stage
+  std::vector<std::vector<int>> final_;          // [stage][chunk]: last micro-batch's gradients
+  std::map<int, Lanes> mirrored_;                // DualPipe's gradient all-reduce per stage
   std::map<int, std::vector<int>> reduced_;  // per stage: gradient reductions, lane-major
 };
 

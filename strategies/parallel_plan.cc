@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "strategies/pipeline_schedule.h"
 
 namespace orrery {
 namespace {
@@ -22,7 +23,10 @@ bool parse_named(const std::string& s, const std::pair<const char*, E> (&names)[
 constexpr std::pair<const char*, PipelineSchedule> kSchedules[] = {
     {"gpipe", PipelineSchedule::kGpipe},
     {"1f1b", PipelineSchedule::k1f1b},
-    {"interleaved", PipelineSchedule::kInterleaved}};
+    {"interleaved", PipelineSchedule::kInterleaved},
+    {"zb-h1", PipelineSchedule::kZbH1},
+    {"zb-v", PipelineSchedule::kZbV},
+    {"dualpipe", PipelineSchedule::kDualPipe}};
 constexpr std::pair<const char*, Recompute> kRecompute[] = {
     {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
 constexpr std::pair<const char*, Precision> kPrecision[] = {
@@ -126,7 +130,7 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
                    num(m.layers));
   if (p.schedule != PipelineSchedule::kInterleaved && p.virtual_stages != 1)
     fail("virtual_stages", "only the interleaved schedule runs several model chunks per GPU");
-  const int chunks = p.pp * p.chunks_per_stage();
+  const int chunks = p.model_pieces();
   if (p.account_for_embedding_and_loss) {
     if (p.pp < 2) fail("account_for_embedding_and_loss", "needs pp >= 2");
     // A chunk of one part is the embedding or the loss alone (NVIDIA's 405B NVFP4 recipe: 128
@@ -135,6 +139,22 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
       fail("account_for_embedding_and_loss",
            num(chunks) + " pipeline chunks must divide the " + num(m.layers) +
                " layers + the embedding + the loss = " + num(m.layers + 2));
+  }
+  if (splits_weight_gradients(p.schedule) && p.pp < 2)
+    fail("schedule", std::string(pipeline_schedule_name(p.schedule)) + " needs pp >= 2");
+  if (p.schedule == PipelineSchedule::kZbV && !p.account_for_embedding_and_loss &&
+      m.layers % (2 * p.pp) != 0)
+    fail("schedule", "zb-v runs two chunks per GPU: 2 x pp = " + num(2 * p.pp) +
+                         " must divide the " + num(m.layers) + " layers");
+  if (p.schedule == PipelineSchedule::kDualPipe) {
+    if (p.pp % 2 != 0)
+      fail("pp", "dualpipe pairs stage s with stage pp - 1 - s: pp must be even, got " +
+                     num(p.pp));
+    if (p.micro_batches() % 2 != 0 || p.micro_batches() < 2 * p.pp)
+      fail("global_batch", "dualpipe feeds half the micro-batches from each end and needs at "
+                           "least 2 x pp = " +
+                               num(2 * p.pp) + " of them, an even number; got " +
+                               num(p.micro_batches()));
   }
   if (p.schedule == PipelineSchedule::kInterleaved) {
     if (p.pp < 2) fail("schedule", "interleaving needs pp >= 2");
@@ -173,50 +193,65 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
          "needs sequence_parallel: true (Megatron overlaps the sequence-"
          "parallel all-gathers and reduce-scatters)");
   if (p.zero < 0 || p.zero > 3) bad("zero", "expected 0, 1, 2 or 3, got " + num(p.zero));
-  if (p.zero >= 2 && p.pp > 1)
-    fail("zero", "ZeRO-" + num(p.zero) +
-                     " shards gradients that pipeline stages accumulate over micro-batches; "
-                     "DeepSpeed refuses it with pp > 1: use zero 1");
   if (gpus > 0 && p.gpus() != gpus)
     fail("tp x pp x dp x cp", num(p.tp) + " x " + num(p.pp) + " x " + num(p.dp) + " x " +
                                   num(p.cp) + " = " + num(p.gpus()) + " GPUs, the platform has " +
                                   num(gpus));
 }
 
-std::vector<std::vector<int>> chunk_layers(const ParallelPlan& plan, const LlmConfig& model) {
-  const int v = plan.chunks_per_stage();
-  std::vector<std::vector<int>> out;
-  if (plan.account_for_embedding_and_loss) {
-    const int each = static_cast<int>((model.layers + 2) / (plan.pp * v));
-    out.assign(plan.pp, std::vector<int>(v, each));
-    --out.front().front();
-    --out.back().back();
-    return out;
+namespace {
+
+// `layers` over `n` pieces, the remainder on the middle ones, then the last, then the first:
+// the ends hold the embedding and head.
+std::vector<int> even_split(int layers, int n) {
+  std::vector<int> out(n, layers / n);
+  int extra = layers % n;
+  std::vector<int> order;
+  for (int s = 1; s + 1 < n; ++s) order.push_back(s);
+  if (n > 1) order.push_back(n - 1);
+  order.push_back(0);
+  for (size_t i = 0; extra > 0; ++i, --extra) ++out[order[i % order.size()]];
+  return out;
+}
+
+// Which piece of the model a stage's chunk holds.
+int piece_at(const ParallelPlan& p, int stage, int chunk) {
+  switch (p.schedule) {
+    case PipelineSchedule::kZbV:
+      return chunk == 0 ? stage : 2 * p.pp - 1 - stage;
+    case PipelineSchedule::kDualPipe:
+      return chunk == 0 ? stage : p.pp - 1 - stage;
+    default:
+      return chunk * p.pp + stage;
   }
-  for (int layers : stage_layers(plan, model)) out.emplace_back(v, layers / v);
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> chunk_layers(const ParallelPlan& plan, const LlmConfig& model) {
+  const int n = plan.model_pieces();
+  std::vector<int> pieces;
+  if (plan.account_for_embedding_and_loss) {
+    pieces.assign(n, static_cast<int>((model.layers + 2) / n));
+    --pieces.front();
+    --pieces.back();
+  } else {
+    pieces = even_split(static_cast<int>(model.layers), n);
+  }
+  const int v = plan.chunks_per_stage();
+  std::vector<std::vector<int>> out(plan.pp, std::vector<int>(v));
+  for (int s = 0; s < plan.pp; ++s)
+    for (int c = 0; c < v; ++c) out[s][c] = pieces[piece_at(plan, s, c)];
   return out;
 }
 
 std::vector<int> stage_layers(const ParallelPlan& plan, const LlmConfig& model) {
-  if (plan.account_for_embedding_and_loss) {
-    std::vector<int> out;
-    for (const auto& chunks : chunk_layers(plan, model)) {
-      int sum = 0;
-      for (int c : chunks) sum += c;
-      out.push_back(sum);
-    }
-    return out;
+  std::vector<int> out;
+  for (const auto& chunks : chunk_layers(plan, model)) {
+    int sum = 0;
+    for (int c : chunks) sum += c;
+    out.push_back(sum);
   }
-  const int pp = plan.pp;
-  const int layers = static_cast<int>(model.layers);
-  std::vector<int> out(pp, layers / pp);
-  int extra = layers % pp;
-  // Middle stages first, then the last, then the first: the ends hold the embedding and head.
-  std::vector<int> order;
-  for (int s = 1; s + 1 < pp; ++s) order.push_back(s);
-  if (pp > 1) order.push_back(pp - 1);
-  order.push_back(0);
-  for (size_t i = 0; extra > 0; ++i, --extra) ++out[order[i % order.size()]];
   return out;
 }
 

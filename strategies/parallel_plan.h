@@ -21,8 +21,15 @@ enum class PipelineSchedule {
   kGpipe,        // every micro-batch's forward, then every backward (Huang et al., GPipe)
   k1f1b,         // one forward, one backward in steady state (PipeDream-Flush, Megatron's default)
   kInterleaved,  // 1F1B over `virtual_stages` model chunks per GPU (Narayanan et al., SC'21)
+  // Zero-bubble schedules (strategies/pipeline_schedule.h): backward split into input- and
+  // weight-gradient passes. ZB-H1: 1F1B's memory; ZB-V: two chunks per GPU in a V; DualPipe:
+  // two mirrored copies of the model, micro-batches fed from both ends.
+  kZbH1,
+  kZbV,
+  kDualPipe,
 };
-const char* pipeline_schedule_name(PipelineSchedule s);  // "gpipe", "1f1b", "interleaved"
+// "gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe"
+const char* pipeline_schedule_name(PipelineSchedule s);
 bool parse_pipeline_schedule(const std::string& s, PipelineSchedule* out);
 // The names as an error message lists them: "gpipe, 1f1b or interleaved" (likewise below).
 std::string pipeline_schedule_choices();
@@ -83,9 +90,16 @@ struct ParallelPlan {
   double grad_bucket_bytes = 0;
 
   int gpus() const { return tp * pp * dp * cp; }
-  // Model chunks each pipeline GPU runs: virtual_stages when interleaved, else one.
+  // Model chunks each pipeline GPU runs: virtual_stages when interleaved, two for ZB-V and
+  // DualPipe, else one.
   int chunks_per_stage() const {
-    return schedule == PipelineSchedule::kInterleaved ? virtual_stages : 1;
+    if (schedule == PipelineSchedule::kInterleaved) return virtual_stages;
+    return schedule == PipelineSchedule::kZbV || schedule == PipelineSchedule::kDualPipe ? 2 : 1;
+  }
+  // Pieces the model is cut into along its layers: pp x chunks, except DualPipe's pp (each GPU
+  // holds two of them, s and pp - 1 - s).
+  int model_pieces() const {
+    return schedule == PipelineSchedule::kDualPipe ? pp : pp * chunks_per_stage();
   }
   // Micro-batches each replica runs per iteration (gradient accumulation steps).
   int micro_batches() const;
@@ -105,7 +119,7 @@ struct ParallelPlan {
 // count; interleaving whose chunks do not divide the layers or whose micro-batches are not a
 // multiple of pp; ep on a dense model or not dividing the experts or dp x cp; cp not dividing
 // the sequence in 2 x cp chunks; a global batch that is not a multiple of micro_batch x dp;
-// sequence parallelism without tp; ZeRO-2/3 with pipeline stages (DeepSpeed refuses the pair);
+// sequence parallelism without tp;
 // tp x pp x dp x cp different from `gpus` (when gpus > 0).
 // `where` names a key for messages ("s.yaml:7: strategy.tp"); the second form names every
 // key as "origin: key".
@@ -120,10 +134,11 @@ void check_parallel_plan(const ParallelPlan& plan, const LlmConfig& model, int g
 // with account_for_embedding_and_loss, the sums of chunk_layers).
 std::vector<int> stage_layers(const ParallelPlan& plan, const LlmConfig& model);
 // Layers of each model chunk of each stage ([stage][chunk]; one chunk per stage unless
-// interleaved): the stage's layers split evenly over its chunks, or with
-// account_for_embedding_and_loss, (layers + 2) / (pp x chunks) per chunk less one on the first
-// chunk of the first stage (the embedding) and the last chunk of the last stage (the loss),
-// which may leave them none.
+// interleaved, ZB-V or DualPipe): the model's pieces (model_pieces) in the places
+// pipeline_path gives them. The pieces split the layers evenly (the remainder on the middle
+// stages when there is one piece per stage), or with account_for_embedding_and_loss,
+// (layers + 2) / pieces per piece less one on the first (the embedding) and the last (the
+// loss), which may leave them none.
 std::vector<std::vector<int>> chunk_layers(const ParallelPlan& plan, const LlmConfig& model);
 
 }  // namespace orrery

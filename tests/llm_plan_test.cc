@@ -268,8 +268,8 @@ TEST(LlmPlan, SearchListsTheValidPlans) {
   // LLaMA-2 7B (32 layers, 32 heads) on one 8-GPU server, a global batch of 8:
   // tp x pp must divide 8, leaving (tp, pp, dp) = (1,1,8) (1,2,4) (1,4,2) (2,1,4) (2,2,2)
   // (2,4,1) (8,1,1); a micro-batch of 2 needs dp <= 4 (all but the first): 13 pairs with the
-  // micro-batch; ZeRO-3 only without pipeline stages (3 of them with 5 micro-batch choices):
-  // 13 + 5 = 18 plans of 4 x 3 x 2 x 2 = 48 combinations.
+  // micro-batch, each with ZeRO 0 or 3 (FSDP beside pipeline stages too, as Llama 3 trained):
+  // 26 plans of 4 x 3 x 2 x 2 = 48 combinations.
   const YAML::Node base = tree(R"(platform: {preset: dgx-a100, servers: 1}
 workload: {type: llm, model: llama2_7b, seq_len: 512, global_batch: 8})");
   const YAML::Node plan = tree(R"(search:
@@ -281,10 +281,10 @@ workload: {type: llm, model: llama2_7b, seq_len: 512, global_batch: 8})");
   const LlmSearchSummary s = expand_llm_search(plan, base, "p.yaml");
   EXPECT_TRUE(s.active);
   EXPECT_EQ(s.combinations, 48);
-  EXPECT_EQ(s.plans, 18);
+  EXPECT_EQ(s.plans, 26);
   EXPECT_EQ(s.model, "llama2_7b");
   ASSERT_TRUE(s.sweep["zip"][0]["strategy.tp"].IsSequence());
-  EXPECT_EQ(s.sweep["zip"][0]["strategy.tp"].size(), 18u);
+  EXPECT_EQ(s.sweep["zip"][0]["strategy.tp"].size(), 26u);
   // Defaults: TP over the divisors of the 8 GPUs per server, PP over those of 8 / TP (10
   // pairs), micro-batches 1, 2, 4, 8, ZeRO 0-3, three recomputations.
   const LlmSearchSummary d = expand_llm_search(tree("search: {}"), base, "p.yaml");

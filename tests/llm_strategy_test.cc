@@ -515,7 +515,7 @@ TEST(LlmStrategy, ScenarioRunsAndReportsThroughputAndMemory) {
             std::string::npos);
   EXPECT_NE(refused("workload.model=gpt5").find("unknown language model \"gpt5\""),
             std::string::npos);
-  EXPECT_NE(refused("strategy.schedule=zigzag").find("expected gpipe, 1f1b or interleaved"),
+  EXPECT_NE(refused("strategy.schedule=zigzag").find("expected gpipe, 1f1b, interleaved, zb-h1, zb-v or dualpipe"),
             std::string::npos);
   EXPECT_NE(refused("strategy.tq=2").find("tq"), std::string::npos);
   EXPECT_NE(

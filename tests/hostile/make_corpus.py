@@ -832,8 +832,8 @@ def reliability_cases():
                  ["s.yaml", word])
     for n, (line, word) in {"global-batch": ("  global_batch: 3\n", ":6: workload.global_batch"),
                             "tp": ("  global_batch: 4\nstrategy: {tp: 3}\n", ":7: strategy.tp"),
-                            "zero": ("  global_batch: 4\nstrategy: {tp: 2, pp: 2, zero: 3}\n",
-                                     ":7: strategy.zero")}.items():
+                            "schedule": ("  global_batch: 4\nstrategy: {tp: 8, "
+                                         "schedule: zb-h1}\n", ":7: strategy.schedule")}.items():
         text = ("platform: {preset: dgx-a100, servers: 1}\nworkload:\n  type: llm\n"
                 "  model: llama2_7b\n  micro_batch: 2\n" + line)
         case(f"plan-error-line-{n}", {"s.yaml": text}, "validate s.yaml", ["s.yaml" + word])
