@@ -57,8 +57,23 @@ std::string describe(const LlmConfig& m) {
   s += ", " + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ", " +
        std::to_string(m.heads) + " heads";
   if (m.kv_heads != m.heads) s += " (" + std::to_string(m.kv_heads) + " KV)";
-  s += ", FFN " + std::to_string(m.ffn) + (m.gated_mlp ? " (SwiGLU)" : "");
-  if (m.moe()) s += " x " + std::to_string(m.experts) + " experts, top-" + std::to_string(m.top_k);
+  if (m.mla()) s += ", latent attention";
+  if (m.mamba_layers > 0)
+    s += " in " + std::to_string(m.layers - m.mamba_layers) + " of " + std::to_string(m.layers) +
+         " mixers (the rest Mamba-2), " + std::to_string(m.mlp_layers) + " MLPs";
+  const char* act = m.activation == "swiglu"  ? " (SwiGLU)"
+                    : m.activation == "geglu" ? " (GeGLU)"
+                    : m.activation == "relu2" ? " (squared ReLU)"
+                                              : "";
+  s += ", FFN " + std::to_string(m.ffn) + act;
+  if (m.moe()) {
+    s += " x " + std::to_string(m.experts) + " experts, top-" + std::to_string(m.top_k);
+    if (m.shared_experts > 0) s += " + " + std::to_string(m.shared_experts) + " shared";
+    if (m.dense_layers > 0)
+      s += " (first " + std::to_string(m.dense_layers) + " layers dense, FFN " +
+           std::to_string(m.dense_ffn) + ")";
+  }
+  if (m.mtp_layers > 0) s += ", " + std::to_string(m.mtp_layers) + " MTP module";
   s += ", vocabulary " + std::to_string(m.vocab) + ", " + std::to_string(m.seq_len) + " tokens";
   return s;
 }

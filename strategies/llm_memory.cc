@@ -37,9 +37,21 @@ BytesPerParameter bytes_per_parameter(Precision p, bool any_layout_fp8) {
   return {2, 2, 12, (low.transposed_copy ? 2 : 1) * low.element_bytes()};
 }
 
-double layer_linear_parameters(const LlmConfig& m, const ParallelPlan& plan) {
+LayerShare layer_share(const LlmConfig& m, const ParallelPlan& plan) {
   const LlmParams params = llm_params(m);
-  return (params.attention + params.expert * static_cast<double>(m.experts / plan.ep)) / plan.tp;
+  const double t = plan.tp, mlp = m.mlp_share(), moe = m.moe_share();
+  LayerShare out;
+  out.dense = params.attention / t + params.norms +
+              mlp * (moe * (params.router +
+                            params.expert * static_cast<double>(m.shared_experts) / t) +
+                     (1 - moe) * params.dense_mlp / t);
+  out.experts = mlp * moe * params.expert * static_cast<double>(m.experts / plan.ep) / t;
+  return out;
+}
+
+double layer_linear_parameters(const LlmConfig& m, const ParallelPlan& plan) {
+  const LayerShare share = layer_share(m, plan);
+  return share.dense + share.experts - llm_params(m).norms;
 }
 
 double layer_activation_bytes(const LlmConfig& m, const ParallelPlan& plan) {
@@ -58,18 +70,30 @@ double layer_activation_bytes(const LlmConfig& m, const ParallelPlan& plan) {
   const LowPrecision low = low_precision(plan.precision);
   const double in = low.active() ? low.element_bytes() : 2.0;
   // Outside the tensor-parallel regions: the two norms' inputs (2sbh each), the inputs of the
-  // QKV and first MLP GEMMs (2sbh each in bf16) and two dropout masks (sbh each).
-  const double replicated = (6 + 2 * in) * s * b * h;
+  // QKV and first MLP GEMMs (2sbh each in bf16) and, for models trained with dropout, two
+  // dropout masks (sbh each).
+  const double replicated = ((m.dropout ? 6 : 4) + 2 * in) * s * b * h;
   // Inside: Q, K and V (2sbh qw, 2sbh g each), the output projection's input (2sbh qw in bf16); the
   // MLP's activation input and output (2sbf each, the output the second GEMM's input), or for
   // SwiGLU the gate and up outputs and their product (6sbf, the product the GEMM's input). A
   // token's MLP runs in top_k experts.
-  double mlp = ((m.gated_mlp ? 4 : 2) + in) * s * b * f;
-  if (m.moe()) mlp *= static_cast<double>(m.top_k);
-  const double split = (2 * qw + 4 * g + in * qw) * s * b * h + mlp;
+  // MoE layers: the routed and shared experts' (dense layers' MLPs by their share).
+  const double per_width = ((m.gated_mlp ? 4 : 2) + in) * s * b;
+  double mlp = per_width * f;
+  if (m.moe())
+    mlp = m.moe_share() * mlp * static_cast<double>(m.top_k + m.shared_experts) +
+          (1 - m.moe_share()) * per_width * static_cast<double>(m.dense_ffn > 0 ? m.dense_ffn : m.ffn);
+  mlp *= m.mlp_share();
+  // A Mamba-2 mixer keeps its input projection's output, the convolution's, the scan's output
+  // and the gated norm's (Nemotron-H's layers by their share).
+  const double di = static_cast<double>(m.mamba_inner()), gn = static_cast<double>(m.ssm_groups * m.ssm_state);
+  const double mamba = 2 * s * b * (2 * di + 2 * gn + static_cast<double>(m.mamba_heads) + di + 2 * gn + 2 * di);
+  const double share = m.attention_share();
+  const double split =
+      share * (2 * qw + 4 * g + in * qw) * s * b * h + (1 - share) * mamba + mlp;
   // The attention core: softmax output and its dropout mask and output (5 a s^2 b); with flash
   // attention only the softmax statistics (fp32 per row). Recomputed under selective.
-  double core = plan.flash_attention ? 4 * a * s * b : 5 * a * s * s_all * b;
+  double core = share * (plan.flash_attention ? 4 * a * s * b : 5 * a * s * s_all * b);
   if (plan.recompute == Recompute::kSelective) core = 0;
   return replicated / outside_tp + (split + core) / t;
 }
@@ -107,8 +131,9 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
     // the experts split by TP; the vocabulary-parallel embedding on the stage of the model's
     // first piece, the head on the stage of its last (a tied head keeps a copy there when the
     // stages differ; ZB-V holds both on the first stage, DualPipe both on the two end ones).
-    double dense = l * (params.attention / t + params.norms + params.router);
-    double experts = l * params.expert * static_cast<double>(m.experts / plan.ep) / t;
+    const LayerShare share = layer_share(m, plan);
+    double dense = l * share.dense;
+    double experts = l * share.experts;
     if (embedding_at[st]) {
       dense += v * h / t;
       if (m.learned_positions) dense += static_cast<double>(m.seq_len) * h;
@@ -140,7 +165,7 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
     mb.activations = held.bytes;
 
     if (plan.zero >= 3)
-      mb.buffers += 2 * per.weights * (params.attention + params.expert * m.experts / plan.ep) / t;
+      mb.buffers += 2 * per.weights * (layer_share(m, plan).dense + layer_share(m, plan).experts);
     else if (dense_shards > 1)
       mb.buffers += 2 * opt.bucket_bytes;
     if (m.moe())  // all-to-all dispatch and combine of one layer's routed tokens

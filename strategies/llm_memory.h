@@ -62,6 +62,15 @@ struct BytesPerParameter {
 };
 BytesPerParameter bytes_per_parameter(Precision p, bool any_layout_fp8 = false);
 
+// One average layer's parameters on one GPU under `plan`: `dense` (attention or Mamba-2 split
+// by TP, norms and the router replicated, dense and shared-expert MLPs split by TP) and
+// `experts` (its EP share of the routed experts, split by TP), weighed by the layer kinds'
+// shares (LlmConfig).
+struct LayerShare {
+  double dense = 0, experts = 0;
+};
+LayerShare layer_share(const LlmConfig& model, const ParallelPlan& plan);
+
 // Parameters of one layer's linear layers (attention projections and expert MLPs; norms and the
 // router aside) that one GPU holds under `plan`: its TP and EP share.
 double layer_linear_parameters(const LlmConfig& model, const ParallelPlan& plan);

@@ -185,6 +185,8 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   // A linear layer of the block, and the autocast copy of its weights. `fpart` and `dpart`, when
   // given, also get its forward and its backward's data-gradient half (the backward's two GEMMs
   // do the same work).
+  // The block whose weight gradients the linear layers priced now belong to.
+  BlockCost* wgrad = &c.attention_wgrad;
   auto linear = [&](BlockCost* fwd, BlockCost* bwd, double rows, double in, double out,
                     BlockCost* fpart = nullptr, BlockCost* dpart = nullptr) {
     const BlockCost f0 = *fwd, b0 = *bwd;
@@ -192,10 +194,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     weight_cast(fwd, bwd, in * out);
     if (fpart) *fpart += *fwd - f0;
     if (dpart) *dpart += (*bwd - b0) * 0.5;
-    BlockCost* wpart = bwd == &c.attention_bwd ? &c.attention_wgrad
-                       : bwd == &c.mlp_bwd     ? &c.mlp_wgrad
-                                               : nullptr;
-    if (wpart) *wpart += (*bwd - b0) * 0.5;
+    if (wgrad) *wgrad += (*bwd - b0) * 0.5;
   };
 
   // Attention block: norm, QKV projection (column parallel), rotary embedding, scores, softmax,
@@ -203,7 +202,24 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   norm(&c.attention_qkv_fwd, &c.attention_bwd);
   BlockCost* const qkv_f = &c.attention_in_gemm;
   BlockCost* const qkv_d = &c.attention_in_dgrad;
-  if (fused.projections) {
+  if (m.mla()) {
+    // Multi-head latent attention (Megatron-Core's MLA): the down projections to the query and
+    // the key/value latents replicated on the TP ranks, each latent normed, the up projections
+    // split by heads.
+    const double ql = static_cast<double>(m.q_lora_rank), kvl = static_cast<double>(m.kv_lora_rank);
+    const double rope = static_cast<double>(m.qk_rope_dim), vd = static_cast<double>(m.value_dim());
+    if (ql > 0) {
+      linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, ql, qkv_f, qkv_d);
+      pr.rows(&c.attention_qkv_fwd, &c.attention_bwd, "ln", "layernorm_bwd", tokens, ql);
+      linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, ql, q / t, qkv_f, qkv_d);
+    } else {
+      linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, q / t, qkv_f, qkv_d);
+    }
+    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, kvl + rope, qkv_f, qkv_d);
+    pr.rows(&c.attention_qkv_fwd, &c.attention_bwd, "ln", "layernorm_bwd", tokens, kvl);
+    linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, kvl,
+           static_cast<double>(m.heads) * (d - rope + vd) / t, qkv_f, qkv_d);
+  } else if (fused.projections) {
     linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, (q + 2 * kv) / t, qkv_f, qkv_d);
   } else {
     linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, q / t, qkv_f, qkv_d);
@@ -231,6 +247,8 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     // Causal over the whole sequence; under context parallelism each GPU's two load-balanced
     // chunks see half the keys on average, priced as s queries over s_kv / 2 keys unmasked.
     const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / t);
+    // MLA's queries and keys are wider than its values: the kernel's work is their mean's.
+    const double d_core = (d + static_cast<double>(m.value_dim())) / 2;
     const bool whole = p.cp == 1;
     const std::map<std::string, std::string> shape = {
         {"B", n(p.micro_batch)},
@@ -238,7 +256,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
         {"S_kv", n(whole ? s_kv : s_kv / 2)},
         {"H", n(heads)},
         {"KV", n(kv_heads)},
-        {"D", n(d)},
+        {"D", n(d_core)},
         {"causal", whole ? "1" : "0"},
         {"impl", attention_impl_name(p.attention_impl)}};
     // Sliding-window layers (Gemma 2's every other layer) keep only the last `window` keys: the
@@ -268,39 +286,123 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   }
   c.attention_fwd += c.attention_qkv_fwd + c.attention_core_fwd;
   c.attention_bwd += core_bwd;
-  linear(&c.attention_fwd, &c.attention_bwd, tokens, q / t, h, &c.attention_out_gemm,
+  const double attn_out = static_cast<double>(m.heads * m.value_dim());
+  linear(&c.attention_fwd, &c.attention_bwd, tokens, attn_out / t, h, &c.attention_out_gemm,
          &c.attention_out_dgrad);
   if (m.sandwich_norm) norm(&c.attention_fwd, &c.attention_bwd);  // after attention (Gemma 2)
   pr.rows(&c.attention_fwd, &c.attention_bwd, "add", "", norm_rows, h);
 
-  // MLP block: norm, up (and gate) projection, activation (and gating product), down
-  // projection, residual add. Experts: each token through top_k of them.
-  norm(&c.mlp_fwd, &c.mlp_bwd);
-  const double routed = tokens * static_cast<double>(m.top_k) * (m.moe() ? p.capacity_factor : 1);
-  if (m.gated_mlp && !fused.projections) {
-    linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, f / t, &c.mlp_in_gemm, &c.mlp_in_dgrad);
-    linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, f / t, &c.mlp_in_gemm, &c.mlp_in_dgrad);
-  } else {
-    linear(&c.mlp_fwd, &c.mlp_bwd, routed, h, (m.gated_mlp ? 2 : 1) * f / t, &c.mlp_in_gemm,
-           &c.mlp_in_dgrad);
-  }
-  if (m.gated_mlp) {
-    // SwiGLU: SiLU of the gate times the up projection; backward both products' gradients.
-    const double e = routed * f / t;
-    if (fused.gated_activation) {
-      pr.pass(&c.mlp_fwd, e, 3 * a);
-      pr.pass(&c.mlp_bwd, e, 5 * a);
-    } else {
-      pr.passes(&c.mlp_fwd, e, {2 * a, 3 * a});
-      pr.passes(&c.mlp_bwd, e, {3 * a, 3 * a, 3 * a});
+  // Hybrid models (Nemotron-H): the average layer's mixer is attention_share attention and
+  // the rest a Mamba-2 mixer.
+  if (m.mamba_layers > 0) {
+    const double share = m.attention_share();
+    for (BlockCost* b : {&c.attention_fwd, &c.attention_bwd, &c.attention_core_fwd,
+                         &c.attention_qkv_fwd, &c.attention_in_gemm, &c.attention_out_gemm,
+                         &c.attention_in_dgrad, &c.attention_out_dgrad, &c.attention_wgrad})
+      *b = *b * share;
+    BlockCost fwd, bwd, in_gemm, out_gemm, in_dgrad, out_dgrad, w;
+    wgrad = &w;
+    // Mamba-2 (Dao and Gu): norm, the input projection to z, x, B, C and dt (split by heads
+    // over TP), the causal convolution, the chunked scan as batched products per chunk (the
+    // intra-chunk C B^T and its product with X, the chunk states B^T X, their read-out C h),
+    // the gated norm and the output projection.
+    const double di = static_cast<double>(m.mamba_inner()) / t;
+    const double gn = static_cast<double>(m.ssm_groups * m.ssm_state) / t;
+    const double heads_m = static_cast<double>(m.mamba_heads) / t;
+    const double groups = std::max(1.0, static_cast<double>(m.ssm_groups) / t);
+    const double qc = static_cast<double>(m.ssm_chunk), st = static_cast<double>(m.ssm_state);
+    const double pd = static_cast<double>(m.mamba_head_dim);
+    norm(&fwd, &bwd);
+    linear(&fwd, &bwd, tokens, h, 2 * di + 2 * gn + heads_m, &in_gemm, &in_dgrad);
+    pr.pass(&fwd, tokens * (di + 2 * gn), 2 * a + 2.0 * static_cast<double>(m.conv_kernel));
+    pr.pass(&bwd, tokens * (di + 2 * gn), 3 * a + 2.0 * static_cast<double>(m.conv_kernel));
+    const double chunks = std::max(1.0, tokens / qc);
+    for (int pass = 0; pass < 3; ++pass) {  // forward once, backward twice
+      BlockCost* into = pass == 0 ? &fwd : &bwd;
+      pr.op(into, "bmm", {{"B", n(chunks * groups)}, {"M", n(qc)}, {"N", n(qc)}, {"K", n(st)}});
+      pr.op(into, "bmm", {{"B", n(chunks * heads_m)}, {"M", n(qc)}, {"N", n(pd)}, {"K", n(qc)}});
+      pr.op(into, "bmm", {{"B", n(chunks * heads_m)}, {"M", n(st)}, {"N", n(pd)}, {"K", n(qc)}});
+      pr.op(into, "bmm", {{"B", n(chunks * heads_m)}, {"M", n(qc)}, {"N", n(pd)}, {"K", n(st)}});
     }
-  } else {
-    pr.rows(&c.mlp_fwd, &c.mlp_bwd, "gelu", "gelu_bwd", routed, f / t);
+    pr.rows(&fwd, &bwd, "ln", "layernorm_bwd", tokens, di);
+    linear(&fwd, &bwd, tokens, di, h, &out_gemm, &out_dgrad);
+    pr.rows(&fwd, &bwd, "add", "", norm_rows, h);
+    const double rest = 1 - share;
+    c.attention_fwd += fwd * rest;
+    c.attention_bwd += bwd * rest;
+    c.attention_in_gemm += in_gemm * rest;
+    c.attention_out_gemm += out_gemm * rest;
+    c.attention_in_dgrad += in_dgrad * rest;
+    c.attention_out_dgrad += out_dgrad * rest;
+    c.attention_wgrad += w * rest;
   }
-  linear(&c.mlp_fwd, &c.mlp_bwd, routed, f / t, h, &c.mlp_out_gemm, &c.mlp_out_dgrad);
-  if (m.sandwich_norm) norm(&c.mlp_fwd, &c.mlp_bwd);
-  if (m.moe()) pr.linear(&c.mlp_fwd, &c.mlp_bwd, tokens, h, static_cast<double>(m.experts));
-  pr.rows(&c.mlp_fwd, &c.mlp_bwd, "add", "", norm_rows, h);
+
+  // MLP block: norm, up (and gate) projection, activation (and gating product), down
+  // projection, residual add. Experts: each token through top_k of them (and the shared
+  // ones); a MoE model's dense layers and a hybrid's layers without an MLP by their shares.
+  struct Mlp {
+    BlockCost fwd, bwd, in_gemm, out_gemm, in_dgrad, out_dgrad, w;
+    void add(LlmCosts* c, double share) const {
+      c->mlp_fwd += fwd * share;
+      c->mlp_bwd += bwd * share;
+      c->mlp_in_gemm += in_gemm * share;
+      c->mlp_out_gemm += out_gemm * share;
+      c->mlp_in_dgrad += in_dgrad * share;
+      c->mlp_out_dgrad += out_dgrad * share;
+      c->mlp_wgrad += w * share;
+    }
+  };
+  auto mlp = [&](double rows, double width) {
+    Mlp b;
+    wgrad = &b.w;
+    if (m.gated_mlp && !fused.projections) {
+      linear(&b.fwd, &b.bwd, rows, h, width / t, &b.in_gemm, &b.in_dgrad);
+      linear(&b.fwd, &b.bwd, rows, h, width / t, &b.in_gemm, &b.in_dgrad);
+    } else {
+      linear(&b.fwd, &b.bwd, rows, h, (m.gated_mlp ? 2 : 1) * width / t, &b.in_gemm,
+             &b.in_dgrad);
+    }
+    if (m.gated_mlp) {
+      // SwiGLU / GeGLU: the activation of the gate times the up projection; backward both
+      // products' gradients.
+      const double e = rows * width / t;
+      if (fused.gated_activation) {
+        pr.pass(&b.fwd, e, 3 * a);
+        pr.pass(&b.bwd, e, 5 * a);
+      } else {
+        pr.passes(&b.fwd, e, {2 * a, 3 * a});
+        pr.passes(&b.bwd, e, {3 * a, 3 * a, 3 * a});
+      }
+    } else {
+      pr.rows(&b.fwd, &b.bwd, "gelu", "gelu_bwd", rows, width / t);
+    }
+    linear(&b.fwd, &b.bwd, rows, width / t, h, &b.out_gemm, &b.out_dgrad);
+    return b;
+  };
+  const double mlp_share = m.mlp_share();
+  {
+    Mlp ends;  // the norms, the router and the residual add around the MLP
+    norm(&ends.fwd, &ends.bwd);
+    if (m.sandwich_norm) norm(&ends.fwd, &ends.bwd);
+    pr.rows(&ends.fwd, &ends.bwd, "add", "", norm_rows, h);
+    ends.add(&c, mlp_share);
+  }
+  if (m.moe()) {
+    const double moe = m.moe_share();
+    const double routed =
+        tokens * static_cast<double>(m.top_k) * p.capacity_factor;
+    mlp(routed, f).add(&c, mlp_share * moe);
+    if (m.shared_experts > 0)
+      mlp(tokens * static_cast<double>(m.shared_experts), f).add(&c, mlp_share * moe);
+    Mlp router;
+    wgrad = &router.w;
+    pr.linear(&router.fwd, &router.bwd, tokens, h, static_cast<double>(m.experts));
+    router.add(&c, mlp_share * moe);
+    if (m.dense_layers > 0)
+      mlp(tokens, static_cast<double>(m.dense_ffn)).add(&c, mlp_share * (1 - moe));
+  } else {
+    mlp(tokens, f).add(&c, mlp_share);
+  }
 
   // Embedding: a gather of tokens x h (one pass), its backward a scatter-add.
   pr.rows(&c.embedding_fwd, &c.embedding_bwd, "mulu", "", tokens, h);
@@ -320,6 +422,14 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     pr.op(&c.head_fwd, "cross_entropy", logits, DType::kFP32);
     pr.op(&c.head_bwd, "cross_entropy_bwd", logits, DType::kFP32);
     pr.pass(&c.head_bwd, tokens * v, 4 + a);
+  }
+
+  // DeepSeek-V3's multi-token prediction: one more MoE layer and the head again on the last
+  // stage, priced as the average layer and the head.
+  if (m.mtp_layers > 0) {
+    const double k = static_cast<double>(m.mtp_layers);
+    c.head_fwd += (c.attention_fwd + c.mlp_fwd + c.head_fwd) * k;
+    c.head_bwd += (c.attention_bwd + c.mlp_bwd + c.head_bwd) * k;
   }
 
   // Adam over each stage's parameters on one GPU (its ZeRO-1+ shard), then under a

@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "strategies/graph_builder.h"
+#include "strategies/llm_memory.h"
 #include "strategies/pipeline_schedule.h"
 #include "strategies/strategy_parts.h"
 
@@ -60,9 +61,8 @@ class Builder {
     kv_bytes_ =
         tokens * 2.0 * static_cast<double>(m.kv_heads) * m.head_dim() / p.tp * kActivationBytes;
     const LlmParams params = llm_params(m);
-    layer_bytes_ = (params.attention / p.tp + params.norms + params.router +
-                    params.expert * static_cast<double>(m.experts) / p.tp) *
-                   kActivationBytes;
+    const LayerShare share = layer_share(m, p);
+    layer_bytes_ = (share.dense + share.experts * p.ep) * kActivationBytes;
     // Ops per simulated lane: about 12 per layer and pass (compute, collectives, recomputation),
     // plus the sends; growing the vector by doubling would copy every op several times.
     const double live_lanes =

@@ -110,7 +110,7 @@ TEST(Reliability, PlanErrorsNameTheLineAndTheSectionOfTheirKey) {
              "strategy:\n"
              "  tp: 4\n"
              "  pp: 2\n"
-             "  virtual_stages: 2\n");
+             "  tp_comm_overlap: true\n");
   const std::string path = dir + "/s.yaml";
   auto error = [&](std::vector<std::string> sets) {
     return input_error_of([&] { load_scenario(path, sets); });
@@ -119,7 +119,7 @@ TEST(Reliability, PlanErrorsNameTheLineAndTheSectionOfTheirKey) {
   EXPECT_HAS(error({"strategy.tp=3"}),
              path + " (--set): strategy.tp: tp x pp x cp = 6 must divide the 8 GPUs");
   EXPECT_HAS(error({"workload.global_batch=4"}),
-             path + ":11: strategy.virtual_stages: only the interleaved schedule");
+             path + ":11: strategy.tp_comm_overlap: needs sequence_parallel");
   EXPECT_HAS(error({"workload.global_batch=4", "strategy.capacity_factor=100"}),
              " (--set): strategy.capacity_factor: 100 is outside the accepted range, "
              "above 0 and at most 64");
