@@ -41,10 +41,10 @@ LayerShare layer_share(const LlmConfig& m, const ParallelPlan& plan) {
   const LlmParams params = llm_params(m);
   const double t = plan.tp, mlp = m.mlp_share(), moe = m.moe_share();
   LayerShare out;
-  out.dense = params.attention / t + params.norms +
-              mlp * (moe * (params.router +
-                            params.expert * static_cast<double>(m.shared_experts) / t) +
-                     (1 - moe) * params.dense_mlp / t);
+  out.dense =
+      params.attention / t + params.norms +
+      mlp * (moe * (params.router + params.expert * static_cast<double>(m.shared_experts) / t) +
+             (1 - moe) * params.dense_mlp / t);
   out.experts = mlp * moe * params.expert * static_cast<double>(m.experts / plan.ep) / t;
   return out;
 }
@@ -82,15 +82,17 @@ double layer_activation_bytes(const LlmConfig& m, const ParallelPlan& plan) {
   double mlp = per_width * f;
   if (m.moe())
     mlp = m.moe_share() * mlp * static_cast<double>(m.top_k + m.shared_experts) +
-          (1 - m.moe_share()) * per_width * static_cast<double>(m.dense_ffn > 0 ? m.dense_ffn : m.ffn);
+          (1 - m.moe_share()) * per_width *
+              static_cast<double>(m.dense_ffn > 0 ? m.dense_ffn : m.ffn);
   mlp *= m.mlp_share();
   // A Mamba-2 mixer keeps its input projection's output, the convolution's, the scan's output
   // and the gated norm's (Nemotron-H's layers by their share).
-  const double di = static_cast<double>(m.mamba_inner()), gn = static_cast<double>(m.ssm_groups * m.ssm_state);
-  const double mamba = 2 * s * b * (2 * di + 2 * gn + static_cast<double>(m.mamba_heads) + di + 2 * gn + 2 * di);
+  const double di = static_cast<double>(m.mamba_inner()),
+               gn = static_cast<double>(m.ssm_groups * m.ssm_state);
+  const double mamba =
+      2 * s * b * (2 * di + 2 * gn + static_cast<double>(m.mamba_heads) + di + 2 * gn + 2 * di);
   const double share = m.attention_share();
-  const double split =
-      share * (2 * qw + 4 * g + in * qw) * s * b * h + (1 - share) * mamba + mlp;
+  const double split = share * (2 * qw + 4 * g + in * qw) * s * b * h + (1 - share) * mamba + mlp;
   // The attention core: softmax output and its dropout mask and output (5 a s^2 b); with flash
   // attention only the softmax statistics (fp32 per row). Recomputed under selective.
   double core = share * (plan.flash_attention ? 4 * a * s * b : 5 * a * s * s_all * b);
@@ -159,8 +161,8 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
     // first stage holds pp micro-batches), under GPipe all of them, interleaved Megatron's
     // warm-up of (pp - stage - 1) x 2 + (v - 1) x pp chunks plus one; the last piece's logits
     // kept in fp32 for the vocabulary-parallel cross entropy with each of its passes.
-    const HeldPeak held = held_activation_peak(plan, st, orders[st], chunks, micro, act_layer,
-                                               4 * s * b * v / t);
+    const HeldPeak held =
+        held_activation_peak(plan, st, orders[st], chunks, micro, act_layer, 4 * s * b * v / t);
     mb.in_flight = held.passes;
     mb.activations = held.bytes;
 

@@ -359,8 +359,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
       linear(&b.fwd, &b.bwd, rows, h, width / t, &b.in_gemm, &b.in_dgrad);
       linear(&b.fwd, &b.bwd, rows, h, width / t, &b.in_gemm, &b.in_dgrad);
     } else {
-      linear(&b.fwd, &b.bwd, rows, h, (m.gated_mlp ? 2 : 1) * width / t, &b.in_gemm,
-             &b.in_dgrad);
+      linear(&b.fwd, &b.bwd, rows, h, (m.gated_mlp ? 2 : 1) * width / t, &b.in_gemm, &b.in_dgrad);
     }
     if (m.gated_mlp) {
       // SwiGLU / GeGLU: the activation of the gate times the up projection; backward both
@@ -389,8 +388,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   }
   if (m.moe()) {
     const double moe = m.moe_share();
-    const double routed =
-        tokens * static_cast<double>(m.top_k) * p.capacity_factor;
+    const double routed = tokens * static_cast<double>(m.top_k) * p.capacity_factor;
     mlp(routed, f).add(&c, mlp_share * moe);
     if (m.shared_experts > 0)
       mlp(tokens * static_cast<double>(m.shared_experts), f).add(&c, mlp_share * moe);

@@ -636,12 +636,12 @@ class Builder {
   // Each stage's passes in the order it runs them, and each pass's place in it.
   std::vector<std::vector<PassKey>> sequence_;
   std::map<PassKey, int> order_;
-  bool split_ = false;                       // W passes run the weight gradients
+  bool split_ = false;                          // W passes run the weight gradients
   std::vector<std::vector<ChunkPlace>> paths_;  // per micro-batch
-  std::vector<std::vector<Item>> orders_;        // per stage
-  std::vector<std::vector<int>> final_;          // [stage][chunk]: last micro-batch's gradients
-  std::map<int, Lanes> mirrored_;                // DualPipe's gradient all-reduce per stage
-  std::map<int, std::vector<int>> reduced_;  // per stage: gradient reductions, lane-major
+  std::vector<std::vector<Item>> orders_;       // per stage
+  std::vector<std::vector<int>> final_;         // [stage][chunk]: last micro-batch's gradients
+  std::map<int, Lanes> mirrored_;               // DualPipe's gradient all-reduce per stage
+  std::map<int, std::vector<int>> reduced_;     // per stage: gradient reductions, lane-major
 };
 
 }  // namespace

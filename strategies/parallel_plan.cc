@@ -148,13 +148,12 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
                          " must divide the " + num(m.layers) + " layers");
   if (p.schedule == PipelineSchedule::kDualPipe) {
     if (p.pp % 2 != 0)
-      fail("pp", "dualpipe pairs stage s with stage pp - 1 - s: pp must be even, got " +
-                     num(p.pp));
+      fail("pp", "dualpipe pairs stage s with stage pp - 1 - s: pp must be even, got " + num(p.pp));
     if (p.micro_batches() % 2 != 0 || p.micro_batches() < 2 * p.pp)
-      fail("global_batch", "dualpipe feeds half the micro-batches from each end and needs at "
-                           "least 2 x pp = " +
-                               num(2 * p.pp) + " of them, an even number; got " +
-                               num(p.micro_batches()));
+      fail("global_batch",
+           "dualpipe feeds half the micro-batches from each end and needs at "
+           "least 2 x pp = " +
+               num(2 * p.pp) + " of them, an even number; got " + num(p.micro_batches()));
   }
   if (p.schedule == PipelineSchedule::kInterleaved) {
     if (p.pp < 2) fail("schedule", "interleaving needs pp >= 2");

@@ -159,9 +159,9 @@ std::vector<Order> list_schedule(const ParallelPlan& p, int micro,
         const double ready = k == 0 ? 0.0 : f_done[mb][k - 1];
         if (ready == kNever || held[s] + units(paths[mb][k]) > limit[s] + 1e-9) continue;
         // The forward furthest along, then the earliest micro-batch.
-        if (best_f.mb < 0 || std::make_tuple(std::max(ready, now[s]), -k, mb) <
-                                 std::make_tuple(std::max(best_f.ready, now[s]), -best_f.pos,
-                                                 best_f.mb))
+        if (best_f.mb < 0 ||
+            std::make_tuple(std::max(ready, now[s]), -k, mb) <
+                std::make_tuple(std::max(best_f.ready, now[s]), -best_f.pos, best_f.mb))
           best_f = {PassKind::kForward, mb, k, ready};
       } else if (b_done[mb][k] == kNever) {
         const double ready = k == last ? f_done[mb][k] : b_done[mb][k + 1];
@@ -169,8 +169,8 @@ std::vector<Order> list_schedule(const ParallelPlan& p, int micro,
         if (best_b.mb < 0 || std::make_pair(ready, mb) < std::make_pair(best_b.ready, best_b.mb))
           best_b = {PassKind::kBackward, mb, k, ready};
       } else if (!w_done[mb][k]) {
-        if (best_w.mb < 0 || std::make_pair(b_done[mb][k], mb) <
-                                 std::make_pair(best_w.ready, best_w.mb))
+        if (best_w.mb < 0 ||
+            std::make_pair(b_done[mb][k], mb) < std::make_pair(best_w.ready, best_w.mb))
           best_w = {PassKind::kWeight, mb, k, b_done[mb][k]};
       }
     }

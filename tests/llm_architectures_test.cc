@@ -86,8 +86,8 @@ TEST(LlmArchitectures, TrainingFlopsPerTokenByHand) {
   LlmConfig nh = model("nemotron_h_8b");
   const double with = llm_training_flops_per_token(nh, 8192);
   nh.ssm_chunk = 64;  // half the chunk: the intra-chunk part halves
-  EXPECT_NEAR(with - llm_training_flops_per_token(nh, 8192),
-              3 * 24 * 64 * 2 * (8 * 128 + 8192.0), 1);
+  EXPECT_NEAR(with - llm_training_flops_per_token(nh, 8192), 3 * 24 * 64 * 2 * (8 * 128 + 8192.0),
+              1);
 }
 
 TEST(LlmArchitectures, ReadsTheirConfigJson) {
@@ -138,8 +138,8 @@ TEST(LlmArchitectures, ReadsTheirConfigJson) {
 // takes at least its compute, and the mixer's parts price what they should (MLA's and Mamba's
 // GEMMs are priced; a windowed layer costs less than a full one).
 TEST(LlmArchitectures, PlansPriceAndRun) {
-  for (const char* name : {"deepseek_v3", "gpt_oss_20b", "nemotron4_15b", "nemotron_h_8b", "grok1",
-                           "gemma3_12b"}) {
+  for (const char* name :
+       {"deepseek_v3", "gpt_oss_20b", "nemotron4_15b", "nemotron_h_8b", "grok1", "gemma3_12b"}) {
     const LlmConfig& m = model(name);
     ParallelPlan p;
     p.pp = 2;

@@ -167,21 +167,28 @@ TEST(LlmStrategy, SynchronousPipelineSendsDelayTheSendersNextPass) {
   EXPECT_LT(sync.makespan - async.makespan, 2 * 3 * 8 * 1.4e-3);
 }
 
-// The shipped scenarios of the newer architectures run: 64 x 4096 (Gemma 2: 32 x 8192) tokens a
-// step, the plan fits, and the step takes at least the model FLOPs at the GPUs' dense BF16 peak
-// (989.4 TFLOP/s on an H100).
+// The shipped scenarios of the newer architectures run: their tokens a step, the plan fits, and
+// the step takes at least the model FLOPs at the GPUs' dense BF16 peak.
 TEST(LlmStrategy, NewArchitectureScenariosRun) {
-  for (const auto& [file, gpus] : std::vector<std::pair<std::string, int>>{
-           {"scenarios/llm/qwen3-8b-8xh100.yaml", 8},
-           {"scenarios/llm/qwen3-30b-a3b-16xh100.yaml", 16},
-           {"scenarios/llm/gemma2-9b-8xh100.yaml", 8}}) {
+  // Dense BF16 peaks: H100 989.4 TFLOP/s, B200 2250.
+  for (const auto& [file, gpus, sequences, peak] :
+       std::vector<std::tuple<std::string, int, int, double>>{
+           {"scenarios/llm/qwen3-8b-8xh100.yaml", 8, 64, 989.4e12},
+           {"scenarios/llm/qwen3-30b-a3b-16xh100.yaml", 16, 64, 989.4e12},
+           {"scenarios/llm/gemma2-9b-8xh100.yaml", 8, 64, 989.4e12},
+           {"scenarios/llm/gemma3-12b-8xh100.yaml", 8, 64, 989.4e12},
+           {"scenarios/llm/gpt-oss-20b-8xh100.yaml", 8, 64, 989.4e12},
+           {"scenarios/llm/nemotron4-15b-8xh100.yaml", 8, 64, 989.4e12},
+           {"scenarios/llm/nemotron-h-8b-8xh100.yaml", 8, 64, 989.4e12},
+           {"scenarios/llm/grok1-128xh100.yaml", 128, 64, 989.4e12},
+           {"scenarios/llm/deepseek-v3-256xb200.yaml", 256, 512, 2250e12}}) {
     Scenario sc = load_scenario(testing::source_path(file), {});
     ASSERT_TRUE(sc.llm.has_value()) << file;
-    EXPECT_EQ(sc.llm->tokens, 64 * 4096) << file;
+    EXPECT_EQ(sc.llm->tokens, sequences * 4096.0) << file;
     EXPECT_EQ(sc.llm->gpus, gpus) << file;
     EXPECT_TRUE(sc.llm->fits) << file << ": " << sc.llm->memory;
     const double step = replay_isolated(sc.platform, sc.graph, ReplayOptions{}).makespan;
-    EXPECT_GT(step, sc.llm->model_flops / (gpus * 989.4e12)) << file;
+    EXPECT_GT(step, sc.llm->model_flops / (gpus * peak)) << file;
   }
 }
 
@@ -202,8 +209,8 @@ TEST(LlmStrategy, SlidingWindowLayersAndSandwichNorms) {
   const LlmCosts whole = price_llm(full, p, by_flops);
   const double w = 4096, s = 8192;
   const double local = (w * s - w * w / 2) / (s * s / 2);
-  EXPECT_NEAR(windowed.attention_core_fwd.flops / whole.attention_core_fwd.flops,
-              0.5 * local + 0.5, 0.01);
+  EXPECT_NEAR(windowed.attention_core_fwd.flops / whole.attention_core_fwd.flops, 0.5 * local + 0.5,
+              0.01);
   EXPECT_EQ(windowed.mlp_fwd.kernels, whole.mlp_fwd.kernels + 1);
   EXPECT_EQ(windowed.mlp_bwd.kernels, whole.mlp_bwd.kernels + 1);
 }
@@ -515,7 +522,8 @@ TEST(LlmStrategy, ScenarioRunsAndReportsThroughputAndMemory) {
             std::string::npos);
   EXPECT_NE(refused("workload.model=gpt5").find("unknown language model \"gpt5\""),
             std::string::npos);
-  EXPECT_NE(refused("strategy.schedule=zigzag").find("expected gpipe, 1f1b, interleaved, zb-h1, zb-v or dualpipe"),
+  EXPECT_NE(refused("strategy.schedule=zigzag")
+                .find("expected gpipe, 1f1b, interleaved, zb-h1, zb-v or dualpipe"),
             std::string::npos);
   EXPECT_NE(refused("strategy.tq=2").find("tq"), std::string::npos);
   EXPECT_NE(

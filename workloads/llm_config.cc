@@ -143,9 +143,8 @@ std::vector<LlmConfig> make_zoo() {
   // gpt-oss (OpenAI's config.json and reference code): 64 query heads of 64 over 8 KV heads on a
   // 2880 width, biases on every projection, a learned sink logit per head, every other layer
   // on a 128-token window; experts 2880 wide with biases, 4 per token; trained at 4096.
-  for (const auto& [name, layers, experts] :
-       std::vector<std::tuple<const char*, int, int>>{{"gpt_oss_20b", 24, 32},
-                                                      {"gpt_oss_120b", 36, 128}}) {
+  for (const auto& [name, layers, experts] : std::vector<std::tuple<const char*, int, int>>{
+           {"gpt_oss_20b", 24, 32}, {"gpt_oss_120b", 36, 128}}) {
     LlmConfig o = llama(name, layers, 2880, 64, 8, 2880, 201088, 4096);
     o.head_size = 64;
     o.attention_bias = true;
@@ -294,8 +293,7 @@ LlmParams llm_params(const LlmConfig& c) {
   p.router = c.moe() ? h * e + (c.expert_bias ? e : 0.0) : 0.0;
   const double moe = c.moe_share();
   const double routed = p.router + p.expert * (e + static_cast<double>(c.shared_experts));
-  p.per_layer =
-      p.attention + p.norms + c.mlp_share() * (moe * routed + (1 - moe) * p.dense_mlp);
+  p.per_layer = p.attention + p.norms + c.mlp_share() * (moe * routed + (1 - moe) * p.dense_mlp);
   const double vh = static_cast<double>(c.vocab) * h;
   p.embedding = vh + (c.learned_positions ? static_cast<double>(c.seq_len) * h : 0.0) +
                 (c.tied_embeddings ? 0.0 : vh);
@@ -319,19 +317,19 @@ double llm_training_flops_per_token(const LlmConfig& c, int64_t seq_len) {
                            ? (c.gated_mlp ? 3.0 : 2.0) * h * static_cast<double>(c.dense_ffn)
                            : expert;
   const double router = c.moe() ? h * static_cast<double>(c.experts) : 0.0;
-  const double routed =
-      router + expert * static_cast<double>(c.top_k + c.shared_experts);
+  const double routed = router + expert * static_cast<double>(c.top_k + c.shared_experts);
   const double mlp = c.mlp_share() * (moe * routed + (1 - moe) * dense);
   const double mixer = share * attention_weights(c) + (1 - share) * mamba_weights(c);
   // Keys each query sees: the whole sequence, or the window on sliding-window layers.
   const double window = static_cast<double>(c.sliding_window);
   const double keys =
       (1 - c.windowed_share()) * s + c.windowed_share() * (window > 0 ? std::min(s, window) : s);
-  const double scores = 2 * keys * static_cast<double>(c.heads) *
-                        static_cast<double>(c.head_dim() + c.value_dim());
+  const double scores =
+      2 * keys * static_cast<double>(c.heads) * static_cast<double>(c.head_dim() + c.value_dim());
   double ssd = 0;
   if (c.mamba_layers > 0) {
-    const double q = static_cast<double>(c.ssm_chunk), gn = static_cast<double>(c.ssm_groups * c.ssm_state);
+    const double q = static_cast<double>(c.ssm_chunk),
+                 gn = static_cast<double>(c.ssm_groups * c.ssm_state);
     const double hp = static_cast<double>(c.mamba_inner()), n = static_cast<double>(c.ssm_state);
     ssd = 2 * q * (gn + hp) + 4 * hp * n;
   }
@@ -466,9 +464,8 @@ LlmConfig read_llm_config(const std::string& json_text, const std::string& origi
         c.dense_layers = k.get<int64_t>();
       }
       if (c.dense_layers >= c.layers)
-        throw InputError(origin + ": \"first_k_dense_replace\" (" +
-                         std::to_string(c.dense_layers) + ") leaves no MoE layer of " +
-                         std::to_string(c.layers));
+        throw InputError(origin + ": \"first_k_dense_replace\" (" + std::to_string(c.dense_layers) +
+                         ") leaves no MoE layer of " + std::to_string(c.layers));
       if (j.contains("num_nextn_predict_layers") && !j["num_nextn_predict_layers"].is_null())
         c.mtp_layers = size_field(j, {"num_nextn_predict_layers"}, origin);
     }
@@ -496,21 +493,26 @@ LlmConfig read_llm_config(const std::string& json_text, const std::string& origi
     if (type == "nemotron_h") {
       // One mixer or MLP per entry of the pattern: M Mamba-2, * attention, - MLP.
       if (!j.contains("hybrid_override_pattern") || !j["hybrid_override_pattern"].is_string())
-        throw InputError(origin + ": missing \"hybrid_override_pattern\" (a string of M, * "
-                                  "and - for the Mamba-2, attention and MLP layers)");
+        throw InputError(origin +
+                         ": missing \"hybrid_override_pattern\" (a string of M, * "
+                         "and - for the Mamba-2, attention and MLP layers)");
       const std::string pattern = j["hybrid_override_pattern"].get<std::string>();
       int64_t m = 0, a = 0, mlp = 0;
       for (char ch : pattern) {
-        if (ch == 'M') ++m;
-        else if (ch == '*') ++a;
-        else if (ch == '-') ++mlp;
+        if (ch == 'M')
+          ++m;
+        else if (ch == '*')
+          ++a;
+        else if (ch == '-')
+          ++mlp;
         else
           throw InputError(origin + ": \"hybrid_override_pattern\": unexpected '" +
                            std::string(1, ch) + "' (expected M, * or -)");
       }
       if (m + a == 0)
-        throw InputError(origin + ": \"hybrid_override_pattern\" has no Mamba-2 or attention "
-                                  "layer");
+        throw InputError(origin +
+                         ": \"hybrid_override_pattern\" has no Mamba-2 or attention "
+                         "layer");
       c.layers = m + a;
       c.mamba_layers = m;
       c.mlp_layers = mlp;

@@ -33,8 +33,8 @@ struct LlmConfig {
   // Per-head width when the config gives one that is not hidden / heads (Qwen3, Mistral NeMo,
   // Gemma): the query projection is then heads x head_size wide. 0: hidden / heads.
   int64_t head_size = 0;
-  bool qkv_bias = false;  // biases on the q, k and v projections only (Qwen2)
-  bool qk_norm = false;   // RMSNorm over each head of q and k (Qwen3)
+  bool qkv_bias = false;       // biases on the q, k and v projections only (Qwen2)
+  bool qk_norm = false;        // RMSNorm over each head of q and k (Qwen3)
   bool sandwich_norm = false;  // norms after attention and the MLP too (Gemma 2): 4 per layer
   // Sliding-window attention on some layers (Gemma 2: every other layer attends over the last
   // 4096 tokens): `local_layers` of every `local_layers` + 1 layers keep `sliding_window` keys.
@@ -42,9 +42,9 @@ struct LlmConfig {
   int64_t local_layers = 0;
   // The MLP's activation: "swiglu", "geglu" (gated), "gelu", "relu2" (squared ReLU, Nemotron).
   std::string activation = "gelu";
-  bool norm_bias = false;       // norms with a bias (LayerNorm; Nemotron-4's LayerNorm1P)
-  bool attention_bias = false;  // biases on all four attention projections (gpt-oss)
-  bool expert_bias = false;     // biases on the experts' and the router's linear layers (gpt-oss)
+  bool norm_bias = false;        // norms with a bias (LayerNorm; Nemotron-4's LayerNorm1P)
+  bool attention_bias = false;   // biases on all four attention projections (gpt-oss)
+  bool expert_bias = false;      // biases on the experts' and the router's linear layers (gpt-oss)
   bool attention_sinks = false;  // a learned logit per head in each softmax (gpt-oss)
   bool dropout = false;          // trained with dropout after attention and the MLP (GPT-3)
   // Mixtures of experts: the first dense_layers layers dense with an MLP of dense_ffn
