@@ -49,6 +49,21 @@ LayerShare layer_share(const LlmConfig& m, const ParallelPlan& plan) {
   return out;
 }
 
+double lora_layer_parameters(const LlmConfig& m, const ParallelPlan& plan) {
+  if (plan.lora_rank <= 0) return 0;
+  const double r = plan.lora_rank, t = plan.tp, h = static_cast<double>(m.hidden);
+  const double q = static_cast<double>(m.q_width());
+  const double kv = static_cast<double>(m.kv_heads * m.head_dim());
+  const double attention = r * (h + (q + 2 * kv) / t) + r * (q / t + h);
+  auto mlp = [&](double f) { return r * (h + (m.gated_mlp ? 2 : 1) * f / t) + r * (f / t + h); };
+  const double moe = m.moe_share();
+  const double experts =
+      static_cast<double>(m.experts / plan.ep + m.shared_experts) * mlp(static_cast<double>(m.ffn));
+  const double dense = mlp(static_cast<double>(m.dense_ffn > 0 ? m.dense_ffn : m.ffn));
+  return m.attention_share() * attention +
+         m.mlp_share() * (m.moe() ? moe * experts + (1 - moe) * dense : dense);
+}
+
 double layer_linear_parameters(const LlmConfig& m, const ParallelPlan& plan) {
   const LayerShare share = layer_share(m, plan);
   return share.dense + share.experts - llm_params(m).norms;
@@ -65,20 +80,29 @@ double layer_activation_bytes(const LlmConfig& m, const ParallelPlan& plan) {
   const double g = static_cast<double>(m.kv_heads * m.head_dim()) / h;
   const double t = plan.tp;
   const double outside_tp = plan.sequence_parallel ? t : 1.0;
-  if (plan.recompute == Recompute::kFull) return 2 * s * b * h / outside_tp;
+  if (plan.recompute == Recompute::kFull && plan.recompute_layers == 0)
+    return 2 * s * b * h / outside_tp;
   // Bytes per element of a linear layer's saved input: 2 in bf16, the recipe's one copy else.
   const LowPrecision low = low_precision(plan.precision);
   const double in = low.active() ? low.element_bytes() : 2.0;
   // Outside the tensor-parallel regions: the two norms' inputs (2sbh each), the inputs of the
   // QKV and first MLP GEMMs (2sbh each in bf16) and, for models trained with dropout, two
   // dropout masks (sbh each).
-  const double replicated = ((m.dropout ? 6 : 4) + 2 * in) * s * b * h;
+  const bool selective = plan.recompute == Recompute::kSelective;
+  auto recomputed = [&](unsigned module) { return selective && (plan.recompute_modules & module); };
+  // Recomputing the norms drops their outputs, the projections' inputs.
+  const double replicated =
+      ((m.dropout ? 6 : 4) + (recomputed(kRecomputeNorm) ? 0.0 : 2 * in)) * s * b * h;
   // Inside: Q, K and V (2sbh qw, 2sbh g each), the output projection's input (2sbh qw in bf16); the
   // MLP's activation input and output (2sbf each, the output the second GEMM's input), or for
   // SwiGLU the gate and up outputs and their product (6sbf, the product the GEMM's input). A
   // token's MLP runs in top_k experts.
   // MoE layers: the routed and shared experts' (dense layers' MLPs by their share).
-  const double per_width = ((m.gated_mlp ? 4 : 2) + in) * s * b;
+  // Recomputing the activation drops its output (the second GEMM's input); the whole MLP, all.
+  const double per_width =
+      recomputed(kRecomputeMlp)
+          ? 0.0
+          : ((m.gated_mlp ? 4 : 2) + (recomputed(kRecomputeActivation) ? 0.0 : in)) * s * b;
   double mlp = per_width * f;
   if (m.moe())
     mlp = m.moe_share() * mlp * static_cast<double>(m.top_k + m.shared_experts) +
@@ -92,11 +116,15 @@ double layer_activation_bytes(const LlmConfig& m, const ParallelPlan& plan) {
   const double mamba =
       2 * s * b * (2 * di + 2 * gn + static_cast<double>(m.mamba_heads) + di + 2 * gn + 2 * di);
   const double share = m.attention_share();
-  const double split = share * (2 * qw + 4 * g + in * qw) * s * b * h + (1 - share) * mamba + mlp;
+  // MLA's up-projections recomputed: the latents (and the rotary key) kept, not Q, K and V.
+  double qkv = 2 * qw + 4 * g;
+  if (recomputed(kRecomputeMlaUpProj) && m.mla())
+    qkv = 2.0 * static_cast<double>(m.q_lora_rank + m.kv_lora_rank + m.qk_rope_dim) / h;
+  const double split = share * (qkv + in * qw) * s * b * h + (1 - share) * mamba + mlp;
   // The attention core: softmax output and its dropout mask and output (5 a s^2 b); with flash
   // attention only the softmax statistics (fp32 per row). Recomputed under selective.
   double core = share * (plan.flash_attention ? 4 * a * s * b : 5 * a * s * s_all * b);
-  if (plan.recompute == Recompute::kSelective) core = 0;
+  if (recomputed(kRecomputeCoreAttention)) core = 0;
   return replicated / outside_tp + (split + core) / t;
 }
 
@@ -112,7 +140,22 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
   const int micro = plan.micro_batches();
   const double dense_shards = static_cast<double>(plan.dp) * plan.cp;
   const double expert_shards = dense_shards / plan.ep;
+  // A chunk of n layers: the first recompute_layers of them keep their input alone (the
+  // others all they need), the first offload_layers keep nothing on the GPU.
   const double act_layer = layer_activation_bytes(m, plan);
+  ParallelPlan unrecomputed = plan;
+  unrecomputed.recompute = Recompute::kNone;
+  const double act_full = layer_activation_bytes(m, unrecomputed);
+  const double act_input = 2 * s * b * h / (plan.sequence_parallel ? t : 1.0);
+  const auto chunk_bytes = [&](int n) {
+    const int offloaded = std::min(n, plan.offload_layers);
+    if (plan.recompute == Recompute::kFull && plan.recompute_layers > 0) {
+      double bytes = 0;
+      for (int l = offloaded; l < n; ++l) bytes += l < plan.recompute_layers ? act_input : act_full;
+      return bytes;
+    }
+    return (n - offloaded) * act_layer;
+  };
   const std::vector<int> layers = stage_layers(plan, m);
   const std::vector<std::vector<int>> chunks = chunk_layers(plan, m);
   const std::vector<std::vector<PipelinePass>> orders = pipeline_schedule(plan, micro, chunks);
@@ -145,16 +188,29 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
       dense += params.norms / 2;  // the final norm
     }
     mb.parameters = dense + experts;
+    mb.trainable = mb.parameters;
     auto sharded = [&](double bytes_per, bool shard) {
       return bytes_per * (shard ? dense / dense_shards + experts / expert_shards : dense + experts);
     };
     mb.weights = sharded(per.weights, plan.zero >= 3);
+    if (plan.lora_rank > 0) {
+      // Frozen base weights in 16 bits; the adapters train (ZeRO shards them like dense ones).
+      const double adapters = l * lora_layer_parameters(m, plan);
+      mb.trainable = adapters;
+      const double shards = dense_shards;
+      mb.weights += adapters * per.weights / (plan.zero >= 3 ? shards : 1.0);
+      mb.gradients = adapters * per.gradients / (plan.zero >= 2 ? shards : 1.0);
+      mb.optimizer = adapters * per.optimizer / (plan.zero >= 1 ? shards : 1.0);
+    }
     if (per.quantized > 0) {
       const double linear = l * layer_linear_parameters(m, plan);
       mb.weights += per.quantized * (plan.zero >= 3 ? linear / dense_shards : linear);
     }
-    mb.gradients = sharded(per.gradients, plan.zero >= 2);
-    mb.optimizer = sharded(per.optimizer, plan.zero >= 1);
+    if (plan.lora_rank <= 0) {
+      mb.gradients = sharded(per.gradients, plan.zero >= 2);
+      mb.optimizer = sharded(per.optimizer, plan.zero >= 1);
+    }
+    if (plan.offload_optimizer) mb.optimizer = 0;  // in host memory
 
     // Activations held at the stage's peak, walking its schedule (strategies/
     // pipeline_schedule.h): under 1F1B the stage's distance from the end of the pipeline (the
@@ -162,7 +218,7 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
     // warm-up of (pp - stage - 1) x 2 + (v - 1) x pp chunks plus one; the last piece's logits
     // kept in fp32 for the vocabulary-parallel cross entropy with each of its passes.
     const HeldPeak held =
-        held_activation_peak(plan, st, orders[st], chunks, micro, act_layer, 4 * s * b * v / t);
+        held_activation_peak(plan, st, orders[st], chunks, micro, chunk_bytes, 4 * s * b * v / t);
     mb.in_flight = held.passes;
     mb.activations = held.bytes;
 
@@ -171,7 +227,7 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
     else if (dense_shards > 1)
       mb.buffers += 2 * opt.bucket_bytes;
     if (m.moe())  // all-to-all dispatch and combine of one layer's routed tokens
-      mb.buffers += 2 * 2 * s * b * h * static_cast<double>(m.top_k) * plan.capacity_factor;
+      mb.buffers += 2 * 2 * s * b * h * static_cast<double>(m.top_k) * plan.routed_factor();
     mb.reserved = opt.reserved_bytes;
     out.push_back(mb);
   }

@@ -31,6 +31,7 @@ struct MemoryBreakdown {
   int stage = 0;          // pipeline stage
   int layers = 0;         // transformer layers on it
   double parameters = 0;  // held by the GPU before sharding (its TP / EP share)
+  double trainable = 0;   // of those, with gradients and optimizer states (LoRA: the adapters)
   double weights = 0;     // bytes
   double gradients = 0;
   double optimizer = 0;
@@ -70,6 +71,11 @@ struct LayerShare {
   double dense = 0, experts = 0;
 };
 LayerShare layer_share(const LlmConfig& model, const ParallelPlan& plan);
+
+// A LoRA adapter's parameters on one GPU for one average layer: rank r x (in + out) for each
+// of the attention's QKV and output projections and each MLP's (and local expert's) two
+// linear layers, the TP-split side divided by tp. 0 unless plan.lora_rank > 0.
+double lora_layer_parameters(const LlmConfig& model, const ParallelPlan& plan);
 
 // Parameters of one layer's linear layers (attention projections and expert MLPs; norms and the
 // router aside) that one GPU holds under `plan`: its TP and EP share.

@@ -30,9 +30,35 @@ ParallelPlan read_llm_plan(const YamlMap& w, const YamlMap& s, MemoryOptions* me
   p.virtual_stages = s.integer("virtual_stages", 1);
   p.account_for_embedding_and_loss = s.boolean("account_for_embedding_and_loss", false);
   p.zero = s.integer("zero", 0);
-  const std::string recompute = s.str("recompute", "none");
+  const std::string training = s.str("training", "pretrain");
+  if (training != "pretrain" && training != "sft" && training != "lora")
+    s.fail("training", "expected pretrain, sft or lora, got \"" + training + "\"");
+  p.lora_rank = s.integer("lora_rank", training == "lora" ? 32 : 0, 0, 65536);
+  if (training == "lora" && p.lora_rank < 1)
+    s.fail("lora_rank", "LoRA needs an adapter rank of at least 1");
+  if (training != "lora" && s.has("lora_rank"))
+    s.fail("lora_rank", "is for training: lora (got training: " + training + ")");
+  const std::string recompute =
+      s.str("recompute", s.has("recompute_modules") ? "selective" : "none");
   if (!parse_recompute(recompute, &p.recompute))
     s.fail("recompute", "expected " + recompute_choices() + ", got \"" + recompute + "\"");
+  if (s.has("recompute_modules")) {
+    if (p.recompute != Recompute::kSelective)
+      s.fail("recompute_modules",
+             "lists what selective recomputation recomputes; recompute is " + recompute);
+    p.recompute_modules = 0;
+    for (const std::string& name : s.str_list("recompute_modules")) {
+      unsigned bit = 0;
+      if (!parse_recompute_module(name, &bit))
+        s.fail("recompute_modules",
+               "expected " + recompute_module_choices() + ", got \"" + name + "\"");
+      p.recompute_modules |= bit;
+    }
+  }
+  p.recompute_layers = s.integer("recompute_layers", 0);
+  p.offload_layers = s.integer("offload_activations", 0);
+  p.offload_optimizer = s.boolean("offload_optimizer", false);
+  p.offload_host_bandwidth = s.bandwidth("offload_host_bandwidth", p.offload_host_bandwidth);
   const std::string precision = s.str("precision", "bf16");
   if (!parse_precision(precision, &p.precision))
     s.fail("precision", "expected " + precision_choices() + ", got \"" + precision + "\"");
@@ -43,6 +69,26 @@ ParallelPlan read_llm_plan(const YamlMap& w, const YamlMap& s, MemoryOptions* me
   if (p.attention_impl != AttentionImpl::kAuto && !p.flash_attention)
     s.fail("attention_impl", "names a fused attention kernel, but flash_attention is false");
   p.capacity_factor = s.number("capacity_factor", 1.0, limits::kCapacityFactor);
+  p.dropless = !s.has("capacity_factor");
+  p.moe_imbalance = s.number("moe_imbalance", 1.0);
+  if (s.has("expert_load")) {
+    if (!p.dropless)
+      s.fail("expert_load", "describes dropless routing; capacity_factor is set as well");
+    const YAML::Node load = s.raw("expert_load");
+    if (!load.IsSequence() || load.size() == 0)
+      s.fail("expert_load", "expected a list of tokens per expert, one entry per expert");
+    for (const auto& v : load) {
+      try {
+        p.expert_load.push_back(v.as<double>());
+      } catch (const YAML::Exception&) {
+        s.fail("expert_load", "expected numbers (tokens per expert), got \"" + v.Scalar() + "\"");
+      }
+    }
+  }
+  const std::string dispatcher = s.str("moe_dispatcher", "alltoall");
+  if (!parse_moe_dispatcher(dispatcher, &p.moe_dispatcher))
+    s.fail("moe_dispatcher", "expected alltoall or deepep, got \"" + dispatcher + "\"");
+  p.moe_node_limit = s.integer("moe_node_limit", 0);
   p.grad_bucket_bytes = s.size("bucket", 0.0, limits::kBytes);
   if (p.grad_bucket_bytes > 0) memory->bucket_bytes = p.grad_bucket_bytes;
   memory->reserved_bytes = s.size("reserved", memory->reserved_bytes, limits::kBytes);

@@ -194,6 +194,16 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     weight_cast(fwd, bwd, in * out);
     if (fpart) *fpart += *fwd - f0;
     if (dpart) *dpart += (*bwd - b0) * 0.5;
+    if (p.lora_rank > 0) {
+      // Frozen weights: no weight-gradient GEMM; the adapter's x A and (x A) B train beside.
+      *bwd = b0 + (*bwd - b0) * 0.5;
+      const BlockCost b1 = *bwd;
+      const double r = p.lora_rank;
+      pr.linear(fwd, bwd, rows, in, r);
+      pr.linear(fwd, bwd, rows, r, out);
+      if (wgrad) *wgrad += (*bwd - b1) * 0.5;
+      return;
+    }
     if (wgrad) *wgrad += (*bwd - b0) * 0.5;
   };
 
@@ -211,14 +221,18 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     if (ql > 0) {
       linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, ql, qkv_f, qkv_d);
       pr.rows(&c.attention_qkv_fwd, &c.attention_bwd, "ln", "layernorm_bwd", tokens, ql);
+      const BlockCost before = c.attention_qkv_fwd;
       linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, ql, q / t, qkv_f, qkv_d);
+      c.mla_up_fwd += c.attention_qkv_fwd - before;
     } else {
       linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, q / t, qkv_f, qkv_d);
     }
     linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, kvl + rope, qkv_f, qkv_d);
     pr.rows(&c.attention_qkv_fwd, &c.attention_bwd, "ln", "layernorm_bwd", tokens, kvl);
+    const BlockCost before = c.attention_qkv_fwd;
     linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, kvl,
            static_cast<double>(m.heads) * (d - rope + vd) / t, qkv_f, qkv_d);
+    c.mla_up_fwd += c.attention_qkv_fwd - before;
   } else if (fused.projections) {
     linear(&c.attention_qkv_fwd, &c.attention_bwd, tokens, h, (q + 2 * kv) / t, qkv_f, qkv_d);
   } else {
@@ -341,8 +355,9 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   // projection, residual add. Experts: each token through top_k of them (and the shared
   // ones); a MoE model's dense layers and a hybrid's layers without an MLP by their shares.
   struct Mlp {
-    BlockCost fwd, bwd, in_gemm, out_gemm, in_dgrad, out_dgrad, w;
+    BlockCost fwd, bwd, in_gemm, out_gemm, in_dgrad, out_dgrad, w, act;
     void add(LlmCosts* c, double share) const {
+      c->mlp_act_fwd += act * share;
       c->mlp_fwd += fwd * share;
       c->mlp_bwd += bwd * share;
       c->mlp_in_gemm += in_gemm * share;
@@ -361,6 +376,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     } else {
       linear(&b.fwd, &b.bwd, rows, h, (m.gated_mlp ? 2 : 1) * width / t, &b.in_gemm, &b.in_dgrad);
     }
+    const BlockCost before = b.fwd;
     if (m.gated_mlp) {
       // SwiGLU / GeGLU: the activation of the gate times the up projection; backward both
       // products' gradients.
@@ -375,6 +391,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     } else {
       pr.rows(&b.fwd, &b.bwd, "gelu", "gelu_bwd", rows, width / t);
     }
+    b.act = b.fwd - before;
     linear(&b.fwd, &b.bwd, rows, width / t, h, &b.out_gemm, &b.out_dgrad);
     return b;
   };
@@ -388,8 +405,19 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   }
   if (m.moe()) {
     const double moe = m.moe_share();
-    const double routed = tokens * static_cast<double>(m.top_k) * p.capacity_factor;
-    mlp(routed, f).add(&c, mlp_share * moe);
+    // The busiest expert-parallel rank's routed copies of its tokens, over its experts / ep
+    // experts: a grouped GEMM of each expert's rows (one kernel), so fine-grained experts run
+    // as many small GEMMs, not one large one.
+    const double routed = tokens * static_cast<double>(m.top_k) * p.routed_factor();
+    const double local = static_cast<double>(m.experts / p.ep);
+    Mlp grouped = mlp(routed / local, f);
+    for (BlockCost* b : {&grouped.fwd, &grouped.bwd, &grouped.in_gemm, &grouped.out_gemm,
+                         &grouped.in_dgrad, &grouped.out_dgrad, &grouped.w, &grouped.act}) {
+      const double kernels = b->kernels;
+      *b = *b * local;
+      b->kernels = kernels;
+    }
+    grouped.add(&c, mlp_share * moe);
     if (m.shared_experts > 0)
       mlp(tokens * static_cast<double>(m.shared_experts), f).add(&c, mlp_share * moe);
     Mlp router;
@@ -422,6 +450,14 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     pr.pass(&c.head_bwd, tokens * v, 4 + a);
   }
 
+  // A layer's norms, for selective recomputation of them: before each mixer and MLP (and after
+  // each with sandwich norms).
+  {
+    BlockCost nf, nb;
+    norm(&nf, &nb);
+    c.norm_fwd = nf * ((m.sandwich_norm ? 2 : 1) * (1 + m.mlp_share()));
+  }
+
   // DeepSeek-V3's multi-token prediction: one more MoE layer and the head again on the last
   // stage, priced as the average layer and the head.
   if (m.mtp_layers > 0) {
@@ -435,7 +471,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   const std::vector<int> layers = stage_layers(p, m);
   for (const auto& stage : llm_memory(m, p)) {
     BlockCost o;
-    double params = stage.parameters;
+    double params = stage.trainable;
     if (p.zero >= 1) params /= static_cast<double>(p.dp) * p.cp;
     if (params >= 1) {
       // Gradient clipping's global norm reads every FP32 gradient once; PyTorch's

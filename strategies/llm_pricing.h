@@ -58,6 +58,9 @@ struct LlmCosts {
   // The weight-gradient halves of each block's linear layers' backward, parts of attention_bwd
   // and mlp_bwd: what a zero-bubble schedule's W pass runs apart.
   BlockCost attention_wgrad, mlp_wgrad;
+  // What selective recomputation's modules run again (forward): a layer's norms, its MLP's
+  // activation function, MLA's up-projections (parts of the blocks above).
+  BlockCost norm_fwd, mlp_act_fwd, mla_up_fwd;
   // Adam over the parameters one GPU updates (its ZeRO shard), per pipeline stage.
   std::vector<BlockCost> optimizer;
 };

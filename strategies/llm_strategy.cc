@@ -25,6 +25,9 @@ constexpr Stream kSendBwd{StreamClass::kComm, kLlmSendBwdQueue};
 constexpr Stream kDpStream{StreamClass::kComm, kLlmDpQueue};
 constexpr double kActivationBytes = 2.0;  // 16-bit activations, gradients and gathered weights
 
+// A block with work in it (a test's costs may give seconds without kernels).
+bool any(const BlockCost& c) { return c.seconds > 0 || c.kernels > 0; }
+
 using Item = PipelinePass;
 using PassKey = std::tuple<int, PassKind, int, int>;  // (stage, kind, micro, chunk)
 
@@ -38,7 +41,8 @@ class Builder {
     lanes_ = shards_ * p.tp;
     // Overlap needs the blocks' GEMMs apart: dense layers without context parallelism, op by op.
     overlap_ = p.tp_comm_overlap && p.tp >= 2 && p.sequence_parallel && p.ep < 2 && p.cp < 2;
-    fuse_ = build.fuse_passes && build.tp_analytical && p.ep < 2 && p.cp < 2;
+    fuse_ =
+        build.fuse_passes && build.tp_analytical && p.ep < 2 && p.cp < 2 && p.offload_layers == 0;
     chunks_ = p.chunks_per_stage();
     chunk_layers_ = chunk_layers(p, m);
     micro_ = p.micro_batches();
@@ -56,13 +60,44 @@ class Builder {
     tp_bytes_ = tokens * static_cast<double>(m.hidden) * kActivationBytes;
     send_bytes_ = tp_bytes_ / p.tp;  // Megatron's scatter-gather: each TP rank sends its share
     // Routed tokens that leave the GPU for the other ep - 1 ranks' experts.
-    a2a_bytes_ = tp_bytes_ * static_cast<double>(m.top_k) * p.capacity_factor * (p.ep - 1) / p.ep;
+    a2a_bytes_ = tp_bytes_ * static_cast<double>(m.top_k) * p.routed_factor() * (p.ep - 1) / p.ep;
+    for (const auto& g : gpus) server_.push_back(g.server);
     // The keys and values of a GPU's chunk (its TP share of the KV heads), 16-bit.
     kv_bytes_ =
         tokens * 2.0 * static_cast<double>(m.kv_heads) * m.head_dim() / p.tp * kActivationBytes;
     const LlmParams params = llm_params(m);
     const LayerShare share = layer_share(m, p);
-    layer_bytes_ = (share.dense + share.experts * p.ep) * kActivationBytes;
+    // A layer's weights and gradients on one GPU: the dense part, reduced and gathered over all
+    // dp x cp replicas, and its local experts', over the replicas holding the same experts
+    // (dp x cp / ep of them: expert data parallelism). LoRA: the adapters' gradients alone.
+    layer_bytes_ = share.dense * kActivationBytes;
+    expert_bytes_ = share.experts * kActivationBytes;
+    grad_bytes_ = layer_bytes_;
+    expert_grad_bytes_ = expert_bytes_;
+    if (p.lora_rank > 0) {
+      grad_bytes_ = lora_layer_parameters(m, p) * kActivationBytes;
+      expert_grad_bytes_ = 0;
+    }
+    expert_shards_ = shards_ / p.ep;
+    // Selective recomputation's modules, run again before the attention's and the MLP's
+    // backward.
+    if (p.recompute == Recompute::kSelective) {
+      const unsigned mod = p.recompute_modules;
+      if (mod & kRecomputeCoreAttention) selective_attn_ += costs.attention_core_fwd;
+      if (mod & kRecomputeNorm) selective_attn_ += costs.norm_fwd;
+      if (mod & kRecomputeMlaUpProj) selective_attn_ += costs.mla_up_fwd;
+      if (mod & kRecomputeMlp)
+        selective_mlp_ += costs.mlp_fwd;
+      else if (mod & kRecomputeActivation)
+        selective_mlp_ += costs.mlp_act_fwd;
+    }
+    // Offloading: each GPU's CPU, the saved activations of a layer, the optimizer's shard.
+    if (p.offload_layers > 0 || p.offload_optimizer) {
+      for (const auto& g : gpus) host_.push_back(b_.cpu(g.launch_host, g.server));
+      offload_bytes_ = layer_activation_bytes(m, p);
+      for (const auto& stage : llm_memory(m, p))
+        shard_params_.push_back(stage.trainable / (p.zero >= 1 ? shards_ : 1));
+    }
     // Ops per simulated lane: about 12 per layer and pass (compute, collectives, recomputation),
     // plus the sends; growing the vector by doubling would copy every op several times.
     const double live_lanes =
@@ -95,6 +130,9 @@ class Builder {
     LlmStep out;
     out.tokens = static_cast<double>(p_.micro_batch) * micro_ * p_.dp * p_.sequence(m_);
     out.model_flops = llm_training_flops_per_token(m_, p_.sequence(m_)) * out.tokens;
+    // LoRA: the frozen weights' gradients are not computed, a third of the training FLOPs
+    // (the adapters' own are negligible), as NeMo counts LoRA's model FLOPs.
+    if (p_.lora_rank > 0) out.model_flops *= 2.0 / 3.0;
     out.graph = b_.take();
     return out;
   }
@@ -115,10 +153,12 @@ class Builder {
     return build_.all_replicas || lane < p_.cp * p_.tp;
   }
 
-  int device(int lane, int s) const {
+  // The plan's rank of a lane on stage s, and its device in the graph.
+  int device_index(int lane, int s) const {
     const int shard = lane / p_.tp;
-    return dev_[llm_rank(p_, lane % p_.tp, shard % p_.cp, shard / p_.cp, s)];
+    return llm_rank(p_, lane % p_.tp, shard % p_.cp, shard / p_.cp, s);
   }
+  int device(int lane, int s) const { return dev_[device_index(lane, s)]; }
   std::string name(int s, int lane, const Item& it, const std::string& what) const {
     const int shard = lane / p_.tp;
     return "s" + std::to_string(s) + ".d" + std::to_string(shard / p_.cp) +
@@ -207,17 +247,114 @@ class Builder {
     collective(s, it, what + ".ag", CollectiveType::kAllGather, tp_bytes_, tp_groups(), kTpStream,
                true, last, pass);
   }
-  void all_to_all(int s, const Item& it, const std::string& what, Lanes* last, Pass* pass) {
+  // MoE dispatch (combine: `back`). NCCL: one all-to-all over each expert-parallel group.
+  // DeepEP, when the group spans servers with as many of its GPUs on each: the copies bound for
+  // other servers cross the network once per destination server (an all-to-all among the GPUs
+  // of the same local rank), then the copies go to their experts over NVLink (an all-to-all
+  // inside each server); combine runs the two the other way.
+  void all_to_all(int s, const Item& it, const std::string& what, Lanes* last, Pass* pass,
+                  bool back = false) {
     if (p_.ep < 2) return;
-    collective(s, it, what, CollectiveType::kAllToAll, a2a_bytes_, replica_groups(p_.ep), kEpStream,
-               true, last, pass);
+    const auto groups = replica_groups(p_.ep);
+    std::vector<std::vector<int>> rails, nodes;
+    double rail_bytes = 0, node_bytes = 0;
+    if (p_.moe_dispatcher != MoeDispatcher::kDeepEp ||
+        !deep_ep_groups(s, groups, &rails, &nodes, &rail_bytes, &node_bytes)) {
+      collective(s, it, what, CollectiveType::kAllToAll, a2a_bytes_, groups, kEpStream, true, last,
+                 pass);
+      return;
+    }
+    auto inter = [&] {
+      collective(s, it, what + ".inter", CollectiveType::kAllToAll, rail_bytes, rails, kEpStream,
+                 true, last, pass);
+    };
+    auto intra = [&] {
+      collective(s, it, what + ".intra", CollectiveType::kAllToAll, node_bytes, nodes, kEpStream,
+                 true, last, pass);
+    };
+    if (back) {
+      intra();
+      inter();
+    } else {
+      inter();
+      intra();
+    }
+  }
+
+  // DeepEP's two legs for expert-parallel groups over n servers with g GPUs each: a token's
+  // copies reach D distinct servers, D = n (1 - C(E - E/n, k) / C(E, k)) for k of E experts
+  // spread evenly, at most moe_node_limit; each GPU sends its tokens to the D (n - 1) / n
+  // other servers (among the GPUs of its local rank), and on arrival the k copies are spread
+  // over the g GPUs of the server. False when a group does not split that way (one server,
+  // uneven).
+  bool deep_ep_groups(int s, const std::vector<std::vector<int>>& groups,
+                      std::vector<std::vector<int>>* rails, std::vector<std::vector<int>>* nodes,
+                      double* rail_bytes, double* node_bytes) const {
+    int n = 0, g = 0;
+    for (const auto& group : groups) {
+      std::map<int, std::vector<int>> by_server;
+      for (int lane : group) by_server[server_[device_index(lane, s)]].push_back(lane);
+      const int servers = static_cast<int>(by_server.size());
+      const int per = static_cast<int>(group.size()) / servers;
+      if (servers < 2 || per * servers != static_cast<int>(group.size())) return false;
+      for (const auto& [server, lanes] : by_server)
+        if (static_cast<int>(lanes.size()) != per) return false;
+      n = servers;
+      g = per;
+      for (const auto& [server, lanes] : by_server) nodes->push_back(lanes);
+      for (int r = 0; r < per; ++r) {
+        std::vector<int> rail;
+        for (const auto& [server, lanes] : by_server) rail.push_back(lanes[r]);
+        rails->push_back(rail);
+      }
+    }
+    const double e = static_cast<double>(m_.experts), k = static_cast<double>(m_.top_k);
+    const double local = e / n;
+    double missed = 1;  // C(E - E/n, k) / C(E, k): no expert of a given server chosen
+    for (int i = 0; i < m_.top_k; ++i) missed *= std::max(0.0, (e - local - i) / (e - i));
+    double servers_hit = n * (1 - missed);
+    if (p_.moe_node_limit > 0) servers_hit = std::min(servers_hit, 1.0 * p_.moe_node_limit);
+    const double token = tp_bytes_ * p_.routed_factor();
+    *rail_bytes = token * servers_hit * (n - 1) / n;
+    *node_bytes = token * k * (g - 1) / g;
+    return true;
+  }
+
+  // Lanes of the same TP rank holding the same experts: shards e, e + ep, e + 2 ep... (the
+  // expert-parallel groups are ep consecutive shards).
+  std::vector<std::vector<int>> expert_dp_groups() const {
+    std::vector<std::vector<int>> g;
+    for (int e = 0; e < p_.ep; ++e)
+      for (int t = 0; t < p_.tp; ++t) {
+        std::vector<int> group;
+        for (int d = e; d < shards_; d += p_.ep) group.push_back(d * p_.tp + t);
+        g.push_back(std::move(group));
+      }
+    return g;
+  }
+
+  // A collective of a layer's dense part over the replicas and of its experts' part over the
+  // expert data-parallel groups; an op per lane finishing both (-1 where none ran).
+  Lanes data_parallel(int s, const Item& it, const std::string& what, CollectiveType type,
+                      double dense, double experts, bool blocking, Lanes* last, Pass* pass) {
+    Lanes ops(lanes_, -1);
+    if (shards_ > 1 && dense > 0)
+      ops = collective(s, it, what, type, dense, replica_groups(shards_), kDpStream, blocking, last,
+                       pass);
+    if (expert_shards_ > 1 && experts > 0) {
+      const Lanes e = collective(s, it, what + ".experts", type, experts, expert_dp_groups(),
+                                 kDpStream, blocking, last, pass, 1, &ops);
+      for (int lane = 0; lane < lanes_; ++lane)
+        if (e[lane] >= 0) ops[lane] = e[lane];
+    }
+    return ops;
   }
 
   // ZeRO-3 / FSDP: a layer's weights gathered over the replicas before use.
   Lanes gather_weights(int s, const Item& it, const std::string& what, Lanes* last, Pass* pass) {
     if (p_.zero < 3 || shards_ < 2) return Lanes(lanes_, -1);
-    return collective(s, it, what, CollectiveType::kAllGather, layer_bytes_,
-                      replica_groups(shards_), kDpStream, false, last, pass);
+    return data_parallel(s, it, what, CollectiveType::kAllGather, layer_bytes_, expert_bytes_,
+                         false, last, pass);
   }
 
   // A block under tensor-parallel communication overlap (Megatron's --tp-comm-overlap): the
@@ -262,7 +399,7 @@ class Builder {
     tp_block_start(s, it, l + ".mlp", last, pass);
     all_to_all(s, it, l + ".dispatch", last, pass);
     compute(s, it, l + ".mlp", costs_.mlp_fwd, phase, last, pass);
-    all_to_all(s, it, l + ".combine", last, pass);
+    all_to_all(s, it, l + ".combine", last, pass, true);
     tp_block_end(s, it, l + ".mlp", last, pass);
   }
 
@@ -376,12 +513,13 @@ class Builder {
     const int n = chunk_layers_[s][it.chunk];
     BlockCost re, c;
     int blocks = 2 * n;
-    if (p_.recompute == Recompute::kFull) {
-      re += costs_.attention_fwd * n;
-      re += costs_.mlp_fwd * n;
-      blocks += 2 * n;
+    const int full = full_recomputed(n);
+    if (full > 0) {
+      re += costs_.attention_fwd * full;
+      re += costs_.mlp_fwd * full;
+      blocks += 2 * full;
     } else if (p_.recompute == Recompute::kSelective) {
-      re += costs_.attention_core_fwd * n;
+      re += (selective_attn_ + selective_mlp_) * n;
     }
     if (last_chunk(s, it)) c += costs_.head_bwd;
     c += mlp_bwd() * n;
@@ -389,8 +527,9 @@ class Builder {
     if (first_chunk(s, it)) c += costs_.embedding_bwd;
     if (overlap_ && n > 0) {
       // Full recomputation's forward collectives overlap its GEMMs the same way.
-      if (p_.recompute == Recompute::kFull)
-        fused_overlapped(s, it, "recompute", re, forward_gemms(n), 2 * n, "recompute", last, pass);
+      if (full > 0)
+        fused_overlapped(s, it, "recompute", re, forward_gemms(full), 2 * full, "recompute", last,
+                         pass);
       else if (p_.recompute == Recompute::kSelective)
         compute(s, it, "recompute", re, "recompute", last, pass);
       BlockCost g;
@@ -401,10 +540,41 @@ class Builder {
       pass->exit = *last;
       return;
     }
-    if (p_.recompute != Recompute::kNone) compute(s, it, "recompute", re, "recompute", last, pass);
+    if (any(re)) compute(s, it, "recompute", re, "recompute", last, pass);
     compute(s, it, "bwd", c, "backward", last, pass);
     tp_collectives(s, it, "bwd.tp", blocks, last, pass);
     pass->exit = *last;
+  }
+
+  // Layers of a chunk of n that full recomputation runs again: the first recompute_layers, or
+  // all of them.
+  int full_recomputed(int n) const {
+    if (p_.recompute != Recompute::kFull) return 0;
+    return p_.recompute_layers > 0 ? std::min(n, p_.recompute_layers) : n;
+  }
+
+  // Activation offloading: layer l's saved activations to its GPU's CPU after its forward (a
+  // copy beside the compute), and back before its backward.
+  void offload(int s, const Item& it, int l, const Lanes& after) {
+    for (int lane = 0; lane < lanes_; ++lane) {
+      if (!live(lane)) continue;
+      const int gpu = device(lane, s), cpu = host_[device_index(lane, s)];
+      const int op = b_.transfer(name(s, lane, it, layer_name(it, l) + ".offload"), gpu,
+                                 Stream{StreamClass::kCopyD2H, 0}, gpu, cpu, offload_bytes_, "comm",
+                                 {after[lane]});
+      offloaded_[{s, it.micro, it.chunk, l, lane}] = op;
+    }
+  }
+  Lanes reload(int s, const Item& it, int l) {
+    Lanes ops(lanes_, -1);
+    for (int lane = 0; lane < lanes_; ++lane) {
+      if (!live(lane)) continue;
+      const int gpu = device(lane, s), cpu = host_[device_index(lane, s)];
+      ops[lane] = b_.transfer(name(s, lane, it, layer_name(it, l) + ".reload"), gpu,
+                              Stream{StreamClass::kCopyH2D, 0}, cpu, gpu, offload_bytes_, "comm",
+                              {offloaded_.at({s, it.micro, it.chunk, l, lane})});
+    }
+    return ops;
   }
 
   // A block's backward pass: without its weight-gradient GEMMs when W passes run them.
@@ -436,6 +606,7 @@ class Builder {
       const Lanes weights = next;
       if (l + 1 < n) next = gather_weights(s, it, layer_name(it, l + 1) + ".fwd.ag", last, pass);
       layer_forward(s, it, layer_name(it, l) + ".fwd", last, pass, "forward", &weights);
+      if (l < p_.offload_layers) offload(s, it, l, *last);
     }
     if (last_chunk(s, it)) compute(s, it, "head", costs_.head_fwd, "forward", last, pass);
     pass->exit = *last;
@@ -450,12 +621,17 @@ class Builder {
     // n is 0 for a chunk holding only the embedding or the loss (Megatron's split).
     Lanes next = n > 0 ? gather_weights(s, it, layer_name(it, n - 1) + ".bwd.ag", last, pass)
                        : Lanes(lanes_, -1);
+    // Offloaded layers' activations come back from the host as backward starts.
+    std::vector<Lanes> reloads;
+    for (int l = 0; l < std::min(n, p_.offload_layers); ++l) reloads.push_back(reload(s, it, l));
+    const int full = full_recomputed(n);
     for (int l = n - 1; l >= 0; --l) {
       const std::string L = layer_name(it, l);
       const Lanes weights = next;
       if (l > 0) next = gather_weights(s, it, layer_name(it, l - 1) + ".bwd.ag", last, pass);
-      if (p_.recompute == Recompute::kFull)
-        layer_forward(s, it, L + ".recompute", last, pass, "recompute", &weights);
+      if (l < static_cast<int>(reloads.size()))
+        compute(s, it, L + ".reloaded", BlockCost{}, "backward", last, pass, &reloads[l]);
+      if (l < full) layer_forward(s, it, L + ".recompute", last, pass, "recompute", &weights);
       // Backward mirrors forward: each block's input gradient is all-reduced over the group
       // (reduce-scattered with sequence parallelism, after an all-gather of its input).
       // Context parallelism: the keys and values come around the ring again for the attention's
@@ -469,20 +645,24 @@ class Builder {
         // the output's gradient), its last the input layer's (before the reduce-scatter).
         overlapped_block(s, it, L + ".mlp.bwd", mlp_bwd(), costs_.mlp_out_dgrad,
                          costs_.mlp_in_dgrad, "backward", last, pass, &weights);
-        if (p_.recompute == Recompute::kSelective)
-          compute(s, it, L + ".core.recompute", costs_.attention_core_fwd, "recompute", last, pass);
+        if (any(selective_mlp_))
+          compute(s, it, L + ".mlp.recompute", selective_mlp_, "recompute", last, pass);
+        if (any(selective_attn_))
+          compute(s, it, L + ".attn.recompute", selective_attn_, "recompute", last, pass);
         overlapped_block(s, it, L + ".attn.bwd", attention_bwd(), costs_.attention_out_dgrad,
                          costs_.attention_in_dgrad, "backward", last, pass, nullptr);
         if (!split_) reduce_gradients(s, it, L, final_micro, l == 0, last, pass);
         continue;
       }
       tp_block_start(s, it, L + ".mlp.bwd", last, pass);
-      all_to_all(s, it, L + ".combine.bwd", last, pass);
+      all_to_all(s, it, L + ".combine.bwd", last, pass, true);
+      if (any(selective_mlp_))
+        compute(s, it, L + ".mlp.recompute", selective_mlp_, "recompute", last, pass);
       compute(s, it, L + ".mlp.bwd", mlp_bwd(), "backward", last, pass, &weights);
       all_to_all(s, it, L + ".dispatch.bwd", last, pass);
       tp_block_end(s, it, L + ".mlp.bwd", last, pass);
-      if (p_.recompute == Recompute::kSelective)
-        compute(s, it, L + ".core.recompute", costs_.attention_core_fwd, "recompute", last, pass);
+      if (any(selective_attn_))
+        compute(s, it, L + ".attn.recompute", selective_attn_, "recompute", last, pass);
       tp_block_start(s, it, L + ".attn.bwd", last, pass);
       compute(s, it, L + ".attn.bwd", attention_bwd(), "backward", last, pass, &kv);
       if (p_.cp > 1) {
@@ -511,14 +691,15 @@ class Builder {
                         bool pass_end, Lanes* last, Pass* pass) {
     if (shards_ < 2) return;
     if (p_.zero < 2 && !final_micro) return;
-    bucket_ += layer_bytes_;
-    if (bucket_ < p_.grad_bucket_bytes && !pass_end) return;
-    const double bytes = bucket_;
-    bucket_ = 0;
+    bucket_ += grad_bytes_;
+    expert_bucket_ += expert_grad_bytes_;
+    if (bucket_ + expert_bucket_ < p_.grad_bucket_bytes && !pass_end) return;
+    const double dense = bucket_, experts = expert_bucket_;
+    bucket_ = expert_bucket_ = 0;
     const CollectiveType type =
         p_.zero == 0 ? CollectiveType::kAllReduce : CollectiveType::kReduceScatter;
-    const Lanes ops = collective(s, it, L + (p_.zero == 0 ? ".grad.ar" : ".grad.rs"), type, bytes,
-                                 replica_groups(shards_), kDpStream, false, last, pass);
+    const Lanes ops = data_parallel(s, it, L + (p_.zero == 0 ? ".grad.ar" : ".grad.rs"), type,
+                                    dense, experts, false, last, pass);
     for (int lane = 0; lane < lanes_; ++lane) reduced_[s].push_back(ops[lane]);
   }
 
@@ -534,6 +715,22 @@ class Builder {
       if (mirrored[lane] >= 0) deps.push_back(mirrored[lane]);
       for (size_t i = lane; i < reduced_[s].size(); i += lanes_) deps.push_back(reduced_[s][i]);
       const BlockCost& o = costs_.optimizer[s];
+      if (p_.offload_optimizer) {
+        // ZeRO-Offload: the gradients down to the host, Adam there at the host's memory
+        // bandwidth, the 16-bit weights back.
+        const int gpu = device(lane, s), cpu = host_[device_index(lane, s)];
+        const double params = shard_params_[s];
+        const int down =
+            b_.transfer(name(s, lane, it, "grads.offload"), gpu, Stream{StreamClass::kCopyD2H, 0},
+                        gpu, cpu, params * kActivationBytes, "comm", std::move(deps));
+        const int adam = b_.compute(name(s, lane, it, "optimizer.cpu"), cpu, Stream{},
+                                    params * 30 / p_.offload_host_bandwidth, 12 * params,
+                                    30 * params, "optimizer", {down});
+        after[lane] =
+            b_.transfer(name(s, lane, it, "weights.reload"), gpu, Stream{StreamClass::kCopyH2D, 0},
+                        cpu, gpu, params * kActivationBytes, "comm", {adam});
+        continue;
+      }
       after[lane] = b_.compute(name(s, lane, it, "optimizer"), device(lane, s), Stream{}, o.seconds,
                                o.flops, o.bytes, "optimizer", std::move(deps));
     }
@@ -542,8 +739,8 @@ class Builder {
       scratch.entry.assign(lanes_, -1);
       int layers = 0;
       for (int c : chunk_layers_[s]) layers += c;
-      collective(s, it, "weights.ag", CollectiveType::kAllGather, layer_bytes_ * layers,
-                 replica_groups(shards_), kDpStream, true, &after, &scratch);
+      data_parallel(s, it, "weights.ag", CollectiveType::kAllGather, grad_bytes_ * layers,
+                    expert_grad_bytes_ * layers, true, &after, &scratch);
     }
   }
 
@@ -559,7 +756,8 @@ class Builder {
     for (int c : chunk_layers_[s]) layers += c;
     for (int lane = 0; lane < lanes_; ++lane) {
       if (!live(lane)) continue;
-      Collective c = make_collective(CollectiveType::kAllReduce, layer_bytes_ * layers, coll_);
+      Collective c = make_collective(CollectiveType::kAllReduce,
+                                     (grad_bytes_ + expert_grad_bytes_) * layers, coll_);
       c.ranks = {device(lane, s), device(lane, other)};
       std::vector<int> deps;
       for (int d : {lasts[s][lane], lasts[other][lane]})
@@ -626,12 +824,22 @@ class Builder {
   PricedReplica replica_;
   GraphBuilder b_;
   std::vector<int> dev_;
+  std::vector<int> server_;  // per GPU of the plan: its server
+  std::vector<int> host_;    // per GPU of the plan: its CPU's device (offloading)
+  double offload_bytes_ = 0;
+  std::vector<double> shard_params_;  // per stage: parameters one GPU's optimizer updates
+  std::map<std::tuple<int, int, int, int, int>, int> offloaded_;  // (s, micro, chunk, l, lane)
+  BlockCost selective_attn_, selective_mlp_;
   int lanes_ = 1, chunks_ = 1, micro_ = 1, shards_ = 1;
   bool fuse_ = false;
   bool overlap_ = false;
   std::vector<std::vector<int>> chunk_layers_;  // [stage][chunk]
   double tp_bytes_ = 0, send_bytes_ = 0, a2a_bytes_ = 0, layer_bytes_ = 0, kv_bytes_ = 0;
-  double bucket_ = 0;  // gradient bytes waiting for their bucket's reduction
+  double grad_bytes_ = 0;  // gradients one layer reduces over the replicas
+  double expert_bytes_ = 0, expert_grad_bytes_ = 0;  // its local experts' part
+  double expert_bucket_ = 0;
+  int expert_shards_ = 1;  // replicas holding the same experts (expert data parallelism)
+  double bucket_ = 0;      // gradient bytes waiting for their bucket's reduction
   std::map<PassKey, Pass> passes_;
   // Each stage's passes in the order it runs them, and each pass's place in it.
   std::vector<std::vector<PassKey>> sequence_;

@@ -1,5 +1,6 @@
 #include "strategies/parallel_plan.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ constexpr std::pair<const char*, PipelineSchedule> kSchedules[] = {
     {"zb-h1", PipelineSchedule::kZbH1},
     {"zb-v", PipelineSchedule::kZbV},
     {"dualpipe", PipelineSchedule::kDualPipe}};
+constexpr std::pair<const char*, MoeDispatcher> kDispatchers[] = {
+    {"alltoall", MoeDispatcher::kAllToAll}, {"deepep", MoeDispatcher::kDeepEp}};
 constexpr std::pair<const char*, Recompute> kRecompute[] = {
     {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
 constexpr std::pair<const char*, Precision> kPrecision[] = {
@@ -55,6 +58,44 @@ bool parse_pipeline_schedule(const std::string& s, PipelineSchedule* out) {
   return parse_named(s, kSchedules, out);
 }
 std::string pipeline_schedule_choices() { return choices(kSchedules); }
+namespace {
+constexpr std::pair<const char*, unsigned> kRecomputeModules[] = {
+    {"core_attn", kRecomputeCoreAttention},
+    {"mlp", kRecomputeMlp},
+    {"moe_act", kRecomputeActivation},
+    {"layernorm", kRecomputeNorm},
+    {"mla_up_proj", kRecomputeMlaUpProj}};
+}  // namespace
+
+bool parse_recompute_module(const std::string& s, unsigned* bit) {
+  return parse_named(s, kRecomputeModules, bit);
+}
+std::string recompute_module_choices() { return choices(kRecomputeModules); }
+
+const char* moe_dispatcher_name(MoeDispatcher d) {
+  for (const auto& [name, value] : kDispatchers)
+    if (value == d) return name;
+  return "?";
+}
+bool parse_moe_dispatcher(const std::string& s, MoeDispatcher* out) {
+  return parse_named(s, kDispatchers, out);
+}
+
+double ParallelPlan::routed_factor() const {
+  if (!dropless) return capacity_factor;
+  if (ep < 2) return 1.0;
+  if (expert_load.empty()) return moe_imbalance;
+  const size_t per_rank = expert_load.size() / static_cast<size_t>(ep);
+  double total = 0, busiest = 0;
+  for (size_t r = 0; r < static_cast<size_t>(ep); ++r) {
+    double rank = 0;
+    for (size_t e = r * per_rank; e < (r + 1) * per_rank; ++e) rank += expert_load[e];
+    total += rank;
+    busiest = std::max(busiest, rank);
+  }
+  return total > 0 ? busiest * ep / total : 1.0;
+}
+
 const char* recompute_name(Recompute r) {
   for (const auto& [name, value] : kRecompute)
     if (value == r) return name;
@@ -171,6 +212,31 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
     bad("bucket", "must be a size of at least 0 bytes");
   if (!limits::kCapacityFactor.contains(p.capacity_factor))
     bad("capacity_factor", out_of_range(p.capacity_factor, limits::kCapacityFactor));
+  if (!(p.moe_imbalance >= 1 && p.moe_imbalance <= 64))
+    bad("moe_imbalance", "the busiest rank's tokens over the mean: from 1 to 64, got " +
+                             std::to_string(p.moe_imbalance));
+  if (!p.expert_load.empty()) {
+    if (static_cast<int64_t>(p.expert_load.size()) != m.experts)
+      fail("expert_load", "has " + num(static_cast<int64_t>(p.expert_load.size())) + " entries; " +
+                              m.name + " has " + num(m.experts) + " experts");
+    double sum = 0;
+    for (double v : p.expert_load) {
+      if (!(v >= 0 && v < 1e300)) bad("expert_load", "tokens per expert must be at least 0");
+      sum += v;
+    }
+    if (!(sum > 0)) bad("expert_load", "routes no token: every entry is 0");
+  }
+  if (p.moe_node_limit < 0) bad("moe_node_limit", "must be at least 0 (0: no limit)");
+  if (p.recompute_layers < 0) bad("recompute_layers", "must be at least 0 (0: every layer)");
+  if (p.recompute_layers > 0 && p.recompute != Recompute::kFull)
+    fail("recompute_layers", "recomputes layers in full: needs recompute: full");
+  if ((p.recompute_modules & kRecomputeMlaUpProj) && !m.mla() &&
+      p.recompute == Recompute::kSelective)
+    fail("recompute_modules",
+         "mla_up_proj needs multi-head latent attention (" + m.name + " has none)");
+  if (p.offload_layers < 0) bad("offload_layers", "must be at least 0");
+  if (!(p.offload_host_bandwidth > 0 && p.offload_host_bandwidth < 1e15))
+    bad("offload_host_bandwidth", "must be a bandwidth above 0");
   if (m.moe() && m.experts % p.ep != 0)
     fail("ep", "ep = " + num(p.ep) + " must divide the " + num(m.experts) + " experts");
   if ((p.dp * p.cp) % p.ep != 0)

@@ -43,6 +43,21 @@ const char* recompute_name(Recompute r);  // "none", "selective", "full"
 bool parse_recompute(const std::string& s, Recompute* out);
 std::string recompute_choices();
 
+// What selective recomputation recomputes in backward (Megatron-Core's --recompute-modules),
+// as bit flags: the attention core; the whole MLP from its input; its activation function
+// alone; the norms (their outputs, the projections' inputs, not kept); MLA's up-projections
+// (queries, keys and values rebuilt from the latents).
+enum RecomputeModule : unsigned {
+  kRecomputeCoreAttention = 1,
+  kRecomputeMlp = 2,
+  kRecomputeActivation = 4,
+  kRecomputeNorm = 8,
+  kRecomputeMlaUpProj = 16,
+};
+// "core_attn", "mlp", "moe_act", "layernorm", "mla_up_proj" (Megatron's names).
+bool parse_recompute_module(const std::string& s, unsigned* bit);
+std::string recompute_module_choices();
+
 // bf16/fp16: mixed precision with fp32 master weights; fp8, fp8-cs, mxfp8, nvfp4: bf16 mixed
 // precision with the linear layers' GEMMs in a low-precision recipe (strategies/llm_precision.h).
 enum class Precision { kBf16, kFp16, kFp32, kFp8, kFp8Cs, kMxfp8, kNvfp4 };
@@ -52,6 +67,15 @@ const char* precision_name(Precision p);
 DType precision_dtype(Precision p);
 bool parse_precision(const std::string& s, Precision* out);
 std::string precision_choices();
+
+// How MoE tokens reach their experts: NCCL's all-to-all over the expert-parallel group (every
+// routed copy of a token sent to its expert's GPU), or DeepEP's kernels (DeepSeek-AI, DeepEP;
+// "DeepSeek-V3 Technical Report", section 3.2.2): a token crosses the network once per
+// destination server, at most moe_node_limit of them, and is forwarded to its experts over
+// NVLink there.
+enum class MoeDispatcher { kAllToAll, kDeepEp };
+const char* moe_dispatcher_name(MoeDispatcher d);  // "alltoall", "deepep"
+bool parse_moe_dispatcher(const std::string& s, MoeDispatcher* out);
 
 struct ParallelPlan {
   int tp = 1;  // tensor-parallel degree: one layer's GEMMs split over tp GPUs
@@ -77,6 +101,20 @@ struct ParallelPlan {
   bool account_for_embedding_and_loss = false;
   int zero = 0;  // 0: all-reduce DP; 1, 2, 3: ZeRO stages (3 is FSDP's full shard)
   Recompute recompute = Recompute::kNone;
+  unsigned recompute_modules = kRecomputeCoreAttention;  // under Recompute::kSelective
+  int recompute_layers = 0;  // under Recompute::kFull: the first n layers of each chunk (0: all)
+  // Activation offloading (Megatron's --cpu-offloading-num-layers): the first n layers of each
+  // chunk send their saved activations to host memory after their forward and fetch them
+  // before their backward, over the GPU's host link (PCIe, or Grace's NVLink-C2C).
+  int offload_layers = 0;
+  // ZeRO-Offload (Ren et al., "ZeRO-Offload: Democratizing Billion-Scale Model Training", USENIX
+  // ATC 2021): FP32 master weights and Adam states in host memory, Adam on the CPU; gradients
+  // go down to the host and updated 16-bit weights come back over the host link.
+  bool offload_optimizer = false;
+  // Host memory bandwidth one GPU's CPU Adam streams at (an assumption: a two-socket DDR5
+  // server's ~400 GB/s shared by 8 GPUs' processes), 30 bytes per parameter (FP32 weight,
+  // gradient and both moments read, weight and moments written, the 16-bit copy written).
+  double offload_host_bandwidth = 50e9;
   Precision precision = Precision::kBf16;
   bool flash_attention = true;  // attention without materialized s x s scores
   // The fused attention kernel when flash_attention (workloads/attention_impl.h).
@@ -85,11 +123,31 @@ struct ParallelPlan {
   // factor): tokens beyond it are dropped, experts short of it padded, so expert GEMMs and the
   // dispatch and combine all-to-alls carry capacity_factor x the routed tokens.
   double capacity_factor = 1.0;
+  // Token-dropless routing (Megatron-Core's default): experts take every token routed to them,
+  // so the expert-parallel rank with the most routed tokens sets the pace; capacity_factor is
+  // then unused. false: GShard's capacity as above.
+  bool dropless = true;
+  // Dropless load imbalance over the expert-parallel ranks: the busiest rank's routed tokens
+  // over the mean (1: balanced, as benchmarks force it), or `expert_load`, a measured histogram
+  // of tokens per expert (any scale; contiguous experts / ep per rank), which sets it.
+  double moe_imbalance = 1.0;
+  std::vector<double> expert_load;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;
+  int moe_node_limit = 0;  // DeepEP: servers a token may be routed to (0: no limit)
+  // LoRA fine-tuning when > 0 (Hu et al., "LoRA: Low-Rank Adaptation of Large Language
+  // Models", ICLR 2022): every linear layer of the blocks keeps its weights frozen (no weight
+  // gradient, no gradients or optimizer states for them) and trains a rank lora_rank adapter
+  // beside it (x A B: two small GEMMs each way). 0: all weights train (pre-training or full
+  // fine-tuning on packed sequences, the same work).
+  int lora_rank = 0;
   // Data parallelism: layers' gradients fused in backward order into buckets of at least this
   // many bytes, each reduced once its last layer is done (0: one bucket per layer).
   double grad_bucket_bytes = 0;
 
   int gpus() const { return tp * pp * dp * cp; }
+  // The busiest expert-parallel rank's routed tokens over the even share: the capacity factor,
+  // or under dropless routing the imbalance (1 without expert parallelism).
+  double routed_factor() const;
   // Model chunks each pipeline GPU runs: virtual_stages when interleaved, two for ZB-V and
   // DualPipe, else one.
   int chunks_per_stage() const {

@@ -275,13 +275,21 @@ std::vector<std::vector<PipelinePass>> pipeline_schedule(
 HeldPeak held_activation_peak(const ParallelPlan& p, int stage, const Order& order,
                               const std::vector<std::vector<int>>& layers, int micro,
                               double layer_bytes, double head_bytes) {
+  return held_activation_peak(
+      p, stage, order, layers, micro, [layer_bytes](int n) { return n * layer_bytes; }, head_bytes);
+}
+
+HeldPeak held_activation_peak(const ParallelPlan& p, int stage, const Order& order,
+                              const std::vector<std::vector<int>>& layers, int micro,
+                              const std::function<double(int layers)>& chunk_bytes,
+                              double head_bytes) {
   const bool split = splits_weight_gradients(p.schedule);
   std::vector<ChunkPlace> head_at;  // per micro-batch: the place of the model's last piece
   for (int mb = 0; mb < micro; ++mb) head_at.push_back(pipeline_path(p, mb, micro).back());
   HeldPeak peak, now;
   for (const PipelinePass& pass : order) {
     const bool head = head_at[pass.micro] == ChunkPlace{stage, pass.chunk};
-    const double bytes = layers[stage][pass.chunk] * layer_bytes + (head ? head_bytes : 0.0);
+    const double bytes = chunk_bytes(layers[stage][pass.chunk]) + (head ? head_bytes : 0.0);
     if (pass.kind == PassKind::kForward) {
       now.bytes += bytes;
       ++now.passes;

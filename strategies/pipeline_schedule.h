@@ -10,6 +10,7 @@
 // held at each stage's peak (strategies/llm_memory.h).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "strategies/parallel_plan.h"
@@ -61,5 +62,12 @@ HeldPeak held_activation_peak(const ParallelPlan& plan, int stage,
                               const std::vector<PipelinePass>& order,
                               const std::vector<std::vector<int>>& layers, int micro_batches,
                               double layer_bytes, double head_bytes);
+// The same with a chunk's bytes as a function of its layers (recomputation or offloading of
+// some of them).
+HeldPeak held_activation_peak(const ParallelPlan& plan, int stage,
+                              const std::vector<PipelinePass>& order,
+                              const std::vector<std::vector<int>>& layers, int micro_batches,
+                              const std::function<double(int layers)>& chunk_bytes,
+                              double head_bytes);
 
 }  // namespace orrery

@@ -404,10 +404,22 @@ TEST(LlmStrategy, ExpertParallelAllToAllPerMoeLayer) {
   RunResult r = replay_isolated(c.source, step.graph, ReplayOptions{});
   EXPECT_GT(r.makespan, 32 * 6e-3);
   // A capacity factor of 1.25 pads every expert's share: 1.25 x the bytes.
+  p.dropless = false;
   p.capacity_factor = 1.25;
   step = build_llm_step(mix, p, c.gpus, uniform(1), {});
   EXPECT_EQ(collectives(step.graph, CollectiveType::kAllToAll, 2).bytes,
             1.25 * 256.0 * 2 * 4096 * 2 * 1 / 2);
+  // Dropless with the busiest rank taking 1.5 x its share (a skew, or a histogram of 8 experts
+  // whose first 4, rank 0's, take 3 of every 4 tokens... here 60 of 100: 1.2 x).
+  p.dropless = true;
+  p.moe_imbalance = 1.5;
+  step = build_llm_step(mix, p, c.gpus, uniform(1), {});
+  EXPECT_EQ(collectives(step.graph, CollectiveType::kAllToAll, 2).bytes,
+            1.5 * 256.0 * 2 * 4096 * 2 * 1 / 2);
+  p.expert_load = {20, 10, 20, 10, 10, 10, 10, 10};
+  EXPECT_DOUBLE_EQ(p.routed_factor(), 60.0 / 50);
+  p.expert_load = {1, 2, 3};
+  EXPECT_THROW(check_parallel_plan(p, mix, 2, "test"), InfeasibleError);
 }
 
 TEST(LlmStrategy, OneReplicaInFullGivesTheStepOfAll) {
