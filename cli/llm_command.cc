@@ -26,6 +26,9 @@ struct MemoryArgs {
   bool no_flash = false;
   std::string device = "H100-SXM5";
   double reserved_gib = 1.0;
+  double fragmentation = 0.05;
+  bool fp32_grads = false;
+  std::vector<std::string> recompute_modules;
   // -1: not given (the model's sequence; micro-batch x dp); given, at least 1.
   int64_t seq = -1;
   int64_t global_batch = -1;
@@ -92,6 +95,21 @@ int memory(MemoryArgs a) {
   if (!parse_precision(a.precision, &a.plan.precision))
     throw InputError("--precision " + a.precision + ": expected " + precision_choices());
   a.plan.flash_attention = !a.no_flash;
+  if (!a.recompute_modules.empty()) {
+    if (a.plan.recompute != Recompute::kSelective)
+      throw InputError("--recompute-modules: needs --recompute selective");
+    a.plan.recompute_modules = 0;
+    for (const std::string& name : a.recompute_modules) {
+      unsigned bit = 0;
+      if (!parse_recompute_module(name, &bit))
+        throw InputError("--recompute-modules " + name + ": expected " +
+                         recompute_module_choices());
+      a.plan.recompute_modules |= bit;
+    }
+  }
+  if (!(a.fragmentation >= 0 && a.fragmentation <= 1))
+    throw InputError("--fragmentation " + std::to_string(a.fragmentation) +
+                     ": expected a share from 0 to 1");
   // 0 would read as "the default" in the plan (the model's sequence, micro-batch x dp).
   for (const auto& [option, value] :
        {std::pair<const char*, int64_t>{"--micro-batch", a.plan.micro_batch},
@@ -120,6 +138,8 @@ int memory(MemoryArgs a) {
                 fallback.c_str());
   MemoryOptions opt;
   opt.reserved_bytes = a.reserved_gib * kGiB;
+  opt.fragmentation = a.fragmentation;
+  opt.fp32_grads = a.fp32_grads;
   opt.any_layout_fp8 = any_layout_fp8(dev);
   const ParallelPlan& p = a.plan;
   std::printf("Model      %s\n", describe(m).c_str());
@@ -135,14 +155,14 @@ int memory(MemoryArgs a) {
       p.zero, recompute_name(p.recompute), precision_name(p.precision),
       p.flash_attention ? ", flash attention" : "");
   std::printf("Device     %s, %.1f GiB\n\n", dev.name.c_str(), dev.mem_bytes / kGiB);
-  std::printf("%5s %6s %11s %9s %9s %9s %12s %9s %9s %9s %9s\n", "stage", "layers", "params/GPU",
-              "weights", "grads", "optimizer", "activations", "in flight", "buffers", "reserved",
-              "total");
+  std::printf("%5s %6s %11s %9s %9s %9s %12s %9s %9s %9s %9s %9s\n", "stage", "layers",
+              "params/GPU", "weights", "grads", "optimizer", "activations", "in flight", "buffers",
+              "fragment.", "reserved", "total");
   for (const auto& s : llm_memory(m, p, opt))
-    std::printf("%5d %6d %11s %9.2f %9.2f %9.2f %12.2f %9d %9.2f %9.2f %9.2f\n", s.stage, s.layers,
-                billions(s.parameters).c_str(), s.weights / kGiB, s.gradients / kGiB,
+    std::printf("%5d %6d %11s %9.2f %9.2f %9.2f %12.2f %9d %9.2f %9.2f %9.2f %9.2f\n", s.stage,
+                s.layers, billions(s.parameters).c_str(), s.weights / kGiB, s.gradients / kGiB,
                 s.optimizer / kGiB, s.activations / kGiB, s.in_flight, s.buffers / kGiB,
-                s.reserved / kGiB, s.total() / kGiB);
+                s.fragmentation / kGiB, s.reserved / kGiB, s.total() / kGiB);
   std::printf("(GiB per GPU of each stage)\n\n");
   const MemoryVerdict v = check_memory(m, p, dev.mem_bytes, opt);
   std::printf("Verdict    stage %d: %s\n", v.peak_stage, v.message().c_str());
@@ -171,8 +191,14 @@ void register_llm_commands(CLI::App& app, CommandList& out) {
   mem->add_option("--dp", a->plan.dp, "Data-parallel replicas (default 1)");
   mem->add_option("--cp", a->plan.cp, "Context-parallel degree (default 1)");
   mem->add_option("--ep", a->plan.ep, "Expert-parallel degree, MoE models (default 1)");
+  mem->add_option("--etp", a->plan.etp,
+                  "Expert tensor parallelism: 1 folds whole experts over TP x DP (default: tp)");
   mem->add_option("--capacity-factor", a->plan.capacity_factor,
-                  "MoE expert capacity over the even share of routed tokens (default 1)");
+                  "MoE expert capacity over the even share of routed tokens (default: "
+                  "token-dropless routing)")
+      ->each([a](const std::string&) { a->plan.dropless = false; });
+  mem->add_option("--moe-imbalance", a->plan.moe_imbalance,
+                  "Dropless MoE: the busiest expert-parallel rank's tokens over the mean (default 1)");
   mem->add_flag("--sp", a->plan.sequence_parallel, "Megatron sequence parallelism (needs tp > 1)");
   mem->add_option("--micro-batch", a->plan.micro_batch, "Sequences per micro-batch (default 1)");
   mem->add_option("--global-batch", a->global_batch,
@@ -186,6 +212,21 @@ void register_llm_commands(CLI::App& app, CommandList& out) {
                 "Count the embedding and the loss as pipeline layers (Megatron-LM's split)");
   mem->add_option("--zero", a->plan.zero, "ZeRO stage 0-3 (3 = FSDP full shard; default 0)");
   mem->add_option("--recompute", a->recompute, "none (default), selective or full");
+  mem->add_option("--recompute-modules", a->recompute_modules,
+                  "What selective recomputation recomputes: " + recompute_module_choices() +
+                      " (default core_attn)");
+  mem->add_option("--recompute-layers", a->plan.recompute_layers,
+                  "Full recomputation of the first N layers of each chunk only");
+  mem->add_option("--offload-activations", a->plan.offload_layers,
+                  "Layers per chunk whose activations wait in host memory (default 0)");
+  mem->add_flag("--offload-optimizer", a->plan.offload_optimizer,
+                "FP32 master weights and Adam states in host memory (ZeRO-Offload)");
+  mem->add_option("--lora-rank", a->plan.lora_rank,
+                  "LoRA fine-tuning: frozen weights, adapters of this rank (default 0: all train)");
+  mem->add_flag("--fp32-grads", a->fp32_grads,
+                "Gradients accumulated in FP32 (Megatron-LM's main_grad buffers)");
+  mem->add_option("--fragmentation", a->fragmentation,
+                  "Share of activations and buffers lost to allocator fragmentation (default 0.05)");
   mem->add_option("--precision", a->precision,
                   "bf16 (default), fp16, fp32, or bf16 with fp8, fp8-cs, mxfp8 or nvfp4 GEMMs");
   mem->add_flag("--no-flash", a->no_flash, "Materialize the attention scores (no flash attention)");

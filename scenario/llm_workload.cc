@@ -112,6 +112,18 @@ LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
   if (!s.has("tp_comm_overlap"))
     plan.tp_comm_overlap = fw.tp_comm_overlap && plan.sequence_parallel;
   if (!s.has("pp_sync")) plan.pp_sync = fw.pp_sync;
+  out.memory.fp32_grads = fw.fp32_grads;
+  if (!s.has("recompute") && !s.has("recompute_modules") && !fw.recompute.empty()) {
+    parse_recompute(fw.recompute, &plan.recompute);
+    if (!fw.recompute_modules.empty()) {
+      plan.recompute_modules = 0;
+      for (const std::string& name : fw.recompute_modules) {
+        unsigned bit = 0;
+        parse_recompute_module(name, &bit);
+        plan.recompute_modules |= bit;
+      }
+    }
+  }
   set_data_parallel(s, gpus, &plan);
   out.train_tokens = read_tokens(w, "train_tokens");
   if (plan.global_batch == 0) plan.global_batch = plan.micro_batch * plan.dp;

@@ -9,6 +9,7 @@
 #include "common/named_set.h"
 #include "common/suggest.h"
 #include "common/yaml_reader.h"
+#include "strategies/parallel_plan.h"
 
 namespace orrery {
 namespace {
@@ -54,6 +55,24 @@ void read_fields(const YamlMap& m, FrameworkProfile* f, std::vector<std::string>
   flag(m, "fp32_weights", "fp32_weights", &f->fp32_weights);
   flag(m, "tp_comm_overlap", "tp_comm_overlap", &f->tp_comm_overlap);
   flag(m, "pp_sync", "pp_sync", &f->pp_sync);
+  flag(m, "fp32_grads", "fp32_grads", &f->fp32_grads);
+  if (m.has("recompute")) {
+    f->recompute = m.str("recompute", "none");
+    Recompute r;
+    if (!parse_recompute(f->recompute, &r))
+      m.fail("recompute", "expected " + recompute_choices() + ", got \"" + f->recompute + "\"");
+    seen->push_back("recompute");
+  }
+  if (m.has("recompute_modules")) {
+    f->recompute_modules = m.str_list("recompute_modules");
+    for (const std::string& name : f->recompute_modules) {
+      unsigned bit = 0;
+      if (!parse_recompute_module(name, &bit))
+        m.fail("recompute_modules",
+               "expected " + recompute_module_choices() + ", got \"" + name + "\"");
+    }
+    seen->push_back("recompute_modules");
+  }
   if (m.has("bucket")) {
     f->bucket_bytes = m.size("bucket", 0.0, limits::kBucketBytes);
     seen->push_back("bucket");

@@ -61,6 +61,12 @@ struct FrameworkProfile {
   bool tp_comm_overlap = false;
   // Pipeline sends block the sending stage until done (Megatron-LM's p2p).
   bool pp_sync = false;
+  // Gradients accumulated in FP32 beside 16-bit weights (Megatron-LM's main_grad buffers).
+  bool fp32_grads = false;
+  // Activation checkpointing as the framework sets it up when the strategy does not say:
+  // "" (the strategy's default, none), "none", "selective" (with recompute_modules) or "full".
+  std::string recompute;
+  std::vector<std::string> recompute_modules;
 
   // Keys a scenario changed from the named profile.
   std::vector<std::string> overridden;

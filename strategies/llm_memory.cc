@@ -45,7 +45,8 @@ LayerShare layer_share(const LlmConfig& m, const ParallelPlan& plan) {
       params.attention / t + params.norms +
       mlp * (moe * (params.router + params.expert * static_cast<double>(m.shared_experts) / t) +
              (1 - moe) * params.dense_mlp / t);
-  out.experts = mlp * moe * params.expert * static_cast<double>(m.experts / plan.ep) / t;
+  out.experts = mlp * moe * params.expert * static_cast<double>(m.experts / plan.ep) /
+                plan.expert_tp();
   return out;
 }
 
@@ -131,7 +132,8 @@ double layer_activation_bytes(const LlmConfig& m, const ParallelPlan& plan) {
 std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& plan,
                                         const MemoryOptions& opt) {
   const LlmParams params = llm_params(m);
-  const BytesPerParameter per = bytes_per_parameter(plan.precision, opt.any_layout_fp8);
+  BytesPerParameter per = bytes_per_parameter(plan.precision, opt.any_layout_fp8);
+  if (opt.fp32_grads) per.gradients = 4;
   const double t = plan.tp, h = static_cast<double>(m.hidden);
   const double v = static_cast<double>(plan.padded_vocab(m));
   const double s = static_cast<double>(plan.sequence(m)) / plan.cp;
@@ -139,7 +141,11 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
   const int pp = plan.pp;
   const int micro = plan.micro_batches();
   const double dense_shards = static_cast<double>(plan.dp) * plan.cp;
-  const double expert_shards = dense_shards / plan.ep;
+  // Replicas holding the same experts: dp x cp / ep, or folded, tp x dp x cp / (ep x etp).
+  const double expert_shards =
+      plan.folded_experts()
+          ? static_cast<double>(plan.tp) * dense_shards / (plan.ep * plan.expert_tp())
+          : dense_shards / plan.ep;
   // A chunk of n layers: the first recompute_layers of them keep their input alone (the
   // others all they need), the first offload_layers keep nothing on the GPU.
   const double act_layer = layer_activation_bytes(m, plan);
@@ -227,8 +233,10 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
     else if (dense_shards > 1)
       mb.buffers += 2 * opt.bucket_bytes;
     if (m.moe())  // all-to-all dispatch and combine of one layer's routed tokens
-      mb.buffers += 2 * 2 * s * b * h * static_cast<double>(m.top_k) * plan.routed_factor();
+      mb.buffers += 2 * 2 * s * b * h * static_cast<double>(m.top_k) * plan.routed_factor() /
+                    (plan.folded_experts() ? plan.tp : 1);
     mb.reserved = opt.reserved_bytes;
+    mb.fragmentation = opt.fragmentation * (mb.activations + mb.buffers);
     out.push_back(mb);
   }
   return out;
@@ -260,16 +268,38 @@ MemoryVerdict check_memory(const LlmConfig& m, const ParallelPlan& plan, double 
   };
   if (plan.recompute == Recompute::kNone)
     with("recompute: selective", [](ParallelPlan& p) { p.recompute = Recompute::kSelective; });
+  if (plan.recompute != Recompute::kFull &&
+      (plan.recompute != Recompute::kSelective ||
+       plan.recompute_modules != (kRecomputeCoreAttention | kRecomputeActivation | kRecomputeNorm)))
+    with("recompute_modules: [core_attn, moe_act, layernorm]", [](ParallelPlan& p) {
+      p.recompute = Recompute::kSelective;
+      p.recompute_modules = kRecomputeCoreAttention | kRecomputeActivation | kRecomputeNorm;
+    });
   if (plan.tp > 1 && !plan.sequence_parallel)
     with("sequence_parallel: true", [](ParallelPlan& p) { p.sequence_parallel = true; });
   for (int z = plan.zero + 1; z <= 3; ++z)
     with("zero: " + std::to_string(z), [z](ParallelPlan& p) { p.zero = z; });
+  if (plan.recompute != Recompute::kFull) {
+    // Offloading every layer's activations but what each chunk needs first: half, then all.
+    int most = 0;
+    for (const auto& stage : chunk_layers(plan, m))
+      for (int n : stage) most = std::max(most, n);
+    for (int n : {most / 2, most})
+      if (n > plan.offload_layers)
+        with("offload_activations: " + std::to_string(n),
+             [n](ParallelPlan& p) { p.offload_layers = n; });
+  }
   for (int mbs = plan.micro_batch / 2; mbs >= 1; mbs /= 2)
     with("micro_batch: " + std::to_string(mbs), [mbs](ParallelPlan& p) { p.micro_batch = mbs; });
   if (plan.recompute != Recompute::kFull)
     with("recompute: full", [](ParallelPlan& p) { p.recompute = Recompute::kFull; });
   for (const auto& [label, p] : tries) {
     if (v.would_fit.size() == 3) break;
+    // One suggestion per key: the cheapest that fits.
+    const std::string key = label.substr(0, label.find(':'));
+    bool listed = false;
+    for (const auto& f : v.would_fit) listed = listed || f.substr(0, f.find(':')) == key;
+    if (listed) continue;
     try {
       check_parallel_plan(p, m, 0, "plan");
     } catch (const InputError&) {

@@ -25,6 +25,13 @@ struct MemoryOptions {
   // Per-tensor FP8 GEMMs take any layout (Blackwell: strategies/llm_precision.h), so the
   // quantized weights keep one copy, not two.
   bool any_layout_fp8 = false;
+  // Gradients accumulated in FP32 (Megatron-LM with bf16: its distributed optimizer's "bf16
+  // param, fp32 grads", 6 + 12/d bytes per parameter), not in the weights' 16 bits.
+  bool fp32_grads = false;
+  // The caching allocator's fragmentation, as a stated allowance: this share of the memory
+  // that comes and goes within a step (activations and buffers) is lost to it. An assumption
+  // (PyTorch's allocator; expandable segments lower it), to override per scenario.
+  double fragmentation = 0.05;
 };
 
 struct MemoryBreakdown {
@@ -38,9 +45,10 @@ struct MemoryBreakdown {
   double activations = 0;  // at the schedule's peak of micro-batches in flight
   int in_flight = 0;       // micro-batches whose activations are held at that peak
   double buffers = 0;
+  double fragmentation = 0;  // MemoryOptions::fragmentation x (activations + buffers)
   double reserved = 0;
   double total() const {
-    return weights + gradients + optimizer + activations + buffers + reserved;
+    return weights + gradients + optimizer + activations + buffers + fragmentation + reserved;
   }
 };
 

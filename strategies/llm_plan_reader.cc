@@ -18,6 +18,7 @@ ParallelPlan read_llm_plan(const YamlMap& w, const YamlMap& s, MemoryOptions* me
   p.pp = s.integer("pp", 1);
   p.cp = s.integer("cp", 1);
   p.ep = s.integer("ep", 1);
+  p.etp = s.integer("etp", 0, 0, 1 << 20);
   for (const auto& [key, degree] :
        {std::pair{"tp", p.tp}, std::pair{"pp", p.pp}, std::pair{"cp", p.cp}, std::pair{"ep", p.ep}})
     if (degree < 1) s.fail(key, "must be at least 1");
@@ -92,6 +93,10 @@ ParallelPlan read_llm_plan(const YamlMap& w, const YamlMap& s, MemoryOptions* me
   p.grad_bucket_bytes = s.size("bucket", 0.0, limits::kBytes);
   if (p.grad_bucket_bytes > 0) memory->bucket_bytes = p.grad_bucket_bytes;
   memory->reserved_bytes = s.size("reserved", memory->reserved_bytes, limits::kBytes);
+  memory->fragmentation = s.number("fragmentation", memory->fragmentation);
+  if (!(memory->fragmentation >= 0 && memory->fragmentation <= 1))
+    s.fail("fragmentation", "the share of activations and buffers lost to the allocator: from 0 "
+                            "to 1, got " + std::to_string(memory->fragmentation));
   p.micro_batch = w.integer("micro_batch", 1);
   // Left out, they take the model's sequence length and micro_batch x dp; given, they must be
   // real (0 used to read as "left out").

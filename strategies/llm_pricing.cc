@@ -367,9 +367,12 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
       c->mlp_wgrad += w * share;
     }
   };
-  auto mlp = [&](double rows, double width) {
+  // An MLP over `rows` tokens, its width split over `split` GPUs (the layer's TP, or the
+  // experts' own).
+  auto mlp = [&](double rows, double full_width, double split) {
     Mlp b;
     wgrad = &b.w;
+    const double width = full_width * t / split;  // so that width / t is the GPU's share
     if (m.gated_mlp && !fused.projections) {
       linear(&b.fwd, &b.bwd, rows, h, width / t, &b.in_gemm, &b.in_dgrad);
       linear(&b.fwd, &b.bwd, rows, h, width / t, &b.in_gemm, &b.in_dgrad);
@@ -408,9 +411,11 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     // The busiest expert-parallel rank's routed copies of its tokens, over its experts / ep
     // experts: a grouped GEMM of each expert's rows (one kernel), so fine-grained experts run
     // as many small GEMMs, not one large one.
-    const double routed = tokens * static_cast<double>(m.top_k) * p.routed_factor();
+    // Folded over TP (etp 1), a GPU dispatches its 1/tp of the tokens and its experts are whole.
+    const double etp = p.expert_tp();
+    const double routed = tokens * etp / t * static_cast<double>(m.top_k) * p.routed_factor();
     const double local = static_cast<double>(m.experts / p.ep);
-    Mlp grouped = mlp(routed / local, f);
+    Mlp grouped = mlp(routed / local, f, etp);
     for (BlockCost* b : {&grouped.fwd, &grouped.bwd, &grouped.in_gemm, &grouped.out_gemm,
                          &grouped.in_dgrad, &grouped.out_dgrad, &grouped.w, &grouped.act}) {
       const double kernels = b->kernels;
@@ -419,15 +424,15 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     }
     grouped.add(&c, mlp_share * moe);
     if (m.shared_experts > 0)
-      mlp(tokens * static_cast<double>(m.shared_experts), f).add(&c, mlp_share * moe);
+      mlp(tokens * static_cast<double>(m.shared_experts), f, t).add(&c, mlp_share * moe);
     Mlp router;
     wgrad = &router.w;
     pr.linear(&router.fwd, &router.bwd, tokens, h, static_cast<double>(m.experts));
     router.add(&c, mlp_share * moe);
     if (m.dense_layers > 0)
-      mlp(tokens, static_cast<double>(m.dense_ffn)).add(&c, mlp_share * (1 - moe));
+      mlp(tokens, static_cast<double>(m.dense_ffn), t).add(&c, mlp_share * (1 - moe));
   } else {
-    mlp(tokens, f).add(&c, mlp_share);
+    mlp(tokens, f, t).add(&c, mlp_share);
   }
 
   // Embedding: a gather of tokens x h (one pass), its backward a scatter-add.

@@ -60,7 +60,10 @@ class Builder {
     tp_bytes_ = tokens * static_cast<double>(m.hidden) * kActivationBytes;
     send_bytes_ = tp_bytes_ / p.tp;  // Megatron's scatter-gather: each TP rank sends its share
     // Routed tokens that leave the GPU for the other ep - 1 ranks' experts.
-    a2a_bytes_ = tp_bytes_ * static_cast<double>(m.top_k) * p.routed_factor() * (p.ep - 1) / p.ep;
+    // Folded over TP, a GPU dispatches its 1/tp of the tokens.
+    fold_ = p.folded_experts() ? 1.0 / p.tp : 1.0;
+    a2a_bytes_ =
+        tp_bytes_ * fold_ * static_cast<double>(m.top_k) * p.routed_factor() * (p.ep - 1) / p.ep;
     for (const auto& g : gpus) server_.push_back(g.server);
     // The keys and values of a GPU's chunk (its TP share of the KV heads), 16-bit.
     kv_bytes_ =
@@ -78,7 +81,7 @@ class Builder {
       grad_bytes_ = lora_layer_parameters(m, p) * kActivationBytes;
       expert_grad_bytes_ = 0;
     }
-    expert_shards_ = shards_ / p.ep;
+    expert_shards_ = p.folded_experts() ? lanes_ / p.ep : shards_ / p.ep;
     // Selective recomputation's modules, run again before the attention's and the MLP's
     // backward.
     if (p.recompute == Recompute::kSelective) {
@@ -235,17 +238,35 @@ class Builder {
     return g;
   }
 
-  void tp_block_end(int s, const Item& it, const std::string& what, Lanes* last, Pass* pass) {
-    if (p_.tp < 2) return;
+  // `share`: of the layers, those whose block has them (experts folded over TP keep their
+  // tokens split: a MoE layer's MLP then has no TP collective).
+  void tp_block_end(int s, const Item& it, const std::string& what, Lanes* last, Pass* pass,
+                    double share = 1) {
+    if (p_.tp < 2 || share <= 0) return;
     const bool sp = p_.sequence_parallel;
     collective(s, it, what + (sp ? ".rs" : ".ar"),
-               sp ? CollectiveType::kReduceScatter : CollectiveType::kAllReduce, tp_bytes_,
+               sp ? CollectiveType::kReduceScatter : CollectiveType::kAllReduce, tp_bytes_ * share,
                tp_groups(), kTpStream, true, last, pass);
   }
-  void tp_block_start(int s, const Item& it, const std::string& what, Lanes* last, Pass* pass) {
-    if (p_.tp < 2 || !p_.sequence_parallel) return;
-    collective(s, it, what + ".ag", CollectiveType::kAllGather, tp_bytes_, tp_groups(), kTpStream,
-               true, last, pass);
+  void tp_block_start(int s, const Item& it, const std::string& what, Lanes* last, Pass* pass,
+                      double share = 1) {
+    if (p_.tp < 2 || !p_.sequence_parallel || share <= 0) return;
+    collective(s, it, what + ".ag", CollectiveType::kAllGather, tp_bytes_ * share, tp_groups(),
+               kTpStream, true, last, pass);
+  }
+  double mlp_tp_share() const { return p_.folded_experts() ? 1 - m_.moe_share() : 1.0; }
+
+  // Expert-parallel groups: ep consecutive shards of a TP rank, or folded over TP (etp 1), ep
+  // consecutive lanes (TP innermost, then the shards, as Megatron-Core folds them).
+  std::vector<std::vector<int>> ep_groups() const {
+    if (!p_.folded_experts()) return replica_groups(p_.ep);
+    std::vector<std::vector<int>> g;
+    for (int first = 0; first < lanes_; first += p_.ep) {
+      std::vector<int> group;
+      for (int lane = first; lane < first + p_.ep; ++lane) group.push_back(lane);
+      g.push_back(std::move(group));
+    }
+    return g;
   }
   // MoE dispatch (combine: `back`). NCCL: one all-to-all over each expert-parallel group.
   // DeepEP, when the group spans servers with as many of its GPUs on each: the copies bound for
@@ -255,7 +276,7 @@ class Builder {
   void all_to_all(int s, const Item& it, const std::string& what, Lanes* last, Pass* pass,
                   bool back = false) {
     if (p_.ep < 2) return;
-    const auto groups = replica_groups(p_.ep);
+    const auto groups = ep_groups();
     std::vector<std::vector<int>> rails, nodes;
     double rail_bytes = 0, node_bytes = 0;
     if (p_.moe_dispatcher != MoeDispatcher::kDeepEp ||
@@ -314,7 +335,7 @@ class Builder {
     for (int i = 0; i < m_.top_k; ++i) missed *= std::max(0.0, (e - local - i) / (e - i));
     double servers_hit = n * (1 - missed);
     if (p_.moe_node_limit > 0) servers_hit = std::min(servers_hit, 1.0 * p_.moe_node_limit);
-    const double token = tp_bytes_ * p_.routed_factor();
+    const double token = tp_bytes_ * fold_ * p_.routed_factor();
     *rail_bytes = token * servers_hit * (n - 1) / n;
     *node_bytes = token * k * (g - 1) / g;
     return true;
@@ -324,6 +345,14 @@ class Builder {
   // expert-parallel groups are ep consecutive shards).
   std::vector<std::vector<int>> expert_dp_groups() const {
     std::vector<std::vector<int>> g;
+    if (p_.folded_experts()) {  // lanes e, e + ep, e + 2 ep...
+      for (int e = 0; e < p_.ep; ++e) {
+        std::vector<int> group;
+        for (int lane = e; lane < lanes_; lane += p_.ep) group.push_back(lane);
+        g.push_back(std::move(group));
+      }
+      return g;
+    }
     for (int e = 0; e < p_.ep; ++e)
       for (int t = 0; t < p_.tp; ++t) {
         std::vector<int> group;
@@ -396,11 +425,11 @@ class Builder {
     else
       compute(s, it, l + ".attn", costs_.attention_fwd, phase, last, pass, weights);
     tp_block_end(s, it, l + ".attn", last, pass);
-    tp_block_start(s, it, l + ".mlp", last, pass);
+    tp_block_start(s, it, l + ".mlp", last, pass, mlp_tp_share());
     all_to_all(s, it, l + ".dispatch", last, pass);
     compute(s, it, l + ".mlp", costs_.mlp_fwd, phase, last, pass);
     all_to_all(s, it, l + ".combine", last, pass, true);
-    tp_block_end(s, it, l + ".mlp", last, pass);
+    tp_block_end(s, it, l + ".mlp", last, pass, mlp_tp_share());
   }
 
   // Context parallelism's attention (Megatron's ring attention): each GPU projects its chunk's
@@ -654,13 +683,13 @@ class Builder {
         if (!split_) reduce_gradients(s, it, L, final_micro, l == 0, last, pass);
         continue;
       }
-      tp_block_start(s, it, L + ".mlp.bwd", last, pass);
+      tp_block_start(s, it, L + ".mlp.bwd", last, pass, mlp_tp_share());
       all_to_all(s, it, L + ".combine.bwd", last, pass, true);
       if (any(selective_mlp_))
         compute(s, it, L + ".mlp.recompute", selective_mlp_, "recompute", last, pass);
       compute(s, it, L + ".mlp.bwd", mlp_bwd(), "backward", last, pass, &weights);
       all_to_all(s, it, L + ".dispatch.bwd", last, pass);
-      tp_block_end(s, it, L + ".mlp.bwd", last, pass);
+      tp_block_end(s, it, L + ".mlp.bwd", last, pass, mlp_tp_share());
       if (any(selective_attn_))
         compute(s, it, L + ".attn.recompute", selective_attn_, "recompute", last, pass);
       tp_block_start(s, it, L + ".attn.bwd", last, pass);
@@ -839,6 +868,7 @@ class Builder {
   double expert_bytes_ = 0, expert_grad_bytes_ = 0;  // its local experts' part
   double expert_bucket_ = 0;
   int expert_shards_ = 1;  // replicas holding the same experts (expert data parallelism)
+  double fold_ = 1;        // the share of a replica's tokens one GPU dispatches
   double bucket_ = 0;      // gradient bytes waiting for their bucket's reduction
   std::map<PassKey, Pass> passes_;
   // Each stage's passes in the order it runs them, and each pass's place in it.

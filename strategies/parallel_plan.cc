@@ -239,9 +239,24 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
     bad("offload_host_bandwidth", "must be a bandwidth above 0");
   if (m.moe() && m.experts % p.ep != 0)
     fail("ep", "ep = " + num(p.ep) + " must divide the " + num(m.experts) + " experts");
-  if ((p.dp * p.cp) % p.ep != 0)
+  if (p.etp < 0) bad("etp", "must be 0 (= tp), 1 or tp");
+  if (p.etp > 0 && p.etp != 1 && p.etp != p.tp)
+    fail("etp", "expert tensor parallelism of " + num(p.etp) +
+                    ": Orrery models experts split like the layer (tp = " + num(p.tp) +
+                    ") or whole (1)");
+  if (p.folded_experts()) {
+    if (!m.moe()) fail("etp", "expert tensor parallelism needs a mixture-of-experts model");
+    if (!p.sequence_parallel)
+      fail("etp", "experts folded over the TP group dispatch each TP rank's share of the tokens: "
+                  "needs sequence_parallel: true (as Megatron-Core does)");
+    if ((p.tp * p.dp * p.cp) % p.ep != 0)
+      fail("ep", "ep = " + num(p.ep) + " must divide tp x dp x cp = " +
+                     num(p.tp * p.dp * p.cp) + " (experts folded over the TP and data-parallel GPUs)");
+  } else if ((p.dp * p.cp) % p.ep != 0) {
     fail("ep", "ep = " + num(p.ep) + " must divide dp x cp = " + num(p.dp * p.cp) +
-                   " (experts are spread over the data-parallel GPUs)");
+                   " (experts are spread over the data-parallel GPUs; etp: 1 folds them over TP "
+                   "too)");
+  }
   const int64_t s = p.sequence(m);
   if (s < 1) bad("seq_len", "must be at least 1");
   if (p.cp > 1 && s % (2 * p.cp) != 0)

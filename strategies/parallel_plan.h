@@ -83,6 +83,11 @@ struct ParallelPlan {
   int dp = 1;  // data-parallel replicas
   int cp = 1;  // context parallel: each sequence split over cp GPUs
   int ep = 1;  // expert parallel (MoE): experts spread over ep GPUs of the data-parallel group
+  // Expert tensor parallelism (Megatron-Core's MoE parallel folding): 0 or tp, each expert split
+  // over the layer's TP group as above; 1, experts whole, the expert-parallel groups folded over
+  // the TP and data-parallel GPUs together (ep divides tp x dp x cp), each TP rank dispatching
+  // its 1/tp of the tokens.
+  int etp = 0;
   bool sequence_parallel = false;  // Megatron's: norms and dropouts split over the TP group
   // Megatron's --tp-comm-overlap (Transformer Engine's userbuffers): each sequence-parallel
   // all-gather and reduce-scatter runs in chunks beside the GEMM it feeds or drains.
@@ -145,6 +150,8 @@ struct ParallelPlan {
   double grad_bucket_bytes = 0;
 
   int gpus() const { return tp * pp * dp * cp; }
+  int expert_tp() const { return etp > 0 ? etp : tp; }
+  bool folded_experts() const { return expert_tp() != tp; }
   // The busiest expert-parallel rank's routed tokens over the even share: the capacity factor,
   // or under dropless routing the imbalance (1 without expert parallelism).
   double routed_factor() const;

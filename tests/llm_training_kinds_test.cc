@@ -199,5 +199,46 @@ TEST(MoeExecution, FineGrainedExpertsRunAsAGroupedGemmOfSmallOnes) {
   EXPECT_GT(c.mlp_fwd.seconds, 0);
 }
 
+TEST(MoeExecution, ExpertsFoldedOverTensorParallelGpus) {
+  // Qwen3 30B-A3B on 8 GPUs, TP 2 x DP 4, experts whole (etp 1) over EP 8 folded across the TP
+  // and data-parallel GPUs: each GPU holds 16 whole experts and dispatches its half of the 4096
+  // tokens (8 copies each, 7/8 leaving); the MLP block has no TP collective (every layer MoE).
+  const LlmConfig& q = *find_llm("qwen3_30b_a3b");
+  ParallelPlan p;
+  p.tp = 2;
+  p.dp = 4;
+  p.ep = 8;
+  p.etp = 1;
+  p.seq_len = 4096;
+  p.sequence_parallel = true;
+  check_parallel_plan(p, q, 8, "test");
+  const double h = 2048;
+  EXPECT_DOUBLE_EQ(layer_share(q, p).experts, 16 * 3 * h * 768);
+  LlmCosts c;
+  c.optimizer.assign(1, BlockCost{});
+  const testing::LlmCluster cl = testing::dgx_a100(8);
+  const LlmStep step = build_llm_step(q, p, cl.gpus, c, {});
+  int a2a = 0, tp_colls = 0;
+  for (const auto& coll : step.graph.collectives) {
+    if (coll.type == CollectiveType::kAllToAll) {
+      ++a2a;
+      EXPECT_EQ(coll.ranks.size(), 8u);
+      EXPECT_DOUBLE_EQ(coll.bytes, 2048 * h * 2 * 8 * 7 / 8);
+    }
+    if (coll.ranks.size() == 2) ++tp_colls;
+  }
+  EXPECT_EQ(a2a, 4 * 48);
+  // In each of the 4 TP groups: the attention block's all-gather and reduce-scatter, each way.
+  EXPECT_EQ(tp_colls, 4 * 4 * 48);
+  // Without sequence parallelism, or with an expert TP Orrery does not model, refused.
+  p.sequence_parallel = false;
+  EXPECT_THROW(check_parallel_plan(p, q, 8, "test"), InfeasibleError);
+  p.sequence_parallel = true;
+  p.tp = 4;
+  p.dp = 2;
+  p.etp = 2;
+  EXPECT_THROW(check_parallel_plan(p, q, 8, "test"), InfeasibleError);
+}
+
 }  // namespace
 }  // namespace orrery
