@@ -41,11 +41,11 @@ std::vector<std::string> describe_route_nodes(const Topology& t, const std::stri
 
 TEST(PlatformSpec, EveryPresetParsesAndBuilds) {
   const std::vector<std::string> expected = {
-      "azure-v100-ib",      "cpu-host",         "dgx-a100",           "dgx-b200",
-      "dgx-h100",           "dgx-h200",         "dgx1-v100",          "dgx2-v100",
-      "ethernet-cluster",   "gb200-nvl72",      "gb300-nvl72",        "hgx-h100-roce",
-      "pai-nvlink",         "pai-pcie",         "pcie-direct-server", "pcie-server",
-      "pcie-switch-server", "v100-pcie-testbed"};
+      "azure-v100-ib", "cpu-host",           "dgx-a100",         "dgx-b200",
+      "dgx-b300",      "dgx-h100",           "dgx-h200",         "dgx1-v100",
+      "dgx2-v100",     "ethernet-cluster",   "gb200-nvl72",      "gb300-nvl72",
+      "hgx-h100-roce", "pai-nvlink",         "pai-pcie",         "pcie-direct-server",
+      "pcie-server",   "pcie-switch-server", "v100-pcie-testbed"};
   EXPECT_EQ(platform_preset_names(), expected);
   for (const auto& name : platform_preset_names()) {
     PlatformSpec spec = parse("preset: " + name + "\n");
@@ -85,6 +85,7 @@ TEST(PlatformSpec, NewPresetsHaveWhatTheyClaim) {
       {"dgx-h100", "H100-SXM5", 8, 8, 4, "infiniband", "rail-optimized", true},
       {"dgx-h200", "H200-SXM", 8, 8, 4, "infiniband", "rail-optimized", true},
       {"hgx-h100-roce", "H100-SXM5", 8, 8, 4, "roce", "fat-tree", true},
+      {"dgx-b300", "B300", 8, 8, 4, "roce", "rail-optimized", true},
       {"pcie-switch-server", "A100-PCIe-80GB", 8, 4, 4, "infiniband", "fat-tree", false},
       {"pcie-direct-server", "A100-PCIe-80GB", 8, 2, 0, "infiniband", "fat-tree", false}};
   for (const auto& c : claims) {
