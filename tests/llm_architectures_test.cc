@@ -15,6 +15,7 @@
 #include "strategies/llm_pricing.h"
 #include "strategies/llm_strategy.h"
 #include "tests/llm_cluster.h"
+#include "tests/test_util.h"
 #include "workloads/llm_config.h"
 
 namespace orrery {
@@ -160,6 +161,29 @@ TEST(LlmArchitectures, PlansPriceAndRun) {
     EXPECT_GT(r.makespan, 0) << name;
     EXPECT_GT(llm_memory(m, p)[0].activations, 0) << name;
   }
+}
+
+// docs/validation.md's architecture table is what scripts/validate_architectures.py prints now:
+// each published run simulated from its setup (a golden result; regenerate it with
+// --update-doc when a model changes on purpose).
+TEST(LlmArchitectures, ValidationTableInTheDocsIsWhatTheScriptPrints) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
+  const testing::ShellResult r = testing::run_shell(
+      "/usr/bin/python3 " + testing::source_path("scripts/validate_architectures.py") +
+      " --orrery " + testing::orrery_bin() + " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string doc = testing::read_file(testing::source_path("docs/validation.md"));
+  const std::string begin =
+      "<!-- architecture-validation:begin (scripts/validate_architectures.py --update-doc) -->\n";
+  const size_t from = doc.find(begin);
+  ASSERT_NE(from, std::string::npos);
+  const size_t to = doc.find("<!-- architecture-validation:end -->", from);
+  ASSERT_NE(to, std::string::npos);
+  EXPECT_EQ(doc.substr(from + begin.size(), to - from - begin.size()), r.output)
+      << "regenerate: /usr/bin/python3 scripts/validate_architectures.py --update-doc "
+         "docs/validation.md";
+  for (const char* model : {"| DeepSeek-V3 |", "| Qwen3-30B-A3B |", "| Nemotron-H 56B |"})
+    EXPECT_NE(r.output.find(model), std::string::npos) << model;
 }
 
 }  // namespace

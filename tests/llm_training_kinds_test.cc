@@ -240,5 +240,41 @@ TEST(MoeExecution, ExpertsFoldedOverTensorParallelGpus) {
   EXPECT_THROW(check_parallel_plan(p, q, 8, "test"), InfeasibleError);
 }
 
+// Memory terms as frameworks hold them, and the 4D plan Llama 3.1 405B trained with (The Llama
+// 3 Herd of Models, section 3.3: TP 8 x PP 16 x DP 128 on 16,384 H100s, 8,192 tokens, 16
+// sequences per replica, FSDP sharding gradients and optimizer states beside the pipeline,
+// no activation recomputation): it fits the H100's 80 GiB.
+TEST(TrainingKinds, MemoryTermsAsFrameworksHoldThem) {
+  ParallelPlan p;
+  p.seq_len = 1024;
+  MemoryOptions plain;
+  plain.fragmentation = 0;
+  MemoryOptions fw;  // 5% fragmentation, FP32 gradients
+  fw.fp32_grads = true;
+  const auto a = llm_memory(llama(), p, plain);
+  const auto b = llm_memory(llama(), p, fw);
+  EXPECT_DOUBLE_EQ(b[0].gradients, 2 * a[0].gradients);
+  EXPECT_DOUBLE_EQ(b[0].fragmentation, 0.05 * (b[0].activations + b[0].buffers));
+  EXPECT_DOUBLE_EQ(b[0].total() - a[0].total(), a[0].gradients + b[0].fragmentation);
+
+  const LlmConfig& m = *find_llm("llama3_405b");
+  ParallelPlan q;
+  q.tp = 8;
+  q.pp = 16;
+  q.dp = 128;
+  q.sequence_parallel = true;
+  q.global_batch = 2048;
+  q.schedule = PipelineSchedule::kInterleaved;
+  q.virtual_stages = 8;
+  q.account_for_embedding_and_loss = true;
+  q.zero = 2;
+  check_parallel_plan(q, m, 16384, "llama3");
+  const MemoryVerdict v = check_memory(m, q, 80.0 * (1 << 30));
+  EXPECT_TRUE(v.fits) << v.message();
+  // 16 micro-batches per replica: a middle stage's 8 one-layer chunks all warm up before the
+  // first backward, 128 layer-micro-batches.
+  EXPECT_EQ(llm_memory(m, q)[1].in_flight, 128);
+}
+
 }  // namespace
 }  // namespace orrery
