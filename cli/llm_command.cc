@@ -197,8 +197,9 @@ void register_llm_commands(CLI::App& app, CommandList& out) {
                   "MoE expert capacity over the even share of routed tokens (default: "
                   "token-dropless routing)")
       ->each([a](const std::string&) { a->plan.dropless = false; });
-  mem->add_option("--moe-imbalance", a->plan.moe_imbalance,
-                  "Dropless MoE: the busiest expert-parallel rank's tokens over the mean (default 1)");
+  mem->add_option(
+      "--moe-imbalance", a->plan.moe_imbalance,
+      "Dropless MoE: the busiest expert-parallel rank's tokens over the mean (default 1)");
   mem->add_flag("--sp", a->plan.sequence_parallel, "Megatron sequence parallelism (needs tp > 1)");
   mem->add_option("--micro-batch", a->plan.micro_batch, "Sequences per micro-batch (default 1)");
   mem->add_option("--global-batch", a->global_batch,
@@ -225,8 +226,9 @@ void register_llm_commands(CLI::App& app, CommandList& out) {
                   "LoRA fine-tuning: frozen weights, adapters of this rank (default 0: all train)");
   mem->add_flag("--fp32-grads", a->fp32_grads,
                 "Gradients accumulated in FP32 (Megatron-LM's main_grad buffers)");
-  mem->add_option("--fragmentation", a->fragmentation,
-                  "Share of activations and buffers lost to allocator fragmentation (default 0.05)");
+  mem->add_option(
+      "--fragmentation", a->fragmentation,
+      "Share of activations and buffers lost to allocator fragmentation (default 0.05)");
   mem->add_option("--precision", a->precision,
                   "bf16 (default), fp16, fp32, or bf16 with fp8, fp8-cs, mxfp8 or nvfp4 GEMMs");
   mem->add_flag("--no-flash", a->no_flash, "Materialize the attention scores (no flash attention)");

@@ -6,7 +6,9 @@
 //              global_batch: 512, micro_batch: 1, train_tokens: 2T}
 //   strategy: {tp: 8, pp: 4, cp: 1, sequence_parallel: true, schedule: 1f1b,
 //              zero: 1, recompute: selective, precision: bf16, flash_attention: true,
-//              capacity_factor: 1.0, bucket: 0 (one per layer) | 100MiB,
+//              capacity_factor: 1.0 | moe_imbalance: 1.0, moe_dispatcher: alltoall,
+//              etp: 1, training: pretrain | sft | lora, offload_activations: 0,
+//              recompute_modules: [core_attn], bucket: 0 (one per layer) | 100MiB,
 //              reserved: 1GiB, collectives: {...}, replicas: all | one,
 //              tp_collectives: flow | analytical}       (dp = GPUs / (tp x pp x cp))
 #pragma once

@@ -45,8 +45,8 @@ LayerShare layer_share(const LlmConfig& m, const ParallelPlan& plan) {
       params.attention / t + params.norms +
       mlp * (moe * (params.router + params.expert * static_cast<double>(m.shared_experts) / t) +
              (1 - moe) * params.dense_mlp / t);
-  out.experts = mlp * moe * params.expert * static_cast<double>(m.experts / plan.ep) /
-                plan.expert_tp();
+  out.experts =
+      mlp * moe * params.expert * static_cast<double>(m.experts / plan.ep) / plan.expert_tp();
   return out;
 }
 
@@ -142,10 +142,9 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
   const int micro = plan.micro_batches();
   const double dense_shards = static_cast<double>(plan.dp) * plan.cp;
   // Replicas holding the same experts: dp x cp / ep, or folded, tp x dp x cp / (ep x etp).
-  const double expert_shards =
-      plan.folded_experts()
-          ? static_cast<double>(plan.tp) * dense_shards / (plan.ep * plan.expert_tp())
-          : dense_shards / plan.ep;
+  const double expert_shards = plan.folded_experts() ? static_cast<double>(plan.tp) * dense_shards /
+                                                           (plan.ep * plan.expert_tp())
+                                                     : dense_shards / plan.ep;
   // A chunk of n layers: the first recompute_layers of them keep their input alone (the
   // others all they need), the first offload_layers keep nothing on the GPU.
   const double act_layer = layer_activation_bytes(m, plan);

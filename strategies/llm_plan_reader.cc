@@ -95,8 +95,10 @@ ParallelPlan read_llm_plan(const YamlMap& w, const YamlMap& s, MemoryOptions* me
   memory->reserved_bytes = s.size("reserved", memory->reserved_bytes, limits::kBytes);
   memory->fragmentation = s.number("fragmentation", memory->fragmentation);
   if (!(memory->fragmentation >= 0 && memory->fragmentation <= 1))
-    s.fail("fragmentation", "the share of activations and buffers lost to the allocator: from 0 "
-                            "to 1, got " + std::to_string(memory->fragmentation));
+    s.fail("fragmentation",
+           "the share of activations and buffers lost to the allocator: from 0 "
+           "to 1, got " +
+               std::to_string(memory->fragmentation));
   p.micro_batch = w.integer("micro_batch", 1);
   // Left out, they take the model's sequence length and micro_batch x dp; given, they must be
   // real (0 used to read as "left out").

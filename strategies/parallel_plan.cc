@@ -234,7 +234,7 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
       p.recompute == Recompute::kSelective)
     fail("recompute_modules",
          "mla_up_proj needs multi-head latent attention (" + m.name + " has none)");
-  if (p.offload_layers < 0) bad("offload_layers", "must be at least 0");
+  if (p.offload_layers < 0) bad("offload_activations", "must be at least 0 layers");
   if (!(p.offload_host_bandwidth > 0 && p.offload_host_bandwidth < 1e15))
     bad("offload_host_bandwidth", "must be a bandwidth above 0");
   if (m.moe() && m.experts % p.ep != 0)
@@ -247,11 +247,12 @@ void check_parallel_plan(const ParallelPlan& p, const LlmConfig& m, int gpus,
   if (p.folded_experts()) {
     if (!m.moe()) fail("etp", "expert tensor parallelism needs a mixture-of-experts model");
     if (!p.sequence_parallel)
-      fail("etp", "experts folded over the TP group dispatch each TP rank's share of the tokens: "
-                  "needs sequence_parallel: true (as Megatron-Core does)");
+      fail("etp",
+           "experts folded over the TP group dispatch each TP rank's share of the tokens: "
+           "needs sequence_parallel: true (as Megatron-Core does)");
     if ((p.tp * p.dp * p.cp) % p.ep != 0)
-      fail("ep", "ep = " + num(p.ep) + " must divide tp x dp x cp = " +
-                     num(p.tp * p.dp * p.cp) + " (experts folded over the TP and data-parallel GPUs)");
+      fail("ep", "ep = " + num(p.ep) + " must divide tp x dp x cp = " + num(p.tp * p.dp * p.cp) +
+                     " (experts folded over the TP and data-parallel GPUs)");
   } else if ((p.dp * p.cp) % p.ep != 0) {
     fail("ep", "ep = " + num(p.ep) + " must divide dp x cp = " + num(p.dp * p.cp) +
                    " (experts are spread over the data-parallel GPUs; etp: 1 folds them over TP "
