@@ -14,19 +14,14 @@ not split into the published virtual stages run as plain 1F1B (noted in the row)
 Needs the built binary (scripts/build); under a minute on 2 cores.
 """
 
-import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import doc_block  # noqa: E402
+import published_runs  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ORRERY = os.path.join(ROOT, "build", "orrery")
 BEGIN = "<!-- architecture-validation:begin (scripts/validate_architectures.py --update-doc) -->"
 END = "<!-- architecture-validation:end -->"
 
@@ -100,19 +95,12 @@ def scenario(row):
         "framework: megatron-te"]) + "\n"
 
 
-def simulate(row, tmp):
-    path = os.path.join(tmp, "s.yaml")
-    with open(path, "w") as f:
-        f.write(scenario(row))
-    out = subprocess.run([ORRERY, "run", path, "--no-timeline", "-o", os.path.join(tmp, "r.h5"),
-                          "--force"], capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit("%s: orrery run failed:\n%s%s" % (row[3], out.stdout, out.stderr))
-    m = re.search(r"Throughput\s+([\d.]+) tokens/s per GPU", out.stdout)
+def simulate(orrery, row, tmp):
+    stdout = published_runs.run_scenario(orrery, scenario(row), tmp, row[3])
+    m = re.search(r"Throughput\s+([\d.]+) tokens/s per GPU", stdout)
     if not m:
-        sys.exit("%s: no throughput in:\n%s" % (row[3], out.stdout))
-    fits = "OUT OF MEMORY" not in out.stdout
-    return float(m.group(1)), fits
+        sys.exit("%s: no throughput in:\n%s" % (row[3], stdout))
+    return float(m.group(1)), "OUT OF MEMORY" not in stdout
 
 
 def table(results):
@@ -137,24 +125,10 @@ def table(results):
 
 
 def main():
-    global ORRERY
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--update-doc", help="replace the table block in this Markdown file")
-    ap.add_argument("--orrery", default=ORRERY, help="the orrery binary (default: build/orrery)")
-    args = ap.parse_args()
-    ORRERY = args.orrery
-    if not os.path.exists(ORRERY):
-        sys.exit("%s: not built (scripts/build)" % ORRERY)
-    results = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for row in ROWS:
-            results.append((row, simulate(row, tmp)))
-            print("  %-40s %-5s %4d GPUs: %.0f (published %d)" % (
-                row[3], row[4], row[5], results[-1][1][0], row[11]), file=sys.stderr, flush=True)
-    text = table(results)
-    print(text, end="")
-    if args.update_doc:
-        doc_block.update_doc(args.update_doc, text, BEGIN, END)
+    published_runs.main(
+        __doc__.split("\n\n")[0], ROWS, simulate, table, BEGIN, END,
+        lambda row, r: "  %-40s %-5s %4d GPUs: %.0f (published %d)" % (
+            row[3], row[4], row[5], r[0], row[11]))
 
 
 if __name__ == "__main__":

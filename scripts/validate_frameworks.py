@@ -14,19 +14,14 @@ DALI or TFRecords with prefetching).
 Needs the built binary (scripts/build); about two minutes on 2 cores.
 """
 
-import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import doc_block  # noqa: E402
+import published_runs  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ORRERY = os.path.join(ROOT, "build", "orrery")
 BEGIN = "<!-- framework-validation:begin (scripts/validate_frameworks.py --update-doc) -->"
 END = "<!-- framework-validation:end -->"
 
@@ -155,18 +150,13 @@ def scenario(model, device, gpus, precision, batch, framework):
     return "\n".join(lines) + "\n"
 
 
-def simulate(row, tmp):
+def simulate(orrery, row, tmp):
     source, framework, label, model, device, gpus, precision, batch, published = row
-    path = os.path.join(tmp, "s.yaml")
-    with open(path, "w") as f:
-        f.write(scenario(model, device, gpus, precision, batch, framework))
-    out = subprocess.run([ORRERY, "run", path, "--no-timeline", "-o", os.path.join(tmp, "r.h5"),
-                          "--force"], capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit("%s: orrery run failed:\n%s%s" % (label, out.stdout, out.stderr))
-    m = re.search(r"Iteration time\s+([\d.]+)\s*(ms|s|us)", out.stdout)
+    stdout = published_runs.run_scenario(
+        orrery, scenario(model, device, gpus, precision, batch, framework), tmp, label)
+    m = re.search(r"Iteration time\s+([\d.]+)\s*(ms|s|us)", stdout)
     if not m:
-        sys.exit("%s: no iteration time in:\n%s" % (label, out.stdout))
+        sys.exit("%s: no iteration time in:\n%s" % (label, stdout))
     seconds = float(m.group(1)) * {"s": 1.0, "ms": 1e-3, "us": 1e-6}[m.group(2)]
     if model.startswith("llm:"):
         return batch * int(model.split(":")[2]) / seconds  # tokens/s per GPU
@@ -219,25 +209,10 @@ def table(results):
 
 
 def main():
-    global ORRERY
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--update-doc", help="replace the table block in this Markdown file")
-    ap.add_argument("--orrery", default=ORRERY, help="the orrery binary (default: build/orrery)")
-    args = ap.parse_args()
-    ORRERY = args.orrery
-    if not os.path.exists(ORRERY):
-        sys.exit("%s: not built (scripts/build)" % ORRERY)
-    results = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for row in ROWS:
-            results.append((row, simulate(row, tmp)))
-            print("  %-18s %-9s %-15s %d GPU %-4s batch %3d: %.1f (published %.1f)" % (
-                row[2], row[3], row[4], row[5], row[6], row[7], results[-1][1], row[8]),
-                file=sys.stderr, flush=True)
-    text = table(results)
-    print(text, end="")
-    if args.update_doc:
-        doc_block.update_doc(args.update_doc, text, BEGIN, END)
+    published_runs.main(
+        __doc__.split("\n\n")[0], ROWS, simulate, table, BEGIN, END,
+        lambda row, p: "  %-18s %-9s %-15s %d GPU %-4s batch %3d: %.1f (published %.1f)" % (
+            row[2], row[3], row[4], row[5], row[6], row[7], p, row[8]))
 
 
 if __name__ == "__main__":
