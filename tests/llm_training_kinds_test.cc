@@ -17,6 +17,15 @@ namespace {
 
 const LlmConfig& llama() { return *find_llm("llama2_7b"); }  // h 4096, f 11008, 32 layers
 
+// Fixed costs on one stage: a layer's blocks `fwd` each forward and twice that backward.
+LlmCosts fixed(double fwd = 1e-3) {
+  LlmCosts c;
+  c.attention_fwd.seconds = c.mlp_fwd.seconds = fwd;
+  c.attention_bwd.seconds = c.mlp_bwd.seconds = 2 * fwd;
+  c.optimizer.assign(1, BlockCost{});
+  return c;
+}
+
 TEST(TrainingKinds, LoraFreezesTheBaseWeightsAndTrainsRankRAdapters) {
   ParallelPlan p;
   p.seq_len = 1024;
@@ -82,10 +91,7 @@ TEST(TrainingKinds, SelectiveRecomputationByModuleDropsWhatItRecomputes) {
   p.seq_len = 1024;
   p.recompute = Recompute::kSelective;
   p.recompute_modules = kRecomputeMlp;
-  LlmCosts c;
-  c.attention_fwd.seconds = c.mlp_fwd.seconds = 1e-3;
-  c.attention_bwd.seconds = c.mlp_bwd.seconds = 2e-3;
-  c.optimizer.assign(1, BlockCost{});
+  const LlmCosts c = fixed();
   const testing::LlmCluster cl = testing::dgx_a100(1);
   LlmBuildOptions op_by_op;
   op_by_op.fuse_passes = false;
@@ -101,10 +107,7 @@ TEST(TrainingKinds, OffloadingMovesActivationsAndTheOptimizerToTheHost) {
   const double layer = layer_activation_bytes(llama(), p);
   const auto off = llm_memory(llama(), p);
   EXPECT_NEAR(on_gpu[0].activations - off[0].activations, 24 * layer, 1);
-  LlmCosts c;
-  c.attention_fwd.seconds = c.mlp_fwd.seconds = 1e-3;
-  c.attention_bwd.seconds = c.mlp_bwd.seconds = 2e-3;
-  c.optimizer.assign(1, BlockCost{});
+  const LlmCosts c = fixed();
   const testing::LlmCluster cl = testing::dgx_a100(1);
   LlmStep step = build_llm_step(llama(), p, cl.gpus, c, {});
   int down = 0, up = 0;
@@ -152,8 +155,7 @@ TEST(MoeExecution, DeepEpCrossesTheNetworkOncePerServer) {
   const testing::LlmCluster cl = testing::dgx_a100(16, 2);
   const double token_bytes = 256.0 * 4096 * 2;
   p.moe_dispatcher = MoeDispatcher::kDeepEp;
-  LlmCosts c;
-  c.optimizer.assign(1, BlockCost{});
+  const LlmCosts c = fixed(0);
   LlmStep step = build_llm_step(mix, p, cl.gpus, c, {});
   for (const auto& coll : step.graph.collectives)
     if (coll.type == CollectiveType::kAllToAll) EXPECT_EQ(coll.ranks.size(), 8u);
@@ -214,8 +216,7 @@ TEST(MoeExecution, ExpertsFoldedOverTensorParallelGpus) {
   check_parallel_plan(p, q, 8, "test");
   const double h = 2048;
   EXPECT_DOUBLE_EQ(layer_share(q, p).experts, 16 * 3 * h * 768);
-  LlmCosts c;
-  c.optimizer.assign(1, BlockCost{});
+  const LlmCosts c = fixed(0);
   const testing::LlmCluster cl = testing::dgx_a100(8);
   const LlmStep step = build_llm_step(q, p, cl.gpus, c, {});
   int a2a = 0, tp_colls = 0;
