@@ -17,12 +17,12 @@ namespace {
 
 const LlmConfig& llama() { return *find_llm("llama2_7b"); }  // h 4096, f 11008, 32 layers
 
-// Fixed costs on one stage: a layer's blocks `fwd` each forward and twice that backward.
-LlmCosts fixed(double fwd = 1e-3) {
+// Fixed costs on `stages` stages: a layer's blocks `fwd` each forward and twice that backward.
+LlmCosts fixed(double fwd = 1e-3, int stages = 1) {
   LlmCosts c;
   c.attention_fwd.seconds = c.mlp_fwd.seconds = fwd;
   c.attention_bwd.seconds = c.mlp_bwd.seconds = 2 * fwd;
-  c.optimizer.assign(1, BlockCost{});
+  c.optimizer.assign(stages, BlockCost{});
   return c;
 }
 
@@ -275,6 +275,34 @@ TEST(TrainingKinds, MemoryTermsAsFrameworksHoldThem) {
   // 16 micro-batches per replica: a middle stage's 8 one-layer chunks all warm up before the
   // first backward, 128 layer-micro-batches.
   EXPECT_EQ(llm_memory(m, q)[1].in_flight, 128);
+}
+
+// FSDP in a 4D plan (ZeRO-3 beside pipeline stages and TP, refused before): each stage gathers
+// its layers' weights over the data-parallel pair before each forward and backward and
+// reduce-scatters their gradients after each backward. LLaMA-2 7B, TP 2 x PP 2 x DP 2, one
+// micro-batch: 16 layers a stage x 2 passes x 2 TP ranks x 2 stages = 128 gathers, 64
+// reduce-scatters, each a layer's TP share in 16 bits.
+TEST(TrainingKinds, FsdpRunsBesidePipelineStagesAndTensorParallelism) {
+  ParallelPlan p;
+  p.tp = 2;
+  p.pp = 2;
+  p.dp = 2;
+  p.zero = 3;
+  p.seq_len = 512;
+  check_parallel_plan(p, llama(), 8, "test");
+  const testing::LlmCluster cl = testing::dgx_a100(8);
+  const LlmStep step = build_llm_step(llama(), p, cl.gpus, fixed(1e-3, 2), {});
+  int gathers = 0, scatters = 0;
+  double bytes = 0;
+  for (const auto& coll : step.graph.collectives) {
+    if (coll.ranks.size() != 2) continue;
+    if (coll.type == CollectiveType::kAllGather) ++gathers, bytes = coll.bytes;
+    if (coll.type == CollectiveType::kReduceScatter) ++scatters;
+  }
+  EXPECT_EQ(gathers, 128);
+  EXPECT_EQ(scatters, 64);
+  EXPECT_DOUBLE_EQ(bytes, 2 * layer_share(llama(), p).dense);
+  EXPECT_GT(replay_isolated(cl.source, step.graph, ReplayOptions{}).makespan, 32 * 6e-3 / 2);
 }
 
 }  // namespace
