@@ -113,7 +113,17 @@ class Builder {
     std::vector<Lanes> lasts;  // each stage's last op per lane
     for (int s = 0; s < p_.pp; ++s) {
       std::vector<int> last(lanes_, -1);
+      Lanes before_previous(lanes_, -1);  // each lane's last op before the previous pass
       for (const Item& it : orders_[s]) {
+        const Lanes before = last;
+        // A pass beside the previous one starts where that one started; a zero-cost op joins
+        // the two after it.
+        Lanes previous_end;
+        if (it.beside_previous) {
+          previous_end = last;
+          last = before_previous;
+        }
+        before_previous = before;
         const PassKey key{s, it.kind, it.micro, it.chunk};
         order_[key] = static_cast<int>(sequence_[s].size());
         sequence_[s].push_back(key);
@@ -125,6 +135,8 @@ class Builder {
           backward(s, it, &last, &pass);
         else
           weight(s, it, &last, &pass);
+        if (it.beside_previous)
+          compute(s, it, "join", BlockCost{}, "backward", &last, &pass, &previous_end);
       }
       lasts.push_back(last);
     }

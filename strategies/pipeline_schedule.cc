@@ -65,7 +65,9 @@ Order zb_h1(int pp, int stage, int micro) {
 //   5. n - r - 1 x (B1, F1, B0);                 6. r + 1 x (B1, B0), the second half of them
 //   7. n - r - 1 x (W, B0), B0 split;               with W left for later;
 //   8. the W left.
-// A backward not split runs its W at once (B then W).
+// A backward not split runs its W at once (B then W). In steps 4 and 5 each forward and the
+// backward after it run as one overlapped pair (the reference's forward_backward_chunk), except
+// the middle ranks' first.
 Order dual_pipe(int pp, int stage, int micro) {
   const int n = pp / 2, half = micro / 2;
   const bool second = stage >= n;
@@ -92,11 +94,23 @@ Order dual_pipe(int pp, int stage, int micro) {
     out.push_back(weights.front());
     weights.erase(weights.begin());
   };
+  // A forward and the backward beside it.
+  auto fb = [&](int f_phase, int b_phase, bool overlap) {
+    f(f_phase);
+    b(b_phase, false);
+    out[out.size() - 2].beside_previous = overlap;  // the B, before its W
+  };
   for (int i = 0; i < (n - r - 1) * 2; ++i) f(0);
   for (int i = 0; i < r + 1; ++i) f(0), f(1);
   for (int i = 0; i < n - r - 1; ++i) b(1, true), w(), f(1);
-  for (int i = 0; i < half - pp + r + 1; ++i) f(0), b(1, false), f(1), b(0, false);
-  for (int i = 0; i < n - r - 1; ++i) b(1, false), f(1), b(0, false);
+  for (int i = 0; i < half - pp + r + 1; ++i) {
+    fb(0, 1, i > 0 || r < n - 1);
+    fb(1, 0, true);
+  }
+  for (int i = 0; i < n - r - 1; ++i) {
+    b(1, false);
+    fb(1, 0, true);
+  }
   bool split = false;
   for (int i = 0; i < r + 1; ++i) {
     if (i == (r + 1) / 2 && r % 2 == 1) split = true;

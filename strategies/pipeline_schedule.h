@@ -27,6 +27,9 @@ struct PipelinePass {
   PassKind kind = PassKind::kForward;
   int micro = 0;
   int chunk = 0;  // which of the stage's model chunks
+  // Runs beside the pass before it rather than after it (DualPipe's paired forward and
+  // backward of two micro-batches: one's communication hides behind the other's compute).
+  bool beside_previous = false;
 };
 
 struct ChunkPlace {

@@ -133,6 +133,26 @@ TEST(PipelineSchedule, DualPipeFeedsBothEndsOverMirroredPieces) {
   EXPECT_NEAR(dual_mem[1].weights, 2 * plain[1].weights, 1e-6 * plain[1].weights);
 }
 
+TEST(PipelineSchedule, DualPipePairsForwardsAndBackwardsToOverlapThem) {
+  // p = 4, m = 8: stage 0 (r = 0) runs step 4 once (two pairs) and step 5 once (one pair); the
+  // middle stage 1 (r = 1) step 4 twice, its very first pair not overlapped: three each. A
+  // paired backward follows its forward in the order and runs beside it in the step graph.
+  const ParallelPlan p = pipeline(4, 8, PipelineSchedule::kDualPipe);
+  const auto orders = pipeline_schedule(p, 8, chunk_layers(p, llama()));
+  for (int s : {0, 1}) {
+    int pairs = 0;
+    for (size_t i = 0; i < orders[s].size(); ++i)
+      if (orders[s][i].beside_previous) {
+        ++pairs;
+        ASSERT_GT(i, 0u);
+        EXPECT_EQ(orders[s][i].kind, PassKind::kBackward);
+        EXPECT_EQ(orders[s][i - 1].kind, PassKind::kForward);
+        EXPECT_NE(orders[s][i].chunk, orders[s][i - 1].chunk);
+      }
+    EXPECT_EQ(pairs, 3) << s;
+  }
+}
+
 TEST(PipelineSchedule, InterleavedMemoryFollowsMegatronsWarmUp) {
   // 4 stages, 2 chunks of 4 layers, 16 micro-batches: stage s warms up with (p - s - 1) x 2 +
   // (v - 1) x p chunk forwards and holds one more: stage 0 11 chunks (44 layer-micro-batches,
