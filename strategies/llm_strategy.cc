@@ -481,7 +481,9 @@ class Builder {
   bool fused(int s, const Item& it) const {
     if (!fuse_) return false;
     if (shards_ < 2) return true;
-    if (it.kind == PassKind::kForward) return p_.zero < 3;
+    // ZeRO-3 gathers each layer's weights in forward and backward.
+    if (p_.zero >= 3) return false;
+    if (it.kind == PassKind::kForward) return true;
     // A backward pass without its weight gradients reduces nothing.
     return split_ || (p_.zero < 2 && !final_micro(s, it));
   }
