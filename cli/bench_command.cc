@@ -32,6 +32,8 @@ struct BenchArgs {
   int root = 0;
   std::string output;
   std::string compare;
+  bool csv = false;   // the rows as CSV on stdout instead of the table
+  bool json = false;  // as JSON
 };
 
 // nccl-tests' names (all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall,
@@ -95,8 +97,21 @@ int bench_collective(const BenchArgs& a) {
                      std::to_string(ranks.size()) + " GPUs on " + std::to_string(a.nodes) +
                      " server(s)");
   if (a.gpus > 0) ranks.resize(a.gpus);
+  if (a.csv && a.json) throw InputError("--csv and --json: choose one output format");
+  // Read the log before the run, so that a bad one fails at once.
+  std::vector<MeasuredRow> measured;
+  if (!a.compare.empty()) measured = read_nccl_tests_log(a.compare);
   CollectiveBenchStats stats;
   auto rows = run_collective_bench(source, ranks, opt, &stats);
+  const std::vector<MeasuredRow>* against = a.compare.empty() ? nullptr : &measured;
+  if (a.csv || a.json) {
+    std::printf(
+        "%s",
+        a.csv ? collective_bench_csv(rows, opt, against).c_str()
+              : collective_bench_json(rows, opt, static_cast<int>(ranks.size()), against).c_str());
+    if (!a.output.empty()) write_collective_bench(a.output, rows, opt, current_command_line());
+    return 0;
+  }
 
   std::printf("# %s: %s\n", a.platform.c_str(), spec.description.c_str());
   std::printf("%s", format_collective_bench(rows, opt, static_cast<int>(ranks.size())).c_str());
@@ -104,7 +119,7 @@ int bench_collective(const BenchArgs& a) {
               static_cast<long long>(stats.activities), stats.wall_seconds);
   if (!a.compare.empty()) {
     std::printf("\n# predicted against %s\n", a.compare.c_str());
-    std::printf("%s", format_bench_comparison(rows, read_nccl_tests_log(a.compare)).c_str());
+    std::printf("%s", format_bench_comparison(rows, measured).c_str());
   }
   if (!a.output.empty()) {
     write_collective_bench(a.output, rows, opt, current_command_line());
@@ -145,7 +160,11 @@ void register_bench_commands(CLI::App& app, CommandList& out) {
   coll->add_option("-r,--root", args.root, "Root rank of broadcast and reduce (default 0)");
   coll->add_option("-o,--output", args.output, "Write the rows to FILE.csv or FILE.h5");
   coll->add_option("--compare", args.compare,
-                   "A measured nccl-tests log: print predicted next to measured, with the error");
+                   "A measured nccl-tests log: print predicted next to measured, with the error "
+                   "(predicted busbw / measured - 1: + is too fast)");
+  coll->add_flag("--csv", args.csv,
+                 "Print the rows as CSV (with the measured columns and the error under --compare)");
+  coll->add_flag("--json", args.json, "Print the rows as JSON");
   out.push_back({coll, [] { return bench_collective(args); }});
 }
 

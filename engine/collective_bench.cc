@@ -96,7 +96,8 @@ std::vector<CollectiveBenchRow> run_collective_bench(const PlatformSource& platf
   // A factor just above 1 makes a size per step: millions of collectives and gigabytes before
   // the first result. Refused with the count, before any is built.
   constexpr double kMaxSizes = 10000;
-  const double steps = std::floor(std::log(opt.max_bytes / opt.min_bytes) / std::log(opt.factor)) + 1;
+  const double steps =
+      std::floor(std::log(opt.max_bytes / opt.min_bytes) / std::log(opt.factor)) + 1;
   if (!(steps <= kMaxSizes))
     throw InputError("the size factor " + format_exact(opt.factor) + " makes " +
                      std::to_string(static_cast<long long>(std::min(steps, 1e15))) +
@@ -179,20 +180,93 @@ std::string format_collective_bench(const std::vector<CollectiveBenchRow>& rows,
   return out.str();
 }
 
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t k = v.size();
+  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+// The comparison row of a predicted row, or null.
+const BenchComparison* find_compared(const std::vector<BenchComparison>& c,
+                                     const CollectiveBenchRow& r) {
+  for (const auto& b : c)
+    if (b.predicted == &r) return &b;
+  return nullptr;
+}
+
+}  // namespace
+
 std::string collective_bench_csv(const std::vector<CollectiveBenchRow>& rows,
                                  const CollectiveBenchOptions& opt) {
+  return collective_bench_csv(rows, opt, nullptr);
+}
+
+std::string collective_bench_csv(const std::vector<CollectiveBenchRow>& rows,
+                                 const CollectiveBenchOptions& opt,
+                                 const std::vector<MeasuredRow>* measured) {
+  const std::vector<BenchComparison> compared =
+      measured ? compare_bench(rows, *measured) : std::vector<BenchComparison>{};
   std::ostringstream out;
   out << "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,"
-         "channels\n";
-  char line[256];
+         "channels"
+      << (measured ? ",measured_time_us,measured_busbw_GBps,error" : "") << "\n";
+  char line[320];
   for (const auto& r : rows) {
-    std::snprintf(line, sizeof line, "%.0f,%lld,%s,%s,%d,%.6g,%.6g,%.6g,%s,%s,%d\n", r.bytes,
+    std::snprintf(line, sizeof line, "%.0f,%lld,%s,%s,%d,%.6g,%.6g,%.6g,%s,%s,%d", r.bytes,
                   static_cast<long long>(r.count), opt.datatype.c_str(), redop(opt.type),
                   rooted(opt.type) ? opt.root : -1, r.seconds * 1e6, r.algbw / 1e9, r.busbw / 1e9,
                   collective_algo_name(r.choice.algo), collective_protocol_name(r.choice.protocol),
                   r.choice.channels);
     out << line;
+    if (measured) {
+      if (const BenchComparison* c = find_compared(compared, r)) {
+        std::snprintf(line, sizeof line, ",%.6g,%.6g,%.6g", c->measured.seconds * 1e6,
+                      c->measured.busbw / 1e9, c->error);
+        out << line;
+      } else {
+        out << ",,,";
+      }
+    }
+    out << "\n";
   }
+  return out.str();
+}
+
+std::string collective_bench_json(const std::vector<CollectiveBenchRow>& rows,
+                                  const CollectiveBenchOptions& opt, int ranks,
+                                  const std::vector<MeasuredRow>* measured) {
+  const std::vector<BenchComparison> compared =
+      measured ? compare_bench(rows, *measured) : std::vector<BenchComparison>{};
+  std::ostringstream out;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "{\"collective\": \"%s\", \"ranks\": %d, \"datatype\": \"%s\", \"redop\": "
+                "\"%s\", \"root\": %d, \"rows\": [",
+                collective_type_name(opt.type), ranks, opt.datatype.c_str(), redop(opt.type),
+                rooted(opt.type) ? opt.root : -1);
+  out << line;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const CollectiveBenchRow& r = rows[i];
+    std::snprintf(line, sizeof line,
+                  "%s\n  {\"size_bytes\": %.0f, \"count\": %lld, \"time_us\": %.6g, "
+                  "\"algbw_GBps\": %.6g, \"busbw_GBps\": %.6g, \"algorithm\": \"%s\", "
+                  "\"protocol\": \"%s\", \"channels\": %d",
+                  i ? "," : "", r.bytes, static_cast<long long>(r.count), r.seconds * 1e6,
+                  r.algbw / 1e9, r.busbw / 1e9, collective_algo_name(r.choice.algo),
+                  collective_protocol_name(r.choice.protocol), r.choice.channels);
+    out << line;
+    if (const BenchComparison* c = find_compared(compared, r)) {
+      std::snprintf(line, sizeof line,
+                    ", \"measured_time_us\": %.6g, \"measured_busbw_GBps\": %.6g, "
+                    "\"error\": %.6g",
+                    c->measured.seconds * 1e6, c->measured.busbw / 1e9, c->error);
+      out << line;
+    }
+    out << "}";
+  }
+  out << "\n]}\n";
   return out.str();
 }
 
@@ -241,6 +315,21 @@ std::vector<MeasuredRow> read_nccl_tests_log(const std::string& path) {
   return rows;
 }
 
+std::vector<BenchComparison> compare_bench(const std::vector<CollectiveBenchRow>& predicted,
+                                           const std::vector<MeasuredRow>& measured) {
+  std::vector<BenchComparison> out;
+  for (const auto& m : measured) {
+    auto it = std::find_if(predicted.begin(), predicted.end(), [&](const CollectiveBenchRow& p) {
+      return std::fabs(p.bytes - m.bytes) <= 1e-9 * m.bytes;
+    });
+    if (it == predicted.end()) continue;
+    // From the times, not the busbw columns: nccl-tests prints 0.00 GB/s at latency-bound
+    // sizes, so its busbw is rounded away there. The same sign either way.
+    out.push_back({&*it, m, m.seconds / it->seconds - 1});
+  }
+  return out;
+}
+
 std::string format_bench_comparison(const std::vector<CollectiveBenchRow>& predicted,
                                     const std::vector<MeasuredRow>& measured) {
   std::ostringstream out;
@@ -251,29 +340,26 @@ std::string format_bench_comparison(const std::vector<CollectiveBenchRow>& predi
   std::snprintf(line, sizeof line, "#%11s %12s %12s %10s %10s %8s\n", "(B)", "(us)", "(us)",
                 "(GB/s)", "(GB/s)", "(%)");
   out << line;
-  std::vector<double> errors;
-  for (const auto& m : measured) {
-    auto it = std::find_if(predicted.begin(), predicted.end(), [&](const CollectiveBenchRow& p) {
-      return std::fabs(p.bytes - m.bytes) <= 1e-9 * m.bytes;
-    });
-    if (it == predicted.end()) continue;
-    // Time error where nccl-tests prints 0.00 GB/s (latency-bound sizes): busbw is rounded away.
-    double err = m.busbw >= 0.01e9 ? 100.0 * (it->busbw - m.busbw) / m.busbw
-                                   : 100.0 * (m.seconds - it->seconds) / it->seconds;
-    errors.push_back(std::fabs(err));
-    std::snprintf(line, sizeof line, "%12.0f %12.2f %12.2f %10.2f %10.2f %+8.1f\n", m.bytes,
-                  it->seconds * 1e6, m.seconds * 1e6, it->busbw / 1e9, m.busbw / 1e9, err);
+  const std::vector<BenchComparison> compared = compare_bench(predicted, measured);
+  std::vector<double> signed_errors, errors;
+  for (const auto& c : compared) {
+    const CollectiveBenchRow& p = *c.predicted;
+    std::snprintf(line, sizeof line, "%12.0f %12.2f %12.2f %10.2f %10.2f %+8.1f\n",
+                  c.measured.bytes, p.seconds * 1e6, c.measured.seconds * 1e6, p.busbw / 1e9,
+                  c.measured.busbw / 1e9, 100 * c.error);
     out << line;
+    signed_errors.push_back(100 * c.error);
+    errors.push_back(100 * std::fabs(c.error));
   }
   if (errors.empty()) {
     out << "# no size of the log was predicted (check --min/--max and the collective)\n";
     return out.str();
   }
-  std::sort(errors.begin(), errors.end());
-  const size_t k = errors.size();
-  double median = k % 2 ? errors[k / 2] : 0.5 * (errors[k / 2 - 1] + errors[k / 2]);
-  std::snprintf(line, sizeof line, "# %zu sizes compared, median |error| %.1f%%, worst %.1f%%\n", k,
-                median, errors.back());
+  std::snprintf(line, sizeof line,
+                "# %zu sizes compared, median |error| %.1f%%, median error %+.1f%%, worst "
+                "%.1f%% (error: predicted busbw / measured - 1, + is too fast)\n",
+                errors.size(), median_of(errors), median_of(signed_errors),
+                *std::max_element(errors.begin(), errors.end()));
   out << line;
   return out.str();
 }

@@ -82,9 +82,31 @@ struct MeasuredRow {
 // line of a row it cannot read, or when the file holds no rows.
 std::vector<MeasuredRow> read_nccl_tests_log(const std::string& path);
 
-// Predicted next to measured for every size both have: time and busbw each, and the error of
-// the predicted busbw in percent of the measured one; then the median absolute error.
+// A predicted size next to its measurement. The error is the predicted bus bandwidth over the
+// measured one, minus one (= measured time over predicted time, minus one): + is too fast, as
+// every validation table of Orrery gives it.
+struct BenchComparison {
+  const CollectiveBenchRow* predicted = nullptr;
+  MeasuredRow measured;
+  double error = 0.0;
+};
+// Every measured size that was predicted, in the log's order.
+std::vector<BenchComparison> compare_bench(const std::vector<CollectiveBenchRow>& predicted,
+                                           const std::vector<MeasuredRow>& measured);
+
+// Predicted next to measured for every size both have: time and busbw each, and the error in
+// percent; then the median absolute and the median signed error.
 std::string format_bench_comparison(const std::vector<CollectiveBenchRow>& predicted,
                                     const std::vector<MeasuredRow>& measured);
+
+// The rows for programs (nccl-tests prints only its table): CSV with a header line, or one JSON
+// object {"collective", "ranks", "datatype", "rows": [...]}; with `measured` (may be null),
+// each compared row also carries the measured time and busbw and the error (+ too fast).
+std::string collective_bench_csv(const std::vector<CollectiveBenchRow>& rows,
+                                 const CollectiveBenchOptions& opt,
+                                 const std::vector<MeasuredRow>* measured);
+std::string collective_bench_json(const std::vector<CollectiveBenchRow>& rows,
+                                  const CollectiveBenchOptions& opt, int ranks,
+                                  const std::vector<MeasuredRow>* measured);
 
 }  // namespace orrery

@@ -296,6 +296,8 @@ TEST(NcclCollectives, ReadsNcclTestsLogsWithAndWithoutTheRootColumn) {
   EXPECT_THROW(read_nccl_tests_log(dir + "/empty.txt"), InputError);
 }
 
+// The error is predicted busbw over measured, minus one, from the times (measured over
+// predicted, minus one): + is too fast.
 TEST(NcclCollectives, ComparisonPrintsTheErrorPerRowAndTheMedian) {
   CollectiveBenchRow p1;
   p1.bytes = 1 << 20;
@@ -303,12 +305,27 @@ TEST(NcclCollectives, ComparisonPrintsTheErrorPerRowAndTheMedian) {
   p1.busbw = 20e9;
   CollectiveBenchRow p2 = p1;
   p2.bytes = 1 << 30;
+  p2.seconds = 1e-3;
   p2.busbw = 300e9;
-  std::vector<MeasuredRow> m = {{double(1 << 20), 110e-6, 18e9}, {double(1 << 30), 1e-3, 400e9}};
+  std::vector<MeasuredRow> m = {{double(1 << 20), 111.11e-6, 18e9},
+                                {double(1 << 30), 0.75e-3, 400e9}};
+  const auto compared = compare_bench({p1, p2}, m);
+  ASSERT_EQ(compared.size(), 2u);
+  EXPECT_NEAR(compared[0].error, 0.1111, 1e-6);  // 100 us predicted, 111.11 measured: too fast
+  EXPECT_NEAR(compared[1].error, -0.25, 1e-12);  // 1 ms predicted, 0.75 measured: too slow
   const std::string out = format_bench_comparison({p1, p2}, m);
-  EXPECT_NE(out.find("+11.1"), std::string::npos) << out;  // 20 against 18 GB/s
-  EXPECT_NE(out.find("-25.0"), std::string::npos) << out;  // 300 against 400 GB/s
-  EXPECT_NE(out.find("median |error| 18.1%"), std::string::npos) << out;
+  EXPECT_NE(out.find("+11.1"), std::string::npos) << out;
+  EXPECT_NE(out.find("-25.0"), std::string::npos) << out;
+  EXPECT_NE(out.find("median |error| 18.1%, median error -6.9%"), std::string::npos) << out;
+  // For programs: CSV and JSON rows carry the measurement and the error where compared.
+  const CollectiveBenchOptions opt;
+  const std::string csv = collective_bench_csv({p1, p2}, opt, &m);
+  EXPECT_NE(csv.find(",measured_time_us,measured_busbw_GBps,error\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",111.11,18,0.1111"), std::string::npos) << csv;
+  const std::string json = collective_bench_json({p1, p2}, opt, 8, &m);
+  EXPECT_NE(json.find("\"ranks\": 8"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"error\": -0.25"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"error\"", json.find("\"error\": -0.25") + 1), std::string::npos);
 }
 
 TEST(NcclCollectives, BenchCommandPrintsNcclTestsColumnsAndRejectsBadInput) {
@@ -328,6 +345,37 @@ TEST(NcclCollectives, BenchCommandPrintsNcclTestsColumnsAndRejectsBadInput) {
   bad = testing::run_shell(bin + " bench collective all_sum --platform dgx-a100");
   EXPECT_EQ(bad.status, 2) << bad.output;
   EXPECT_NE(bad.output.find("all_sum"), std::string::npos) << bad.output;
+  bad = testing::run_shell(bin + " bench collective all_reduce --platform dgx-a100 --csv --json");
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("choose one"), std::string::npos) << bad.output;
+  // --json: one JSON object of the rows, nothing else on stdout.
+  r = testing::run_shell(bin +
+                         " bench collective all_gather --platform dgx-a100 -b 1KiB -e 4KiB "
+                         "--mode analytical --json 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("{\"collective\": \"allgather\"", 0), 0u) << r.output;
+  EXPECT_EQ(r.output.find("Avg bus"), std::string::npos) << r.output;
+}
+
+// docs/collectives.md's table against AIConfigurator's nccl-tests runs is what
+// scripts/validate_nccl.py prints now (a golden result: regenerate it with --update-doc when
+// the collective model changes on purpose).
+TEST(NcclCollectives, MeasuredTableInTheDocsIsWhatTheScriptPrints) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
+  const testing::ShellResult r =
+      testing::run_shell("/usr/bin/python3 " + testing::source_path("scripts/validate_nccl.py") +
+                         " --orrery " + testing::orrery_bin() + " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string doc = testing::read_file(testing::source_path("docs/collectives.md"));
+  const std::string begin =
+      "<!-- nccl-validation:begin (scripts/validate_nccl.py --update-doc) -->\n";
+  const size_t from = doc.find(begin);
+  ASSERT_NE(from, std::string::npos);
+  const size_t to = doc.find("<!-- nccl-validation:end -->", from);
+  ASSERT_NE(to, std::string::npos);
+  EXPECT_EQ(doc.substr(from + begin.size(), to - from - begin.size()), r.output)
+      << "regenerate: /usr/bin/python3 scripts/validate_nccl.py --update-doc docs/collectives.md";
+  EXPECT_NE(r.output.find("756 measured sizes"), std::string::npos) << r.output;
 }
 
 }  // namespace
