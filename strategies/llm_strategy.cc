@@ -48,7 +48,13 @@ class Builder {
     micro_ = p.micro_batches();
     split_ = splits_weight_gradients(p.schedule);
     for (int mb = 0; mb < micro_; ++mb) paths_.push_back(pipeline_path(p, mb, micro_));
-    orders_ = pipeline_schedule(p, micro_, chunk_layers_);
+    // ZB-V's list schedule orders the passes by their priced durations (units when unpriced).
+    PassTimes times;
+    const double f = (costs.attention_fwd + costs.mlp_fwd).seconds;
+    const double w = (costs.attention_wgrad + costs.mlp_wgrad).seconds;
+    const double b = (costs.attention_bwd + costs.mlp_bwd).seconds - w;
+    if (f > 0 && b > 0 && w > 0) times = {f, b, w};
+    orders_ = pipeline_schedule(p, micro_, chunk_layers_, times);
     // The micro-batch whose gradient pass comes last on each chunk: its gradients are final.
     final_.assign(p.pp, std::vector<int>(chunks_, -1));
     for (int s = 0; s < p.pp; ++s)

@@ -129,13 +129,21 @@ Order dual_pipe(int pp, int stage, int micro) {
 // (W passes fill what would be bubbles, as the zero-bubble schedules place them). Sends take no
 // time here; the replay adds them.
 std::vector<Order> list_schedule(const ParallelPlan& p, int micro,
-                                 const std::vector<std::vector<int>>& layers) {
+                                 const std::vector<std::vector<int>>& layers,
+                                 const PassTimes& times) {
   const int pp = p.pp;
   std::vector<std::vector<ChunkPlace>> paths;
   for (int mb = 0; mb < micro; ++mb) paths.push_back(pipeline_path(p, mb, micro));
+  // A chunk's activations in layers (the memory limit's unit), and a pass's duration.
   auto units = [&](const ChunkPlace& c) {
     const int n = layers[c.stage][c.chunk];
     return n > 0 ? static_cast<double>(n) : 0.1;  // a chunk of the embedding or loss alone
+  };
+  auto duration = [&](const ChunkPlace& c, PassKind kind) {
+    const double per = kind == PassKind::kForward    ? times.forward
+                       : kind == PassKind::kBackward ? times.backward
+                                                     : times.weight;
+    return units(c) * per;
   };
   // Activation limit per stage: 1F1B's first stage (pp micro-batches of a stage's layers).
   std::vector<double> limit(pp);
@@ -220,7 +228,7 @@ std::vector<Order> list_schedule(const ParallelPlan& p, int micro,
     }
     const ChunkPlace& place = paths[pick.mb][pick.pos];
     const double u = units(place);
-    now[stage] = start + u;
+    now[stage] = start + duration(place, pick.kind);
     --left[stage];
     out[stage].push_back({pick.kind, pick.mb, place.chunk});
     if (pick.kind == PassKind::kForward) {
@@ -265,10 +273,11 @@ std::vector<ChunkPlace> pipeline_path(const ParallelPlan& p, int micro, int micr
 }
 
 std::vector<std::vector<PipelinePass>> pipeline_schedule(
-    const ParallelPlan& p, int micro, const std::vector<std::vector<int>>& layers) {
+    const ParallelPlan& p, int micro, const std::vector<std::vector<int>>& layers,
+    const PassTimes& times) {
   switch (p.schedule) {
     case PipelineSchedule::kZbV:
-      return list_schedule(p, micro, layers);
+      return list_schedule(p, micro, layers, times);
     default:
       break;
   }

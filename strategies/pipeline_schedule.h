@@ -47,11 +47,18 @@ bool splits_weight_gradients(PipelineSchedule s);
 // chunk 1 (the mirrored copy: stage s holds pieces s and pp - 1 - s).
 std::vector<ChunkPlace> pipeline_path(const ParallelPlan& plan, int micro, int micro_batches);
 
+// One layer's pass durations, relative, for the list-scheduled schedule (ZB-V): the step
+// graph's builder gives its priced blocks; the memory model, without prices, equal units.
+struct PassTimes {
+  double forward = 1, backward = 1, weight = 1;  // backward: the input gradient alone (B)
+};
+
 // Every stage's passes in the order it runs them, the first stage first. `layers[s][c]` are
 // the layers of each chunk (chunk_layers), which weigh passes of the list-scheduled
-// schedules: a pass over n layers takes n units forward, n backward (B) and n more (W).
+// schedules: a pass over n layers takes n x its layer's time.
 std::vector<std::vector<PipelinePass>> pipeline_schedule(
-    const ParallelPlan& plan, int micro_batches, const std::vector<std::vector<int>>& layers);
+    const ParallelPlan& plan, int micro_batches, const std::vector<std::vector<int>>& layers,
+    const PassTimes& times = {});
 
 // The most activation bytes a stage holds over its order: a forward pass of a chunk of n
 // layers adds n x `layer_bytes` (and `head_bytes` when the chunk holds the model's last piece,
