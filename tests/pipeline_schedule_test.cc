@@ -112,6 +112,28 @@ TEST(PipelineSchedule, ZbVRunsTwoChunksInAVAndBeatsZbH1) {
   }
 }
 
+// Unequal passes (a layer 1 ms forward, 1.5 ms input gradient, 0.5 ms weight gradient): ZB-V's
+// list schedule orders by those durations and still beats ZB-H1 and 1F1B.
+TEST(PipelineSchedule, ZbVOrdersByThePricedDurations) {
+  LlmCosts c = unit_costs(2);
+  c.attention_bwd.seconds = c.mlp_bwd.seconds = 1e-3;
+  c.attention_wgrad.seconds = c.mlp_wgrad.seconds = 0.25e-3;
+  auto time = [&](PipelineSchedule s) {
+    const ParallelPlan p = pipeline(2, 16, s);
+    check_parallel_plan(p, llama(), 2, "test");
+    const testing::LlmCluster cl = dgx_a100(2);
+    return replay_isolated(cl.source, build_llm_step(llama(), p, cl.gpus, c, {}).graph,
+                           ReplayOptions{})
+        .makespan;
+  };
+  const double zbv = time(PipelineSchedule::kZbV), zbh1 = time(PipelineSchedule::kZbH1);
+  const double base = time(PipelineSchedule::k1f1b);
+  EXPECT_LE(zbv, zbh1 + 1e-4);
+  EXPECT_LT(zbh1, base);
+  // 16 micro-batches of 16 layers at 3 ms: 768 ms of work a stage.
+  EXPECT_GE(zbv, 16 * 16 * 3e-3);
+}
+
 TEST(PipelineSchedule, DualPipeFeedsBothEndsOverMirroredPieces) {
   // 4 stages, each holding pieces s and 3 - s (8 layers each): 16 layers per GPU, twice 1F1B's.
   const ParallelPlan p = pipeline(4, 8, PipelineSchedule::kDualPipe);
