@@ -270,24 +270,12 @@ TEST(Framework, LanguageModelStepsWaitForTheHostUnlessCudaGraphs) {
 // a model changes on purpose).
 TEST(Framework, ValidationTableInTheDocsIsWhatTheScriptPrints) {
   if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
-  const testing::ShellResult r = testing::run_shell(
-      "/usr/bin/python3 " + testing::source_path("scripts/validate_frameworks.py") + " --orrery " +
-      testing::orrery_bin() + " 2>/dev/null");
-  ASSERT_EQ(r.status, 0) << r.output;
-  const std::string doc = testing::read_file(testing::source_path("docs/validation.md"));
-  const std::string begin =
-      "<!-- framework-validation:begin (scripts/validate_frameworks.py --update-doc) -->\n";
-  const size_t from = doc.find(begin);
-  ASSERT_NE(from, std::string::npos);
-  const size_t to = doc.find("<!-- framework-validation:end -->", from);
-  ASSERT_NE(to, std::string::npos);
-  EXPECT_EQ(doc.substr(from + begin.size(), to - from - begin.size()), r.output)
-      << "regenerate: /usr/bin/python3 scripts/validate_frameworks.py --update-doc "
-         "docs/validation.md";
+  const std::string output = testing::expect_doc_block_is_script_output(
+      "validate_frameworks.py", "docs/validation.md", "framework-validation");
   // Every framework's row in the summary, with its median and signed error.
   for (const char* fw : {"| pytorch-ngc |", "| pytorch |", "| mxnet |", "| pytorch-fsdp |",
                          "| tensorflow2-xla |", "| tensorflow1 + XLA |"})
-    EXPECT_NE(r.output.find(fw), std::string::npos) << fw;
+    EXPECT_NE(output.find(fw), std::string::npos) << fw;
 }
 
 }  // namespace

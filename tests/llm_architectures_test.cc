@@ -168,22 +168,10 @@ TEST(LlmArchitectures, PlansPriceAndRun) {
 // --update-doc when a model changes on purpose).
 TEST(LlmArchitectures, ValidationTableInTheDocsIsWhatTheScriptPrints) {
   if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
-  const testing::ShellResult r = testing::run_shell(
-      "/usr/bin/python3 " + testing::source_path("scripts/validate_architectures.py") +
-      " --orrery " + testing::orrery_bin() + " 2>/dev/null");
-  ASSERT_EQ(r.status, 0) << r.output;
-  const std::string doc = testing::read_file(testing::source_path("docs/validation.md"));
-  const std::string begin =
-      "<!-- architecture-validation:begin (scripts/validate_architectures.py --update-doc) -->\n";
-  const size_t from = doc.find(begin);
-  ASSERT_NE(from, std::string::npos);
-  const size_t to = doc.find("<!-- architecture-validation:end -->", from);
-  ASSERT_NE(to, std::string::npos);
-  EXPECT_EQ(doc.substr(from + begin.size(), to - from - begin.size()), r.output)
-      << "regenerate: /usr/bin/python3 scripts/validate_architectures.py --update-doc "
-         "docs/validation.md";
+  const std::string output = testing::expect_doc_block_is_script_output(
+      "validate_architectures.py", "docs/validation.md", "architecture-validation");
   for (const char* model : {"| DeepSeek-V3 |", "| Qwen3-30B-A3B |", "| Nemotron-H 56B |"})
-    EXPECT_NE(r.output.find(model), std::string::npos) << model;
+    EXPECT_NE(output.find(model), std::string::npos) << model;
 }
 
 }  // namespace

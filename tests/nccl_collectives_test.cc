@@ -362,20 +362,9 @@ TEST(NcclCollectives, BenchCommandPrintsNcclTestsColumnsAndRejectsBadInput) {
 // the collective model changes on purpose).
 TEST(NcclCollectives, MeasuredTableInTheDocsIsWhatTheScriptPrints) {
   if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
-  const testing::ShellResult r =
-      testing::run_shell("/usr/bin/python3 " + testing::source_path("scripts/validate_nccl.py") +
-                         " --orrery " + testing::orrery_bin() + " 2>/dev/null");
-  ASSERT_EQ(r.status, 0) << r.output;
-  const std::string doc = testing::read_file(testing::source_path("docs/collectives.md"));
-  const std::string begin =
-      "<!-- nccl-validation:begin (scripts/validate_nccl.py --update-doc) -->\n";
-  const size_t from = doc.find(begin);
-  ASSERT_NE(from, std::string::npos);
-  const size_t to = doc.find("<!-- nccl-validation:end -->", from);
-  ASSERT_NE(to, std::string::npos);
-  EXPECT_EQ(doc.substr(from + begin.size(), to - from - begin.size()), r.output)
-      << "regenerate: /usr/bin/python3 scripts/validate_nccl.py --update-doc docs/collectives.md";
-  EXPECT_NE(r.output.find("756 measured sizes"), std::string::npos) << r.output;
+  const std::string output = testing::expect_doc_block_is_script_output(
+      "validate_nccl.py", "docs/collectives.md", "nccl-validation");
+  EXPECT_NE(output.find("756 measured sizes"), std::string::npos) << output;
 }
 
 }  // namespace

@@ -129,6 +129,23 @@ ShellResult run_shell(const std::string& command) {
   return r;
 }
 
+std::string expect_doc_block_is_script_output(const std::string& script, const std::string& doc,
+                                              const std::string& tag) {
+  const ShellResult r = run_shell("/usr/bin/python3 " + source_path("scripts/" + script) +
+                                  " --orrery " + orrery_bin() + " 2>/dev/null");
+  EXPECT_EQ(r.status, 0) << r.output;
+  const std::string text = read_file(source_path(doc));
+  const std::string begin = "<!-- " + tag + ":begin (scripts/" + script + " --update-doc) -->\n";
+  const size_t from = text.find(begin);
+  const size_t to = text.find("<!-- " + tag + ":end -->", from);
+  EXPECT_NE(from, std::string::npos) << doc << " has no " << begin;
+  EXPECT_NE(to, std::string::npos) << doc << " has no end of " << tag;
+  if (from != std::string::npos && to != std::string::npos)
+    EXPECT_EQ(text.substr(from + begin.size(), to - from - begin.size()), r.output)
+        << "regenerate: /usr/bin/python3 scripts/" << script << " --update-doc " << doc;
+  return r.output;
+}
+
 std::string python_package_dir() {
   const char* dir = std::getenv("ORRERY_PYTHONPATH");
   return dir ? dir : "";

@@ -58,6 +58,13 @@ PythonRun run_python(const std::string& script);
 // The `orrery` binary ctest names in ORRERY_BIN; "" outside ctest.
 std::string orrery_bin();
 
+// A generated block of the docs (scripts/doc_block.py) against what its script prints now: runs
+// `/usr/bin/python3 scripts/<script> --orrery <orrery_bin>` and expects its standard output to
+// equal the text between the line `<!-- <tag>:begin (scripts/<script> --update-doc) -->` and
+// `<!-- <tag>:end -->` of `doc` (a path in the source tree). Returns the script's output.
+std::string expect_doc_block_is_script_output(const std::string& script, const std::string& doc,
+                                              const std::string& tag);
+
 // A sweep of 2 x 3 x 2 = 12 synthetic points with 12 different hashes, each a few milliseconds
 // (tests/sweep_run_test.cc, tests/slurm_example_test.cc).
 extern const char* const kSmallSweepScenario;
