@@ -328,9 +328,12 @@ std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
   return out;
 }
 
-CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
-                               CollectiveProtocol protocol, const CollectiveTopology& topo,
-                               const RingSearch& rings_of) {
+namespace {
+
+CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo algo,
+                                         CollectiveProtocol protocol,
+                                         const CollectiveTopology& topo,
+                                         const RingSearch& rings_of) {
   CollectivePlan plan;
   plan.algo = algo;
   plan.protocol = protocol;
@@ -491,6 +494,18 @@ CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
     for (auto& ring : plan.channels)
       std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), root), ring.end());
   }
+  return plan;
+}
+
+}  // namespace
+
+CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
+                               CollectiveProtocol protocol, const CollectiveTopology& topo,
+                               const RingSearch& rings_of) {
+  CollectivePlan plan = plan_with_tuner_latencies(c, algo, protocol, topo, rings_of);
+  // A measured launch cost replaces the tuner's ring LL base; every base moves with it.
+  if (topo.launch > 0 && protocol != CollectiveProtocol::kIdeal)
+    plan.base_latency = std::max(0.0, plan.base_latency + topo.launch - kRingBase[0] * kUs);
   return plan;
 }
 

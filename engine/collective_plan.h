@@ -41,6 +41,8 @@ struct CollectiveTopology {
   // Indices past the graph's devices name platform hosts the replay adds (the switch itself).
   std::vector<int> nvls;
   int collnet = -1;  // device index of the network's SHARP endpoint, -1 for none
+  // The servers' measured launch cost (ServerSpec::nccl_launch), seconds; 0: NCCL's tuner.
+  double launch = 0;
 };
 
 struct CollectivePlan {

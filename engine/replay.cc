@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <limits>
@@ -296,8 +297,8 @@ class Replayer {
   // An exec as SimGrid's Cas01 model prices it: one core of the host (its speed, or `bound`),
   // hosts' cores shared max-min fairly among the execs on them.
   int start_exec(sg4::Host* host, double flops, uint64_t tag, double bound = -1) {
-    return model_.start(flops, host_resource(host), 0.0, 1.0,
-                        bound > 0 ? bound : host->get_speed(), tag);
+    return model_.start(flops, host_resource(host), 0.0, 1.0, bound > 0 ? bound : host->get_speed(),
+                        tag);
   }
 
   // A pure delay: contends for nothing.
@@ -324,7 +325,11 @@ class Replayer {
       t.node_of.push_back(node_[r]);
       t.nvls.push_back(endpoint(hosts_[r]->get_property("nvls_host")));
     }
-    if (!c.ranks.empty()) t.collnet = endpoint(hosts_[c.ranks[0]]->get_property("collnet_host"));
+    if (!c.ranks.empty()) {
+      t.collnet = endpoint(hosts_[c.ranks[0]]->get_property("collnet_host"));
+      if (const char* launch = hosts_[c.ranks[0]]->get_property(kNcclLaunchProperty))
+        t.launch = std::strtod(launch, nullptr);
+    }
     t.route = [this](int s, int d) -> const RouteInfo& { return route(s, d).info; };
     return t;
   }
@@ -473,7 +478,8 @@ class Replayer {
     if (!leaf_routes_ ||
         !leaf_routes_->route(hosts_[src]->get_name(), hosts_[dst]->get_name(), &links, &latency)) {
       // A platform file may leave two hosts without a route (engine/xml_routes.h).
-      if (xml_routes_ && !xml_routes_->has_route(hosts_[src], hosts_[dst])) throw no_route(src, dst);
+      if (xml_routes_ && !xml_routes_->has_route(hosts_[src], hosts_[dst]))
+        throw no_route(src, dst);
       hosts_[src]->route_to(hosts_[dst], links, &latency);
     }
     CachedRoute r;

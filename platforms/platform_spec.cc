@@ -100,8 +100,7 @@ NvlinkSpec parse_nvlink(const YamlMap& m) {
   n.topology = m.str("topology", n.topology);
   if (n.topology != "none" && n.topology != "cube-mesh" && n.topology != "nvswitch" &&
       n.topology != "bridge")
-    m.fail("topology",
-           "expected none, cube-mesh, nvswitch or bridge, got \"" + n.topology + "\"");
+    m.fail("topology", "expected none, cube-mesh, nvswitch or bridge, got \"" + n.topology + "\"");
   n.bandwidth = positive_bw(m, "bandwidth", n.bandwidth);
   n.efficiency = efficiency(m, "efficiency", n.efficiency);
   n.latency = m.time("latency", n.latency);
@@ -153,6 +152,7 @@ ServerSpec parse_server(const YamlMap& server, const std::string& origin) {
   s.pcie = parse_pcie(server.map("pcie"));
   s.nvlink = parse_nvlink(server.map("nvlink"));
   s.nic = parse_nic(server.map("nic"));
+  s.nccl_launch = server.time("nccl_launch", s.nccl_launch);
   server.reject_unknown_keys();
   return s;
 }

@@ -46,7 +46,7 @@ struct NvlinkSpec {
   // "none", "cube-mesh" (DGX-1), "nvswitch", "bridge" (PCIe cards paired by NVLink bridges:
   // GPUs 0-1, 2-3, ...; the pairs reach each other over PCIe)
   std::string topology = "none";
-  double bandwidth = 25e9;        // bytes/s per link per direction: the signalling rate
+  double bandwidth = 25e9;  // bytes/s per link per direction: the signalling rate
   // Share of `bandwidth` that carries data (platforms/link_rates.h). 0.8 unless a preset says
   // otherwise: NCCL prices an NVLink 2 or 3 link at 20 of its 25 GB/s, and its maintainer puts
   // application-level NVLink bandwidth at about 80% of the line rate (docs/platforms.md).
@@ -86,6 +86,11 @@ struct ServerSpec {
   PcieSpec pcie;
   NvlinkSpec nvlink;
   NicSpec nic;
+  // The per-collective launch cost of this server's GPUs, host and NCCL as measured: what a
+  // ring LL collective costs beyond its steps (NCCL's tuner assumes 6.6 us; its other
+  // protocols' and algorithms' base latencies move by the same difference). 0: the tuner's.
+  // Every GPU host carries it as the property "nccl_launch".
+  double nccl_launch = 0;
 };
 
 struct FabricSpec {

@@ -174,6 +174,7 @@ class ServerBuilder {
                      {"launch_host", name("cpu", pl_.gpu_socket[i])}}};
       // The endpoints themselves are added with the NVSwitch and the fabric.
       if (s_.nvlink.sharp) host.properties[kNvlsHostProperty] = nvls_host_name(out_.prefix);
+      if (s_.nccl_launch > 0) host.properties[kNcclLaunchProperty] = format_exact(s_.nccl_launch);
       if (sharp_fabric_) host.properties[kCollnetHostProperty] = kSharpHost;
       w_.host(std::move(host));
       out_.gpus.push_back(gpu);

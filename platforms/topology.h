@@ -14,6 +14,8 @@ namespace orrery {
 // SHARP endpoint (fabric.sharp). Both are hosts a GPU sends to and receives from like any peer;
 // their links never limit a GPU's own.
 inline constexpr const char* kNvlsHostProperty = "nvls_host";
+// A GPU host's measured collective launch cost in seconds (ServerSpec::nccl_launch).
+inline constexpr const char* kNcclLaunchProperty = "nccl_launch";
 inline constexpr const char* kCollnetHostProperty = "collnet_host";
 // Their names in generated platforms: one NVLS host per server, one SHARP host per fabric.
 inline std::string nvls_host_name(const std::string& server_prefix) {

@@ -96,8 +96,10 @@ TEST(NcclCollectives, NvswitchRunsOneRingAtTheGpusNvlinkRate) {
 }
 
 TEST(NcclCollectives, ProtocolSwitchPointsFollowNcclsLatencyAndEfficiency) {
-  // NVLink latency far below NCCL's per-hop figures, so a step costs exactly the table's value.
-  Platform p = platform("{preset: dgx-a100, servers: 1, server: {nvlink: {latency: 0.01us}}}");
+  // NVLink latency far below NCCL's per-hop figures, so a step costs exactly the table's value,
+  // and NCCL's own launch costs (no measured one).
+  Platform p = platform(
+      "{preset: dgx-a100, servers: 1, server: {nvlink: {latency: 0.01us}, nccl_launch: 0}}");
   const double bw = link_named(p.source.topology, "n0_gpu0_nvlink").bandwidth;
   // Ring all-reduce on 8 GPUs (NCCL 2.30 tuning constants, microseconds):
   // t = base + 14 x hop + 2 x 7/8 x B / (efficiency x bw).
@@ -140,10 +142,12 @@ TEST(NcclCollectives, LatencyOfEightByteMessagesIsNcclsPerStepLatency) {
   Platform p = platform("{preset: dgx-a100, servers: 1}");
   auto row = bench_one(p, CollectiveType::kAllReduce, 8, CollectiveAlgo::kRing,
                        CollectiveProtocol::kLL, false);
-  // A step takes the longer of the route's own latency (GPU -> NVSwitch -> GPU) and LL's
-  // 0.6 us; 14 steps and LL's 6.6 us launch.
+  // A step takes the longer of the route's own latency (GPU -> NVSwitch -> GPU, 2 x 0.488 us:
+  // the preset's measured step) and LL's 0.6 us; 14 steps and the server's measured launch,
+  // 8.21 us (dgx-a100's nccl_launch, in place of NCCL's 6.6).
   const double route = 2 * link_named(p.source.topology, "n0_gpu0_nvlink").latency;
-  const double expected = 6.6e-6 + 14 * std::max(0.6e-6, route);
+  EXPECT_NEAR(route, 0.976e-6, 1e-12);
+  const double expected = 8.21e-6 + 14 * std::max(0.6e-6, route);
   EXPECT_NEAR(row.seconds, expected, 0.01 * expected);
   // The bytes-only model has only the links' latency.
   auto ideal = bench_one(p, CollectiveType::kAllReduce, 8, CollectiveAlgo::kRing,

@@ -100,15 +100,16 @@ TEST(NvlinkBuilder, NvlsReachesSimgridAndItsXml) {
     std::sort(out.begin(), out.end());
     EXPECT_EQ(in, (std::vector<std::string>{"n0_gpu2_nvlink_UP", "n0_nvls_link_DOWN"}));
     EXPECT_EQ(out, (std::vector<std::string>{"n0_gpu5_nvlink_DOWN", "n0_nvls_link_UP"}));
-    // The GPU's NVLink hop (the preset's 0.3 us); the NVLS link has none.
-    EXPECT_NEAR(p.routes[0].latency, 0.3e-6, 1e-15);
+    // The GPU's NVLink hop (the preset's 0.395 us, half its measured LL step); the NVLS link
+    // has none.
+    EXPECT_NEAR(p.routes[0].latency, 0.395e-6, 1e-15);
   }
 }
 
 TEST(NvlinkBuilder, FlowsToNvlsRunAtEachGpusNvlinkRate) {
   // The 8 GPUs of a DGX H100 each send 1 GB to the NVLS endpoint at once, and it sends 1 GB
   // back to each: every flow is alone on its GPU's NVLink (370.8 GB/s each way) and the
-  // endpoint's link carries 8 x 370.8 of its 2 x 8 x 370.8 GB/s, so each takes 0.3 us (the
+  // endpoint's link carries 8 x 370.8 of its 2 x 8 x 370.8 GB/s, so each takes 0.395 us (the
   // NVLink hop's latency) + 1 GB / 370.8 GB/s, as if the switch were not there.
   Topology t = preset("dgx-h100", "servers: 1\n");
   std::vector<std::pair<std::string, std::string>> flows;
@@ -121,7 +122,7 @@ TEST(NvlinkBuilder, FlowsToNvlsRunAtEachGpusNvlinkRate) {
   p.topology = t;
   const ExecutionGraph g = testing::concurrent_transfers(flows, 1e9);
   RunResult r = replay_isolated(p, g, ReplayOptions{});
-  EXPECT_NEAR(r.makespan, 0.3e-6 + 1e9 / (18 * 25e9 * 0.824), 1e-9);
+  EXPECT_NEAR(r.makespan, 0.395e-6 + 1e9 / (18 * 25e9 * 0.824), 1e-9);
 }
 
 }  // namespace

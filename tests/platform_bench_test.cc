@@ -71,17 +71,22 @@ constexpr double kInfiniband = 4096.0 / (4096 + 26);
 constexpr double kTcpEthernet = 1448.0 / 1538;
 
 TEST(PlatformBench, EachLinkClassDeliversItsBandwidth) {
-  // At these rates the route's latency shows: GPU-NVSwitch-GPU crosses two 0.3 us links.
-  auto through_switch = [](double bw) { return kBytes / (0.6e-6 + kBytes / bw); };
+  // At these rates the route's latency shows: GPU-NVSwitch-GPU crosses two NVLinks of the
+  // preset's latency (half the LL step measured on it: 0.488 us on the A100, 0.395 on the H100).
+  auto through_switch = [](double bw, double link_latency) {
+    return kBytes / (2 * link_latency + kBytes / bw);
+  };
   // Links carry their achievable rate: NVLink at nvlink.efficiency of its signalling rate, NICs
   // at their packet efficiency.
   auto a100 = bench(preset("dgx-a100", "servers: 2\n"));
-  EXPECT_NEAR(a100["NVSwitch"].uni, through_switch(12 * 25e9 * 0.8), 1e6);  // 12 NVLink 3.0
-  EXPECT_NEAR(a100["Network"].uni, 25e9 * kInfiniband, 25e9 * 1e-3);        // HDR 200 Gb/s
-  EXPECT_NEAR(a100["Network"].host_to_gpu, 31.508e9 * 0.7687, 1e7);         // PCIe 4.0 reads
+  EXPECT_NEAR(a100["NVSwitch"].uni, through_switch(12 * 25e9 * 0.8, 0.488e-6),
+              1e6);                                                   // 12 NVLink 3.0
+  EXPECT_NEAR(a100["Network"].uni, 25e9 * kInfiniband, 25e9 * 1e-3);  // HDR 200 Gb/s
+  EXPECT_NEAR(a100["Network"].host_to_gpu, 31.508e9 * 0.7687, 1e7);   // PCIe 4.0 reads
   auto h100 = bench(preset("dgx-h100", "servers: 2\n"));
-  EXPECT_NEAR(h100["NVSwitch"].uni, through_switch(18 * 25e9 * 0.824), 1e6);  // 18 NVLink 4.0
-  EXPECT_NEAR(h100["Network"].uni, 50e9 * kInfiniband, 50e9 * 1e-3);          // NDR 400 Gb/s
+  EXPECT_NEAR(h100["NVSwitch"].uni, through_switch(18 * 25e9 * 0.824, 0.395e-6),
+              1e6);                                                   // 18 NVLink 4.0
+  EXPECT_NEAR(h100["Network"].uni, 50e9 * kInfiniband, 50e9 * 1e-3);  // NDR 400 Gb/s
   auto dgx1 = bench(preset("dgx1-v100", "servers: 2\n"));
   EXPECT_NEAR(dgx1["NVLink"].uni, 25e9 * 0.8, 25e9 * 1e-3);  // GPUs 0-1: one NVLink 2.0 link
   EXPECT_NEAR(dgx1["Network"].uni, 12.5e9 * kInfiniband, 12.5e9 * 1e-3);  // EDR 100 Gb/s
