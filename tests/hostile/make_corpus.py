@@ -696,6 +696,8 @@ def platform_yaml_cases():
         "gpus-neg": good.replace("gpus: 4", "gpus: -4"),
         "unitless-bw": good.replace("{gpus: 4}", "{gpus: 4, pcie: {bandwidth: 16}}"),
         "preset-typo": good.replace("pcie-server", "pci-server"),
+        "nccl-launch-negative": good.replace("{gpus: 4}", "{gpus: 4, nccl_launch: -2us}"),
+        "nccl-launch-unitless": good.replace("{gpus: 4}", "{gpus: 4, nccl_launch: 8}"),
         "garbage": None,
     }
     for n, t in bad.items():
