@@ -15,6 +15,7 @@
 #include "common/errors.h"
 #include "common/input_file.h"
 #include "common/input_limits.h"
+#include "common/quantile.h"
 #include "common/suggest.h"
 #include "common/units.h"
 #include "models/cost_model.h"

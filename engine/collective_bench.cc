@@ -9,6 +9,7 @@
 #include "common/csv.h"
 #include "common/errors.h"
 #include "common/input_file.h"
+#include "common/quantile.h"
 #include "common/units.h"
 #include "engine/replay.h"
 
@@ -182,12 +183,6 @@ std::string format_collective_bench(const std::vector<CollectiveBenchRow>& rows,
 
 namespace {
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t k = v.size();
-  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
-
 // The comparison row of a predicted row, or null.
 const BenchComparison* find_compared(const std::vector<BenchComparison>& c,
                                      const CollectiveBenchRow& r) {
@@ -197,11 +192,6 @@ const BenchComparison* find_compared(const std::vector<BenchComparison>& c,
 }
 
 }  // namespace
-
-std::string collective_bench_csv(const std::vector<CollectiveBenchRow>& rows,
-                                 const CollectiveBenchOptions& opt) {
-  return collective_bench_csv(rows, opt, nullptr);
-}
 
 std::string collective_bench_csv(const std::vector<CollectiveBenchRow>& rows,
                                  const CollectiveBenchOptions& opt,
@@ -358,7 +348,7 @@ std::string format_bench_comparison(const std::vector<CollectiveBenchRow>& predi
   std::snprintf(line, sizeof line,
                 "# %zu sizes compared, median |error| %.1f%%, median error %+.1f%%, worst "
                 "%.1f%% (error: predicted busbw / measured - 1, + is too fast)\n",
-                errors.size(), median_of(errors), median_of(signed_errors),
+                errors.size(), quantile(errors, 0.5), quantile(signed_errors, 0.5),
                 *std::max_element(errors.begin(), errors.end()));
   out << line;
   return out.str();

@@ -68,8 +68,6 @@ std::vector<CollectiveBenchRow> run_collective_bench(const PlatformSource& platf
 // channel count the tuner chose; the footer gives the average bus bandwidth.
 std::string format_collective_bench(const std::vector<CollectiveBenchRow>& rows,
                                     const CollectiveBenchOptions& opt, int ranks);
-std::string collective_bench_csv(const std::vector<CollectiveBenchRow>& rows,
-                                 const CollectiveBenchOptions& opt);
 
 // One row of a measured nccl-tests log: size, and the out-of-place time and bus bandwidth.
 struct MeasuredRow {
@@ -104,9 +102,9 @@ std::string format_bench_comparison(const std::vector<CollectiveBenchRow>& predi
 // each compared row also carries the measured time and busbw and the error (+ too fast).
 std::string collective_bench_csv(const std::vector<CollectiveBenchRow>& rows,
                                  const CollectiveBenchOptions& opt,
-                                 const std::vector<MeasuredRow>* measured);
+                                 const std::vector<MeasuredRow>* measured = nullptr);
 std::string collective_bench_json(const std::vector<CollectiveBenchRow>& rows,
                                   const CollectiveBenchOptions& opt, int ranks,
-                                  const std::vector<MeasuredRow>* measured);
+                                  const std::vector<MeasuredRow>* measured = nullptr);
 
 }  // namespace orrery

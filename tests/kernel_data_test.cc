@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/quantile.h"
 #include "models/cost_model.h"
 #include "models/cost_table.h"
 #include "models/kernel_coefficients.h"

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/quantile.h"
 #include "models/cost_model.h"
 #include "models/cost_table.h"
 #include "platforms/device_spec.h"

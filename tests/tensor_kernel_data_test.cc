@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/quantile.h"
 #include "models/cost_model.h"
 #include "models/cost_table.h"
 #include "test_util.h"
