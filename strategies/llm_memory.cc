@@ -172,6 +172,7 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
   }
 
   std::vector<MemoryBreakdown> out;
+  const LayerShare share = layer_share(m, plan);  // one average layer on one GPU
   for (int st = 0; st < pp; ++st) {
     MemoryBreakdown mb;
     mb.stage = st;
@@ -181,7 +182,6 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
     // the experts split by TP; the vocabulary-parallel embedding on the stage of the model's
     // first piece, the head on the stage of its last (a tied head keeps a copy there when the
     // stages differ; ZB-V holds both on the first stage, DualPipe both on the two end ones).
-    const LayerShare share = layer_share(m, plan);
     double dense = l * share.dense;
     double experts = l * share.experts;
     if (embedding_at[st]) {
@@ -228,7 +228,7 @@ std::vector<MemoryBreakdown> llm_memory(const LlmConfig& m, const ParallelPlan& 
     mb.activations = held.bytes;
 
     if (plan.zero >= 3)
-      mb.buffers += 2 * per.weights * (layer_share(m, plan).dense + layer_share(m, plan).experts);
+      mb.buffers += 2 * per.weights * (share.dense + share.experts);
     else if (dense_shards > 1)
       mb.buffers += 2 * opt.bucket_bytes;
     if (m.moe())  // all-to-all dispatch and combine of one layer's routed tokens

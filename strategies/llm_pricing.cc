@@ -1,6 +1,7 @@
 #include "strategies/llm_pricing.h"
 
 #include <algorithm>
+#include <array>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -356,15 +357,16 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
   // ones); a MoE model's dense layers and a hybrid's layers without an MLP by their shares.
   struct Mlp {
     BlockCost fwd, bwd, in_gemm, out_gemm, in_dgrad, out_dgrad, w, act;
-    void add(LlmCosts* c, double share) const {
-      c->mlp_act_fwd += act * share;
-      c->mlp_fwd += fwd * share;
-      c->mlp_bwd += bwd * share;
-      c->mlp_in_gemm += in_gemm * share;
-      c->mlp_out_gemm += out_gemm * share;
-      c->mlp_in_dgrad += in_dgrad * share;
-      c->mlp_out_dgrad += out_dgrad * share;
-      c->mlp_wgrad += w * share;
+    std::array<BlockCost*, 8> parts() {
+      return {&fwd, &bwd, &in_gemm, &out_gemm, &in_dgrad, &out_dgrad, &w, &act};
+    }
+    // Into the layer's MLP block, weighed by the share of the layers that have it.
+    void add(LlmCosts* c, double share) {
+      const std::array<BlockCost*, 8> into = {&c->mlp_fwd,      &c->mlp_bwd,      &c->mlp_in_gemm,
+                                              &c->mlp_out_gemm, &c->mlp_in_dgrad, &c->mlp_out_dgrad,
+                                              &c->mlp_wgrad,    &c->mlp_act_fwd};
+      const std::array<BlockCost*, 8> from = parts();
+      for (size_t i = 0; i < from.size(); ++i) *into[i] += *from[i] * share;
     }
   };
   // An MLP over `rows` tokens, its width split over `split` GPUs (the layer's TP, or the
@@ -416,8 +418,7 @@ LlmCosts price_llm(const LlmConfig& m, const ParallelPlan& p, const OpPricer& pr
     const double routed = tokens * etp / t * static_cast<double>(m.top_k) * p.routed_factor();
     const double local = static_cast<double>(m.experts / p.ep);
     Mlp grouped = mlp(routed / local, f, etp);
-    for (BlockCost* b : {&grouped.fwd, &grouped.bwd, &grouped.in_gemm, &grouped.out_gemm,
-                         &grouped.in_dgrad, &grouped.out_dgrad, &grouped.w, &grouped.act}) {
+    for (BlockCost* b : grouped.parts()) {
       const double kernels = b->kernels;
       *b = *b * local;
       b->kernels = kernels;

@@ -74,7 +74,6 @@ class Builder {
     // The keys and values of a GPU's chunk (its TP share of the KV heads), 16-bit.
     kv_bytes_ =
         tokens * 2.0 * static_cast<double>(m.kv_heads) * m.head_dim() / p.tp * kActivationBytes;
-    const LlmParams params = llm_params(m);
     const LayerShare share = layer_share(m, p);
     // A layer's weights and gradients on one GPU: the dense part, reduced and gathered over all
     // dp x cp replicas, and its local experts', over the replicas holding the same experts

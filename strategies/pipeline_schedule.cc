@@ -297,13 +297,6 @@ std::vector<std::vector<PipelinePass>> pipeline_schedule(
 
 HeldPeak held_activation_peak(const ParallelPlan& p, int stage, const Order& order,
                               const std::vector<std::vector<int>>& layers, int micro,
-                              double layer_bytes, double head_bytes) {
-  return held_activation_peak(
-      p, stage, order, layers, micro, [layer_bytes](int n) { return n * layer_bytes; }, head_bytes);
-}
-
-HeldPeak held_activation_peak(const ParallelPlan& p, int stage, const Order& order,
-                              const std::vector<std::vector<int>>& layers, int micro,
                               const std::function<double(int layers)>& chunk_bytes,
                               double head_bytes) {
   const bool split = splits_weight_gradients(p.schedule);

@@ -61,19 +61,13 @@ std::vector<std::vector<PipelinePass>> pipeline_schedule(
     const PassTimes& times = {});
 
 // The most activation bytes a stage holds over its order: a forward pass of a chunk of n
-// layers adds n x `layer_bytes` (and `head_bytes` when the chunk holds the model's last piece,
+// layers adds chunk_bytes(n) (and `head_bytes` when the chunk holds the model's last piece,
 // the output head's logits); its backward pass, or its W pass when the schedule splits weight
 // gradients off, releases them. `passes`: the forward passes held at that peak.
 struct HeldPeak {
   double bytes = 0;
   int passes = 0;
 };
-HeldPeak held_activation_peak(const ParallelPlan& plan, int stage,
-                              const std::vector<PipelinePass>& order,
-                              const std::vector<std::vector<int>>& layers, int micro_batches,
-                              double layer_bytes, double head_bytes);
-// The same with a chunk's bytes as a function of its layers (recomputation or offloading of
-// some of them).
 HeldPeak held_activation_peak(const ParallelPlan& plan, int stage,
                               const std::vector<PipelinePass>& order,
                               const std::vector<std::vector<int>>& layers, int micro_batches,

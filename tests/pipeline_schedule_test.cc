@@ -106,8 +106,8 @@ TEST(PipelineSchedule, ZbVRunsTwoChunksInAVAndBeatsZbH1) {
   const double act = layer_activation_bytes(llama(), p);
   for (int s = 0; s < 4; ++s) {
     const auto orders = pipeline_schedule(p, 8, chunk_layers(p, llama()));
-    const HeldPeak held =
-        held_activation_peak(p, s, orders[s], chunk_layers(p, llama()), 8, act, 0);
+    const HeldPeak held = held_activation_peak(
+        p, s, orders[s], chunk_layers(p, llama()), 8, [act](int n) { return n * act; }, 0);
     EXPECT_LE(held.bytes, 4 * 8 * act * (1 + 1e-12)) << s;
   }
 }

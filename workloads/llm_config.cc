@@ -47,6 +47,21 @@ LlmConfig llama(const char* name, int64_t layers, int64_t hidden, int64_t heads,
   return c;
 }
 
+// Gemma 2 and 3: heads of their own width, GeGLU MLPs, a norm before and after attention and
+// the MLP, tied embeddings; `local` of every local + 1 layers attend over the last `window`.
+LlmConfig gemma(const char* name, int64_t layers, int64_t hidden, int64_t heads, int64_t kv,
+                int64_t head, int64_t ffn, int64_t vocab, int64_t seq, int64_t window,
+                int64_t local) {
+  LlmConfig g = llama(name, layers, hidden, heads, kv, ffn, vocab, seq);
+  g.head_size = head;
+  g.tied_embeddings = true;
+  g.sandwich_norm = true;
+  g.sliding_window = window;
+  g.local_layers = local;
+  g.activation = "geglu";
+  return g;
+}
+
 std::vector<LlmConfig> make_zoo() {
   std::vector<LlmConfig> z;
   // GPT-3, Table 2.1 of Brown et al. (2048 tokens, 50257 BPE tokens, tied embeddings, learned
@@ -98,14 +113,7 @@ std::vector<LlmConfig> make_zoo() {
        std::vector<std::tuple<const char*, int, int, int, int, int, int>>{
            {"gemma2_9b", 42, 3584, 16, 8, 256, 14336},
            {"gemma2_27b", 46, 4608, 32, 16, 128, 36864}}) {
-    LlmConfig g = llama(name, layers, hidden, heads, kv, ffn, 256000, 8192);
-    g.head_size = head;
-    g.tied_embeddings = true;
-    g.sandwich_norm = true;
-    g.sliding_window = 4096;
-    g.local_layers = 1;
-    g.activation = "geglu";
-    z.push_back(g);
+    z.push_back(gemma(name, layers, hidden, heads, kv, head, ffn, 256000, 8192, 4096, 1));
   }
   // Gemma 3 (Google's config.json files): five sliding-window layers (1024 tokens) to each
   // global one, RMSNorm over q and k per head, 262,208 tokens; trained at 32,768 tokens.
@@ -113,14 +121,8 @@ std::vector<LlmConfig> make_zoo() {
        std::vector<std::tuple<const char*, int, int, int, int, int, int>>{
            {"gemma3_12b", 48, 3840, 16, 8, 256, 15360},
            {"gemma3_27b", 62, 5376, 32, 16, 128, 21504}}) {
-    LlmConfig g = llama(name, layers, hidden, heads, kv, ffn, 262208, 32768);
-    g.head_size = head;
-    g.tied_embeddings = true;
-    g.sandwich_norm = true;
+    LlmConfig g = gemma(name, layers, hidden, heads, kv, head, ffn, 262208, 32768, 1024, 5);
     g.qk_norm = true;
-    g.sliding_window = 1024;
-    g.local_layers = 5;
-    g.activation = "geglu";
     z.push_back(g);
   }
   // DeepSeek-V3 (DeepSeek-AI's config.json, "DeepSeek-V3 Technical Report"): multi-head latent
