@@ -350,9 +350,11 @@ TEST(DeviceSpec, ClockCoresAndPowerOverrides) {
 // Compute capabilities: which kernels a library has for the GPU (models/attention_support.h).
 // Every built-in GPU but the PAI study's abstract one gives its own.
 TEST(DeviceSpec, ComputeCapability) {
-  for (const auto& n : device_spec_names())
-    if (n != "Xeon-vCPU-1T" && n != "PAI-GPU")
+  for (const auto& n : device_spec_names()) {
+    if (n != "Xeon-vCPU-1T" && n != "PAI-GPU") {
       EXPECT_GE(device_spec(n).compute_capability, 6.0) << n;
+    }
+  }
   EXPECT_DOUBLE_EQ(device_spec("H100").compute_capability, 9.0);
   EXPECT_DOUBLE_EQ(device_spec("GB300").compute_capability, 10.3);
   EXPECT_DOUBLE_EQ(device_spec("L40S").compute_capability, 8.9);

@@ -140,9 +140,10 @@ std::string expect_doc_block_is_script_output(const std::string& script, const s
   const size_t to = text.find("<!-- " + tag + ":end -->", from);
   EXPECT_NE(from, std::string::npos) << doc << " has no " << begin;
   EXPECT_NE(to, std::string::npos) << doc << " has no end of " << tag;
-  if (from != std::string::npos && to != std::string::npos)
+  if (from != std::string::npos && to != std::string::npos) {
     EXPECT_EQ(text.substr(from + begin.size(), to - from - begin.size()), r.output)
         << "regenerate: /usr/bin/python3 scripts/" << script << " --update-doc " << doc;
+  }
   return r.output;
 }
 
