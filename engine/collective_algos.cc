@@ -475,6 +475,33 @@ std::unique_ptr<CollectiveRun> collnet_run(const Collective& c, const Collective
       c.bytes, plan.pipeline, issuer);
 }
 
+// NVLS_TREE: NVLS reduce-scatter inside each server (every rank's buffer up to its switch, its
+// reduced shard back), a ring all-reduce of each shard between the servers' ranks of the same
+// local index over their NICs, and NVLS all-gather inside (the shard up, the buffer back).
+std::unique_ptr<CollectiveRun> nvls_tree_run(const Collective& c, const CollectivePlan& plan,
+                                             FlowIssuer& issuer) {
+  const auto& groups = plan.groups;
+  const int g = static_cast<int>(groups[0].size());
+  const double share = 1.0 / g;
+  PipelineRun::Factory inter = [groups, g](double bytes, FlowIssuer& out) {
+    Runs runs;
+    for (int l = 0; l < g; ++l) {
+      std::vector<int> ring;
+      for (const auto& node : groups) ring.push_back(node[l]);
+      runs.push_back(std::make_unique<RingRun>(
+          CollectiveType::kAllReduce, ring,
+          equal_blocks(static_cast<int>(ring.size()), bytes / g), 1, out));
+    }
+    return runs;
+  };
+  return std::make_unique<PipelineRun>(
+      std::vector<PipelineRun::Factory>{fan(groups, plan.endpoints, 1.0, true),
+                                        fan(groups, plan.endpoints, share, false), inter,
+                                        fan(groups, plan.endpoints, share, true),
+                                        fan(groups, plan.endpoints, 1.0, false)},
+      c.bytes, plan.pipeline, issuer);
+}
+
 // Runs side by side as one collective (channels, the two trees). Tags carry the run's index.
 class ParallelRun : public CollectiveRun, private FlowIssuer {
  public:
@@ -578,6 +605,8 @@ std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const Co
       return nvls_run(c, plan, issuer);
     case CollectiveAlgo::kCollNet:
       return collnet_run(c, plan, issuer);
+    case CollectiveAlgo::kNvlsTree:
+      return nvls_tree_run(c, plan, issuer);
     default:
       break;
   }

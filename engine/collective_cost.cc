@@ -164,6 +164,24 @@ double plan_time(const Collective& c, const CollectivePlan& plan, const RouteLoo
       double t_down = concurrent_step_time(fan_flows(plan, false), down * b, route, plan);
       return pipelined_phases({{t_up, 0}, {t_down, 1}}, P);
     }
+    case CollectiveAlgo::kNvlsTree: {
+      const double b = c.bytes / P;
+      const int g = static_cast<int>(plan.groups[0].size());
+      const int nodes = static_cast<int>(plan.groups.size());
+      std::vector<Flow> inter;
+      for (int l = 0; l < g; ++l) {
+        std::vector<int> ring;
+        for (const auto& node : plan.groups) ring.push_back(node[l]);
+        add_ring_flows(ring, &inter);
+      }
+      const double full_up = concurrent_step_time(fan_flows(plan, true), b, route, plan);
+      const double full_down = concurrent_step_time(fan_flows(plan, false), b, route, plan);
+      const double shard_up = concurrent_step_time(fan_flows(plan, true), b / g, route, plan);
+      const double shard_down = concurrent_step_time(fan_flows(plan, false), b / g, route, plan);
+      const double ar = ring_time(2 * (nodes - 1), 1, b / g / nodes, inter, route, plan);
+      return pipelined_phases(
+          {{full_up, 0}, {shard_down, 1}, {ar, 2}, {shard_up, 0}, {full_down, 1}}, P);
+    }
     case CollectiveAlgo::kCollNet: {
       const double b = c.bytes / P;
       const int g = static_cast<int>(plan.groups[0].size());

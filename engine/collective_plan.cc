@@ -21,14 +21,36 @@ constexpr double kTreeHop[kNumHopClasses][3] = {
 // Simple only: CollNetDirect and NVLS.
 constexpr double kCollNetHop[kNumHopClasses] = {3.7, 3.7, 31.0};
 constexpr double kNvlsHop[kNumHopClasses] = {25.0, 0.0, 18.0};
+constexpr double kNvlsTreeHop[kNumHopClasses] = {25.0, 0.0, 20.9};
 
 // Payload share of the wire: LL sends 8-byte stores of 4 data bytes and a 4-byte flag; LL128
 // 128-byte lines of 120 data bytes and an 8-byte flag; Simple moves bulk data and synchronizes
 // with fences (NCCL maintainers, github.com/NVIDIA/nccl issue 281).
 constexpr double kProtocolEfficiency[3] = {0.5, 120.0 / 128.0, 1.0};
-// NVLS reduces in the NVSwitch through multimem loads and stores: NCCL's tuner credits it with
-// 0.85 of the NVLink bandwidth on Hopper (nvlsEfficiency).
-constexpr double kNvlsEfficiency = 0.85;
+// NVLS reduces in the NVSwitch through multimem loads and stores, on 16 channels (CTAs) on
+// Hopper, 24 on one Blackwell server and 32 across servers (NCCL 2.30, src/transport/nvls.cc).
+int nvls_channels(double compute_capability, bool multi_node) {
+  if (compute_capability >= 10) return multi_node ? 32 : 24;
+  return 16;
+}
+// The chunk one NVLS channel moves per step (src/enqueue.cc, calcCollChunking): 128 KiB, halved
+// while the collective would give each of the channels x heads concurrent operations fewer than
+// 64, 8 and 2 chunks, down to 16 KiB.
+double nvls_chunk_bytes(double bytes, double concurrent) {
+  double chunk = 128.0 * 1024;
+  if (bytes < 64 * concurrent * chunk) chunk = 64.0 * 1024;
+  if (bytes < 8 * concurrent * chunk) chunk = 32.0 * 1024;
+  if (bytes < 2 * concurrent * chunk) chunk = 16.0 * 1024;
+  return chunk;
+}
+// NVLS_TREE's: 128 KiB (64 KiB from 4 servers), halved to 64 KiB below 4 chunks per
+// concurrent operation and to 32 KiB below one.
+double nvls_tree_chunk_bytes(double bytes, double concurrent, int servers) {
+  double chunk = servers >= 4 ? 64.0 * 1024 : 128.0 * 1024;
+  if (bytes < 4 * concurrent * chunk && chunk > 64.0 * 1024) chunk = 64.0 * 1024;
+  if (bytes < concurrent * chunk && chunk > 32.0 * 1024) chunk = 32.0 * 1024;
+  return chunk;
+}
 
 // Multi-phase algorithms pipeline chunks of NCCL's Simple buffer per channel (4 MiB) through
 // their phases; at most this many, so a flow replay of an 8 GiB collective stays small.
@@ -266,6 +288,18 @@ std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
     return true;
   };
   auto collnet_ok = [&] { return allreduce && groups.size() > 1 && topo.collnet >= 0; };
+  // Every server its own NVLink SHARP endpoint, the same for all of its ranks.
+  auto nvls_tree_ok = [&] {
+    if (!allreduce || groups.size() < 2 || groups[0].size() < 2) return false;
+    if (topo.nvls.size() != c.ranks.size()) return false;
+    std::map<int, int> endpoint_of_node;
+    for (size_t p = 0; p < c.ranks.size(); ++p) {
+      if (topo.nvls[p] < 0) return false;
+      auto [it, fresh] = endpoint_of_node.emplace(topo.node_of[p], topo.nvls[p]);
+      if (!fresh && it->second != topo.nvls[p]) return false;
+    }
+    return true;
+  };
   auto hierarchical_ok = [&] { return allreduce && groups.size() > 1 && groups[0].size() > 1; };
 
   std::vector<CollectiveAlgo> algos;
@@ -276,6 +310,7 @@ std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
     if (allreduce) algos.push_back(CollectiveAlgo::kTree);
     if (nvls_ok()) algos.push_back(CollectiveAlgo::kNvls);
     if (collnet_ok()) algos.push_back(CollectiveAlgo::kCollNet);
+    if (nvls_tree_ok()) algos.push_back(CollectiveAlgo::kNvlsTree);
   } else {
     bool ok = false;
     switch (c.algo) {
@@ -293,6 +328,9 @@ std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
         break;
       case CollectiveAlgo::kCollNet:
         ok = collnet_ok();
+        break;
+      case CollectiveAlgo::kNvlsTree:
+        ok = nvls_tree_ok();
         break;
       default:
         break;
@@ -321,7 +359,8 @@ std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
   std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> out;
   for (auto a : algos)
     for (auto p : protocols) {
-      bool simple_only = a == CollectiveAlgo::kNvls || a == CollectiveAlgo::kCollNet;
+      bool simple_only = a == CollectiveAlgo::kNvls || a == CollectiveAlgo::kCollNet ||
+                         a == CollectiveAlgo::kNvlsTree;
       if (simple_only && p != CollectiveProtocol::kSimple) continue;
       out.push_back({a, p});
     }
@@ -329,6 +368,30 @@ std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
 }
 
 namespace {
+
+// Share of an NVLS channel's time that moves payload. Every chunk step of a channel moves the
+// chunk at the channel's share of the GPU's NVLink rate and waits for the switch's multicast to
+// reach the peers, one NVLink step up and one down (at least NCCL's LL NVLink hop). NCCL's
+// tuner folds this into one constant per generation (nvlsEfficiency: 0.85 Hopper, 0.74
+// Blackwell); at its default 128 KiB chunks the mechanism gives 0.88 and 0.77 on the DGX H100
+// and B200 presets, and at medium sizes, where NCCL shrinks the chunks to 16 KiB, about half.
+double nvls_step_efficiency(const Collective& c, const CollectiveTopology& topo,
+                            const std::vector<std::vector<int>>& groups) {
+  if (!topo.route || groups.empty() || groups[0].empty()) return 1.0;
+  const RouteInfo& up = topo.route(groups[0][0], topo.nvls.at(0));
+  double rate = std::numeric_limits<double>::infinity();
+  for (const auto& [link, bw] : up.links) rate = std::min(rate, bw);
+  if (!std::isfinite(rate) || rate <= 0) return 1.0;
+  const int channels = nvls_channels(topo.compute_capability, groups.size() > 1);
+  const double heads = static_cast<double>(groups[0].size());
+  const double chunk =
+      groups.size() > 1
+          ? nvls_tree_chunk_bytes(c.bytes, channels * heads, static_cast<int>(groups.size()))
+          : nvls_chunk_bytes(c.bytes, channels * heads);
+  const double move = chunk / (rate / channels);
+  const double wait = std::max(2 * up.latency, kRingHop[0][0] * kUs);
+  return move / (move + wait);
+}
 
 CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo algo,
                                          CollectiveProtocol protocol,
@@ -353,6 +416,9 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
         case CollectiveAlgo::kNvls:
           us = kNvlsHop[h];
           break;
+        case CollectiveAlgo::kNvlsTree:
+          us = kNvlsTreeHop[h];
+          break;
         case CollectiveAlgo::kCollNet:
           us = kCollNetHop[h];
           break;
@@ -364,9 +430,9 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
     }
     if (algo == CollectiveAlgo::kTree)
       plan.base_latency = kTreeBase[pi] * kUs;
-    else if (algo != CollectiveAlgo::kNvls && algo != CollectiveAlgo::kCollNet)
+    else if (algo == CollectiveAlgo::kRing || algo == CollectiveAlgo::kHierarchical ||
+             algo == CollectiveAlgo::kDirect)
       plan.base_latency = kRingBase[pi] * kUs;
-    if (algo == CollectiveAlgo::kNvls) plan.efficiency = kNvlsEfficiency;
     plan.pipeline = c.pipeline > 0 ? c.pipeline : pipeline_chunks(c.bytes);
     // Trees and the chains of Broadcast and Reduce forward a chunk as soon as it arrived:
     // NCCL pipelines them in its buffer's steps.
@@ -432,9 +498,10 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
       // once per chunk (NCCL's model charges a ring step's latency whatever the size).
       for (auto& h : plan.hop_latency) h /= plan.pipeline;
       return plan;
-    case CollectiveAlgo::kNvls:
+    case CollectiveAlgo::kNvls: {
       plan.groups = groups;
       plan.endpoints = {topo.nvls.at(0)};
+      if (!ideal) plan.efficiency = nvls_step_efficiency(c, topo, groups);
       // NCCL's tuner charges NVLS its NVLink latency once per collective (plus the network's
       // across servers), not per step.
       plan.base_latency = kNvlsHop[static_cast<int>(HopClass::kNvlink)] * kUs;
@@ -442,6 +509,21 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
         plan.base_latency += kNvlsHop[static_cast<int>(HopClass::kNetwork)] * kUs;
       plan.hop_latency = {};
       return plan;
+    }
+    case CollectiveAlgo::kNvlsTree: {
+      plan.groups = groups;
+      for (const auto& g : groups) {
+        const size_t p = std::find(c.ranks.begin(), c.ranks.end(), g[0]) - c.ranks.begin();
+        plan.endpoints.push_back(topo.nvls.at(p));
+      }
+      if (!ideal) plan.efficiency = nvls_step_efficiency(c, topo, groups);
+      // NCCL's tuner charges NVLS_TREE its NVLink and network latencies once per collective.
+      plan.base_latency = (kNvlsTreeHop[static_cast<int>(HopClass::kNvlink)] +
+                           kNvlsTreeHop[static_cast<int>(HopClass::kNetwork)]) *
+                          kUs;
+      plan.hop_latency = {};
+      return plan;
+    }
     case CollectiveAlgo::kCollNet: {
       plan.groups = groups;
       plan.endpoints = {topo.collnet};

@@ -43,6 +43,8 @@ struct CollectiveTopology {
   int collnet = -1;  // device index of the network's SHARP endpoint, -1 for none
   // The servers' measured launch cost (ServerSpec::nccl_launch), seconds; 0: NCCL's tuner.
   double launch = 0;
+  // The GPUs' compute capability (DeviceSpec::compute_capability); 0: unknown, Hopper's figures.
+  double compute_capability = 0;
 };
 
 struct CollectivePlan {

@@ -61,7 +61,8 @@ namespace {
 constexpr const char* kCollectiveTypeNames[] = {
     "allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"};
 constexpr const char* kCollectiveAlgoNames[] = {"auto",   "ring", "tree",   "hierarchical",
-                                                "direct", "nvls", "collnet"};
+                                                "direct", "nvls", "collnet",
+                                                "nvls_tree"};
 constexpr const char* kCollectiveProtocolNames[] = {"ideal", "auto", "LL", "LL128", "Simple"};
 
 template <typename Enum, size_t N>

@@ -57,6 +57,10 @@ enum class CollectiveAlgo : uint8_t {
   // (NCCL's NVLS) and SHARP in the InfiniBand switches across servers (NCCL's CollNet).
   kNvls = 5,
   kCollNet = 6,
+  // NVLS inside each server and a ring between the servers per local rank (NCCL's NVLS_TREE):
+  // reduce-scatter in the switch, all-reduce of each GPU's shard over its NIC, all-gather in
+  // the switch.
+  kNvlsTree = 7,
 };
 const char* collective_algo_name(CollectiveAlgo a);  // "auto", "ring", "tree", ...
 bool parse_collective_algo(const std::string& s, CollectiveAlgo* out);

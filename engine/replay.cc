@@ -329,6 +329,8 @@ class Replayer {
       t.collnet = endpoint(hosts_[c.ranks[0]]->get_property("collnet_host"));
       if (const char* launch = hosts_[c.ranks[0]]->get_property(kNcclLaunchProperty))
         t.launch = std::strtod(launch, nullptr);
+      if (const char* cc = hosts_[c.ranks[0]]->get_property(kComputeCapabilityProperty))
+        t.compute_capability = std::strtod(cc, nullptr);
     }
     t.route = [this](int s, int d) -> const RouteInfo& { return route(s, d).info; };
     return t;

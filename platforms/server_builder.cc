@@ -175,6 +175,8 @@ class ServerBuilder {
       // The endpoints themselves are added with the NVSwitch and the fabric.
       if (s_.nvlink.sharp) host.properties[kNvlsHostProperty] = nvls_host_name(out_.prefix);
       if (s_.nccl_launch > 0) host.properties[kNcclLaunchProperty] = format_exact(s_.nccl_launch);
+      if (g.compute_capability > 0)
+        host.properties[kComputeCapabilityProperty] = format_exact(g.compute_capability);
       if (sharp_fabric_) host.properties[kCollnetHostProperty] = kSharpHost;
       w_.host(std::move(host));
       out_.gpus.push_back(gpu);

@@ -16,6 +16,9 @@ namespace orrery {
 inline constexpr const char* kNvlsHostProperty = "nvls_host";
 // A GPU host's measured collective launch cost in seconds (ServerSpec::nccl_launch).
 inline constexpr const char* kNcclLaunchProperty = "nccl_launch";
+// A GPU host's compute capability (DeviceSpec::compute_capability, e.g. "9"), when known: NCCL's
+// tuner sets NVLS channels and efficiencies by GPU generation.
+inline constexpr const char* kComputeCapabilityProperty = "compute_capability";
 inline constexpr const char* kCollnetHostProperty = "collnet_host";
 // Their names in generated platforms: one NVLS host per server, one SHARP host per fabric.
 inline std::string nvls_host_name(const std::string& server_prefix) {
