@@ -502,6 +502,25 @@ std::unique_ptr<CollectiveRun> nvls_tree_run(const Collective& c, const Collecti
       c.bytes, plan.pipeline, issuer);
 }
 
+// PAT: one phase per step, each a flow from every rank to the rank `distance` before it with
+// that step's blocks; the steps run one after the other.
+std::unique_ptr<CollectiveRun> pat_run(const Collective& c, const CollectivePlan& plan,
+                                       FlowIssuer& issuer) {
+  const std::vector<int>& ring = plan.channels.at(0);
+  const int n = static_cast<int>(ring.size());
+  std::vector<PipelineRun::Factory> phases;
+  for (const PatStep& step : pat_steps(n, c.type))
+    phases.push_back([ring, n, step](double bytes, FlowIssuer& out) {
+      std::vector<FlowSpec> flows;
+      for (int i = 0; i < n; ++i)
+        flows.push_back({ring[i], ring[(i - step.distance + n) % n], step.blocks * bytes / n});
+      Runs runs;
+      runs.push_back(std::make_unique<FlowSetRun>(std::move(flows), out));
+      return runs;
+    });
+  return std::make_unique<PipelineRun>(std::move(phases), c.bytes, 1, issuer);
+}
+
 // Runs side by side as one collective (channels, the two trees). Tags carry the run's index.
 class ParallelRun : public CollectiveRun, private FlowIssuer {
  public:
@@ -607,6 +626,8 @@ std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const Co
       return collnet_run(c, plan, issuer);
     case CollectiveAlgo::kNvlsTree:
       return nvls_tree_run(c, plan, issuer);
+    case CollectiveAlgo::kPat:
+      return pat_run(c, plan, issuer);
     default:
       break;
   }

@@ -57,6 +57,9 @@ CollectiveAlgo resolve_collective_algo(const Collective& c, const std::vector<in
 //    of the servers' first ranks carrying all their data: g flows sharing a link of capacity C
 //    at C/g each end exactly when one flow of g times the bytes at C does;
 //  - NVLS: every rank sends its data to its NVSwitch and gets the reduced result back;
+//  - NVLS_TREE: NVLS reduce-scatter in each server, a ring all-reduce of each shard between the
+//    servers per local rank, NVLS all-gather, pipelined;
+//  - PAT: log2(n) steps one after the other, each to the rank 2^k before (pat_steps);
 //  - CollNet: reduce-scatter inside servers, the shards through the network's SHARP switch,
 //    all-gather inside, pipelined;
 //  - direct: AllToAll (every rank to every rank) and SendRecv (every rank to the next).

@@ -164,6 +164,16 @@ double plan_time(const Collective& c, const CollectivePlan& plan, const RouteLoo
       double t_down = concurrent_step_time(fan_flows(plan, false), down * b, route, plan);
       return pipelined_phases({{t_up, 0}, {t_down, 1}}, P);
     }
+    case CollectiveAlgo::kPat: {
+      const std::vector<int>& ring = plan.channels.at(0);
+      double sum = 0.0;
+      for (const PatStep& step : pat_steps(n, c.type)) {
+        std::vector<Flow> flows;
+        for (int i = 0; i < n; ++i) flows.push_back({ring[i], ring[(i - step.distance + n) % n]});
+        sum += concurrent_step_time(flows, step.blocks * c.bytes / n, route, plan);
+      }
+      return sum;
+    }
     case CollectiveAlgo::kNvlsTree: {
       const double b = c.bytes / P;
       const int g = static_cast<int>(plan.groups[0].size());

@@ -22,6 +22,11 @@ constexpr double kTreeHop[kNumHopClasses][3] = {
 constexpr double kCollNetHop[kNumHopClasses] = {3.7, 3.7, 31.0};
 constexpr double kNvlsHop[kNumHopClasses] = {25.0, 0.0, 18.0};
 constexpr double kNvlsTreeHop[kNumHopClasses] = {25.0, 0.0, 20.9};
+// PAT, Simple only: 8 us once, a step's latency by what it crosses; the tuner credits it with
+// 0.75 of the ring's bandwidth.
+constexpr double kPatBase = 8.0;
+constexpr double kPatHop[kNumHopClasses] = {4.0, 4.0, 14.0};
+constexpr double kPatEfficiency = 0.75;
 
 // Payload share of the wire: LL sends 8-byte stores of 4 data bytes and a 4-byte flag; LL128
 // 128-byte lines of 120 data bytes and an 8-byte flag; Simple moves bulk data and synchronizes
@@ -224,12 +229,46 @@ void add_tree(const std::vector<std::vector<int>>& groups, const std::vector<int
   plan->parent.push_back(std::move(parent));
 }
 
+// The most a ring over LL moves per rank, bytes/s: NCCL's tuner ceiling (llMaxBws,
+// src/graph/tuning.cc): inside one server by GPU generation, across servers by their number
+// (the figures of Intel hosts).
+double ll_max_bus_bandwidth(double compute_capability, int nodes) {
+  constexpr double kGB = 1e9;
+  if (nodes == 2) return 39.0 * kGB;
+  if (nodes > 2) return 20.4 * kGB;
+  if (compute_capability >= 10) return 282.0 * kGB;
+  if (compute_capability >= 9 || compute_capability <= 0) return 141.0 * kGB;  // unknown: Hopper
+  if (compute_capability >= 8) return 87.7 * kGB;
+  return 39.0 * kGB;
+}
+
+// What each rank of the rings sends per second together: over every channel, the slowest route
+// of its steps.
+double ring_rate(const std::vector<std::vector<int>>& channels, const RouteLookup& route) {
+  double sum = 0.0;
+  for (const auto& ring : channels) {
+    double slowest = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < ring.size(); ++i)
+      for (const auto& [link, bw] : route(ring[i], ring[(i + 1) % ring.size()]).links)
+        slowest = std::min(slowest, bw);
+    if (std::isfinite(slowest)) sum += slowest;
+  }
+  return sum;
+}
+
 int pipeline_chunks(double bytes) {
   double p = std::ceil(bytes / kPipelineChunkBytes);
   return static_cast<int>(std::clamp(p, 1.0, static_cast<double>(kMaxPipeline)));
 }
 
 }  // namespace
+
+std::vector<PatStep> pat_steps(int n, CollectiveType type) {
+  std::vector<PatStep> steps;
+  for (int d = 1; d < n; d *= 2) steps.push_back({d, std::min(d, n - d)});
+  if (type == CollectiveType::kReduceScatter) std::reverse(steps.begin(), steps.end());
+  return steps;
+}
 
 std::vector<std::vector<int>> uniform_node_groups(const std::vector<int>& ranks,
                                                   const std::vector<int>& node_of) {
@@ -288,6 +327,11 @@ std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
     return true;
   };
   auto collnet_ok = [&] { return allreduce && groups.size() > 1 && topo.collnet >= 0; };
+  // NCCL enables PAT only with one rank per node.
+  auto pat_ok = [&] {
+    return (t == CollectiveType::kAllGather || t == CollectiveType::kReduceScatter) &&
+           c.ranks.size() > 1 && groups.size() == c.ranks.size();
+  };
   // Every server its own NVLink SHARP endpoint, the same for all of its ranks.
   auto nvls_tree_ok = [&] {
     if (!allreduce || groups.size() < 2 || groups[0].size() < 2) return false;
@@ -311,6 +355,7 @@ std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
     if (nvls_ok()) algos.push_back(CollectiveAlgo::kNvls);
     if (collnet_ok()) algos.push_back(CollectiveAlgo::kCollNet);
     if (nvls_tree_ok()) algos.push_back(CollectiveAlgo::kNvlsTree);
+    if (pat_ok()) algos.push_back(CollectiveAlgo::kPat);
   } else {
     bool ok = false;
     switch (c.algo) {
@@ -331,6 +376,9 @@ std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
         break;
       case CollectiveAlgo::kNvlsTree:
         ok = nvls_tree_ok();
+        break;
+      case CollectiveAlgo::kPat:
+        ok = pat_ok();
         break;
       default:
         break;
@@ -360,7 +408,7 @@ std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
   for (auto a : algos)
     for (auto p : protocols) {
       bool simple_only = a == CollectiveAlgo::kNvls || a == CollectiveAlgo::kCollNet ||
-                         a == CollectiveAlgo::kNvlsTree;
+                         a == CollectiveAlgo::kNvlsTree || a == CollectiveAlgo::kPat;
       if (simple_only && p != CollectiveProtocol::kSimple) continue;
       out.push_back({a, p});
     }
@@ -419,6 +467,9 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
         case CollectiveAlgo::kNvlsTree:
           us = kNvlsTreeHop[h];
           break;
+        case CollectiveAlgo::kPat:
+          us = kPatHop[h];
+          break;
         case CollectiveAlgo::kCollNet:
           us = kCollNetHop[h];
           break;
@@ -430,6 +481,8 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
     }
     if (algo == CollectiveAlgo::kTree)
       plan.base_latency = kTreeBase[pi] * kUs;
+    else if (algo == CollectiveAlgo::kPat)
+      plan.base_latency = kPatBase * kUs;
     else if (algo == CollectiveAlgo::kRing || algo == CollectiveAlgo::kHierarchical ||
              algo == CollectiveAlgo::kDirect)
       plan.base_latency = kRingBase[pi] * kUs;
@@ -458,6 +511,10 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
   switch (algo) {
     case CollectiveAlgo::kDirect:
       plan.channels = {c.ranks};
+      return plan;
+    case CollectiveAlgo::kPat:
+      plan.channels = {c.ranks};
+      if (!ideal) plan.efficiency = kPatEfficiency;
       return plan;
     case CollectiveAlgo::kTree:
       if (ideal || raw_groups.empty()) {
@@ -585,6 +642,15 @@ CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
                                CollectiveProtocol protocol, const CollectiveTopology& topo,
                                const RingSearch& rings_of) {
   CollectivePlan plan = plan_with_tuner_latencies(c, algo, protocol, topo, rings_of);
+  if (algo == CollectiveAlgo::kRing && protocol == CollectiveProtocol::kLL && topo.route) {
+    // LL's flag polling caps a ring's bus bandwidth whatever the links give (NCCL's llMaxBws).
+    const int nodes = static_cast<int>(std::max<size_t>(1, uniform_node_groups(c.ranks,
+                                                                                topo.node_of)
+                                                                .size()));
+    const double rate = ring_rate(plan.channels, topo.route);
+    const double cap = ll_max_bus_bandwidth(topo.compute_capability, nodes);
+    if (rate > 0 && plan.efficiency * rate > cap) plan.efficiency = cap / rate;
+  }
   // A measured launch cost replaces the tuner's ring LL base; every base moves with it.
   if (topo.launch > 0 && protocol != CollectiveProtocol::kIdeal)
     plan.base_latency = std::max(0.0, plan.base_latency + topo.launch - kRingBase[0] * kUs);

@@ -79,10 +79,12 @@ struct CollectivePlan {
 
 // The (algorithm, protocol) pairs NCCL would consider for `c` on `topo`, after the scenario's
 // own choices (c.algo, c.protocol when not auto): Ring for everything; Tree for AllReduce;
-// NVLS on one NVSwitch server with NVLink SHARP; CollNet across servers with SHARP switches;
+// NVLS on one NVSwitch server with NVLink SHARP, NVLS_TREE across such servers; CollNet across
+// servers with SHARP switches; PAT for AllGather and ReduceScatter with one rank per server;
 // Direct for AllToAll and SendRecv. LL128 only where every step inside a server is NVLink, as
-// NCCL enables it by default. NVLS and CollNet run Simple only. Empty when the forced choice
-// cannot apply (the caller falls back to Ring).
+// NCCL enables it by default. NVLS, NVLS_TREE, CollNet and PAT run Simple only. Empty when the
+// forced choice cannot apply (the caller falls back to Ring). A ring over LL moves at most NCCL's
+// LL ceiling per rank (llMaxBws: by GPU generation inside a server, by server count across).
 std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
     const Collective& c, const CollectiveTopology& topo);
 
@@ -101,6 +103,16 @@ using RingSearch = std::function<const std::vector<std::vector<int>>&(const std:
 CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
                                CollectiveProtocol protocol, const CollectiveTopology& topo,
                                const RingSearch& rings_of);
+
+// PAT's steps over n ranks: in step k every rank sends `blocks` of the n blocks to the rank
+// `distance` positions before it. All-gather doubles the distance and the blocks each step
+// (Bruck's order: 1, 2, 4... blocks, the last step what remains); reduce-scatter runs the same
+// steps in reverse. Every rank sends n - 1 blocks in all, over ceil(log2 n) steps.
+struct PatStep {
+  int distance = 1;
+  int blocks = 1;
+};
+std::vector<PatStep> pat_steps(int n, CollectiveType type);
 
 // Devices grouped by node in order of first appearance; empty when nodes differ in size.
 std::vector<std::vector<int>> uniform_node_groups(const std::vector<int>& ranks,

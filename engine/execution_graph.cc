@@ -62,7 +62,7 @@ constexpr const char* kCollectiveTypeNames[] = {
     "allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"};
 constexpr const char* kCollectiveAlgoNames[] = {"auto",   "ring", "tree",   "hierarchical",
                                                 "direct", "nvls", "collnet",
-                                                "nvls_tree"};
+                                                "nvls_tree", "pat"};
 constexpr const char* kCollectiveProtocolNames[] = {"ideal", "auto", "LL", "LL128", "Simple"};
 
 template <typename Enum, size_t N>

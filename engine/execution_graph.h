@@ -61,6 +61,9 @@ enum class CollectiveAlgo : uint8_t {
   // reduce-scatter in the switch, all-reduce of each GPU's shard over its NIC, all-gather in
   // the switch.
   kNvlsTree = 7,
+  // Parallel Aggregated Trees (NCCL's PAT), AllGather and ReduceScatter with one rank per node:
+  // log2(n) steps, each to the rank 2^k away, of 2^k blocks (all-gather) or the reverse.
+  kPat = 8,
 };
 const char* collective_algo_name(CollectiveAlgo a);  // "auto", "ring", "tree", ...
 bool parse_collective_algo(const std::string& s, CollectiveAlgo* out);

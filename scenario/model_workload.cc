@@ -69,7 +69,7 @@ CollectiveOptions read_collective_options(const YamlMap& m) {
   CollectiveOptions c;
   std::string algo = m.str("algo", "auto");
   if (!parse_collective_algo(algo, &c.algo))
-    m.fail("algo", "expected auto, ring, tree, hierarchical, nvls, nvls_tree, collnet or direct, got \"" +
+    m.fail("algo", "expected auto, ring, tree, hierarchical, nvls, nvls_tree, collnet, pat or direct, got \"" +
                        algo + "\"");
   std::string protocol = m.str("protocol", "auto");
   if (!parse_collective_protocol(protocol, &c.protocol))

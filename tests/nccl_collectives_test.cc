@@ -10,6 +10,7 @@
 
 #include "common/errors.h"
 #include "engine/collective_bench.h"
+#include "engine/collective_plan.h"
 #include "engine/replay.h"
 #include "platforms/platform_spec.h"
 #include "test_util.h"
@@ -468,6 +469,52 @@ TEST(NcclCollectives, MeasuredTableInTheDocsIsWhatTheScriptPrints) {
   const std::string output = testing::expect_doc_block_is_script_output(
       "validate_nccl.py", "docs/collectives.md", "nccl-validation");
   EXPECT_NE(output.find("756 measured sizes"), std::string::npos) << output;
+}
+
+
+TEST(NcclCollectives, PatRunsLog2StepsWithOneGpuPerServer) {
+  // Bruck's order over 16 ranks: 1, 2, 4, 8 blocks to the rank 1, 2, 4, 8 before; reduce-scatter
+  // the reverse. Every rank sends 15 blocks in 4 steps.
+  const auto ag = pat_steps(16, CollectiveType::kAllGather);
+  ASSERT_EQ(ag.size(), 4u);
+  EXPECT_EQ(ag[3].distance, 8);
+  EXPECT_EQ(ag[3].blocks, 8);
+  const auto rs = pat_steps(16, CollectiveType::kReduceScatter);
+  EXPECT_EQ(rs[0].distance, 8);
+  // 5 ranks: 1, 2, then the remaining 1 at distance 4.
+  const auto odd = pat_steps(5, CollectiveType::kAllGather);
+  ASSERT_EQ(odd.size(), 3u);
+  EXPECT_EQ(odd[2].blocks, 1);
+
+  // 16 one-GPU H100 servers: each step pays PAT's network step latency (14 us) and moves its
+  // blocks of B/16 at 0.75 of the NIC (NCCL's tuner figure for PAT), after PAT's 8 us base moved
+  // by the preset's measured launch (4.68 - 6.6 us).
+  Platform p = platform(
+      "{preset: dgx-h100, servers: 16, server: {gpus: 1, nic: {count: 1}}}");
+  double nic = 0;
+  for (const auto& l : p.source.topology.links)
+    if (l.link_class == "infiniband" && (nic == 0 || l.bandwidth < nic)) nic = l.bandwidth;
+  ASSERT_GT(nic, 0);
+  const double B = 16 << 20;
+  const double expected = (8 + 4.68 - 6.6) * 1e-6 + 4 * 14e-6 + 15 * B / 16 / (0.75 * nic);
+  for (auto type : {CollectiveType::kAllGather, CollectiveType::kReduceScatter}) {
+    auto row = bench_one(p, type, B, CollectiveAlgo::kPat, CollectiveProtocol::kSimple, true);
+    EXPECT_EQ(row.choice.algo, CollectiveAlgo::kPat);
+    EXPECT_NEAR(row.seconds, expected, 0.01 * expected);
+    auto flow = bench_one(p, type, B, CollectiveAlgo::kPat, CollectiveProtocol::kSimple, false);
+    EXPECT_NEAR(flow.seconds, expected, 0.03 * expected);
+  }
+  // The tuner takes it for small all-gathers, where 4 steps beat the ring's 15.
+  EXPECT_EQ(bench_one(p, CollectiveType::kAllGather, 4096, CollectiveAlgo::kAuto,
+                      CollectiveProtocol::kAuto, true)
+                .choice.algo,
+            CollectiveAlgo::kPat);
+  // Never with several GPUs per server (NCCL enables PAT with one rank per node only).
+  Platform dgx = platform("{preset: dgx-h100, servers: 2}");
+  EXPECT_EQ(bench_one(dgx, CollectiveType::kAllGather, 4096, CollectiveAlgo::kPat,
+                      CollectiveProtocol::kAuto, true)
+                .choice.algo,
+            CollectiveAlgo::kRing);
 }
 
 }  // namespace
