@@ -24,6 +24,7 @@ std::vector<double> flow_times(const std::vector<Flow>& flows, double bytes,
     const RouteInfo& r = route(s, d);
     double rate = std::numeric_limits<double>::infinity();
     for (const auto& [link, bw] : r.links) rate = std::min(rate, bw / load[link]);
+    if (plan.max_rate > 0) rate = std::min(rate, plan.max_rate);
     out.push_back(r.latency + plan.step_delay(r) + (wire > 0 ? wire / rate : 0.0));
   }
   return out;
@@ -254,6 +255,7 @@ const CollectivePlan& CollectivePlanner::plan(const Collective& c, const Collect
           static_cast<int>(c.algo),
           static_cast<int>(c.protocol),
           c.bytes,
+          c.max_rate,
           !c.counts.empty(),
           c.ranks};
   auto cached = plans_.find(key);

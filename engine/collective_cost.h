@@ -38,7 +38,7 @@ class CollectivePlanner {
   const std::vector<std::vector<int>>& rings(const std::vector<int>& devices,
                                              const RouteLookup& route);
 
-  using Key = std::tuple<int, int, int, int, int, int, double, bool, std::vector<int>>;
+  using Key = std::tuple<int, int, int, int, int, int, double, double, bool, std::vector<int>>;
   std::map<std::vector<int>, std::vector<std::vector<int>>> rings_;
   std::map<Key, CollectivePlan> plans_;
 };

@@ -642,6 +642,7 @@ CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
                                CollectiveProtocol protocol, const CollectiveTopology& topo,
                                const RingSearch& rings_of) {
   CollectivePlan plan = plan_with_tuner_latencies(c, algo, protocol, topo, rings_of);
+  plan.max_rate = c.max_rate;
   if (algo == CollectiveAlgo::kRing && protocol == CollectiveProtocol::kLL && topo.route) {
     // LL's flag polling caps a ring's bus bandwidth whatever the links give (NCCL's llMaxBws).
     const int nodes = static_cast<int>(std::max<size_t>(1, uniform_node_groups(c.ranks,

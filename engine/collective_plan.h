@@ -66,6 +66,7 @@ struct CollectivePlan {
   int chunks = 1;              // chunks pipelined inside rings, chains and trees
   double base_latency = 0.0;   // seconds, once per collective (launch and setup)
   double efficiency = 1.0;     // share of the wire bytes that is payload
+  double max_rate = 0.0;       // Collective::max_rate: bytes/s per flow at most, 0: no bound
   // Software latency of one step by what it crosses, seconds; the route's own link latency counts
   // towards it (a step takes max(route latency, this)).
   std::array<double, kNumHopClasses> hop_latency{};

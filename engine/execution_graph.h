@@ -110,6 +110,9 @@ struct Collective {
   // Fraction of each participating GPU's compute capacity the collective holds while it runs
   // (AllReduce SM contention, Tianshu section 3.3: 16 of 80 SMs on a V100).
   double sm_share = 0.0;
+  // The most bytes/s each of its flows moves, whatever the links give (the hosts' TCP streams
+  // of an MPI or Gloo all-reduce); 0: the links alone.
+  double max_rate = 0.0;
 };
 
 struct Op {
@@ -128,6 +131,9 @@ struct Op {
   int src = -1;
   int dst = -1;
   double transfer_bytes = 0.0;
+  // The most bytes/s the endpoints' software streams, whatever the links give (an RPC
+  // connection's serialization and TCP stack); 0: the links alone.
+  double max_rate = 0.0;
 
   // Collective ops: index into ExecutionGraph::collectives. The op runs on the comm queue of
   // `device` (normally the group's first rank) and counts as communication on every rank.

@@ -127,6 +127,8 @@ void check_collective(const ExecutionGraph& g, const Collective& c, const std::s
   if (c.repeat > 1 && !c.analytical)
     fail(origin, where + ": collective repeat " + std::to_string(c.repeat) +
                      " needs an analytical collective (flows cannot be repeated as one op)");
+  if (c.max_rate != 0 && !valid_amount(c.max_rate, limits::kBandwidth, false))
+    fail(origin, where + ": collective max_rate " + out_of_range(c.max_rate, limits::kBandwidth));
   if (!(c.sm_share >= 0 && c.sm_share < 1)) {
     fail(origin, where + ": collective sm_share " + number(c.sm_share) + " must be in [0, 1)");
   }
@@ -155,6 +157,7 @@ void check_op(const ExecutionGraph& g, std::size_t i, const std::string& origin)
   check_amount("flops", op.flops, limits::kOpFlops, false);
   check_amount("bytes", op.bytes, limits::kBytes, false);
   check_amount("transfer_bytes", op.transfer_bytes, limits::kBytes, false);
+  if (op.max_rate != 0) check_amount("max_rate", op.max_rate, limits::kBandwidth, false);
 
   if (op.kind == OpKind::kTransfer) {
     for (auto [field, d] : {std::pair<const char*, int>{"src", op.src}, {"dst", op.dst}}) {

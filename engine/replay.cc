@@ -88,6 +88,7 @@ struct ActiveCollective : FlowIssuer {
   std::unique_ptr<CollectiveRun> run;
   // From the plan: flows carry payload / efficiency on the wire after their step's delay.
   double efficiency = 1.0;
+  double max_rate = 0.0;
   std::array<double, kNumHopClasses> hop_latency{};
   std::vector<int> contention;  // the SM-contention execs it holds
   void issue(int src, int dst, double bytes, int64_t tag, int steps) override;
@@ -180,7 +181,7 @@ class Replayer {
       return;
     }
     account_route(src, dst, wire);
-    start_comm(src, dst, wire, pack(Tag::kFlow, slot));
+    start_comm(src, dst, wire, pack(Tag::kFlow, slot), owner->max_rate);
     flow_log_.start(slot, owner->op, src, dst, wire, model_.now());
   }
 
@@ -269,7 +270,7 @@ class Replayer {
     ++activities_;
     if (op.kind == OpKind::kTransfer) {
       account_route(op.src, op.dst, op.transfer_bytes);
-      start_comm(op.src, op.dst, op.transfer_bytes, pack(Tag::kOp, i));
+      start_comm(op.src, op.dst, op.transfer_bytes, pack(Tag::kOp, i), op.max_rate);
     } else {
       // Host-stream ops run on the device's launch host (its CPU thread); the rest on the device.
       sg4::Host* host =
@@ -283,7 +284,8 @@ class Replayer {
   // latency first, using no bandwidth, then the bytes (whole bytes, as a SimGrid payload) at the
   // max-min share of every link crossed, where a flow's share is inversely proportional to its
   // route latency (SimGrid's sharing penalty; 1 when the route has no latency).
-  int start_comm(int src, int dst, double bytes, uint64_t tag) {
+  // `max_rate` > 0 bounds the flow further (Op::max_rate).
+  int start_comm(int src, int dst, double bytes, uint64_t tag, double max_rate = 0) {
     const CachedRoute& r = route(src, dst);
     const double size = static_cast<double>(std::llround(bytes));
     const double latency = r.info.latency;
@@ -291,6 +293,7 @@ class Replayer {
     if (latency <= 0)  // SimGrid bounds such a flow by its slowest link (fat pipes included)
       for (const auto& hop : r.info.links)
         bound = bound < 0 ? hop.second : std::min(bound, hop.second);
+    if (max_rate > 0) bound = bound < 0 ? max_rate : std::min(bound, max_rate);
     return model_.start(size, r.resources, latency, latency > 0 ? latency : 1.0, bound, tag);
   }
 
@@ -361,6 +364,7 @@ class Replayer {
     active->replayer = this;
     active->op = i;
     active->efficiency = plan.efficiency;
+    active->max_rate = plan.max_rate;
     active->hop_latency = plan.hop_latency;
     int channels = 1;
     if (plan.algo == CollectiveAlgo::kTree) channels = static_cast<int>(plan.tree.size());
@@ -429,7 +433,8 @@ class Replayer {
       case Tag::kFlowDelay: {
         const FlowSlot& slot = slots_[id];
         account_route(slot.src, slot.dst, slot.wire_bytes);
-        start_comm(slot.src, slot.dst, slot.wire_bytes, pack(Tag::kFlow, id));
+        start_comm(slot.src, slot.dst, slot.wire_bytes, pack(Tag::kFlow, id),
+                   slot.owner->max_rate);
         flow_log_.start(id, slot.owner->op, slot.src, slot.dst, slot.wire_bytes, model_.now());
         break;
       }

@@ -46,6 +46,13 @@ StrategyOptions read_strategy(const YamlMap& s) {
   if (o.gpus < 0) s.fail("gpus", "must not be negative (0 means all)");
   o.bucket_bytes = s.size("bucket", o.bucket_bytes, limits::kBucketBytes);
   o.overlap = s.boolean("overlap", o.overlap);
+  const std::string on = s.str("allreduce_on", "gpu");
+  if (on != "gpu" && on != "host")
+    s.fail("allreduce_on", "expected gpu (NCCL) or host (Horovod's MPI or Gloo over the CPUs), got \"" +
+                               on + "\"");
+  o.host_allreduce = on == "host";
+  o.host_stream_bandwidth =
+      s.bandwidth("host_stream_bandwidth", o.host_stream_bandwidth, limits::kBandwidth);
   o.collectives = read_collective_options(s.map("collectives"));
   o.sm_contention = s.boolean("sm_contention", o.sm_contention);
   o.sms_used = s.integer("sms_used", o.sms_used);

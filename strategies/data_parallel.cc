@@ -14,6 +14,61 @@
 namespace orrery {
 namespace {
 
+// Work on a CPU socket's memory bus, one op at a time (what sharing its bandwidth gives).
+constexpr Stream kMemoryBus{StreamClass::kCompute, 0};
+
+// A bucket all-reduced on the hosts (StrategyOptions::host_allreduce): each GPU copies the
+// bucket to its socket's memory; each socket sums its GPUs' copies (reads them, writes one);
+// the sockets run a ring all-reduce (bytes over links, each step at most one TCP stream's rate)
+// and each sums what it receives, (h - 1)
+// / h of the bucket read twice and written once; then every GPU copies the result back. Returns
+// each GPU's last op (the copy back).
+std::vector<int> host_allreduce(GraphBuilder& b, const std::string& name,
+                                const std::vector<int>& gpu, const std::vector<int>& cpu,
+                                double bytes, const std::vector<std::vector<int>>& deps,
+                                const StrategyOptions& opt, const PricedReplica& r) {
+  const int n = static_cast<int>(gpu.size());
+  std::map<int, std::vector<int>> copies;  // socket device -> its GPUs' copies to host
+  for (int i = 0; i < n; ++i)
+    copies[cpu[i]].push_back(b.transfer(name + ".g" + std::to_string(i) + ".d2h", gpu[i],
+                                        {StreamClass::kCopyD2H, 0}, gpu[i], cpu[i], bytes, "comm",
+                                        deps[i]));
+  // Sockets are named by their order of appearance: ".sum0", ".reduce1"...
+  std::vector<int> sockets;
+  std::vector<int> summed;
+  for (const auto& [socket, in] : copies) {
+    const std::string index = std::to_string(sockets.size());
+    sockets.push_back(socket);
+    const double k = static_cast<double>(in.size());
+    summed.push_back(in.size() > 1 ? b.compute(name + ".sum" + index, socket,
+                                               kMemoryBus, -1.0, (k - 1) * bytes / 4,
+                                               (k + 1) * bytes, "comm", in)
+                                   : in[0]);
+  }
+  std::map<int, int> done;  // socket device -> the bucket's result in its memory
+  if (sockets.size() > 1) {
+    Collective c = make_collective(CollectiveType::kAllReduce, sockets, bytes, opt, r);
+    c.protocol = CollectiveProtocol::kIdeal;
+    c.algo = CollectiveAlgo::kRing;
+    c.sm_share = 0;
+    c.max_rate = opt.host_stream_bandwidth;
+    const int ring = b.collective(name + ".ring", c, "comm", summed);
+    const double h = static_cast<double>(sockets.size());
+    for (size_t q = 0; q < sockets.size(); ++q)
+      done[sockets[q]] = b.compute(name + ".reduce" + std::to_string(q), sockets[q], kMemoryBus,
+                                   -1.0,
+                               (h - 1) / h * bytes / 4, 3 * (h - 1) / h * bytes, "comm", {ring});
+  } else {
+    done[sockets[0]] = summed[0];
+  }
+  std::vector<int> back(n);
+  for (int i = 0; i < n; ++i)
+    back[i] = b.transfer(name + ".g" + std::to_string(i) + ".h2d", gpu[i],
+                         {StreamClass::kCopyH2D, 0}, cpu[i], gpu[i], bytes, "comm",
+                         {done[cpu[i]]});
+  return back;
+}
+
 // Bytes of an embedding op's pooled output (what the other partitions' GPUs need).
 double embedding_output_bytes(const ModelOp& op) {
   return static_cast<double>(numel(op.output)) * dtype_bytes(op.dtype);
@@ -26,7 +81,12 @@ void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterL
   const ModelGraph& m = *r.model;
   const int n = static_cast<int>(gpus.size());
   std::vector<int> dev(n), ranks(n);
-  for (int i = 0; i < n; ++i) ranks[i] = dev[i] = b.gpu(layout.gpus[gpus[i]]);
+  std::vector<int> cpu(n);
+  for (int i = 0; i < n; ++i) {
+    const ClusterGpu& g = layout.gpus[gpus[i]];
+    ranks[i] = dev[i] = b.gpu(g);
+    if (opt.host_allreduce) cpu[i] = b.cpu(g.launch_host, g.server);
+  }
   InputStage input(b, layout, opt, opt.input_bytes >= 0 ? opt.input_bytes : model_input_bytes(m));
 
   const auto buckets = gradient_buckets(m, opt.bucket_bytes, pearl);
@@ -83,6 +143,8 @@ void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterL
     }
 
     std::vector<int> bucket_op(buckets.size(), -1);
+    // Host all-reduce: each GPU's update waits for its own copy back.
+    std::vector<std::vector<int>> bucket_back(buckets.size());
     if (n > 1) {
       for (size_t k = 0; k < buckets.size(); ++k) {
         double bytes = 0;
@@ -93,6 +155,17 @@ void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterL
         }
         if (!opt.overlap && last_backward >= 0)
           for (int i = 0; i < n; ++i) deps.push_back(rep[i].ops[last_backward]);
+        if (opt.host_allreduce) {
+          std::vector<std::vector<int>> per_gpu(n);
+          for (int i = 0; i < n; ++i) {
+            for (int j : buckets[k]) per_gpu[i].push_back(rep[i].ops[j]);
+            if (!opt.overlap && last_backward >= 0)
+              per_gpu[i].push_back(rep[i].ops[last_backward]);
+          }
+          bucket_back[k] = host_allreduce(b, ip + "allreduce.bucket" + std::to_string(k), dev,
+                                          cpu, bytes, per_gpu, opt, r);
+          continue;
+        }
         bucket_op[k] =
             b.collective(ip + "allreduce.bucket" + std::to_string(k),
                          make_collective(CollectiveType::kAllReduce, ranks, bytes, opt, r), "comm",
@@ -104,7 +177,9 @@ void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterL
         for (int d : m.ops[j].deps) {
           auto it_b = bucket_of.find(d);
           if (it_b == bucket_of.end()) continue;
-          for (int i = 0; i < n; ++i) b.add_dep(rep[i].ops[j], bucket_op[it_b->second]);
+          for (int i = 0; i < n; ++i)
+            b.add_dep(rep[i].ops[j], opt.host_allreduce ? bucket_back[it_b->second][i]
+                                                        : bucket_op[it_b->second]);
         }
       }
     }

@@ -24,8 +24,12 @@ int GraphBuilder::compute(const std::string& name, int device, Stream stream, do
 }
 
 int GraphBuilder::transfer(const std::string& name, int queue_device, Stream stream, int src,
-                           int dst, double bytes, const std::string& phase, std::vector<int> deps) {
-  return append_transfer(g_, name, queue_device, stream, src, dst, bytes, phase, std::move(deps));
+                           int dst, double bytes, const std::string& phase, std::vector<int> deps,
+                           double max_rate) {
+  const int op =
+      append_transfer(g_, name, queue_device, stream, src, dst, bytes, phase, std::move(deps));
+  g_.ops[op].max_rate = max_rate;
+  return op;
 }
 
 int GraphBuilder::collective(const std::string& name, Collective c, const std::string& phase,

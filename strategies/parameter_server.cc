@@ -3,8 +3,9 @@
 // PS/Worker as deployed (PAI section II-A; docs/strategies.md): variables live on PS shards,
 // CPU processes on dedicated servers or on the worker servers themselves. Every pull and push of
 // a variable is a request with a fixed software cost at both ends; with `copies`, a GPU tensor
-// crosses PCIe to host memory and each end copies it once (serialization, socket buffers) before
-// or after the network flow, as TensorFlow's gRPC transport does. The PS sums the workers'
+// crosses PCIe to host memory, each end copies it once (serialization, socket buffers) and
+// streams it through the request's RPC thread at the stack's rate (rpc_bandwidth) before or after
+// the network flow, as TensorFlow's gRPC transport does. The PS sums the workers'
 // gradients and applies the optimizer on its CPU; copies, sums and updates of one socket queue on
 // its memory bus, so shards on one CPU share its memory bandwidth. A colocated shard's flows and
 // its server's workers' flows cross the same NIC. A worker starts forward once every pull of the
@@ -122,6 +123,12 @@ void build_ps_worker(GraphBuilder& b, const PricedReplica& r, const ClusterLayou
   auto copy = [&](const std::string& name, int device, double bytes, std::vector<int> deps) {
     return on_bus(name, device, 0, 2 * bytes, "comm", std::move(deps));
   };
+  // The RPC stack streaming a request's bytes on the request's thread
+  // (PsOptions::rpc_bandwidth).
+  auto stack = [&](const std::string& name, int device, Stream thread, double bytes, int dep) {
+    if (ps.rpc_bandwidth <= 0 || bytes <= 0) return dep;
+    return b.compute(name, device, thread, bytes / ps.rpc_bandwidth, 0, 0, "comm", {dep});
+  };
   // A flow between two devices; none when both ends are one host (loopback is the copies).
   auto flow = [&](const std::string& name, int queue_device, Stream s, int src, int dst,
                   double bytes, int dep) {
@@ -150,8 +157,10 @@ void build_ps_worker(GraphBuilder& b, const PricedReplica& r, const ClusterLayou
         int last = rpc(name + ".ps_rpc", ps_dev[k], ps_thread, after_update);
         if (ps.copies) {
           last = copy(name + ".ps_copy", ps_dev[k], bytes, {last});
+          last = stack(name + ".ps_stack", ps_dev[k], ps_thread, bytes, last);
           last = flow(name, gpu[i], pull_queue(k), ps_dev[k], cpu[i], bytes, last);
           last = rpc(name + ".rpc", cpu[i], thread, {last});
+          last = stack(name + ".stack", cpu[i], thread, bytes, last);
           last = copy(name + ".copy", cpu[i], bytes, {last});
           last = flow(name + ".h2d", gpu[i], h2d, cpu[i], gpu[i], bytes, last);
         } else {
@@ -186,8 +195,10 @@ void build_ps_worker(GraphBuilder& b, const PricedReplica& r, const ClusterLayou
           last = b.transfer(name + ".d2h", gpu[i], d2h, gpu[i], cpu[i], bytes, "comm", grads);
           last = rpc(name + ".rpc", cpu[i], thread, {last});
           last = copy(name + ".copy", cpu[i], bytes, {last});
+          last = stack(name + ".stack", cpu[i], thread, bytes, last);
           last = flow(name, gpu[i], push_queue(k), cpu[i], ps_dev[k], bytes, last);
           last = rpc(name + ".ps_rpc", ps_dev[k], ps_thread, {last});
+          last = stack(name + ".ps_stack", ps_dev[k], ps_thread, bytes, last);
           last = copy(name + ".ps_copy", ps_dev[k], bytes, {last});
         } else {
           last = rpc(name + ".rpc", cpu[i], thread, grads);

@@ -38,6 +38,10 @@ PsOptions parse_ps_options(const YamlMap& m) {
       pick(m, "policy", m.str("policy", ps_policy_name(o.policy)), kPolicies));
   o.pulls = static_cast<PsPulls>(pick(m, "pulls", m.str("pulls", ps_pulls_name(o.pulls)), kPulls));
   o.rpc_overhead = m.time("rpc_overhead", o.rpc_overhead, limits::kLatency);
+  if (m.has("rpc_bandwidth") && m.str("rpc_bandwidth", "") == "0")
+    o.rpc_bandwidth = 0;
+  else
+    o.rpc_bandwidth = m.bandwidth("rpc_bandwidth", o.rpc_bandwidth, limits::kBandwidth);
   o.copies = m.boolean("copies", o.copies);
   o.cores = m.integer("cores", o.cores, 0, 1 << 20);
   m.reject_unknown_keys();

@@ -10,6 +10,7 @@
 //   policy: greedy         # greedy | round_robin | partitioned
 //   pulls: all             # all | per_layer
 //   rpc_overhead: 73us     # software time of one request, round trip
+//   rpc_bandwidth: 0.9GB/s # bytes/s one RPC thread streams a request; 0: unlimited
 //   copies: true           # host staging and serialization copies
 //   cores: 0               # a shard's cores (sums, updates, RPC threads); 0: its socket's
 #pragma once
@@ -50,6 +51,13 @@ struct PsOptions {
   // runs on the worker's CPU and half on the PS's, each end one request at a time per
   // connection. Default: a gRPC unary call between two processes (docs/strategies.md).
   double rpc_overhead = 73e-6;
+  // Bytes per second one RPC thread serializes, frames and hands to the kernel's TCP stack, or
+  // takes back: with `copies` (gRPC), each request's bytes pass through the sending and the
+  // receiving end's thread of that request (a shard serves worker i on thread i mod cores), so
+  // a shard moves at most cores x this, whatever the NIC gives. 0: unlimited. Default:
+  // TensorFlow's gRPC between two processes, 0.9 GB/s (tensorflow/tensorflow#6116); gRPC's
+  // maintainers put one connection at about 1 GB/s, one core's worth (grpc/grpc-java#7839).
+  double rpc_bandwidth = 0.9e9;
   // true: a GPU tensor crosses PCIe to host memory before it is sent and after it arrives, and
   // each end copies it once (serialization, socket buffers) at its CPU's memory bandwidth.
   // false: flows go straight between the GPU and the PS CPU (GPUDirect RDMA, no copies).

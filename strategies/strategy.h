@@ -37,6 +37,15 @@ struct StrategyOptions {
   // as backward produces them (Horovod / PyTorch DDP tensor fusion; DDP's default is 25 MiB).
   double bucket_bytes = 25.0 * 1024 * 1024;
   bool overlap = true;  // false: every bucket waits for the end of backward
+  // allreduce: true runs each bucket's all-reduce on the hosts, as Horovod does without GPU
+  // operations (MPI or Gloo over TCP): the bucket is copied to host memory, summed over the
+  // workers of each CPU socket, all-reduced in a ring between the sockets (bytes over links,
+  // the sums at the sockets' memory bandwidth) and copied back to every GPU.
+  bool host_allreduce = false;
+  // What one CPU core pushes through the kernel's TCP stack for one stream, bytes/s: each ring
+  // step of a host all-reduce moves at most this. Default: Gloo between two 40 GbE machines with
+  // a core per process, about 1.07 GB/s (facebookincubator/gloo issue 248).
+  double host_stream_bandwidth = 1.07e9;
   CollectiveOptions collectives;
   // AllReduce SM contention (Tianshu section 3.3): a collective holds
   // sms_used of each GPU's SMs while it runs (16 of 80 on a V100 by default).

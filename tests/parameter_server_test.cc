@@ -156,6 +156,76 @@ TEST(ParameterServer, AggregationReadsEveryWorkersGradientAtThePsMemoryBandwidth
   for (size_t i = 1; i < bus.size(); ++i) EXPECT_GE(bus[i].first, bus[i - 1].second - 1e-12);
 }
 
+TEST(ParameterServer, RequestsStreamThroughOneRpcThreadAtTheStacksRate) {
+  // One worker, one layer of 100 MB, NIC 1 GB/s, RPC stack 0.5 GB/s, no request overhead. A
+  // pull: the shard's stack serializes 100 MB (0.2 s) on the thread serving the worker, the
+  // NIC carries it (0.1 s), the worker's pull thread takes it back (0.2 s).
+  StrategyOptions opt = ps_worker();
+  opt.ps.rpc_overhead = 0;
+  opt.ps.rpc_bandwidth = 0.5e9;
+  const double bytes = 100e6;
+  Replayed r = run(cluster(2, 1, 1e9, 1e15), layered_model(1, bytes / 4), opt);
+  const auto& out = r.at("w0/layer0.pull.ps_stack");
+  EXPECT_NEAR(out.end - out.start, bytes / 0.5e9, 1e-9);
+  const auto& wire = r.at("w0/layer0.pull");
+  EXPECT_GE(wire.start, out.end - 1e-12);
+  EXPECT_NEAR(wire.end - wire.start, bytes / 1e9, 0.01 * bytes / 1e9);
+  const auto& in = r.at("w0/layer0.pull.stack");
+  EXPECT_GE(in.start, wire.end - 1e-12);
+  EXPECT_NEAR(in.end - in.start, bytes / 0.5e9, 1e-9);
+  // A push streams through both stacks too; rpc_bandwidth 0 leaves the stack out.
+  EXPECT_NEAR(r.at("w0/layer0.push.ps_stack").end - r.at("w0/layer0.push.ps_stack").start,
+              bytes / 0.5e9, 1e-9);
+  opt.ps.rpc_bandwidth = 0;
+  Replayed none = run(cluster(2, 1, 1e9, 1e15), layered_model(1, bytes / 4), opt);
+  EXPECT_LT(none.result.makespan, r.result.makespan - 4 * bytes / 0.5e9 + 0.01);
+}
+
+TEST(HostAllReduce, CopiesSumsAndRingsOverTheCpus) {
+  // Horovod without GPU operations on 2 servers of 2 GPUs: one 100 MB bucket. Each GPU copies it
+  // to its server's CPU (PCIe links of 1 TB/s: 0.1 ms); each CPU sums its 2 copies (reads 2,
+  // writes 1: 300 MB at 10 GB/s, 30 ms); the 2 CPUs run a ring all-reduce, 2 steps of 50 MB,
+  // each at most the TCP stream's 0.5 GB/s (the NIC gives 1 GB/s): 0.2 s; each CPU sums what it
+  // received (1/2 of the bucket read twice, written once: 150 MB, 15 ms); the GPUs copy it back.
+  StrategyOptions opt;
+  opt.type = StrategyType::kAllReduce;
+  opt.input_bytes = 0;
+  opt.host_overheads = false;
+  opt.host_allreduce = true;
+  opt.host_stream_bandwidth = 0.5e9;
+  const double bytes = 100e6, mem = 10e9;
+  const Topology t = cluster(2, 2, 1e9, mem);
+  Replayed r = run(t, layered_model(1, bytes / 4), opt);
+  const auto& sum = r.at("allreduce.bucket0.sum0");
+  EXPECT_NEAR(sum.end - sum.start, 3 * bytes / mem, 1e-3);
+  const auto& ring = r.at("allreduce.bucket0.ring");
+  EXPECT_GE(ring.start, sum.end - 1e-12);
+  EXPECT_NEAR(ring.end - ring.start, 2 * (bytes / 2) / 0.5e9, 0.01 * 0.2);
+  const int cpu1 = r.graph.find_op("allreduce.bucket0.reduce1") >= 0 ? 1 : 0;
+  ASSERT_EQ(cpu1, 1);
+  const auto& reduce = r.at("allreduce.bucket0.reduce1");
+  EXPECT_NEAR(reduce.end - reduce.start, 1.5 * bytes / mem, 1e-3);
+  // Each GPU's update waits for its own copy back, which waits for its CPU's sum.
+  EXPECT_GE(r.start("g3/upd0"), r.end("allreduce.bucket0.g3.h2d") - 1e-12);
+  EXPECT_GE(r.start("allreduce.bucket0.g3.h2d"), reduce.end - 1e-12);
+  // A faster stream than the NIC leaves the NIC to decide: 2 x 50 MB at 1 GB/s.
+  opt.host_stream_bandwidth = 10e9;
+  Replayed fast = run(t, layered_model(1, bytes / 4), opt);
+  const auto& nic_ring = fast.at("allreduce.bucket0.ring");
+  EXPECT_NEAR(nic_ring.end - nic_ring.start, 2 * (bytes / 2) / 1e9, 0.01 * 0.1);
+}
+
+// docs/strategies.md's Horovod table is what scripts/validate_ps.py prints now (a golden result;
+// regenerate it with --update-doc when a model changes on purpose).
+TEST(ParameterServer, HorovodTableInTheDocsIsWhatTheScriptPrints) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
+  const std::string output = testing::expect_doc_block_is_script_output(
+      "validate_ps.py", "docs/strategies.md", "ps-validation");
+  for (const char* row : {"| VGG-16 | distributed TensorFlow (parameter servers) | 74.7 |",
+                          "| ResNet-101 | Horovod, all-reduce on the CPUs (TCP) | 1338.3 |"})
+    EXPECT_NE(output.find(row), std::string::npos) << row;
+}
+
 TEST(ParameterServer, ColocatedIsSlowerThanDedicatedWhenTheNicIsTheBottleneck) {
   // Four worker servers of one GPU; 64 layers of 2.5 MB (M = 160 MB per worker and direction),
   // placed round-robin on four shards; NICs of 1 GB/s are the only slow links; compute, copies and
@@ -171,6 +241,7 @@ TEST(ParameterServer, ColocatedIsSlowerThanDedicatedWhenTheNicIsTheBottleneck) {
   //    pulls (0.12 s each way), the last only pushes: 0.12 + 5 x 0.24 + 0.12 = 1.44 s.
   StrategyOptions opt = ps_worker();
   opt.ps.rpc_overhead = 0;
+  opt.ps.rpc_bandwidth = 0;
   opt.ps.policy = PsPolicy::kRoundRobin;
   opt.iterations = 6;
   const ModelGraph m = layered_model(64, 2.5e6 / 4);
@@ -190,6 +261,7 @@ TEST(ParameterServer, WorkersWaitForEveryPullBeforeForward) {
   // it starts as soon as its own layer is on the GPU (0.1 s), while the second pull is in flight.
   StrategyOptions opt = ps_worker();
   opt.ps.rpc_overhead = 0;
+  opt.ps.rpc_bandwidth = 0;
   const Topology t = cluster(2, 1, 1e9, 1e12);
   const ModelGraph m = layered_model(2, 25e6);
   Replayed all = run(t, m, opt, 10e-3);
@@ -291,12 +363,15 @@ TEST(ParameterServer, BadKeysAndLayoutsAreInputErrorsNamingTheKey) {
   EXPECT_NE(message("{shard: 2}").find("strategy.ps.shard"), std::string::npos);
   PsOptions o = parse(
       "{placement: colocated, shards: 3, policy: partitioned, pulls: per_layer, "
-      "rpc_overhead: 1ms, copies: false, cores: 2}");
+      "rpc_overhead: 1ms, rpc_bandwidth: 2GB/s, copies: false, cores: 2}");
   EXPECT_EQ(o.placement, PsPlacement::kColocated);
   EXPECT_EQ(o.shards, 3);
   EXPECT_EQ(o.policy, PsPolicy::kPartitioned);
   EXPECT_EQ(o.pulls, PsPulls::kPerLayer);
   EXPECT_DOUBLE_EQ(o.rpc_overhead, 1e-3);
+  EXPECT_DOUBLE_EQ(o.rpc_bandwidth, 2e9);
+  EXPECT_DOUBLE_EQ(parse("{rpc_bandwidth: 0}").rpc_bandwidth, 0);
+  EXPECT_NE(message("{rpc_bandwidth: fast}").find("strategy.ps.rpc_bandwidth"), std::string::npos);
   EXPECT_FALSE(o.copies);
   EXPECT_EQ(o.cores, 2);
 

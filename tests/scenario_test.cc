@@ -83,6 +83,28 @@ TEST(Scenario, BadValuesAreRejectedWithTheKey) {
             std::string::npos);
 }
 
+TEST(Scenario, AllReduceOnTheHostsIsAStrategyKey) {
+  auto dir = make_temp_dir("scn");
+  write_file(dir + "/s.yaml", R"(name: t
+platform: {preset: ethernet-cluster, servers: 2, server: {gpus: 2}}
+workload: {type: model, model: resnet50, batch: 8}
+strategy: {type: allreduce, allreduce_on: host, host_stream_bandwidth: 2GB/s}
+)");
+  const std::string ok = error_of(dir + "/s.yaml");
+  EXPECT_EQ(ok, "");
+  const std::string bad = error_of(dir + "/s.yaml", {"strategy.allreduce_on=cpu"});
+  EXPECT_NE(bad.find("strategy.allreduce_on"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("expected gpu"), std::string::npos) << bad;
+  EXPECT_NE(error_of(dir + "/s.yaml", {"strategy.host_stream_bandwidth=-1GB/s"})
+                .find("strategy.host_stream_bandwidth"),
+            std::string::npos);
+  const Scenario sc = load_scenario(dir + "/s.yaml", {});
+  int rings = 0;
+  for (const auto& op : sc.graph.ops)
+    if (op.kind == OpKind::kCollective && op.name.find(".ring") != std::string::npos) ++rings;
+  EXPECT_GT(rings, 0);
+}
+
 TEST(Scenario, YamlSyntaxErrorHasLine) {
   auto dir = make_temp_dir("scn");
   write_file(dir + "/s.yaml", "name: t\nplatform: [unclosed\n");

@@ -96,6 +96,7 @@ Collective read_collective(const Fields& f, OpRefs* refs) {
   }
   double share = 0;
   if (f.amount("sm_share", "fraction of the GPU", &share)) c.sm_share = share;
+  f.amount("max_rate", "bytes/s", &c.max_rate);
   return c;
 }
 
@@ -108,7 +109,8 @@ OpRefs read_op(const json& j, std::size_t index, const std::string& origin, Op* 
   f.set_where(op_where(index, op->name));
   f.only({"name",     "device", "stream", "kind",   "duration",   "flops",  "bytes",
           "src",      "dst",    "phase",  "deps",   "collective", "ranks",  "algo",
-          "protocol", "counts", "root",   "chunks", "analytical", "repeat", "sm_share"});
+          "protocol", "counts", "root",   "chunks", "analytical", "repeat", "sm_share",
+          "max_rate"});
   p.device = f.required_text("device");
 
   std::string s;
@@ -151,8 +153,9 @@ OpRefs read_op(const json& j, std::size_t index, const std::string& origin, Op* 
     if (!f.amount("bytes", "bytes", &op->transfer_bytes)) {
       f.fail("transfer op needs \"bytes\" (the payload size)");
     }
+    f.amount("max_rate", "bytes/s", &op->max_rate);
   } else {
-    for (const char* key : {"src", "dst"}) {
+    for (const char* key : {"src", "dst", "max_rate"}) {
       if (f.has(key)) f.fail("\"" + std::string(key) + "\" is only allowed on a transfer op");
     }
     f.amount("duration", "seconds", &op->duration);
@@ -443,11 +446,13 @@ void write_graph_json(const ExecutionGraph& g, std::ostream& out) {
       if (c.analytical) j["analytical"] = true;
       if (c.repeat != 1) j["repeat"] = c.repeat;
       if (c.sm_share != 0) j["sm_share"] = c.sm_share;
+      if (c.max_rate > 0) j["max_rate"] = c.max_rate;
     } else if (op.kind == OpKind::kTransfer) {
       j["kind"] = "transfer";
       if (op.src != op.device) j["src"] = g.devices.at(op.src).name;
       j["dst"] = g.devices.at(op.dst).name;
       j["bytes"] = op.transfer_bytes;
+      if (op.max_rate > 0) j["max_rate"] = op.max_rate;
     } else {
       if (op.duration >= 0) j["duration"] = op.duration;
       if (op.flops != 0) j["flops"] = op.flops;
