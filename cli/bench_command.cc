@@ -28,6 +28,7 @@ struct BenchArgs {
   std::string algo = "auto";
   std::string proto = "auto";
   std::string mode = "flow";
+  std::string loop = "nccl-tests";
   std::string datatype = "float";
   int root = 0;
   std::string output;
@@ -75,6 +76,9 @@ int bench_collective(const BenchArgs& a) {
   if (a.mode != "flow" && a.mode != "analytical")
     throw InputError("--mode " + a.mode + ": expected flow or analytical");
   opt.analytical = a.mode == "analytical";
+  if (a.loop != "nccl-tests" && a.loop != "pytorch")
+    throw InputError("--loop " + a.loop + ": expected nccl-tests or pytorch");
+  if (a.loop == "pytorch") opt.host_overhead = kPytorchCallOverhead;
   if (a.nodes < 1) throw InputError("--nodes must be at least 1");
   if (!a.output.empty()) {
     require_not_input(a.output, "-o", {a.compare});
@@ -156,6 +160,10 @@ void register_bench_commands(CLI::App& app, CommandList& out) {
                    "auto (NCCL's tuner model), ring, tree, nvls, nvls_tree, collnet, pat or hierarchical");
   coll->add_option("--proto", args.proto, "auto, LL, LL128, Simple, or ideal (bytes only)");
   coll->add_option("--mode", args.mode, "flow (flows over the links) or analytical (alpha-beta)");
+  coll->add_option("--loop", args.loop,
+                   "The loop that calls the collective: nccl-tests (default), or pytorch: a "
+                   "torch.distributed loop that waits for each call, 21.4 us more per call "
+                   "(PyTorch's host work, measured on 8 x H200)");
   coll->add_option("-d,--datatype", args.datatype, "Element type (default float)");
   coll->add_option("-r,--root", args.root, "Root rank of broadcast and reduce (default 0)");
   coll->add_option("-o,--output", args.output, "Write the rows to FILE.csv or FILE.h5");

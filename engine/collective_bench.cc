@@ -140,7 +140,7 @@ std::vector<CollectiveBenchRow> run_collective_bench(const PlatformSource& platf
     CollectiveBenchRow row;
     row.bytes = sizes[k];
     row.count = static_cast<int64_t>(std::llround(sizes[k] / elem));
-    row.seconds = r.timeline[k].end - r.timeline[k].start;
+    row.seconds = r.timeline[k].end - r.timeline[k].start + opt.host_overhead;
     row.algbw = row.seconds > 0 ? row.bytes / row.seconds : 0.0;
     row.busbw = row.algbw * busbw_factor(opt.type, n);
     if (k < r.collectives.size()) row.choice = r.collectives[k];
@@ -156,7 +156,7 @@ std::string format_collective_bench(const std::vector<CollectiveBenchRow>& rows,
   out << "#  " << collective_type_name(opt.type) << " on " << ranks << " GPUs, "
       << (opt.analytical ? "analytical" : "flow") << " mode, algorithm "
       << collective_algo_name(opt.algo) << ", protocol " << collective_protocol_name(opt.protocol)
-      << "\n#\n";
+      << (opt.host_overhead > 0 ? ", each call with the caller's host work" : "") << "\n#\n";
   std::snprintf(line, sizeof line, "#%11s %13s %9s %7s %6s %10s %8s %8s %7s  %-12s %6s %4s\n",
                 "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
                 "algorithm", "proto", "ch");

@@ -107,13 +107,16 @@ TEST(NcclCollectives, ProtocolSwitchPointsFollowNcclsLatencyAndEfficiency) {
   auto t = [&](double base, double hop, double eff, double b) {
     return (base + 14 * hop) * 1e-6 + 1.75 * b / (eff * bw);
   };
-  // LL (6.6, 0.6, 1/2) against LL128 (14, 1.9, 120/128); LL128 against Simple (8.4, 3.4, 1).
+  // LL (6.6, 0.6, 1/2 of the links, at most NCCL's Ampere ceiling of 87.7 GB/s) against LL128
+  // (14, 1.9, 120/128); LL128 against Simple (8.4, 3.4, 1).
+  const double ll = std::min(0.5, 87.7e9 / bw);
+  ASSERT_LT(ll, 0.5);  // the ceiling binds on NVLink 3
   auto cross = [&](double b0, double h0, double e0, double b1, double h1, double e1) {
     return ((b1 + 14 * h1) - (b0 + 14 * h0)) * 1e-6 / (1.75 / (e0 * bw) - 1.75 / (e1 * bw));
   };
-  const double ll_ll128 = cross(6.6, 0.6, 0.5, 14.0, 1.9, 120.0 / 128);
+  const double ll_ll128 = cross(6.6, 0.6, ll, 14.0, 1.9, 120.0 / 128);
   const double ll128_simple = cross(14.0, 1.9, 120.0 / 128, 8.4, 3.4, 1.0);
-  EXPECT_LT(t(6.6, 0.6, 0.5, ll_ll128 / 2), t(14.0, 1.9, 120.0 / 128, ll_ll128 / 2));
+  EXPECT_LT(t(6.6, 0.6, ll, ll_ll128 / 2), t(14.0, 1.9, 120.0 / 128, ll_ll128 / 2));
   ASSERT_LT(ll_ll128, ll128_simple);
   auto proto_at = [&](double b) {
     return bench_one(p, CollectiveType::kAllReduce, b, CollectiveAlgo::kRing,
@@ -127,7 +130,7 @@ TEST(NcclCollectives, ProtocolSwitchPointsFollowNcclsLatencyAndEfficiency) {
   // And the time is the formula's.
   auto row = bench_one(p, CollectiveType::kAllReduce, 4096, CollectiveAlgo::kRing,
                        CollectiveProtocol::kLL, false);
-  EXPECT_NEAR(row.seconds, t(6.6, 0.6, 0.5, 4096), 0.01 * row.seconds);
+  EXPECT_NEAR(row.seconds, t(6.6, 0.6, ll, 4096), 0.01 * row.seconds);
 }
 
 TEST(NcclCollectives, LL128StaysOffWherePcieCarriesTheSteps) {
@@ -338,6 +341,9 @@ TEST(NcclCollectives, CollNetOnlyWithSharpSwitches) {
 TEST(NcclCollectives, FlowAndAnalyticalAgreeOnUncontendedTopologies) {
   // Tolerance 10%: equal shares of a link (analytical) against max-min fairness (flows) differ
   // only where flows of unequal routes share a link, as all-to-all's do on the DGX-1 mesh.
+  // Pipelined chains (broadcast, reduce) across servers get 18%: under LL's ceiling their two
+  // pieces of 32 KiB take long on every hop, and the flow replay overlaps them more than the
+  // analytical first path plus one slowest hop per further piece.
   for (const std::string yaml :
        {"{preset: dgx1-v100, servers: 1}", "{preset: dgx-a100, servers: 1}",
         "{preset: dgx-h100, servers: 2}", "{preset: pcie-server}"}) {
@@ -349,7 +355,8 @@ TEST(NcclCollectives, FlowAndAnalyticalAgreeOnUncontendedTopologies) {
       for (double b : {8.0, 65536.0, 16e6, 1e9}) {
         auto f = bench_one(p, type, b, CollectiveAlgo::kAuto, CollectiveProtocol::kAuto, false);
         auto a = bench_one(p, type, b, CollectiveAlgo::kAuto, CollectiveProtocol::kAuto, true);
-        EXPECT_NEAR(a.seconds, f.seconds, 0.10 * f.seconds)
+        const bool chain = type == CollectiveType::kBroadcast || type == CollectiveType::kReduce;
+        EXPECT_NEAR(a.seconds, f.seconds, (chain ? 0.18 : 0.10) * f.seconds)
             << yaml << " " << collective_type_name(type) << " " << b << " B";
       }
   }
@@ -452,6 +459,9 @@ TEST(NcclCollectives, BenchCommandPrintsNcclTestsColumnsAndRejectsBadInput) {
   bad = testing::run_shell(bin + " bench collective all_reduce --platform dgx-a100 --csv --json");
   EXPECT_EQ(bad.status, 2) << bad.output;
   EXPECT_NE(bad.output.find("choose one"), std::string::npos) << bad.output;
+  bad = testing::run_shell(bin + " bench collective all_reduce --platform dgx-a100 --loop jax");
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--loop jax"), std::string::npos) << bad.output;
   // --json: one JSON object of the rows, nothing else on stdout.
   r = testing::run_shell(bin +
                          " bench collective all_gather --platform dgx-a100 -b 1KiB -e 4KiB "
@@ -459,6 +469,23 @@ TEST(NcclCollectives, BenchCommandPrintsNcclTestsColumnsAndRejectsBadInput) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.rfind("{\"collective\": \"allgather\"", 0), 0u) << r.output;
   EXPECT_EQ(r.output.find("Avg bus"), std::string::npos) << r.output;
+}
+
+TEST(NcclCollectives, PytorchLoopAddsItsHostWorkToEveryCall) {
+  // 8 B on one DGX H200: nccl-tests' loop hides the host's work behind the running call; a
+  // PyTorch loop that waits for each call adds its 21.4 us (36.6 against 15.2 us measured side
+  // by side on 8 x H200).
+  Platform p = platform("{preset: dgx-h200, servers: 1}");
+  CollectiveBenchOptions o;
+  o.analytical = true;
+  o.min_bytes = o.max_bytes = 8;
+  const auto tests = run_collective_bench(p.source, p.ranks, o).at(0);
+  o.host_overhead = kPytorchCallOverhead;
+  const auto torch = run_collective_bench(p.source, p.ranks, o).at(0);
+  EXPECT_NEAR(torch.seconds - tests.seconds, 21.4e-6, 1e-12);
+  EXPECT_NEAR(torch.algbw, torch.bytes / torch.seconds, 1e-9 * torch.algbw);
+  // The table says so.
+  EXPECT_NE(format_collective_bench({torch}, o, 8).find("host work"), std::string::npos);
 }
 
 // docs/collectives.md's table against AIConfigurator's nccl-tests runs is what
