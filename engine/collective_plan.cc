@@ -22,10 +22,12 @@ constexpr double kTreeHop[kNumHopClasses][3] = {
 constexpr double kCollNetHop[kNumHopClasses] = {3.7, 3.7, 31.0};
 constexpr double kNvlsHop[kNumHopClasses] = {25.0, 0.0, 18.0};
 constexpr double kNvlsTreeHop[kNumHopClasses] = {25.0, 0.0, 20.9};
-// PAT, Simple only: 8 us once, a step's latency by what it crosses; the tuner credits it with
-// 0.75 of the ring's bandwidth.
+// PAT, Simple only: 8 us once and 2.8 us per rank ("still a linear part", NCCL's tuner), a
+// step's latency by what it crosses, over the network 14 / 3.5 us (its log part); the tuner
+// credits it with 0.75 of the ring's bandwidth.
 constexpr double kPatBase = 8.0;
-constexpr double kPatHop[kNumHopClasses] = {4.0, 4.0, 14.0};
+constexpr double kPatPerRank = 2.8;
+constexpr double kPatHop[kNumHopClasses] = {4.0, 4.0, 14.0 / 3.5};
 constexpr double kPatEfficiency = 0.75;
 
 // Payload share of the wire: LL sends 8-byte stores of 4 data bytes and a 4-byte flag; LL128
@@ -48,6 +50,10 @@ double nvls_chunk_bytes(double bytes, double concurrent) {
   if (bytes < 2 * concurrent * chunk) chunk = 16.0 * 1024;
   return chunk;
 }
+// Inside a ring across servers every step waits at least for the network proxy's post: NCCL's
+// net overhead, 1 us on Intel hosts, 3 us for Simple (getNetOverhead, src/graph/tuning.cc).
+constexpr double kNetOverhead[3] = {1.0, 1.0, 3.0};
+
 // NVLS_TREE's: 128 KiB (64 KiB from 4 servers), halved to 64 KiB below 4 chunks per
 // concurrent operation and to 32 KiB below one.
 double nvls_tree_chunk_bytes(double bytes, double concurrent, int servers) {
@@ -479,10 +485,20 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
       }
       plan.hop_latency[h] = us * kUs;
     }
+    const auto nodes = uniform_node_groups(c.ranks, topo.node_of);
+    if (algo == CollectiveAlgo::kRing && nodes.size() > 1) {
+      for (int h : {static_cast<int>(HopClass::kNvlink), static_cast<int>(HopClass::kPcie)})
+        plan.hop_latency[h] = std::max(plan.hop_latency[h], kNetOverhead[pi] * kUs);
+      // One GPU per server leaves every step's network latency exposed: NCCL charges a ring
+      // the tree's network latency then.
+      if (nodes[0].size() == 1)
+        plan.hop_latency[static_cast<int>(HopClass::kNetwork)] =
+            kTreeHop[static_cast<int>(HopClass::kNetwork)][pi] * kUs;
+    }
     if (algo == CollectiveAlgo::kTree)
       plan.base_latency = kTreeBase[pi] * kUs;
     else if (algo == CollectiveAlgo::kPat)
-      plan.base_latency = kPatBase * kUs;
+      plan.base_latency = (kPatBase + kPatPerRank * n) * kUs;
     else if (algo == CollectiveAlgo::kRing || algo == CollectiveAlgo::kHierarchical ||
              algo == CollectiveAlgo::kDirect)
       plan.base_latency = kRingBase[pi] * kUs;
@@ -574,9 +590,11 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
         plan.endpoints.push_back(topo.nvls.at(p));
       }
       if (!ideal) plan.efficiency = nvls_step_efficiency(c, topo, groups);
-      // NCCL's tuner charges NVLS_TREE its NVLink and network latencies once per collective.
+      // NCCL's tuner charges NVLS_TREE its NVLink latency once and its network latency twice
+      // per tree level (up and down, log2 of the servers).
       plan.base_latency = (kNvlsTreeHop[static_cast<int>(HopClass::kNvlink)] +
-                           kNvlsTreeHop[static_cast<int>(HopClass::kNetwork)]) *
+                           2 * std::floor(std::log2(static_cast<double>(groups.size()))) *
+                               kNvlsTreeHop[static_cast<int>(HopClass::kNetwork)]) *
                           kUs;
       plan.hop_latency = {};
       return plan;

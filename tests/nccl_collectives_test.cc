@@ -160,6 +160,82 @@ TEST(NcclCollectives, LatencyOfEightByteMessagesIsNcclsPerStepLatency) {
   EXPECT_GT(row.seconds - ideal.seconds, 6e-6);
 }
 
+TEST(NcclCollectives, EveryProtocolPaysItsStepLatencyOnEachTransport) {
+  // 8 B rings whose links have next to no latency of their own, with NCCL's launch figures: the
+  // time is NCCL 2.30's ring base plus 2(n - 1) steps of its per-hop latency for what the steps
+  // cross (tuning.cc, microseconds; bases LL 6.6, LL128 14, Simple 8.4).
+  struct Case {
+    const char* yaml;
+    int steps;
+    double hop[3];  // LL, LL128, Simple
+  };
+  const Case cases[] = {
+      // NVLink: a DGX A100's 8 GPUs through the NVSwitch.
+      {"{preset: dgx-a100, servers: 1, server: {nvlink: {latency: 0.001us}, nccl_launch: 0}}",
+       14,
+       {0.6, 1.9, 3.4}},
+      // PCIe: pcie-server's 4 GPUs behind PCIe switches.
+      {"{preset: pcie-server, server: {pcie: {latency: 0.001us}}}", 6, {1.0, 2.5, 5.7}},
+      // The network: two one-GPU servers over InfiniBand (RoCE and EFA are NCCL's NET too).
+      // With one GPU per server nothing hides a step's network latency: NCCL charges rings the
+      // tree's (LL 5.0, LL128 8.5, Simple 14 us; its rings' own are 2.7, 4.0 and 14).
+      {"{preset: dgx-h100, servers: 2, server: {gpus: 1, nccl_launch: 0, pcie: {latency: 0.001us}, "
+       "nic: {count: 1, latency: 0.001us}}, fabric: {latency: 0.001us}}",
+       2,
+       {5.0, 8.5, 14.0}},
+  };
+  const double base[3] = {6.6, 14.0, 8.4};
+  const CollectiveProtocol protos[3] = {CollectiveProtocol::kLL, CollectiveProtocol::kLL128,
+                                        CollectiveProtocol::kSimple};
+  for (const Case& c : cases) {
+    Platform p = platform(c.yaml);
+    for (int k = 0; k < 3; ++k) {
+      const double expected = (base[k] + c.steps * c.hop[k]) * 1e-6;
+      for (bool analytical : {true, false}) {
+        auto row = bench_one(p, CollectiveType::kAllReduce, 8, CollectiveAlgo::kRing, protos[k],
+                             analytical);
+        EXPECT_NEAR(row.seconds, expected, 0.02 * expected)
+            << c.yaml << " " << collective_protocol_name(protos[k])
+            << (analytical ? " analytical" : " flow");
+      }
+    }
+  }
+}
+
+TEST(NcclCollectives, RingsAcrossServersWaitForTheNetworkProxyInsideToo) {
+  // Two servers of two GPUs: inside a ring across servers a step waits at least for the network
+  // proxy's post, NCCL's 1 us (3 us for Simple); the network's steps keep the ring's NET
+  // latencies (2.7, 4.0, 14 us). One server keeps NVLink's own (0.6, 1.9, 3.4).
+  static const RouteInfo nvlink{0.0, {}, HopClass::kNvlink};
+  static const RouteInfo net{0.0, {}, HopClass::kNetwork};
+  CollectiveTopology topo;
+  topo.node_of = {0, 0, 1, 1};
+  topo.route = [](int a, int b) -> const RouteInfo& { return a / 2 == b / 2 ? nvlink : net; };
+  std::vector<std::vector<int>> found;
+  RingSearch rings = [&](const std::vector<int>& d) -> const std::vector<std::vector<int>>& {
+    found = {d};
+    return found;
+  };
+  Collective c;
+  c.type = CollectiveType::kAllReduce;
+  c.bytes = 8;
+  c.ranks = {0, 1, 2, 3};
+  const double inside[3] = {1.0, 1.9, 3.4}, network[3] = {2.7, 4.0, 14.0};
+  const CollectiveProtocol protos[3] = {CollectiveProtocol::kLL, CollectiveProtocol::kLL128,
+                                        CollectiveProtocol::kSimple};
+  for (int k = 0; k < 3; ++k) {
+    const CollectivePlan plan = plan_collective(c, CollectiveAlgo::kRing, protos[k], topo, rings);
+    EXPECT_NEAR(plan.hop_latency[static_cast<int>(HopClass::kNvlink)], inside[k] * 1e-6, 1e-12);
+    EXPECT_NEAR(plan.hop_latency[static_cast<int>(HopClass::kNetwork)], network[k] * 1e-6,
+                1e-12);
+  }
+  CollectiveTopology one = topo;
+  one.node_of = {0, 0, 0, 0};
+  const CollectivePlan ll =
+      plan_collective(c, CollectiveAlgo::kRing, CollectiveProtocol::kLL, one, rings);
+  EXPECT_NEAR(ll.hop_latency[static_cast<int>(HopClass::kNvlink)], 0.6e-6, 1e-12);
+}
+
 // A server's measured launch cost (server.nccl_launch) takes the place of NCCL's 6.6 us ring
 // LL base, and every other protocol's base moves by the same difference: a 64 MiB Simple
 // all-reduce on a DGX A100 takes 8.21 - 6.6 = 1.61 us longer than with NCCL's figures.
@@ -513,17 +589,20 @@ TEST(NcclCollectives, PatRunsLog2StepsWithOneGpuPerServer) {
   ASSERT_EQ(odd.size(), 3u);
   EXPECT_EQ(odd[2].blocks, 1);
 
-  // 16 one-GPU H100 servers: each step pays PAT's network step latency (14 us) and moves its
-  // blocks of B/16 at 0.75 of the NIC (NCCL's tuner figure for PAT), after PAT's 8 us base moved
-  // by the preset's measured launch (4.68 - 6.6 us).
+  // 16 one-GPU H100 servers: each step pays PAT's network step latency (NCCL's 14 us / 3.5)
+  // and moves its blocks of B/16 at 0.75 of the NIC (NCCL's tuner figure for PAT), after PAT's
+  // 8 us base and 2.8 us per rank, moved by the preset's measured launch (4.68 - 6.6 us).
+  // The links' own latencies are next to nothing, so every step costs PAT's.
   Platform p = platform(
-      "{preset: dgx-h100, servers: 16, server: {gpus: 1, nic: {count: 1}}}");
+      "{preset: dgx-h100, servers: 16, server: {gpus: 1, pcie: {latency: 0.001us}, "
+      "nic: {count: 1, latency: 0.001us}}, fabric: {latency: 0.001us}}");
   double nic = 0;
   for (const auto& l : p.source.topology.links)
     if (l.link_class == "infiniband" && (nic == 0 || l.bandwidth < nic)) nic = l.bandwidth;
   ASSERT_GT(nic, 0);
   const double B = 16 << 20;
-  const double expected = (8 + 4.68 - 6.6) * 1e-6 + 4 * 14e-6 + 15 * B / 16 / (0.75 * nic);
+  const double expected =
+      (8 + 2.8 * 16 + 4.68 - 6.6) * 1e-6 + 4 * 4e-6 + 15 * B / 16 / (0.75 * nic);
   for (auto type : {CollectiveType::kAllGather, CollectiveType::kReduceScatter}) {
     auto row = bench_one(p, type, B, CollectiveAlgo::kPat, CollectiveProtocol::kSimple, true);
     EXPECT_EQ(row.choice.algo, CollectiveAlgo::kPat);
