@@ -521,6 +521,42 @@ std::unique_ptr<CollectiveRun> pat_run(const Collective& c, const CollectivePlan
   return std::make_unique<PipelineRun>(std::move(phases), c.bytes, 1, issuer);
 }
 
+// All-to-all in DeepEP's two legs, over N servers of g GPUs (n = N g), c.bytes a rank sends to
+// the n - 1 others, a block each: what a GPU sends to another server goes over the network to
+// the GPU of its own local index there (one flow of g blocks per remote server), which forwards
+// it over NVLink to its targets together with its own server's blocks (N blocks to each local
+// peer); chunks pipeline the legs.
+std::unique_ptr<CollectiveRun> two_leg_alltoall(const Collective& c, const CollectivePlan& plan,
+                                                FlowIssuer& issuer) {
+  const auto& groups = plan.groups;
+  const double nodes = static_cast<double>(groups.size());
+  const double g = static_cast<double>(groups[0].size());
+  const double others = nodes * g - 1;
+  PipelineRun::Factory network = [groups, g, others](double bytes, FlowIssuer& out) {
+    std::vector<FlowSpec> flows;
+    for (size_t a = 0; a < groups.size(); ++a)
+      for (size_t b = 0; b < groups.size(); ++b)
+        if (a != b)
+          for (size_t l = 0; l < groups[a].size(); ++l)
+            flows.push_back({groups[a][l], groups[b][l], g * bytes / others});
+    Runs runs;
+    runs.push_back(std::make_unique<FlowSetRun>(std::move(flows), out));
+    return runs;
+  };
+  PipelineRun::Factory nvlink = [groups, nodes, others](double bytes, FlowIssuer& out) {
+    std::vector<FlowSpec> flows;
+    for (const auto& node : groups)
+      for (int a : node)
+        for (int b : node)
+          if (a != b) flows.push_back({a, b, nodes * bytes / others});
+    Runs runs;
+    runs.push_back(std::make_unique<FlowSetRun>(std::move(flows), out));
+    return runs;
+  };
+  return std::make_unique<PipelineRun>(std::vector<PipelineRun::Factory>{network, nvlink}, c.bytes,
+                                       plan.pipeline, issuer);
+}
+
 // Runs side by side as one collective (channels, the two trees). Tags carry the run's index.
 class ParallelRun : public CollectiveRun, private FlowIssuer {
  public:
@@ -619,6 +655,7 @@ std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const Co
       return both;
     }
     case CollectiveAlgo::kHierarchical:
+      if (c.type == CollectiveType::kAllToAll) return two_leg_alltoall(c, plan, issuer);
       return hierarchical_allreduce(c, plan, issuer);
     case CollectiveAlgo::kNvls:
       return nvls_run(c, plan, issuer);

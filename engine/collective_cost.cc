@@ -140,6 +140,26 @@ double plan_time(const Collective& c, const CollectivePlan& plan, const RouteLoo
       return (allreduce ? 2 : 1) * (path + (ch - 1) * slowest);
     }
     case CollectiveAlgo::kHierarchical: {
+      if (c.type == CollectiveType::kAllToAll) {
+        const double b = c.bytes / P;
+        const double nodes = static_cast<double>(plan.groups.size());
+        std::vector<Flow> network, nvlink;
+        for (size_t a = 0; a < plan.groups.size(); ++a)
+          for (size_t q = 0; q < plan.groups.size(); ++q)
+            if (a != q)
+              for (size_t l = 0; l < plan.groups[a].size(); ++l)
+                network.push_back({plan.groups[a][l], plan.groups[q][l]});
+        for (const auto& node : plan.groups)
+          for (int x : node)
+            for (int y : node)
+              if (x != y) nvlink.push_back({x, y});
+        // A block per peer: c.bytes is what a rank sends to the n - 1 others.
+        const double g = static_cast<double>(plan.groups[0].size());
+        const double block = b / (nodes * g - 1);
+        const double t_net = concurrent_step_time(network, g * block, route, plan);
+        const double t_nvl = concurrent_step_time(nvlink, nodes * block, route, plan);
+        return pipelined_phases({{t_net, 0}, {t_nvl, 1}}, P);
+      }
       const auto& groups = plan.groups;
       const int g = static_cast<int>(groups[0].size());
       const int nodes = static_cast<int>(groups.size());

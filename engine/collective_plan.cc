@@ -353,7 +353,12 @@ std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
   auto hierarchical_ok = [&] { return allreduce && groups.size() > 1 && groups[0].size() > 1; };
 
   std::vector<CollectiveAlgo> algos;
-  if (direct_type) {
+  // All-to-all in two legs, as DeepEP runs it across servers: asked for, never NCCL's choice.
+  const bool two_legs = t == CollectiveType::kAllToAll && c.algo == CollectiveAlgo::kHierarchical &&
+                        c.counts.empty() && groups.size() > 1 && groups[0].size() > 1;
+  if (two_legs) {
+    algos = {CollectiveAlgo::kHierarchical};
+  } else if (direct_type) {
     algos = {CollectiveAlgo::kDirect};
   } else if (c.algo == CollectiveAlgo::kAuto) {
     algos.push_back(CollectiveAlgo::kRing);
@@ -414,7 +419,7 @@ std::vector<std::pair<CollectiveAlgo, CollectiveProtocol>> candidate_plans(
   for (auto a : algos)
     for (auto p : protocols) {
       bool simple_only = a == CollectiveAlgo::kNvls || a == CollectiveAlgo::kCollNet ||
-                         a == CollectiveAlgo::kNvlsTree || a == CollectiveAlgo::kPat;
+                         a == CollectiveAlgo::kNvlsTree || a == CollectiveAlgo::kPat || two_legs;
       if (simple_only && p != CollectiveProtocol::kSimple) continue;
       out.push_back({a, p});
     }
@@ -563,6 +568,12 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
       }
       return plan;
     case CollectiveAlgo::kHierarchical:
+      if (c.type == CollectiveType::kAllToAll) {
+        // GPUs of one local index exchange across servers first, so groups keep rank order.
+        plan.groups = raw_groups;
+        for (auto& h : plan.hop_latency) h /= plan.pipeline;
+        return plan;
+      }
       plan.groups = ideal ? raw_groups : groups;
       plan.merge_inter = inter_rings_share_bottleneck(raw_groups, topo.route);
       // Bytes-only plans pipeline only when asked (ASTRA-sim's dataset splits, astra_system.h).

@@ -575,6 +575,44 @@ TEST(NcclCollectives, MeasuredTableInTheDocsIsWhatTheScriptPrints) {
 }
 
 
+TEST(NcclCollectives, AllToAllInDeepEpsTwoLegs) {
+  // Two DGX H100, a buffer of 4 GiB per GPU (nccl-tests' size): 15/16 of it go to the 15
+  // others, in 16 pipeline chunks of b, a block of b/15 per peer. Each GPU sends the 8 blocks
+  // bound for the other server to the GPU of its own local index there (8b/15 over its NIC),
+  // which forwards to each of its 7 local peers its block with its own block for it (2b/15
+  // each, 14b/15 over its NVLink). The legs use different links: the pipeline takes both once
+  // and the slower 15 more times.
+  Platform p = platform("{preset: dgx-h100, servers: 2}");
+  const double B = 4.0 * (1 << 30);
+  auto row = bench_one(p, CollectiveType::kAllToAll, B, CollectiveAlgo::kHierarchical,
+                       CollectiveProtocol::kAuto, true);
+  EXPECT_EQ(row.choice.algo, CollectiveAlgo::kHierarchical);
+  EXPECT_EQ(row.choice.protocol, CollectiveProtocol::kSimple);
+  const Topology& t = p.source.topology;
+  const double nvl = link_named(t, "n0_gpu0_nvlink").bandwidth;
+  double nic = 0;
+  for (const auto& l : t.links)
+    if (l.link_class == "infiniband" && (nic == 0 || l.bandwidth < nic)) nic = l.bandwidth;
+  ASSERT_GT(nic, 0);
+  const double b = B * 15 / 16 / 16;
+  const double net = 8 * b / 15 / nic, fwd = 14 * b / 15 / nvl;
+  const double expected = net + fwd + 15 * std::max(net, fwd);
+  EXPECT_NEAR(row.seconds, expected, 0.02 * expected);
+  auto flow = bench_one(p, CollectiveType::kAllToAll, B, CollectiveAlgo::kHierarchical,
+                        CollectiveProtocol::kAuto, false);
+  EXPECT_NEAR(flow.seconds, expected, 0.05 * expected);
+  // NCCL's own choice stays the direct all-to-all; one server has no second leg.
+  EXPECT_EQ(bench_one(p, CollectiveType::kAllToAll, B, CollectiveAlgo::kAuto,
+                      CollectiveProtocol::kAuto, true)
+                .choice.algo,
+            CollectiveAlgo::kDirect);
+  Platform one = platform("{preset: dgx-h100, servers: 1}");
+  EXPECT_EQ(bench_one(one, CollectiveType::kAllToAll, B, CollectiveAlgo::kHierarchical,
+                      CollectiveProtocol::kAuto, true)
+                .choice.algo,
+            CollectiveAlgo::kDirect);
+}
+
 TEST(NcclCollectives, PatRunsLog2StepsWithOneGpuPerServer) {
   // Bruck's order over 16 ranks: 1, 2, 4, 8 blocks to the rank 1, 2, 4, 8 before; reduce-scatter
   // the reverse. Every rank sends 15 blocks in 4 steps.
