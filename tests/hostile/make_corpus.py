@@ -174,6 +174,24 @@ def scenario_cases():
     }
     for n, (t, exp) in names.items():
         case(f"yaml-name-{n}", {"s.yaml": t}, "validate s.yaml", exp)
+    # Keys of host all-reduce and of the parameter server's RPC stack.
+    dp = ("platform: {preset: ethernet-cluster, servers: 2, server: {gpus: 2}}\n"
+          "workload: {type: model, model: resnet50, batch: 8}\nstrategy: {type: allreduce, KEY}\n")
+    ps = ("platform: {preset: ethernet-cluster, servers: 2, server: {gpus: 2}}\n"
+          "workload: {type: model, model: resnet50, batch: 8}\n"
+          "strategy: {type: ps_worker, ps: {placement: colocated, KEY}}\n")
+    keys = {
+        "allreduce-on-cpu": (dp, "allreduce_on: cpu", "strategy.allreduce_on"),
+        "allreduce-on-list": (dp, "allreduce_on: [gpu]", "strategy.allreduce_on"),
+        "host-stream-neg": (dp, "host_stream_bandwidth: -1GB/s", "strategy.host_stream_bandwidth"),
+        "host-stream-unitless": (dp, "host_stream_bandwidth: 5", "strategy.host_stream_bandwidth"),
+        "host-stream-huge": (dp, "host_stream_bandwidth: 1e300GB/s", "strategy.host_stream_bandwidth"),
+        "rpc-bandwidth-neg": (ps, "rpc_bandwidth: -1GB/s", "strategy.ps.rpc_bandwidth"),
+        "rpc-bandwidth-text": (ps, "rpc_bandwidth: fast", "strategy.ps.rpc_bandwidth"),
+        "rpc-bandwidth-unitless": (ps, "rpc_bandwidth: 9", "strategy.ps.rpc_bandwidth"),
+    }
+    for n, (t, kv, key) in keys.items():
+        case(f"yaml-key-{n}", {"s.yaml": t.replace("KEY", kv)}, "validate s.yaml", ["s.yaml", key])
     # Model workloads with absurd sizes.
     model = ("platform: {preset: dgx-a100, servers: 1}\nworkload: {type: model, model: MODEL, batch: BATCH}\n"
              "strategy: {type: allreduce, gpus: 2}\n")
@@ -337,6 +355,12 @@ def graph_cases():
         "dst-self": lambda g: g["ops"][2].update(dst="gpu0"),
         "bytes-missing": lambda g: g["ops"][2].pop("bytes"),
         "bytes-tiny-neg": lambda g: g["ops"][2].update(bytes=-1e-300),
+        "transfer-max-rate-neg": lambda g: g["ops"][2].update(max_rate=-1),
+        "transfer-max-rate-text": lambda g: g["ops"][2].update(max_rate="fast"),
+        "transfer-max-rate-tiny": lambda g: g["ops"][2].update(max_rate=1e-9),
+        "compute-max-rate": lambda g: g["ops"][1].update(max_rate=1e9),
+        "coll-max-rate-neg": lambda g: g["ops"][4].update(max_rate=-5),
+        "coll-max-rate-huge": lambda g: g["ops"][4].update(max_rate=1e300),
         "coll-unknown": lambda g: g["ops"][4].update(collective="allsum"),
         "coll-algo": lambda g: g["ops"][4].update(algo="teleport"),
         "coll-ranks-empty": lambda g: g["ops"][4].update(ranks=[]),
