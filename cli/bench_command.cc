@@ -69,8 +69,9 @@ int bench_collective(const BenchArgs& a) {
   opt.datatype = a.datatype;
   opt.root = a.root;
   if (!parse_collective_algo(a.algo, &opt.algo))
-    throw InputError("--algo " + a.algo +
-                     ": expected auto, ring, tree, nvls, nvls_tree, collnet, pat, hierarchical or direct");
+    throw InputError(
+        "--algo " + a.algo +
+        ": expected auto, ring, tree, nvls, nvls_tree, collnet, pat, hierarchical or direct");
   if (!parse_collective_protocol(a.proto, &opt.protocol))
     throw InputError("--proto " + a.proto + ": expected auto, LL, LL128, Simple or ideal");
   if (a.mode != "flow" && a.mode != "analytical")
@@ -156,8 +157,9 @@ void register_bench_commands(CLI::App& app, CommandList& out) {
   coll->add_option("-b,--min", args.min, "Smallest size (default 8B)");
   coll->add_option("-e,--max", args.max, "Largest size (default 8GiB)");
   coll->add_option("-f,--factor", args.factor, "Size growth factor (default 2)");
-  coll->add_option("--algo", args.algo,
-                   "auto (NCCL's tuner model), ring, tree, nvls, nvls_tree, collnet, pat or hierarchical");
+  coll->add_option(
+      "--algo", args.algo,
+      "auto (NCCL's tuner model), ring, tree, nvls, nvls_tree, collnet, pat or hierarchical");
   coll->add_option("--proto", args.proto, "auto, LL, LL128, Simple, or ideal (bytes only)");
   coll->add_option("--mode", args.mode, "flow (flows over the links) or analytical (alpha-beta)");
   coll->add_option("--loop", args.loop,

@@ -489,16 +489,15 @@ std::unique_ptr<CollectiveRun> nvls_tree_run(const Collective& c, const Collecti
       std::vector<int> ring;
       for (const auto& node : groups) ring.push_back(node[l]);
       runs.push_back(std::make_unique<RingRun>(
-          CollectiveType::kAllReduce, ring,
-          equal_blocks(static_cast<int>(ring.size()), bytes / g), 1, out));
+          CollectiveType::kAllReduce, ring, equal_blocks(static_cast<int>(ring.size()), bytes / g),
+          1, out));
     }
     return runs;
   };
   return std::make_unique<PipelineRun>(
-      std::vector<PipelineRun::Factory>{fan(groups, plan.endpoints, 1.0, true),
-                                        fan(groups, plan.endpoints, share, false), inter,
-                                        fan(groups, plan.endpoints, share, true),
-                                        fan(groups, plan.endpoints, 1.0, false)},
+      std::vector<PipelineRun::Factory>{
+          fan(groups, plan.endpoints, 1.0, true), fan(groups, plan.endpoints, share, false), inter,
+          fan(groups, plan.endpoints, share, true), fan(groups, plan.endpoints, 1.0, false)},
       c.bytes, plan.pipeline, issuer);
 }
 

@@ -443,10 +443,9 @@ double nvls_step_efficiency(const Collective& c, const CollectiveTopology& topo,
   if (!std::isfinite(rate) || rate <= 0) return 1.0;
   const int channels = nvls_channels(topo.compute_capability, groups.size() > 1);
   const double heads = static_cast<double>(groups[0].size());
-  const double chunk =
-      groups.size() > 1
-          ? nvls_tree_chunk_bytes(c.bytes, channels * heads, static_cast<int>(groups.size()))
-          : nvls_chunk_bytes(c.bytes, channels * heads);
+  const double chunk = groups.size() > 1 ? nvls_tree_chunk_bytes(c.bytes, channels * heads,
+                                                                 static_cast<int>(groups.size()))
+                                         : nvls_chunk_bytes(c.bytes, channels * heads);
   const double move = chunk / (rate / channels);
   const double wait = std::max(2 * up.latency, kRingHop[0][0] * kUs);
   return move / (move + wait);
@@ -674,9 +673,8 @@ CollectivePlan plan_collective(const Collective& c, CollectiveAlgo algo,
   plan.max_rate = c.max_rate;
   if (algo == CollectiveAlgo::kRing && protocol == CollectiveProtocol::kLL && topo.route) {
     // LL's flag polling caps a ring's bus bandwidth whatever the links give (NCCL's llMaxBws).
-    const int nodes = static_cast<int>(std::max<size_t>(1, uniform_node_groups(c.ranks,
-                                                                                topo.node_of)
-                                                                .size()));
+    const int nodes =
+        static_cast<int>(std::max<size_t>(1, uniform_node_groups(c.ranks, topo.node_of).size()));
     const double rate = ring_rate(plan.channels, topo.route);
     const double cap = ll_max_bus_bandwidth(topo.compute_capability, nodes);
     if (rate > 0 && plan.efficiency * rate > cap) plan.efficiency = cap / rate;

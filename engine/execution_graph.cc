@@ -60,9 +60,8 @@ bool parse_stream(const std::string& s, Stream* out) {
 namespace {
 constexpr const char* kCollectiveTypeNames[] = {
     "allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"};
-constexpr const char* kCollectiveAlgoNames[] = {"auto",   "ring", "tree",   "hierarchical",
-                                                "direct", "nvls", "collnet",
-                                                "nvls_tree", "pat"};
+constexpr const char* kCollectiveAlgoNames[] = {
+    "auto", "ring", "tree", "hierarchical", "direct", "nvls", "collnet", "nvls_tree", "pat"};
 constexpr const char* kCollectiveProtocolNames[] = {"ideal", "auto", "LL", "LL128", "Simple"};
 
 template <typename Enum, size_t N>

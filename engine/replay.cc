@@ -433,8 +433,7 @@ class Replayer {
       case Tag::kFlowDelay: {
         const FlowSlot& slot = slots_[id];
         account_route(slot.src, slot.dst, slot.wire_bytes);
-        start_comm(slot.src, slot.dst, slot.wire_bytes, pack(Tag::kFlow, id),
-                   slot.owner->max_rate);
+        start_comm(slot.src, slot.dst, slot.wire_bytes, pack(Tag::kFlow, id), slot.owner->max_rate);
         flow_log_.start(id, slot.owner->op, slot.src, slot.dst, slot.wire_bytes, model_.now());
         break;
       }

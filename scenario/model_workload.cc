@@ -48,8 +48,8 @@ StrategyOptions read_strategy(const YamlMap& s) {
   o.overlap = s.boolean("overlap", o.overlap);
   const std::string on = s.str("allreduce_on", "gpu");
   if (on != "gpu" && on != "host")
-    s.fail("allreduce_on", "expected gpu (NCCL) or host (Horovod's MPI or Gloo over the CPUs), got \"" +
-                               on + "\"");
+    s.fail("allreduce_on",
+           "expected gpu (NCCL) or host (Horovod's MPI or Gloo over the CPUs), got \"" + on + "\"");
   o.host_allreduce = on == "host";
   o.host_stream_bandwidth =
       s.bandwidth("host_stream_bandwidth", o.host_stream_bandwidth, limits::kBandwidth);
@@ -76,8 +76,10 @@ CollectiveOptions read_collective_options(const YamlMap& m) {
   CollectiveOptions c;
   std::string algo = m.str("algo", "auto");
   if (!parse_collective_algo(algo, &c.algo))
-    m.fail("algo", "expected auto, ring, tree, hierarchical, nvls, nvls_tree, collnet, pat or direct, got \"" +
-                       algo + "\"");
+    m.fail(
+        "algo",
+        "expected auto, ring, tree, hierarchical, nvls, nvls_tree, collnet, pat or direct, got \"" +
+            algo + "\"");
   std::string protocol = m.str("protocol", "auto");
   if (!parse_collective_protocol(protocol, &c.protocol))
     m.fail("protocol", "expected auto, LL, LL128, Simple or ideal, got \"" + protocol + "\"");

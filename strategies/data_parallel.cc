@@ -40,9 +40,8 @@ std::vector<int> host_allreduce(GraphBuilder& b, const std::string& name,
     const std::string index = std::to_string(sockets.size());
     sockets.push_back(socket);
     const double k = static_cast<double>(in.size());
-    summed.push_back(in.size() > 1 ? b.compute(name + ".sum" + index, socket,
-                                               kMemoryBus, -1.0, (k - 1) * bytes / 4,
-                                               (k + 1) * bytes, "comm", in)
+    summed.push_back(in.size() > 1 ? b.compute(name + ".sum" + index, socket, kMemoryBus, -1.0,
+                                               (k - 1) * bytes / 4, (k + 1) * bytes, "comm", in)
                                    : in[0]);
   }
   std::map<int, int> done;  // socket device -> the bucket's result in its memory
@@ -55,17 +54,16 @@ std::vector<int> host_allreduce(GraphBuilder& b, const std::string& name,
     const int ring = b.collective(name + ".ring", c, "comm", summed);
     const double h = static_cast<double>(sockets.size());
     for (size_t q = 0; q < sockets.size(); ++q)
-      done[sockets[q]] = b.compute(name + ".reduce" + std::to_string(q), sockets[q], kMemoryBus,
-                                   -1.0,
-                               (h - 1) / h * bytes / 4, 3 * (h - 1) / h * bytes, "comm", {ring});
+      done[sockets[q]] =
+          b.compute(name + ".reduce" + std::to_string(q), sockets[q], kMemoryBus, -1.0,
+                    (h - 1) / h * bytes / 4, 3 * (h - 1) / h * bytes, "comm", {ring});
   } else {
     done[sockets[0]] = summed[0];
   }
   std::vector<int> back(n);
   for (int i = 0; i < n; ++i)
     back[i] = b.transfer(name + ".g" + std::to_string(i) + ".h2d", gpu[i],
-                         {StreamClass::kCopyH2D, 0}, cpu[i], gpu[i], bytes, "comm",
-                         {done[cpu[i]]});
+                         {StreamClass::kCopyH2D, 0}, cpu[i], gpu[i], bytes, "comm", {done[cpu[i]]});
   return back;
 }
 
@@ -159,11 +157,10 @@ void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterL
           std::vector<std::vector<int>> per_gpu(n);
           for (int i = 0; i < n; ++i) {
             for (int j : buckets[k]) per_gpu[i].push_back(rep[i].ops[j]);
-            if (!opt.overlap && last_backward >= 0)
-              per_gpu[i].push_back(rep[i].ops[last_backward]);
+            if (!opt.overlap && last_backward >= 0) per_gpu[i].push_back(rep[i].ops[last_backward]);
           }
-          bucket_back[k] = host_allreduce(b, ip + "allreduce.bucket" + std::to_string(k), dev,
-                                          cpu, bytes, per_gpu, opt, r);
+          bucket_back[k] = host_allreduce(b, ip + "allreduce.bucket" + std::to_string(k), dev, cpu,
+                                          bytes, per_gpu, opt, r);
           continue;
         }
         bucket_op[k] =
@@ -178,8 +175,8 @@ void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterL
           auto it_b = bucket_of.find(d);
           if (it_b == bucket_of.end()) continue;
           for (int i = 0; i < n; ++i)
-            b.add_dep(rep[i].ops[j], opt.host_allreduce ? bucket_back[it_b->second][i]
-                                                        : bucket_op[it_b->second]);
+            b.add_dep(rep[i].ops[j],
+                      opt.host_allreduce ? bucket_back[it_b->second][i] : bucket_op[it_b->second]);
         }
       }
     }

@@ -44,8 +44,7 @@ class GraphBuilder {
               double bytes, const std::string& phase, std::vector<int> deps);
   // `max_rate` > 0: the flow moves at most that many bytes/s (Op::max_rate).
   int transfer(const std::string& name, int queue_device, Stream stream, int src, int dst,
-               double bytes, const std::string& phase, std::vector<int> deps,
-               double max_rate = 0);
+               double bytes, const std::string& phase, std::vector<int> deps, double max_rate = 0);
   int collective(const std::string& name, Collective c, const std::string& phase,
                  std::vector<int> deps);
 

@@ -226,8 +226,7 @@ TEST(NcclCollectives, RingsAcrossServersWaitForTheNetworkProxyInsideToo) {
   for (int k = 0; k < 3; ++k) {
     const CollectivePlan plan = plan_collective(c, CollectiveAlgo::kRing, protos[k], topo, rings);
     EXPECT_NEAR(plan.hop_latency[static_cast<int>(HopClass::kNvlink)], inside[k] * 1e-6, 1e-12);
-    EXPECT_NEAR(plan.hop_latency[static_cast<int>(HopClass::kNetwork)], network[k] * 1e-6,
-                1e-12);
+    EXPECT_NEAR(plan.hop_latency[static_cast<int>(HopClass::kNetwork)], network[k] * 1e-6, 1e-12);
   }
   CollectiveTopology one = topo;
   one.node_of = {0, 0, 0, 0};
@@ -573,7 +572,6 @@ TEST(NcclCollectives, MeasuredTableInTheDocsIsWhatTheScriptPrints) {
       "validate_nccl.py", "docs/collectives.md", "nccl-validation");
   EXPECT_NE(output.find("756 measured sizes"), std::string::npos) << output;
 }
-
 
 TEST(NcclCollectives, AllToAllInDeepEpsTwoLegs) {
   // Two DGX H100, a buffer of 4 GiB per GPU (nccl-tests' size): 15/16 of it go to the 15

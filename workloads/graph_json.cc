@@ -107,10 +107,9 @@ OpRefs read_op(const json& j, std::size_t index, const std::string& origin, Op* 
   OpRefs p;
   op->name = f.required_text("name");
   f.set_where(op_where(index, op->name));
-  f.only({"name",     "device", "stream", "kind",   "duration",   "flops",  "bytes",
-          "src",      "dst",    "phase",  "deps",   "collective", "ranks",  "algo",
-          "protocol", "counts", "root",   "chunks", "analytical", "repeat", "sm_share",
-          "max_rate"});
+  f.only({"name", "device", "stream",     "kind",       "duration", "flops",   "bytes",    "src",
+          "dst",  "phase",  "deps",       "collective", "ranks",    "algo",    "protocol", "counts",
+          "root", "chunks", "analytical", "repeat",     "sm_share", "max_rate"});
   p.device = f.required_text("device");
 
   std::string s;
