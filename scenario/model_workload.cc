@@ -41,7 +41,8 @@ StrategyOptions read_strategy(const YamlMap& s) {
   StrategyOptions o;
   std::string type = s.str("type", "1w1g");
   if (!parse_strategy(type, &o.type))
-    s.fail("type", "expected 1w1g, 1wng, ps_worker, allreduce or pearl, got \"" + type + "\"");
+    s.fail("type",
+           "expected 1w1g, 1wng, ps_worker, allreduce, pearl or byteps, got \"" + type + "\"");
   o.gpus = s.integer("gpus", 0);
   if (o.gpus < 0) s.fail("gpus", "must not be negative (0 means all)");
   o.bucket_bytes = s.size("bucket", o.bucket_bytes, limits::kBucketBytes);

@@ -9,6 +9,7 @@ PaiArchitecture pai_architecture_of(StrategyType type, int servers_used, bool ha
     case StrategyType::k1wng:
       return PaiArchitecture::k1wng;
     case StrategyType::kPsWorker:
+    case StrategyType::kBytePs:
       return PaiArchitecture::kPsWorker;
     case StrategyType::kPearl:
       return PaiArchitecture::kPearl;

@@ -1,5 +1,6 @@
 #include "strategies/strategy.h"
 
+#include <iterator>
 #include <numeric>
 #include <set>
 
@@ -12,7 +13,7 @@
 namespace orrery {
 namespace {
 
-constexpr const char* kNames[] = {"1w1g", "1wng", "ps_worker", "allreduce", "pearl"};
+constexpr const char* kNames[] = {"1w1g", "1wng", "ps_worker", "allreduce", "pearl", "byteps"};
 
 std::vector<int> first(int n, const std::vector<int>& from) {
   return std::vector<int>(from.begin(), from.begin() + std::min<size_t>(n, from.size()));
@@ -78,7 +79,7 @@ void check_strategy_size(const PricedReplica& r, const ClusterLayout& layout,
 const char* strategy_name(StrategyType t) { return kNames[static_cast<int>(t)]; }
 
 bool parse_strategy(const std::string& s, StrategyType* out) {
-  for (int i = 0; i < 5; ++i)
+  for (int i = 0; i < static_cast<int>(std::size(kNames)); ++i)
     if (s == kNames[i]) {
       *out = static_cast<StrategyType>(i);
       return true;
@@ -153,7 +154,9 @@ ExecutionGraph build_strategy(const PricedReplica& r, const ClusterLayout& layou
       build_parameter_server(b, r, layout, opt, first(want, local));
       break;
     }
-    case StrategyType::kPsWorker: {
+    case StrategyType::kPsWorker:
+    case StrategyType::kBytePs: {
+      // BytePS's summation servers are placed as parameter-server shards are.
       const bool dedicated = opt.ps.placement == PsPlacement::kDedicated;
       std::vector<int> ps, workers;
       if (dedicated) {
@@ -176,8 +179,11 @@ ExecutionGraph build_strategy(const PricedReplica& r, const ClusterLayout& layou
           if (ps.empty() || ps.back() != layout.gpus[gpu].server)
             ps.push_back(layout.gpus[gpu].server);
       const int shards = opt.ps.shards > 0 ? opt.ps.shards : static_cast<int>(ps.size());
-      build_ps_worker(b, r, layout, opt, workers,
-                      place_ps_shards(layout, ps, shards, opt.ps.cores));
+      const auto placed = place_ps_shards(layout, ps, shards, opt.ps.cores);
+      if (opt.type == StrategyType::kBytePs)
+        build_byteps(b, r, layout, opt, workers, placed);
+      else
+        build_ps_worker(b, r, layout, opt, workers, placed);
       break;
     }
     case StrategyType::kAllReduce:

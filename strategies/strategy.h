@@ -15,8 +15,9 @@
 
 namespace orrery {
 
-enum class StrategyType { k1w1g, k1wng, kPsWorker, kAllReduce, kPearl };
-const char* strategy_name(StrategyType t);  // "1w1g", "1wng", "ps_worker", "allreduce", "pearl"
+enum class StrategyType { k1w1g, k1wng, kPsWorker, kAllReduce, kPearl, kBytePs };
+// "1w1g", "1wng", "ps_worker", "allreduce", "pearl", "byteps"
+const char* strategy_name(StrategyType t);
 bool parse_strategy(const std::string& s, StrategyType* out);
 
 struct CollectiveOptions {

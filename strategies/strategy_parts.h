@@ -23,6 +23,13 @@ void build_ps_worker(GraphBuilder& b, const PricedReplica& r, const ClusterLayou
                      const StrategyOptions& opt, const std::vector<int>& workers,
                      const std::vector<PsShard>& shards);
 
+// BytePS: `workers` reduce-scatter each gradient bucket inside their server, push a slice of
+// their shard to each of `servers` (summation servers, placed as PS shards are) and pull the sum
+// back, then all-gather inside their server.
+void build_byteps(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& layout,
+                  const StrategyOptions& opt, const std::vector<int>& workers,
+                  const std::vector<PsShard>& servers);
+
 // "it3/" for multi-iteration runs, "" otherwise.
 std::string iteration_prefix(const StrategyOptions& opt, int it);
 

@@ -215,6 +215,42 @@ TEST(HostAllReduce, CopiesSumsAndRingsOverTheCpus) {
   EXPECT_NEAR(nic_ring.end - nic_ring.start, 2 * (bytes / 2) / 1e9, 0.01 * 0.1);
 }
 
+TEST(BytePs, ServersSumEachMachinesShardSlices) {
+  // BytePS on 2 servers of 2 GPUs, a summation server on each (colocated), one 100 MB bucket,
+  // NICs of 1 GB/s, CPU memory 10 GB/s, TCP streams faster than the NIC. Each server's GPUs
+  // reduce-scatter the bucket (50 MB each), copy their shard to host and push half of it (25 MB)
+  // to each summation server: to their own over loopback (no flow), to the other over the NIC,
+  // which the server's 2 GPUs share (25 MB at 0.5 GB/s: 50 ms). A summation server adds the two
+  // machines' 50 MB slices (reads 2, writes 1: 15 ms at 10 GB/s); the pulls come back the same
+  // way; the GPUs all-gather the bucket before their updates.
+  StrategyOptions opt;
+  opt.type = StrategyType::kBytePs;
+  opt.ps.placement = PsPlacement::kColocated;
+  opt.input_bytes = 0;
+  opt.host_overheads = false;
+  opt.host_stream_bandwidth = 100e9;
+  const double bytes = 100e6, mem = 10e9;
+  Replayed r = run(cluster(2, 2, 1e9, mem), layered_model(1, bytes / 4), opt);
+  EXPECT_LT(r.graph.find_op("byteps.bucket0.g0.push0"), 0);  // loopback
+  const auto& push = r.at("byteps.bucket0.g0.push1");
+  EXPECT_NEAR(push.end - push.start, 25e6 / 0.5e9, 0.02 * 0.05);
+  const auto& sum = r.at("byteps.bucket0.sum1");
+  EXPECT_NEAR(sum.end - sum.start, 3 * 50e6 / mem, 1e-3);
+  EXPECT_GE(sum.start, push.end - 1e-12);
+  const auto& pull = r.at("byteps.bucket0.g0.pull1");
+  EXPECT_GE(pull.start, sum.end - 1e-12);
+  EXPECT_NEAR(pull.end - pull.start, 25e6 / 0.5e9, 0.02 * 0.05);
+  const int ag = r.graph.find_op("byteps.bucket0.ag0");
+  ASSERT_GE(ag, 0);
+  EXPECT_GE(r.start("g0/upd0"), r.end("byteps.bucket0.ag0") - 1e-12);
+  EXPECT_GE(r.start("byteps.bucket0.ag0"), r.end("byteps.bucket0.g1.h2d") - 1e-12);
+  // A TCP stream slower than the NIC's share decides instead: 25 MB at 0.2 GB/s.
+  opt.host_stream_bandwidth = 0.2e9;
+  Replayed slow = run(cluster(2, 2, 1e9, mem), layered_model(1, bytes / 4), opt);
+  const auto& capped = slow.at("byteps.bucket0.g0.push1");
+  EXPECT_NEAR(capped.end - capped.start, 25e6 / 0.2e9, 0.02 * 0.125);
+}
+
 // docs/strategies.md's Horovod table is what scripts/validate_ps.py prints now (a golden result;
 // regenerate it with --update-doc when a model changes on purpose).
 TEST(ParameterServer, HorovodTableInTheDocsIsWhatTheScriptPrints) {
