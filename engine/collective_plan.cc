@@ -656,6 +656,16 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
       plan.channels.push_back(std::move(ring));
     }
   }
+  if (!ideal && plan.channels.size() > 1) {
+    // NCCL's tuner drops channels while each would get fewer bytes than its threads' threshold
+    // (topoGetAlgoInfo): 512 threads of 8 bytes x ranks for LL, 640 of 8 for LL128, 512 of 64
+    // for Simple (src/enqueue.cc, src/include/comm.h).
+    const int pi = proto_index(protocol);
+    const double per_channel = pi == 0 ? 512.0 * 8 * n : pi == 1 ? 640.0 * 8 : 512.0 * 64;
+    const auto keep = static_cast<size_t>(std::clamp(std::floor(c.bytes / per_channel), 1.0,
+                                                     static_cast<double>(plan.channels.size())));
+    plan.channels.resize(keep);
+  }
   if (is_rooted(c.type)) {
     const int root = c.ranks[c.root];
     for (auto& ring : plan.channels)

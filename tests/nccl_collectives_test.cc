@@ -85,6 +85,24 @@ TEST(NcclCollectives, DgxOneMeshRunsSeveralRingsOverItsNvlinksOnly) {
   EXPECT_GT(one.makespan, 4 * r.makespan);
 }
 
+TEST(NcclCollectives, SmallCollectivesRunOnFewerChannels) {
+  // NCCL drops channels while each would get fewer bytes than its threads' threshold: 512 threads
+  // of 64 bytes for Simple (32 KiB a channel), 512 of 8 x 8 ranks for LL (32 KiB too on 8
+  // GPUs), 640 of 8 for LL128 (5 KiB). On the DGX-1's mesh 64 KiB runs on 2 rings, 1 GiB on
+  // every ring the search found.
+  Platform p = platform("{preset: dgx1-v100, servers: 1}");
+  auto channels = [&](double b, CollectiveProtocol proto) {
+    return bench_one(p, CollectiveType::kAllReduce, b, CollectiveAlgo::kRing, proto, true)
+        .choice.channels;
+  };
+  const int all = channels(1 << 30, CollectiveProtocol::kSimple);
+  EXPECT_GE(all, 4);
+  EXPECT_EQ(channels(64 << 10, CollectiveProtocol::kSimple), 2);
+  EXPECT_EQ(channels(64 << 10, CollectiveProtocol::kLL), 2);
+  EXPECT_EQ(channels(16 << 10, CollectiveProtocol::kLL128), 3);
+  EXPECT_EQ(channels(1 << 10, CollectiveProtocol::kSimple), 1);
+}
+
 TEST(NcclCollectives, NvswitchRunsOneRingAtTheGpusNvlinkRate) {
   Platform p = platform("{preset: dgx-a100, servers: 1}");
   auto row = bench_one(p, CollectiveType::kAllReduce, 1 << 30, CollectiveAlgo::kRing,
