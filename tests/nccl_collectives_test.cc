@@ -37,6 +37,14 @@ const TopoLink& link_named(const Topology& t, const std::string& name) {
   throw std::runtime_error("no link " + name);
 }
 
+// The slowest link of a class, 0 for none: for "infiniband" a generated cluster's NIC port.
+double slowest_link(const Topology& t, const std::string& link_class) {
+  double bw = 0;
+  for (const auto& l : t.links)
+    if (l.link_class == link_class && (bw == 0 || l.bandwidth < bw)) bw = l.bandwidth;
+  return bw;
+}
+
 // Data rate of GPU 0's NVLinks together, one direction: what a ring's busbw can reach.
 double nvlink_rate_of_gpu0(const Topology& t) {
   double sum = 0;
@@ -289,9 +297,7 @@ TEST(NcclCollectives, PipelinedHierarchicalOverlapsItsPhases) {
   // rank over 2 servers sends 2 x 1/2 x B/8 over the GPU's NIC at rate R.
   const Topology& t = p.source.topology;
   const double nvl = link_named(t, "n0_gpu0_nvlink").bandwidth;
-  double nic = 0;
-  for (const auto& l : t.links)
-    if (l.link_class == "infiniband" && (nic == 0 || l.bandwidth < nic)) nic = l.bandwidth;
+  const double nic = slowest_link(t, "infiniband");
   ASSERT_GT(nic, 0);
   const double B = c.bytes;
   const double rs = 7.0 / 8 * B / nvl, ar = B / 8 / nic;
@@ -378,9 +384,7 @@ TEST(NcclCollectives, NvlsTreeAcrossServersReducesInEachSwitch) {
   EXPECT_EQ(row.choice.algo, CollectiveAlgo::kNvlsTree);
   const Topology& t = p.source.topology;
   const double nvl = link_named(t, "n0_gpu0_nvlink").bandwidth;
-  double nic = 0;
-  for (const auto& l : t.links)
-    if (l.link_class == "infiniband" && (nic == 0 || l.bandwidth < nic)) nic = l.bandwidth;
+  const double nic = slowest_link(t, "infiniband");
   ASSERT_GT(nic, 0);
   const double eff = nvls_efficiency(128 << 10, nvl, 16, 0.395e-6);
   const double b = B / 16;
@@ -606,9 +610,7 @@ TEST(NcclCollectives, AllToAllInDeepEpsTwoLegs) {
   EXPECT_EQ(row.choice.protocol, CollectiveProtocol::kSimple);
   const Topology& t = p.source.topology;
   const double nvl = link_named(t, "n0_gpu0_nvlink").bandwidth;
-  double nic = 0;
-  for (const auto& l : t.links)
-    if (l.link_class == "infiniband" && (nic == 0 || l.bandwidth < nic)) nic = l.bandwidth;
+  const double nic = slowest_link(t, "infiniband");
   ASSERT_GT(nic, 0);
   const double b = B * 15 / 16 / 16;
   const double net = 8 * b / 15 / nic, fwd = 14 * b / 15 / nvl;
@@ -650,9 +652,7 @@ TEST(NcclCollectives, PatRunsLog2StepsWithOneGpuPerServer) {
   Platform p = platform(
       "{preset: dgx-h100, servers: 16, server: {gpus: 1, pcie: {latency: 0.001us}, "
       "nic: {count: 1, latency: 0.001us}}, fabric: {latency: 0.001us}}");
-  double nic = 0;
-  for (const auto& l : p.source.topology.links)
-    if (l.link_class == "infiniband" && (nic == 0 || l.bandwidth < nic)) nic = l.bandwidth;
+  const double nic = slowest_link(p.source.topology, "infiniband");
   ASSERT_GT(nic, 0);
   const double B = 16 << 20;
   const double expected =
