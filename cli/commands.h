@@ -36,6 +36,8 @@ void register_profile_commands(CLI::App& app, CommandList& out);
 void register_platform_commands(CLI::App& app, CommandList& out);
 // `workload show`, `workload list`, `workload export` (cli/workload_command.cc).
 void register_workload_commands(CLI::App& app, CommandList& out);
+// `accuracy` (cli/accuracy_command.cc).
+void register_accuracy_commands(CLI::App& app, CommandList& out);
 // `cost` (cli/cost_command.cc).
 void register_cost_commands(CLI::App& app, CommandList& out);
 // `bench collective` (cli/bench_command.cc).

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   orrery::register_cost_commands(app, commands);
   orrery::register_bench_commands(app, commands);
   orrery::register_llm_commands(app, commands);
+  orrery::register_accuracy_commands(app, commands);
 
   try {
     app.parse(argc, argv);

@@ -251,14 +251,14 @@ TEST(BytePs, ServersSumEachMachinesShardSlices) {
   EXPECT_NEAR(capped.end - capped.start, 25e6 / 0.2e9, 0.02 * 0.125);
 }
 
-// docs/strategies.md's Horovod table is what scripts/validate_ps.py prints now (a golden result;
-// regenerate it with --update-doc when a model changes on purpose).
-TEST(ParameterServer, HorovodTableInTheDocsIsWhatTheScriptPrints) {
+// docs/strategies.md's Horovod table is what `orrery accuracy --only horovod --markdown` prints
+// now (a golden result; regenerate it with --update-doc when a model changes on purpose).
+TEST(ParameterServer, HorovodTableInTheDocsIsWhatAccuracyPrints) {
   if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
-  const std::string output = testing::expect_doc_block_is_script_output(
-      "validate_ps.py", "docs/strategies.md", "ps-validation");
-  for (const char* row : {"| VGG-16 | distributed TensorFlow (parameter servers) | 74.7 |",
-                          "| ResNet-101 | Horovod, all-reduce on the CPUs (TCP) | 1338.3 |"})
+  const std::string output = testing::expect_doc_block_is_command_output(
+      "accuracy --only horovod --markdown -j 2", "docs/strategies.md", "ps-validation");
+  for (const char* row : {"| VGG-16, parameter servers | 16 P100 | 74.7 samples/s |",
+                          "| ResNet-101, Horovod, all-reduce on the CPUs | 16 P100 | 1338.3"})
     EXPECT_NE(output.find(row), std::string::npos) << row;
 }
 

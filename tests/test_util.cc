@@ -147,6 +147,23 @@ std::string expect_doc_block_is_script_output(const std::string& script, const s
   return r.output;
 }
 
+std::string expect_doc_block_is_command_output(const std::string& args, const std::string& doc,
+                                               const std::string& tag) {
+  const ShellResult r =
+      run_shell("cd '" + source_path(".") + "' && " + orrery_bin() + " " + args + " 2>/dev/null");
+  EXPECT_EQ(r.status, 0) << r.output;
+  const std::string text = read_file(source_path(doc));
+  const size_t from = text.find("<!-- " + tag + ":begin");
+  const size_t body = from == std::string::npos ? from : text.find('\n', from);
+  const size_t to = body == std::string::npos ? body : text.find("<!-- " + tag + ":end -->", body);
+  EXPECT_NE(to, std::string::npos) << doc << " has no block " << tag;
+  if (to != std::string::npos) {
+    EXPECT_EQ(text.substr(body + 1, to - body - 1), r.output)
+        << "regenerate: orrery " << args << " --update-doc " << doc << " --block " << tag;
+  }
+  return r.output;
+}
+
 std::string python_package_dir() {
   const char* dir = std::getenv("ORRERY_PYTHONPATH");
   return dir ? dir : "";

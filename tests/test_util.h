@@ -65,6 +65,12 @@ std::string orrery_bin();
 std::string expect_doc_block_is_script_output(const std::string& script, const std::string& doc,
                                               const std::string& tag);
 
+// A generated block of the docs against what `orrery <args>` prints now: expects the command's
+// standard output to equal the text between the line `<!-- <tag>:begin ... -->` and
+// `<!-- <tag>:end -->` of `doc` (a path in the source tree). Returns the output.
+std::string expect_doc_block_is_command_output(const std::string& args, const std::string& doc,
+                                               const std::string& tag);
+
 // A sweep of 2 x 3 x 2 = 12 synthetic points with 12 different hashes, each a few milliseconds
 // (tests/sweep_run_test.cc, tests/slurm_example_test.cc).
 extern const char* const kSmallSweepScenario;

@@ -1,0 +1,204 @@
+// `orrery accuracy` (scenario/accuracy.h, cli/accuracy_command.cc): the published-measurement
+// files, the signed errors and their groups by hand, bad files named with their line, and the
+// docs' validation tables as the command prints them.
+#include "scenario/accuracy.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "common/errors.h"
+#include "tests/test_util.h"
+
+namespace orrery {
+namespace {
+
+using testing::make_temp_dir;
+using testing::write_file;
+
+const char* const kHeader =
+    "case,date,kind,framework,gpu,gpus,scenario,set,metric,published,per_step\n";
+
+std::string error_of(const std::string& dir) {
+  try {
+    read_published_cases(dir);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Accuracy, ReadsEveryFileWithItsSourceAndOverrides) {
+  const std::string dir = make_temp_dir("acc");
+  write_file(dir + "/b.csv", std::string("# source: Someone, A Paper,\n#   its Table 2\n") +
+                                 kHeader +
+                                 "\"x, y\",2024-01,llm,megatron-lm,H100,64,llm/a.yaml,"
+                                 "strategy.tp=2; strategy.pp=4,iteration_s,2.5,\n");
+  write_file(dir + "/a.csv", std::string("# source: README\n") + kHeader +
+                                 "r1,2017-09,cnn,tensorflow1,P100,16,cnn/h.yaml,,samples_s,"
+                                 "100,1024\n");
+  write_file(dir + "/notes.txt", "not read");
+  const auto cases = read_published_cases(dir);
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].file, "a.csv");  // files in name order
+  EXPECT_EQ(cases[0].per_step, 1024);
+  EXPECT_EQ(cases[1].id, "x, y");
+  EXPECT_EQ(cases[1].source, "Someone, A Paper, its Table 2");
+  ASSERT_EQ(cases[1].overrides.size(), 2u);
+  EXPECT_EQ(cases[1].overrides[1], "strategy.pp=4");
+  EXPECT_EQ(cases[1].line, 4);
+  EXPECT_EQ(cases[1].gpus, 64);
+}
+
+TEST(Accuracy, BadFilesNameTheFileLineAndColumn) {
+  auto one = [](const std::string& body) {
+    const std::string dir = make_temp_dir("acc");
+    write_file(dir + "/s.csv", body);
+    return error_of(dir);
+  };
+  const std::string src = "# source: x\n";
+  EXPECT_NE(one(src + kHeader + "a,d,llm,f,H100,8,s.yaml,,iteration_s,-1,\n").find("s.csv:3"),
+            std::string::npos);
+  EXPECT_NE(one(src + kHeader + "a,d,llm,f,H100,8,s.yaml,,iteration_s,-1,\n").find("published"),
+            std::string::npos);
+  EXPECT_NE(one(src + kHeader + "a,d,llm,f,H100,8,s.yaml,,seconds,1,\n").find("metric"),
+            std::string::npos);
+  EXPECT_NE(one(src + kHeader + "a,d,llm,f,H100,8,s.yaml,,samples_s,1,\n").find("per_step"),
+            std::string::npos);
+  EXPECT_NE(one(src + kHeader + "a,d,llm,f,H100,8,s.yaml,tp2,iteration_s,1,\n").find("key=value"),
+            std::string::npos);
+  EXPECT_NE(one(src + kHeader + "a,d,llm,f,H100,8\n").find("fields"), std::string::npos);
+  EXPECT_NE(one(src + "case,scenario\na,b\n").find("\"date\""), std::string::npos);
+  EXPECT_NE(one(kHeader + std::string("a,d,llm,f,H100,8,s.yaml,,iteration_s,1,\n")).find("source"),
+            std::string::npos);
+  EXPECT_NE(one(src + kHeader + "a,d,llm,f,H100,8,s.yaml,,iteration_s,1,\n" +
+                "a,d,llm,f,H100,8,s.yaml,,iteration_s,2,\n")
+                .find("named already at"),
+            std::string::npos);
+  EXPECT_NE(one(src + kHeader + "\"a,d,llm\n").find("quote"), std::string::npos);
+  EXPECT_NE(error_of("/nonexistent/published").find("not a directory"), std::string::npos);
+}
+
+TEST(Accuracy, ErrorsArePositiveWhenTheModelIsTooFast) {
+  PublishedCase time;
+  time.metric = "iteration_s";
+  time.published = 1.10;
+  // 0.95 s predicted for 1.10 s published: the measured run was 1.10 / 0.95 - 1 = 15.8% slower.
+  EXPECT_NEAR(case_error(time, case_prediction(time, 0.95, 0)), 1.10 / 0.95 - 1, 1e-12);
+  PublishedCase rate;
+  rate.metric = "tokens_per_gpu_s";
+  rate.published = 1602;
+  EXPECT_NEAR(case_error(rate, case_prediction(rate, 9, 1364)), 1364.0 / 1602 - 1, 1e-12);
+  PublishedCase samples;
+  samples.metric = "samples_s";
+  samples.published = 74.7;
+  samples.per_step = 1024;
+  // 1,024 images in 13.7 s: 74.7 images/s, no error.
+  EXPECT_NEAR(case_prediction(samples, 1024 / 74.7, 0), 74.7, 1e-9);
+  EXPECT_NEAR(case_error(samples, 74.7 * 1.5), 0.5, 1e-12);
+}
+
+TEST(Accuracy, GenerationsAndScaleBands) {
+  EXPECT_EQ(gpu_generation("A100"), "Ampere");
+  EXPECT_EQ(gpu_generation("H100"), "Hopper");
+  EXPECT_EQ(gpu_generation("GB200"), "Blackwell");
+  EXPECT_EQ(gpu_generation("B200"), "Blackwell");
+  EXPECT_EQ(gpu_generation("V100"), "Volta");
+  EXPECT_EQ(gpu_generation("P100"), "Pascal");
+  EXPECT_EQ(gpu_generation("L40S"), "Ada");
+  EXPECT_EQ(gpu_generation("MI300X"), "other");
+  EXPECT_EQ(scale_band(1), "1");
+  EXPECT_EQ(scale_band(8), "2-8");
+  EXPECT_EQ(scale_band(9), "9-64");
+  EXPECT_EQ(scale_band(512), "65-512");
+  EXPECT_EQ(scale_band(1024), "513+");
+}
+
+TEST(Accuracy, GroupsGiveMedianAndP90OfTheMagnitudes) {
+  // Five runs: errors -10%, +20%, +5%, +30%, -40% (by hand: |e| sorted 5, 10, 20, 30, 40; median
+  // 20%, p90 at rank 3.6: 30 + 0.6 x 10 = 36%; the signed median +5%).
+  std::vector<PublishedCase> c(5);
+  const char* gpus[] = {"A100", "A100", "H100", "H100", "H100"};
+  const int counts[] = {8, 64, 64, 512, 1024};
+  for (int i = 0; i < 5; ++i) {
+    c[i].kind = i < 2 ? "llm" : "cnn";
+    c[i].framework = "f";
+    c[i].gpu = gpus[i];
+    c[i].gpus = counts[i];
+    c[i].file = "s.csv";
+  }
+  const std::vector<double> e = {-0.10, 0.20, 0.05, 0.30, -0.40};
+  const auto groups = group_errors(c, e);
+  ASSERT_FALSE(groups.empty());
+  EXPECT_EQ(groups[0].dimension, "all");
+  EXPECT_EQ(groups[0].runs, 5);
+  EXPECT_NEAR(groups[0].median_abs, 0.20, 1e-12);
+  EXPECT_NEAR(groups[0].p90_abs, 0.36, 1e-12);
+  EXPECT_NEAR(groups[0].median_signed, 0.05, 1e-12);
+  std::vector<std::string> scales;
+  for (const auto& g : groups) {
+    if (g.dimension == "generation" && g.name == "Ampere") {
+      EXPECT_EQ(g.runs, 2);
+      EXPECT_NEAR(g.median_abs, 0.15, 1e-12);
+    }
+    if (g.dimension == "scale") scales.push_back(g.name);
+  }
+  // Scale bands in GPU order, not name order.
+  EXPECT_EQ(scales, (std::vector<std::string>{"2-8", "9-64", "65-512", "513+"}));
+}
+
+// The shipped files read, every case's scenario exists.
+TEST(Accuracy, ShippedCasesReadAndNameExistingScenarios) {
+  const auto cases = read_published_cases(testing::source_path("scenarios/validation/published"));
+  EXPECT_GE(cases.size(), 28u);
+  for (const auto& c : cases) {
+    EXPECT_FALSE(c.source.empty()) << c.file;
+    EXPECT_TRUE(std::ifstream(testing::source_path("scenarios/validation/" + c.scenario)).good())
+        << c.file << ":" << c.line << " " << c.scenario;
+  }
+}
+
+// The command: a reduced run (two small cases), its CSV, and refusals.
+TEST(Accuracy, CommandRunsTheSelectedCases) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
+  const std::string bin = testing::orrery_bin();
+  const std::string dir = testing::source_path("scenarios/validation/published");
+  auto r = testing::run_shell(bin + " accuracy --dir " + dir +
+                              " --only 'VGG-16, one GPU' --only 'VGG-16, Horovod, NCCL' --csv "
+                              "2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("case,file,source,date,metric,published,predicted,error", 0), 0u)
+      << r.output;
+  EXPECT_NE(r.output.find("\"VGG-16, one GPU\",horovod-readme-2017.csv"), std::string::npos)
+      << r.output;
+  r = testing::run_shell(bin + " accuracy --dir " + dir + " --only nothing-matches");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--only"), std::string::npos) << r.output;
+  r = testing::run_shell(bin + " accuracy --dir " + dir + " --csv --markdown");
+  EXPECT_EQ(r.status, 2) << r.output;
+  // A case whose scenario does not load: its file, line and case, exit 2.
+  const std::string bad = make_temp_dir("acc");
+  std::filesystem::create_directories(bad + "/published");
+  write_file(bad + "/published/x.csv", std::string("# source: x\n") + kHeader +
+                                           "broken,d,llm,f,H100,8,missing.yaml,,iteration_s,1,\n");
+  r = testing::run_shell(bin + " accuracy --dir " + bad + "/published");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("x.csv:3 (broken)"), std::string::npos) << r.output;
+}
+
+// docs/validation.md's tables of published large-model runs are what `orrery accuracy` prints
+// now (golden results: regenerate with --update-doc when a model changes on purpose).
+TEST(Accuracy, ValidationTablesInTheDocsAreWhatTheCommandPrints) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
+  testing::expect_doc_block_is_command_output(
+      "accuracy --only korthikanti --only dgxc --markdown -j 2", "docs/validation.md",
+      "accuracy-megatron");
+  testing::expect_doc_block_is_command_output(
+      "accuracy --only megatron-bridge --only nemo-performance --markdown -j 2",
+      "docs/validation.md", "accuracy-nvidia");
+}
+
+}  // namespace
+}  // namespace orrery
