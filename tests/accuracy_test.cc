@@ -193,10 +193,10 @@ TEST(Accuracy, CommandRunsTheSelectedCases) {
 TEST(Accuracy, ValidationTablesInTheDocsAreWhatTheCommandPrints) {
   if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
   testing::expect_doc_block_is_command_output(
-      "accuracy --only korthikanti --only dgxc --markdown -j 2", "docs/validation.md",
+      "accuracy --only korthikanti --only v24.11.1 --markdown -j 2", "docs/validation.md",
       "accuracy-megatron");
   testing::expect_doc_block_is_command_output(
-      "accuracy --only megatron-bridge --only nemo-performance --markdown -j 2",
+      "accuracy --only megatron-bridge-performance --only nemo-performance --markdown -j 2",
       "docs/validation.md", "accuracy-nvidia");
 }
 

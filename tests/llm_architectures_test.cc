@@ -163,14 +163,16 @@ TEST(LlmArchitectures, PlansPriceAndRun) {
   }
 }
 
-// docs/validation.md's architecture table is what scripts/validate_architectures.py prints now:
-// each published run simulated from its setup (a golden result; regenerate it with
-// --update-doc when a model changes on purpose).
-TEST(LlmArchitectures, ValidationTableInTheDocsIsWhatTheScriptPrints) {
+// docs/validation.md's architecture table is what `orrery accuracy` prints now: each published
+// run simulated from its setup (a golden result; regenerate it with --update-doc when a model
+// changes on purpose).
+TEST(LlmArchitectures, ValidationTableInTheDocsIsWhatAccuracyPrints) {
   if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
-  const std::string output = testing::expect_doc_block_is_script_output(
-      "validate_architectures.py", "docs/validation.md", "architecture-validation");
-  for (const char* model : {"| DeepSeek-V3 |", "| Qwen3-30B-A3B |", "| Nemotron-H 56B |"})
+  const std::string output = testing::expect_doc_block_is_command_output(
+      "accuracy --only architectures --only v25.05.05 --only model-zoo --markdown -j 2",
+      "docs/validation.md", "architecture-validation");
+  for (const char* model : {"| DeepSeek-V3, 512 H100 bf16 |", "| Qwen3-30B-A3B, 16 H100 fp8-cs |",
+                            "| Nemotron-H 56B, 256 H100 fp8-cs |"})
     EXPECT_NE(output.find(model), std::string::npos) << model;
 }
 
