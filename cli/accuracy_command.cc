@@ -68,14 +68,15 @@ bool selected(const PublishedCase& c, const std::vector<std::string>& only) {
   return false;
 }
 
-// One case simulated in a child: "iteration_s tokens_per_gpu_s".
+// One case simulated in a child: "iteration_s tokens_per_gpu_s kind framework" (the last two
+// as the scenario runs, to check the case's columns against).
 std::string simulate(const std::string& scenario, const std::vector<std::string>& overrides) {
   const Scenario sc = load_scenario(scenario, overrides);
   const ScenarioRun run = run_scenario(sc, RunOptions{});
   char out[64];
-  std::snprintf(out, sizeof out, "%.17g %.17g", run.iteration_s,
+  std::snprintf(out, sizeof out, "%.17g %.17g ", run.iteration_s,
                 run.llm ? run.llm->tokens_per_s_per_gpu : 0.0);
-  return out;
+  return out + sc.traits.kind + " " + (sc.traits.framework.empty() ? "-" : sc.traits.framework);
 }
 
 std::string pct(double e) {
@@ -187,7 +188,12 @@ int run_accuracy(const AccuracyArgs& a) {
     running.pop_front();
     try {
       std::istringstream in(child.finish());
-      in >> iteration[i] >> tokens[i];
+      std::string kind, framework;
+      in >> iteration[i] >> tokens[i] >> kind >> framework;
+      // The groups must say what the scenario runs.
+      if (kind != cases[i].kind || framework != cases[i].framework)
+        failed[i] = "the case says kind " + cases[i].kind + " under " + cases[i].framework +
+                    ", the scenario runs kind " + kind + " under " + framework;
     } catch (const std::exception& e) {
       failed[i] = e.what();
     }

@@ -32,9 +32,11 @@ struct PublishedCase {
   double published = 0;
   double per_step = 0;  // samples_s: samples per step
   std::string date;
-  std::string kind;       // llm, cnn...
-  std::string framework;  // megatron-te, tensorflow1...
-  std::string gpu;        // the GPU model as the source names it: A100, H100, GB200...
+  // As the scenario runs (`orrery accuracy` checks): the workload kind (llm, cnn, transformer,
+  // rnn, recsys, gnn, other) and the software-stack profile (megatron-te, tensorflow1...).
+  std::string kind;
+  std::string framework;
+  std::string gpu;  // the GPU model as the source names it: A100, H100, GB200...
   int gpus = 0;
 };
 

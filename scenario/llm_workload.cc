@@ -204,6 +204,7 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
       }(),
       setup.framework);
   LlmWorkload out;
+  out.framework = setup.framework.name;
   LlmStep step = build_llm_step(model, plan, layout.gpus, costs, setup.collectives, setup.build);
   check_graph(step.graph, root.origin() + ": workload");
   out.graph = std::move(step.graph);

@@ -34,9 +34,9 @@ struct LlmRunInfo {
   // (FP8 for fp8, fp8-cs and mxfp8, FP4 for nvfp4), so MFU stays below 100%.
   double peak_flops_per_gpu = 0;
   std::string peak_precision = "bf16";  // dtype_name of that peak
-  double peak_memory = 0;         // bytes, the fullest GPU
-  double memory_capacity = 0;     // bytes
-  std::vector<double> stage_memory;  // bytes per GPU of each pipeline stage, the first first
+  double peak_memory = 0;               // bytes, the fullest GPU
+  double memory_capacity = 0;           // bytes
+  std::vector<double> stage_memory;     // bytes per GPU of each pipeline stage, the first first
   bool fits = true;
   std::string memory;       // the verdict: "fits: ..." or "out of memory: ... would fit with ..."
   double train_tokens = 0;  // workload.train_tokens: a training run's tokens (0: not asked)
@@ -47,6 +47,7 @@ struct LlmWorkload {
   ExecutionGraph graph;
   std::string summary;  // one line: model, plan, device
   LlmRunInfo info;
+  std::string framework;  // the software-stack profile's name
 };
 
 // The model of a workload mapping: `model` (a built-in name) or `file` (a config.json, relative

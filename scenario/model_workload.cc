@@ -191,6 +191,8 @@ ModelWorkload build_model_workload(const YamlMap& root, const YamlMap& w,
   if (fp8 && !precision.fp8_fallback.empty())
     s << "; " << recipe << " not used: " << precision.fp8_fallback;
   out.summary = s.str();
+  out.model = model.name;
+  out.framework = framework.name;
   return out;
 }
 

@@ -27,7 +27,9 @@ struct ModelWorkload {
   std::string summary;  // one line: model, strategy, device, pricing sources
   // The PAI analytical estimate of one step (scenario/pai_estimate.h); 0 without a server spec.
   double analytical_seconds = 0.0;
-  int iterations = 1;  // strategy.iterations: training steps the graph holds
+  int iterations = 1;     // strategy.iterations: training steps the graph holds
+  std::string model;      // the model's name (a zoo model's, or the model file's)
+  std::string framework;  // the software-stack profile's name
 };
 
 // `root` is the scenario, `workload` its workload mapping (type already read); `device` the

@@ -13,6 +13,7 @@
 #include "platforms/astra_network.h"
 #include "platforms/link_rates.h"
 #include "results/run_report.h"
+#include "scenario/accuracy.h"
 #include "scenario/gpu_speed.h"
 #include "scenario/jobs.h"
 #include "scenario/workload_reader.h"
@@ -202,6 +203,13 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
       sc.llm = std::move(built.llm);
       sc.analytical_seconds = built.analytical_seconds;
       sc.iterations = built.iterations;
+      std::set<std::string> gpu_hosts;
+      for (const auto& g : gpus) gpu_hosts.insert(g.host);
+      int used = 0;
+      for (const auto& d : sc.graph.devices) used += gpu_hosts.count(d.host) > 0;
+      sc.traits = {built.kind, built.framework, gpu_generation(sc.device.name),
+                   scale_band(sc.llm ? sc.llm->gpus : used)};
+      sc.error_band = error_band(shipped_validation_records(), sc.traits);
     }
     std::vector<std::string> hosts;
     for (const auto& g : gpus) hosts.push_back(g.host);

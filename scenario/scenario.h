@@ -13,6 +13,7 @@
 #include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
 #include "platforms/simgrid_platform.h"
+#include "scenario/error_band.h"
 #include "scenario/jobs.h"
 #include "scenario/llm_workload.h"
 
@@ -35,7 +36,11 @@ struct Scenario {
   // Several jobs sharing the platform (the `jobs` list, scenario/jobs.h): graph holds all of
   // them; unset for a one-workload scenario.
   std::optional<JobsSetup> jobs;
-  std::string workload_summary;               // one line (model workloads)
+  std::string workload_summary;  // one line (model workloads)
+  // What kind of run this is, and how far runs like it were from their published measurements
+  // (scenario/error_band.h); unknown for several jobs and for runs like no validated one.
+  RunTraits traits;
+  ErrorBand error_band;
   std::optional<LlmRunInfo> llm;              // language-model workloads: throughput, memory
   std::optional<ServerSpec> platform_server;  // generated platforms: their server
   // Mixed clusters (platform.server_groups): the kinds of server, and the kind of each of the

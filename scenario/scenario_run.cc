@@ -46,6 +46,12 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
     run.llm = llm_figures(*sc.llm, r);
     run.metrics = llm_metrics(*run.llm);
   }
+  if (sc.error_band.known && !sc.jobs) {
+    run.metrics.emplace_back("likely.low_s", likely_low(sc.error_band, run.iteration_s));
+    run.metrics.emplace_back("likely.high_s", likely_high(sc.error_band, run.iteration_s));
+    run.metrics.emplace_back("likely.runs", sc.error_band.runs);
+    run.metrics.emplace_back("likely.median_error", sc.error_band.median_abs);
+  }
   if (alone_runs) {
     const JobsAlone alone = finish_jobs_alone(*alone_runs, sc);
     run.jobs = job_outcomes(sc, r, alone);

@@ -16,6 +16,21 @@
 namespace orrery {
 namespace {
 
+// The family of a zoo model by its name, for grouping validation errors.
+std::string model_kind(const std::string& name) {
+  auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
+  for (const char* p : {"resnet", "vgg", "inception", "alexnet", "small_cnn", "mobilenet",
+                        "efficientnet", "densenet"})
+    if (starts(p)) return "cnn";
+  for (const char* p : {"bert", "gpt", "opt", "transformer", "t5", "llama"})
+    if (starts(p)) return "transformer";
+  for (const char* p : {"lstm", "gnmt", "rnn"})
+    if (starts(p)) return "rnn";
+  if (starts("dlrm") || starts("multi_interests")) return "recsys";
+  if (starts("gcn")) return "gnn";
+  return "other";
+}
+
 // How a Chakra workload's collectives run: ASTRA-sim's system file (astra_system, with only
 // collectives.mode beside it), the keys of strategy.collectives (collectives), or the legacy
 // workload-level protocol.
@@ -179,6 +194,8 @@ WorkloadBuild read_workload_on_device(const YamlMap& root, const std::string& ba
     out.summary = lw.summary;
     out.ops_priced = true;
     out.llm = lw.info;
+    out.kind = "llm";
+    out.framework = lw.framework;
     return out;
   }
   if (type == "model" || type == "model_file" || type == "hf_config") {
@@ -190,6 +207,8 @@ WorkloadBuild read_workload_on_device(const YamlMap& root, const std::string& ba
     out.ops_priced = true;
     out.analytical_seconds = mw.analytical_seconds;
     out.iterations = mw.iterations;
+    out.kind = model_kind(mw.model);
+    out.framework = mw.framework;
     return out;
   }
   if (type != "synthetic-dp")

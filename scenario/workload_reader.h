@@ -34,11 +34,14 @@ struct WorkloadTarget {
 // What reading a workload gives.
 struct WorkloadBuild {
   ExecutionGraph graph;
-  std::string summary;     // one line (model and language-model workloads); else ""
-  bool ops_priced = false;  // every op priced on the target's device(s)
-  std::optional<LlmRunInfo> llm;  // language-model workloads: throughput, memory
+  std::string summary;              // one line (model and language-model workloads); else ""
+  bool ops_priced = false;          // every op priced on the target's device(s)
+  std::optional<LlmRunInfo> llm;    // language-model workloads: throughput, memory
   double analytical_seconds = 0.0;  // the PAI estimate when asked and it applies; else 0
   int iterations = 1;               // training steps the graph holds (strategy.iterations)
+  // What kind of run this is, for the published runs most like it (scenario/error_band.h).
+  std::string kind = "other";  // llm, cnn, transformer, rnn, recsys, gnn, other
+  std::string framework;       // the software-stack profile's name; "" for graph workloads
 };
 
 // The platform's GPUs as strategies see them: the generated topology's servers, or for a

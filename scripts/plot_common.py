@@ -150,7 +150,12 @@ def filter_rows(rows, where):
     return rows
 
 
-def varying_keys(rows, skip_prefixes=("sweep.", "plan.")):
+# Parameters a sweep writes itself, and a run's figures (llm., jobs., likely.): never a point's
+# own choice.
+NOT_CHOSEN = ("sweep.", "plan.", "llm.", "jobs.", "likely.")
+
+
+def varying_keys(rows, skip_prefixes=NOT_CHOSEN):
     keys = sorted({k for r in rows for k in r["params"]})
     out = []
     for k in keys:

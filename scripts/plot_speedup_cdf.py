@@ -32,7 +32,7 @@ def speedups(rows, axis, baseline):
         if arch is None:
             pc.fail(f"the points have no parameter '{axis}' (use --axis)")
         job = tuple(sorted((k, v) for k, v in r["params"].items()
-                           if k != axis and not k.startswith(("sweep.", "plan."))))
+                           if k != axis and not k.startswith(pc.NOT_CHOSEN)))
         jobs.setdefault(job, {})[arch] = r["iteration_time_s"]
     out = {}
     for job, times in sorted(jobs.items()):

@@ -20,13 +20,15 @@ struct PointOutcome {
   bool infeasible = false;
   // Figures the workload reports beside the run (a language model's tokens/s, MFU and time
   // breakdown, scenario/llm_figures.h; a shared cluster's throughput, slowdown and
-  // utilization, scenario/job_report.h), stored with the point's parameters; their names start
-  // with "llm." or "jobs." (is_metric_name), which is how a resumed sweep finds them again.
+  // utilization, scenario/job_report.h; the likely range of the step time from the validated
+  // runs most like it, scenario/error_band.h), stored with the point's parameters; their names
+  // start with "llm.", "jobs." or "likely." (is_metric_name), which is how a resumed sweep finds
+  // them again.
   std::vector<std::pair<std::string, double>> metrics;
 };
 
 inline bool is_metric_name(const std::string& key) {
-  return key.rfind("llm.", 0) == 0 || key.rfind("jobs.", 0) == 0;
+  return key.rfind("llm.", 0) == 0 || key.rfind("jobs.", 0) == 0 || key.rfind("likely.", 0) == 0;
 }
 
 std::string serialize_outcome(const PointOutcome& o);

@@ -10,6 +10,9 @@
 #include <fstream>
 
 #include "common/errors.h"
+#include "scenario/error_band.h"
+#include "scenario/scenario.h"
+#include "scenario/scenario_run.h"
 #include "tests/test_util.h"
 
 namespace orrery {
@@ -198,6 +201,109 @@ TEST(Accuracy, ValidationTablesInTheDocsAreWhatTheCommandPrints) {
   testing::expect_doc_block_is_command_output(
       "accuracy --only megatron-bridge-performance --only nemo-performance --markdown -j 2",
       "docs/validation.md", "accuracy-nvidia");
+}
+
+// A made-up validation set: 6 llm runs under megatron-te on Hopper, 4 of them at 65-512 GPUs,
+// 3 on Ampere, 2 cnn runs.
+std::vector<ValidationRecord> made_up() {
+  std::vector<ValidationRecord> r;
+  for (double e : {0.10, -0.05, 0.20, 0.02})
+    r.push_back({"llm", "megatron-te", "Hopper", "65-512", e});
+  for (double e : {0.30, -0.10}) r.push_back({"llm", "megatron-te", "Hopper", "9-64", e});
+  for (double e : {0.08, 0.12, 0.04}) r.push_back({"llm", "megatron-te", "Ampere", "9-64", e});
+  for (double e : {0.5, 0.6}) r.push_back({"cnn", "tensorflow1", "Pascal", "9-64", e});
+  return r;
+}
+
+TEST(ErrorBand, TheNarrowestGroupWithFiveRunsGivesTheRange) {
+  const auto records = made_up();
+  // Hopper at 65-512 GPUs has 4 runs, too few: all 6 Hopper runs under megatron-te. Sorted
+  // errors -0.10, -0.05, 0.02, 0.10, 0.20, 0.30: the 10th percentile at rank 0.5 is -0.075, the
+  // 90th at rank 4.5 is 0.25; |e| sorted 0.02, 0.05, 0.10, 0.10, 0.20, 0.30: median 0.10.
+  ErrorBand b = error_band(records, {"llm", "megatron-te", "Hopper", "65-512"});
+  ASSERT_TRUE(b.known);
+  EXPECT_EQ(b.runs, 6);
+  EXPECT_NEAR(b.low, -0.075, 1e-12);
+  EXPECT_NEAR(b.high, 0.25, 1e-12);
+  EXPECT_NEAR(b.median_abs, 0.10, 1e-12);
+  EXPECT_EQ(b.group, "llm runs under megatron-te on Hopper GPUs");
+  // A predicted 8 s step: likely 8 x 0.925 = 7.4 s to 8 x 1.25 = 10 s.
+  EXPECT_NEAR(likely_low(b, 8.0), 7.4, 1e-12);
+  EXPECT_NEAR(likely_high(b, 8.0), 10.0, 1e-12);
+  // Blackwell has none: every llm run under megatron-te (9), then the generation is dropped.
+  b = error_band(records, {"llm", "megatron-te", "Blackwell", "65-512"});
+  ASSERT_TRUE(b.known);
+  EXPECT_EQ(b.runs, 9);
+  EXPECT_EQ(b.group, "llm runs under megatron-te");
+  // Another stack on Ampere: 3 Ampere runs are too few, and no run under pytorch: all llm runs.
+  b = error_band(records, {"llm", "pytorch", "Ampere", "2-8"});
+  EXPECT_EQ(b.runs, 9);
+  EXPECT_EQ(b.group, "llm runs");
+  // Two cnn runs are not enough: no range is made up.
+  EXPECT_FALSE(error_band(records, {"cnn", "tensorflow1", "Pascal", "9-64"}).known);
+  EXPECT_FALSE(error_band(records, {"other", "", "Volta", "1"}).known);
+}
+
+TEST(ErrorBand, RecordsReadFromAccuracysCsvAndBadRowsAreNamed) {
+  const std::string dir = make_temp_dir("band");
+  write_file(dir + "/a.csv",
+             "case,kind,framework,generation,scale,error\n"
+             "\"a, b\",llm,megatron-te,Hopper,9-64,0.125\n");
+  const auto r = read_validation_records(dir + "/a.csv");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].scale, "9-64");
+  EXPECT_DOUBLE_EQ(r[0].error, 0.125);
+  write_file(dir + "/b.csv", "case,kind,framework,generation,scale,error\nx,llm,m,H,1,fast\n");
+  try {
+    read_validation_records(dir + "/b.csv");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("b.csv:2"), std::string::npos) << e.what();
+  }
+  write_file(dir + "/c.csv", "case,kind\nx,llm\n");
+  EXPECT_THROW(read_validation_records(dir + "/c.csv"), InputError);
+}
+
+// The shipped errors are what `orrery accuracy --csv` prints now: ranges come from the model as
+// it is (a golden result; regenerate with `orrery accuracy --csv -j 2 >
+// scenarios/validation/accuracy.csv` when a model changes on purpose).
+TEST(ErrorBand, ShippedErrorsAreWhatAccuracyPrints) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
+  const auto r = testing::run_shell("cd '" + testing::source_path(".") + "' && " +
+                                    testing::orrery_bin() + " accuracy --csv -j 2 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream f(testing::source_path("scenarios/validation/accuracy.csv"));
+  const std::string shipped((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(shipped, r.output) << "regenerate: orrery accuracy --csv -j 2 > "
+                                  "scenarios/validation/accuracy.csv";
+  EXPECT_GE(
+      read_validation_records(testing::source_path("scenarios/validation/accuracy.csv")).size(),
+      46u);
+}
+
+// A run like validated ones carries its range as figures (HDF5, sweeps and Python get them);
+// a synthetic one has none.
+TEST(ErrorBand, RunsCarryTheirLikelyRange) {
+  const Scenario sc =
+      load_scenario(testing::source_path("scenarios/validation/llm/korthikanti-22b.yaml"), {});
+  EXPECT_EQ(sc.traits.kind, "llm");
+  EXPECT_EQ(sc.traits.framework, "megatron-te");
+  EXPECT_EQ(sc.traits.generation, "Ampere");
+  EXPECT_EQ(sc.traits.scale, "2-8");
+  ASSERT_TRUE(sc.error_band.known);
+  RunOptions options;
+  options.isolated = true;
+  const ScenarioRun run = run_scenario(sc, options);
+  double low = 0, high = 0;
+  for (const auto& [name, value] : run.metrics) {
+    if (name == "likely.low_s") low = value;
+    if (name == "likely.high_s") high = value;
+  }
+  EXPECT_NEAR(low, run.iteration_s * (1 + sc.error_band.low), 1e-12);
+  EXPECT_NEAR(high, run.iteration_s * (1 + sc.error_band.high), 1e-12);
+  EXPECT_LT(low, high);
+  const Scenario synthetic = load_scenario(testing::source_path("scenarios/quickstart.yaml"), {});
+  EXPECT_FALSE(synthetic.error_band.known);
 }
 
 }  // namespace

@@ -48,9 +48,10 @@ workload: {type: llm, model: llama2_7b, seq_len: 2048, global_batch: 16, micro_b
 strategy: {tp: 2, pp: 2, sequence_parallel: true, recompute: selective, flash_attention: true}
 )"},
       {"jobs", read_file(source_path("scenarios/shared-cluster.yaml"))},
-      {"chakra", "name: chakra\nplatform: {preset: dgx1-v100, servers: 1}\nworkload:\n  type: "
-                 "chakra\n  files: " +
-                     source_path("scenarios/traces/allreduce-8/all_reduce") + "\n"},
+      {"chakra",
+       "name: chakra\nplatform: {preset: dgx1-v100, servers: 1}\nworkload:\n  type: "
+       "chakra\n  files: " +
+           source_path("scenarios/traces/allreduce-8/all_reduce") + "\n"},
   };
 }
 
@@ -67,7 +68,8 @@ std::string without_output(std::string text) {
 std::map<std::string, double> figures_of(const RunRecord& r) {
   std::map<std::string, double> out;
   for (const auto& [k, v] : r.params)
-    if (k.rfind("llm.", 0) == 0 || k.rfind("jobs.", 0) == 0) out[k] = std::stod(v);
+    if (k.rfind("llm.", 0) == 0 || k.rfind("jobs.", 0) == 0 || k.rfind("likely.", 0) == 0)
+      out[k] = std::stod(v);
   return out;
 }
 
@@ -106,11 +108,11 @@ TEST(FrontEnds, EveryFigureIsTheSameWhicheverFrontEndRunsTheScenario) {
 
     const auto cli = run_shell(bin + " run -q " + dir + "/s.yaml -o " + dir + "/run.h5");
     ASSERT_EQ(cli.status, 0) << cli.output;
-    const auto sweep = run_shell(bin + " sweep -q -j 1 " + dir + "/sweep.yaml -o " + dir +
-                                 "/sweep.h5");
+    const auto sweep =
+        run_shell(bin + " sweep -q -j 1 " + dir + "/sweep.yaml -o " + dir + "/sweep.h5");
     ASSERT_EQ(sweep.status, 0) << sweep.output;
-    const auto point = run_shell(bin + " sweep -q " + dir + "/sweep.yaml --point 0 -o " + dir +
-                                 "/point.h5");
+    const auto point =
+        run_shell(bin + " sweep -q " + dir + "/sweep.yaml --point 0 -o " + dir + "/point.h5");
     ASSERT_EQ(point.status, 0) << point.output;
     const LoadedResults run = read_results_h5(dir + "/run.h5");
     const LoadedResults swept = read_results_h5(dir + "/sweep.h5");
@@ -239,7 +241,9 @@ TEST(FrontEnds, PythonFindsShippedScenariosByNameAsTheCliDoes) {
   ASSERT_EQ(cli.status, 0) << cli.output;
   const json py = testing::run_python_json(
       "import json, os, orrery\n"
-      "os.chdir('" + dir + "')\n"
+      "os.chdir('" +
+      dir +
+      "')\n"
       "q = orrery.run('quickstart')\n"
       "l = orrery.run('llama2-7b-dgx-a100')\n"
       "print(json.dumps({'q': q.iteration_time_s, 'l': l.iteration_time_s, 'name': l.name}))\n");
