@@ -67,7 +67,9 @@ void print_search(const SearchState& st, const SweepInput& in, const std::string
   }
   const size_t top = std::min(st.rows.size(), static_cast<size_t>(st.spec.top));
   std::printf("\nBest %zu by %s (seconds per iteration; the breakdown is an average GPU's):\n", top,
-              st.spec.by_cost ? "cost per iteration" : "time per iteration");
+              st.spec.by_cost       ? "cost per iteration"
+              : st.spec.pessimistic ? "the top of the likely range of the time per iteration"
+                                    : "time per iteration");
   std::printf("  %4s  %5s %3s %3s %4s %2s %3s %4s  %-9s %-8s %9s %10s %6s  %8s %8s %7s %7s %7s %7s",
               "rank", "GPUs", "TP", "PP", "DP", "CP", "mb", "ZeRO", "recompute", "schedule",
               "iteration", "tokens/s", "MFU", "compute", "recomp", "TP", "PP", "DP", "bubble");
@@ -78,8 +80,9 @@ void print_search(const SearchState& st, const SweepInput& in, const std::string
     const LlmPlanRow& r = st.rows[i];
     const LlmFigures& f = r.figures;
     const LlmBreakdown& b = f.breakdown;
-    std::printf("  %4d  %-43s %9s %10.0f %5.1f%%  %8s %8s %7s %7s %7s %7s", r.rank,
-                plan_text(r).c_str(), seconds(f.iteration_s).c_str(), f.tokens_per_s, 100 * f.mfu,
+    std::printf(" %s%4d  %-43s %9s %10.0f %5.1f%%  %8s %8s %7s %7s %7s %7s",
+                r.within_range_of_best ? "~" : " ", r.rank, plan_text(r).c_str(),
+                seconds(f.iteration_s).c_str(), f.tokens_per_s, 100 * f.mfu,
                 seconds(b.compute).c_str(), seconds(b.recompute).c_str(),
                 seconds(b.tp + b.cp + b.ep).c_str(), seconds(b.pp).c_str(), seconds(b.dp).c_str(),
                 seconds(b.bubble).c_str());
@@ -91,6 +94,18 @@ void print_search(const SearchState& st, const SweepInput& in, const std::string
     std::printf("  %lld", static_cast<long long>(r.index));
     const std::string own = own_axes(in, in.points[r.index]);
     std::printf("%s%s\n", own.empty() ? "" : "  ", own.c_str());
+  }
+  const LlmPlanRow& first = st.rows[0];
+  if (first.likely_high > first.likely_low) {
+    int close = 0;
+    for (const LlmPlanRow& r : st.rows) close += r.within_range_of_best;
+    std::printf(
+        "\nThe best plan's step is likely %s to %s s (the validated runs most like it); %d other "
+        "plan(s), marked ~, have likely ranges that overlap it: the model's error cannot tell "
+        "them from the best.\n",
+        seconds(first.likely_low).c_str(), seconds(first.likely_high).c_str(), close);
+  } else {
+    std::printf("\nNo likely range: no validated run is like these plans (orrery accuracy).\n");
   }
   // Plans over several systems (the scenario's own axes: presets, GPUs, networks): the table
   // above may be one system's top plans only, so each system's best is listed as well.
@@ -124,13 +139,16 @@ SweepHooks plan_search_hooks() {
     st->spec = parse_llm_plan_spec(in.plan, in.path);
     st->priced = st->spec.priced;
     store.file_attrs()["plan_kind"] = "parallel plans";
-    store.file_attrs()["plan_rank_by"] = st->spec.by_cost ? "cost" : "time";
+    store.file_attrs()["plan_rank_by"] = st->spec.by_cost       ? "cost"
+                                         : st->spec.pessimistic ? "pessimistic"
+                                                                : "time";
     store.set_decorator(
         [st](const SweepPoint& p, const PointOutcome*, std::map<std::string, std::string>* params) {
           auto it = st->by_hash.find(p.hash);
           if (it == st->by_hash.end()) return;
           const LlmPlanRow& r = *it->second;
           (*params)[kParamPlanRank] = std::to_string(r.rank);
+          (*params)[kParamPlanWithinRange] = r.within_range_of_best ? "1" : "0";
           if (r.gpu_hour > 0) {
             (*params)[kParamPlanIterationCost] = format_number(r.cost_per_iteration);
             if (r.training_cost > 0)

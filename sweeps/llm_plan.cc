@@ -14,9 +14,13 @@ LlmPlanSpec parse_llm_plan_spec(const YAML::Node& plan, const std::string& origi
   LlmPlanSpec spec;
   p.raw("search");  // read by llm_search.h
   const std::string rank_by = p.str("rank_by", "time");
-  if (rank_by != "time" && rank_by != "cost")
-    p.fail("rank_by", "expected time (per iteration) or cost, got \"" + rank_by + "\"");
+  if (rank_by != "time" && rank_by != "cost" && rank_by != "pessimistic")
+    p.fail("rank_by",
+           "expected time (per iteration), pessimistic (the top of its likely range) "
+           "or cost, got \"" +
+               rank_by + "\"");
   spec.by_cost = rank_by == "cost";
+  spec.pessimistic = rank_by == "pessimistic";
   spec.top = p.integer("top", 10, 1, 100000);
   const YamlMap prices = p.map("prices");
   spec.gpu_hour = read_gpu_prices(prices, "gpu_hour", false);
@@ -47,6 +51,11 @@ std::vector<LlmPlanRow> rank_llm_plans(const LlmPlanSpec& spec, const SweepInput
       r.gpu_hour = spec.gpu_hour.flat
                        ? spec.gpu_hour.price
                        : gpu_price(spec.gpu_hour, point_platform(in, p).server.gpu, p, in.path);
+    r.likely_low = r.likely_high = f.iteration_s;
+    for (const auto& [name, value] : o->metrics) {
+      if (name == "likely.low_s") r.likely_low = value;
+      if (name == "likely.high_s") r.likely_high = value;
+    }
     r.cost_per_iteration = r.gpus * f.iteration_s / 3600 * r.gpu_hour;
     r.training_cost = f.gpu_hours * r.gpu_hour;
     rows.push_back(std::move(r));
@@ -54,11 +63,16 @@ std::vector<LlmPlanRow> rank_llm_plans(const LlmPlanSpec& spec, const SweepInput
   std::stable_sort(rows.begin(), rows.end(), [&](const LlmPlanRow& a, const LlmPlanRow& b) {
     if (spec.by_cost && a.cost_per_iteration != b.cost_per_iteration)
       return a.cost_per_iteration < b.cost_per_iteration;
+    if (spec.pessimistic && a.likely_high != b.likely_high) return a.likely_high < b.likely_high;
     if (a.figures.iteration_s != b.figures.iteration_s)
       return a.figures.iteration_s < b.figures.iteration_s;
     return a.index < b.index;
   });
-  for (size_t i = 0; i < rows.size(); ++i) rows[i].rank = static_cast<int>(i) + 1;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i].rank = static_cast<int>(i) + 1;
+    rows[i].within_range_of_best = i > 0 && rows[i].likely_low <= rows[0].likely_high &&
+                                   rows[0].likely_low <= rows[i].likely_high;
+  }
   return rows;
 }
 

@@ -445,3 +445,53 @@ plan:
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// Plans whose likely ranges (the validated runs most like them, scenario/error_band.h) overlap
+// the best's are marked: the model's error cannot tell them apart. Checked by hand from each
+// point's stored range; rank_by pessimistic ranks by the top of the range.
+TEST(LlmPlan, PlansWithinTheBestsLikelyRangeAreMarked) {
+  const std::string dir = testing::make_temp_dir("llm_plan");
+  testing::write_file(dir + "/p.yaml", R"(name: ranges
+platform: {preset: dgx-h100, servers: 1}
+workload: {type: llm, model: llama2_7b, seq_len: 1024, global_batch: 16}
+plan:
+  search: {tp: [1, 2, 4, 8], pp: [1], micro_batch: [1], zero: [1], recompute: [none]}
+  rank_by: pessimistic
+)");
+  auto r = testing::run_shell(testing::orrery_bin() + " plan " + dir + "/p.yaml -o " + dir +
+                              "/out.h5 -j 2");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Best 4 by the top of the likely range"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("marked ~"), std::string::npos) << r.output;
+  LoadedResults res = read_results_h5(dir + "/out.h5");
+  struct Row {
+    int rank;
+    double low, high;
+    bool within;
+  };
+  std::vector<Row> rows;
+  for (const auto& run : res.runs) {
+    const auto& p = run.params;
+    if (p.at("sweep.status") != "ok") continue;
+    ASSERT_TRUE(p.count("likely.low_s")) << "no likely range stored";
+    rows.push_back({std::atoi(p.at("plan.rank").c_str()), std::atof(p.at("likely.low_s").c_str()),
+                    std::atof(p.at("likely.high_s").c_str()), p.at("plan.within_range") == "1"});
+  }
+  ASSERT_GE(rows.size(), 3u);
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.rank < b.rank; });
+  int within = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_LE(rows[0].high, rows[i].high);  // pessimistic: the lowest top first
+    const bool overlap = i > 0 && rows[i].low <= rows[0].high && rows[0].low <= rows[i].high;
+    EXPECT_EQ(rows[i].within, overlap) << "rank " << rows[i].rank;
+    within += overlap;
+  }
+  // Here at least two plans are within the best's range (the acceptance case).
+  EXPECT_GE(within, 1);
+}
+
+}  // namespace
+}  // namespace orrery
