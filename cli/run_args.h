@@ -13,8 +13,9 @@ struct RunArgs {
   std::string trace;                   // --trace: replaces output.trace
   bool no_timeline = false;
   bool quiet = false;
-  bool force = false;       // --force: replace output files that are not Orrery results
-  bool analytical = false;  // --analytical: also print the PAI analytical estimate
+  bool force = false;        // --force: replace output files that are not Orrery results
+  bool analytical = false;   // --analytical: also print the PAI analytical estimate
+  bool sensitivity = false;  // --sensitivity: rerun with each uncertain input moved
 };
 
 int run_command(const RunArgs& args);

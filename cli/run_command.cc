@@ -23,6 +23,7 @@
 #include "results/run_report.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario_run.h"
+#include "scenario/sensitivity.h"
 #include "strategies/llm_memory.h"
 #include "sweeps/expression.h"
 
@@ -282,6 +283,32 @@ void check_xml_platform(const Scenario& sc) {
       "SimGrid platform check");
 }
 
+// Each uncertain input moved alone to (1 - u) and (1 + u) of its time (kernels, host) or rate
+// (links), the scenario simulated again for each: how far the answer moves, and which
+// assumption matters.
+void print_sensitivity(const Scenario& sc, double seconds) {
+  std::printf("\nSensitivity     each input moved alone by its uncertainty (the rest as given):\n");
+  RunOptions quiet;
+  quiet.isolated = true;
+  quiet.replay.record_timeline = false;
+  for (const UncertainInput& in : uncertain_inputs()) {
+    const double u = in.uncertainty;
+    // Slower first: kernels and host take 1 + u of their time, links carry 1 - u of their rate.
+    const double slow = in.name == "links" ? 1 - u : 1 / (1 + u);
+    const double fast = in.name == "links" ? 1 + u : 1 / (1 - u);
+    Scenario a, b;
+    if (!scaled_input(sc, in.name, slow, &a) || !scaled_input(sc, in.name, fast, &b)) {
+      std::printf("  %-8s +-%2.0f%%   (none in this scenario)\n", in.name.c_str(), 100 * u);
+      continue;
+    }
+    const double t_slow = run_scenario(a, quiet).iteration_s;
+    const double t_fast = run_scenario(b, quiet).iteration_s;
+    std::printf("  %-8s +-%2.0f%%   %s to %s (%+.1f%% to %+.1f%%)   %s\n", in.name.c_str(), 100 * u,
+                format_time(t_fast).c_str(), format_time(t_slow).c_str(),
+                100 * (t_fast / seconds - 1), 100 * (t_slow / seconds - 1), in.basis.c_str());
+  }
+}
+
 int validate_command(const RunArgs& args) {
   Scenario sc = load_scenario(args.scenario, args.overrides);
   resolve_outputs(args, &sc);
@@ -321,10 +348,13 @@ int run_command(const RunArgs& args) {
   // The one simulation of this process, so no forked child: a child would copy every heap page
   // the import left behind as it allocates (a fifth of `orrery run` on 1,024 Chakra traces).
   // SimGrid only holds the platform (XML files are first loaded in a throw-away child).
+  // With --sensitivity this process simulates more than once: every run in a child.
+  opt.isolated = args.sensitivity;
   ScenarioRun run = run_scenario(sc, opt);
   RunResult& r = run.result;
   if (!args.quiet) print_summary(sc, run);
   if (run.jobs && !args.quiet) print_jobs(sc, run);
+  if (args.sensitivity && !args.quiet) print_sensitivity(sc, run.iteration_s);
 
   if (!sc.trace_file.empty()) {
     write_chrome_trace(sc.trace_file, sc.graph, r);
@@ -365,6 +395,9 @@ void register_run_commands(CLI::App& app, CommandList& out) {
   run->add_flag("-q,--quiet", args.quiet, "Print nothing but errors");
   run->add_flag("--force", args.force,
                 "Replace output files even when they are not Orrery results");
+  run->add_flag("--sensitivity", args.sensitivity,
+                "Simulate again with each uncertain input (kernel times, link rates, host "
+                "launch work) moved alone by its uncertainty, and print how the iteration moves");
   run->add_flag("--analytical", args.analytical,
                 "Also compute, print and store the PAI analytical estimate of the step (model "
                 "workloads; the scenario key output.analytical: true does the same)");

@@ -1,0 +1,62 @@
+// `orrery run --sensitivity` (scenario/sensitivity.h): each uncertain input scaled alone, by
+// hand on a scenario whose step is kernels only, and the command's table.
+#include "scenario/sensitivity.h"
+
+#include <gtest/gtest.h>
+
+#include "scenario/scenario_run.h"
+#include "tests/test_util.h"
+
+namespace orrery {
+namespace {
+
+// One GPU, four layers of 1 ms forward and 2 ms backward and the synthetic workload's 0.2 ms
+// update: a 12.2 ms step of kernels alone.
+const char* const kOneGpu = R"(name: one-gpu
+platform: {preset: pcie-server, server: {gpus: 1}}
+workload: {type: synthetic-dp, layers: 4, forward_time: 1ms, backward_factor: 2,
+           gradient_bytes: 4MB}
+)";
+
+TEST(Sensitivity, EachInputScalesAloneByHand) {
+  const std::string dir = testing::make_temp_dir("sens");
+  testing::write_file(dir + "/s.yaml", kOneGpu);
+  const Scenario sc = load_scenario(dir + "/s.yaml", {});
+  RunOptions opt;
+  opt.isolated = true;
+  const double base = run_scenario(sc, opt).iteration_s;
+  EXPECT_NEAR(base, 12.2e-3, 1e-9);
+  // Kernels 1 / (1 + 0.13) as fast: every compute op, so the step, takes 1.13 times as long.
+  Scenario slow;
+  ASSERT_TRUE(scaled_input(sc, "kernels", 1 / 1.13, &slow));
+  EXPECT_NEAR(run_scenario(slow, opt).iteration_s, 1.13 * base, 1e-9);
+  // Links at 1.17 times their rate: every link of the generated platform.
+  Scenario fast_links;
+  ASSERT_TRUE(scaled_input(sc, "links", 1.17, &fast_links));
+  ASSERT_EQ(fast_links.platform.topology.links.size(), sc.platform.topology.links.size());
+  for (size_t i = 0; i < sc.platform.topology.links.size(); ++i)
+    EXPECT_DOUBLE_EQ(fast_links.platform.topology.links[i].bandwidth,
+                     1.17 * sc.platform.topology.links[i].bandwidth);
+  // No kernel launches on a host stream in a synthetic step: nothing to move.
+  Scenario none;
+  EXPECT_FALSE(scaled_input(sc, "host", 1.25, &none));
+  EXPECT_EQ(uncertain_inputs().size(), 3u);
+}
+
+TEST(Sensitivity, RunPrintsHowTheIterationMoves) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
+  const std::string dir = testing::make_temp_dir("sens");
+  testing::write_file(dir + "/s.yaml", kOneGpu);
+  const auto r = testing::run_shell(testing::orrery_bin() + " run " + dir +
+                                    "/s.yaml --no-timeline --sensitivity 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  // 12.2 ms x (1 - 0.13) = 10.61 ms and x 1.13 = 13.79 ms: -13.0% to +13.0%.
+  EXPECT_NE(r.output.find("kernels  +-13%   10.61 ms to 13.79 ms (-13.0% to +13.0%)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("host     +-25%   (none in this scenario)"), std::string::npos)
+      << r.output;
+}
+
+}  // namespace
+}  // namespace orrery
