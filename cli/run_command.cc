@@ -286,7 +286,44 @@ void check_xml_platform(const Scenario& sc) {
 // Each uncertain input moved alone to (1 - u) and (1 + u) of its time (kernels, host) or rate
 // (links), the scenario simulated again for each: how far the answer moves, and which
 // assumption matters.
-void print_sensitivity(const Scenario& sc, double seconds) {
+// The overlap of communication with compute, an assumption of the software stack: the step
+// without it and with as much as the stack can have. Language models: tensor-parallel
+// communication overlapped (tp_comm_overlap, with sequence parallelism) and pipeline sends
+// asynchronous, or neither; data-parallel model workloads: gradient buckets all-reduced during
+// backward, or after it (strategy.overlap). "" when the scenario has no such choice.
+std::string print_overlap_sensitivity(const RunArgs& args, const Scenario& sc, double seconds) {
+  std::vector<std::string> off = args.overrides, on = args.overrides;
+  if (sc.llm) {
+    off.insert(off.end(), {"strategy.tp_comm_overlap=false", "strategy.pp_sync=true"});
+    on.insert(on.end(), {"strategy.pp_sync=false"});
+    if (sc.llm->plan.tp > 1 && sc.llm->plan.sequence_parallel)
+      on.push_back("strategy.tp_comm_overlap=true");
+  } else if (sc.traits.kind != "other" && sc.graph.collectives.size() > 0) {
+    off.push_back("strategy.overlap=false");
+  } else {
+    return "";
+  }
+  RunOptions quiet;
+  quiet.isolated = true;
+  quiet.replay.record_timeline = false;
+  double t[2];
+  const std::vector<std::string>* sets[2] = {&off, &on};
+  for (int k = 0; k < 2; ++k) {
+    try {
+      t[k] = run_scenario(load_scenario(args.scenario, *sets[k]), quiet).iteration_s;
+    } catch (const InputError& e) {
+      return std::string("(not applicable: ") + e.what() + ")";
+    }
+  }
+  char line[256];
+  std::snprintf(
+      line, sizeof line, "%s to %s (%+.1f%% to %+.1f%%)", format_time(std::min(t[0], t[1])).c_str(),
+      format_time(std::max(t[0], t[1])).c_str(), 100 * (std::min(t[0], t[1]) / seconds - 1),
+      100 * (std::max(t[0], t[1]) / seconds - 1));
+  return line;
+}
+
+void print_sensitivity(const RunArgs& args, const Scenario& sc, double seconds) {
   std::printf("\nSensitivity     each input moved alone by its uncertainty (the rest as given):\n");
   RunOptions quiet;
   quiet.isolated = true;
@@ -307,6 +344,11 @@ void print_sensitivity(const Scenario& sc, double seconds) {
                 format_time(t_fast).c_str(), format_time(t_slow).c_str(),
                 100 * (t_fast / seconds - 1), 100 * (t_slow / seconds - 1), in.basis.c_str());
   }
+  const std::string overlap = print_overlap_sensitivity(args, sc, seconds);
+  std::printf("  %-8s on/off  %s   %s\n", "overlap",
+              overlap.empty() ? "(none in this scenario)" : overlap.c_str(),
+              "communication overlapped with compute as far as the stack allows, or not at all "
+              "(an assumption of the software stack)");
 }
 
 int validate_command(const RunArgs& args) {
@@ -354,7 +396,7 @@ int run_command(const RunArgs& args) {
   RunResult& r = run.result;
   if (!args.quiet) print_summary(sc, run);
   if (run.jobs && !args.quiet) print_jobs(sc, run);
-  if (args.sensitivity && !args.quiet) print_sensitivity(sc, run.iteration_s);
+  if (args.sensitivity && !args.quiet) print_sensitivity(args, sc, run.iteration_s);
 
   if (!sc.trace_file.empty()) {
     write_chrome_trace(sc.trace_file, sc.graph, r);

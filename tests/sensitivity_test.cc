@@ -56,6 +56,21 @@ TEST(Sensitivity, RunPrintsHowTheIterationMoves) {
       << r.output;
   EXPECT_NE(r.output.find("host     +-25%   (none in this scenario)"), std::string::npos)
       << r.output;
+  EXPECT_NE(r.output.find("overlap  on/off  (none in this scenario)"), std::string::npos)
+      << r.output;
+}
+
+TEST(Sensitivity, OverlapIsTheStepWithoutAndWithTheStacksOverlap) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
+  // ResNet-50 data parallel on 8 GPUs: without overlap every bucket waits for the end of
+  // backward, so the step is no shorter than with it; the scenario runs with it (+0.0%).
+  const auto r = testing::run_shell(
+      testing::orrery_bin() + " run " + testing::source_path("scenarios/resnet50-allreduce.yaml") +
+      " --no-timeline --sensitivity -o " + testing::make_temp_dir("sens") + "/r.h5 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const size_t at = r.output.find("overlap  on/off  ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(+0.0% to +", at), std::string::npos) << r.output.substr(at);
 }
 
 }  // namespace
