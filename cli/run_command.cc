@@ -75,23 +75,29 @@ void print_summary(const Scenario& sc, const ScenarioRun& run) {
   }
   if (!sc.jobs) {
     const ErrorBand& b = sc.error_band;
-    if (b.known)
+    if (b.known) {
       std::printf(
           "Likely range    %s to %s (%d published %s were %+.0f%% to %+.0f%% from this model at "
           "the 10th and 90th percentile, %.0f%% in the median: orrery accuracy)\n",
           format_time(likely_low(b, run.iteration_s)).c_str(),
           format_time(likely_high(b, run.iteration_s)).c_str(), b.runs, b.group.c_str(),
           100 * b.low, 100 * b.high, 100 * b.median_abs);
-    else if (sc.traits.framework.empty())
+      // The same range as throughput: the step's tokens over its likely times.
+      if (run.llm)
+        std::printf("                %.0f to %.0f tokens/s per GPU\n",
+                    run.llm->tokens_per_s_per_gpu / (1 + b.high),
+                    run.llm->tokens_per_s_per_gpu / (1 + b.low));
+    } else if (sc.traits.framework.empty()) {
       std::printf(
           "Likely range    not known: no run like this one (a graph, trace or synthetic "
           "workload) was checked against a published measurement (orrery accuracy)\n");
-    else
+    } else {
       std::printf(
           "Likely range    not known: fewer than %d %s runs under %s (on %s GPUs or any) were "
           "checked against a published measurement (orrery accuracy)\n",
           kMinRuns, sc.traits.kind.c_str(), sc.traits.framework.c_str(),
           sc.traits.generation.c_str());
+    }
   }
   if (sc.llm && run.llm && s.iteration_time_s > 0) {
     const LlmRunInfo& l = *sc.llm;

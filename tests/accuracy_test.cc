@@ -304,6 +304,20 @@ TEST(ErrorBand, RunsCarryTheirLikelyRange) {
   EXPECT_LT(low, high);
   const Scenario synthetic = load_scenario(testing::source_path("scenarios/quickstart.yaml"), {});
   EXPECT_FALSE(synthetic.error_band.known);
+  // orrery run prints the range, and for a language model the same as tokens/s per GPU: the
+  // step's tokens over the top and the bottom of the range.
+  if (testing::orrery_bin().empty()) return;
+  const auto r = testing::run_shell(
+      testing::orrery_bin() + " run " +
+      testing::source_path("scenarios/validation/llm/korthikanti-22b.yaml") + " --no-timeline");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const size_t at = r.output.find("Likely range    ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const double tokens = run.llm->tokens_per_s_per_gpu;
+  char want[96];
+  std::snprintf(want, sizeof want, "%.0f to %.0f tokens/s per GPU",
+                tokens / (1 + sc.error_band.high), tokens / (1 + sc.error_band.low));
+  EXPECT_NE(r.output.find(want, at), std::string::npos) << r.output << " wants " << want;
 }
 
 }  // namespace
