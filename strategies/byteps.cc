@@ -14,12 +14,6 @@
 #include "strategies/strategy_parts.h"
 
 namespace orrery {
-namespace {
-
-// Work on a CPU socket's memory bus, one op at a time (what sharing its bandwidth gives).
-constexpr Stream kMemoryBus{StreamClass::kCompute, 0};
-
-}  // namespace
 
 void build_byteps(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& layout,
                   const StrategyOptions& opt, const std::vector<int>& workers,
@@ -41,9 +35,6 @@ void build_byteps(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& 
 
   InputStage input(b, layout, opt, opt.input_bytes >= 0 ? opt.input_bytes : model_input_bytes(m));
   const auto buckets = gradient_buckets(m, opt.bucket_bytes, false);
-  std::map<int, int> bucket_of;  // weight-gradient op -> bucket
-  for (size_t k = 0; k < buckets.size(); ++k)
-    for (int j : buckets[k]) bucket_of[j] = static_cast<int>(k);
 
   // A flow between two devices; none when both ends are one host (loopback).
   auto flow = [&](const std::string& name, int queue_device, Stream s, int src, int dst,
@@ -107,7 +98,7 @@ void build_byteps(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& 
       for (int s = 0; s < num_servers; ++s) {
         const double slice = bytes / num_servers;
         summed[s] =
-            b.compute(name + ".sum" + std::to_string(s), srv[s], kMemoryBus, -1.0,
+            b.compute(name + ".sum" + std::to_string(s), srv[s], kCpuMemoryBus, -1.0,
                       (machines - 1) * slice / 4, (machines + 1) * slice, "comm", pushed[s]);
       }
       // Pulls, copies back and the all-gather inside each worker server.
@@ -138,15 +129,7 @@ void build_byteps(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& 
         for (int i : pos) done[k][i] = ag;
       }
     }
-    // Each update waits for the buckets holding its gradients.
-    for (size_t j = 0; j < m.ops.size(); ++j) {
-      if (m.ops[j].phase != Phase::kOptimizer) continue;
-      for (int d : m.ops[j].deps) {
-        auto it_b = bucket_of.find(d);
-        if (it_b == bucket_of.end()) continue;
-        for (int i = 0; i < n; ++i) b.add_dep(rep[i].ops[j], done[it_b->second][i]);
-      }
-    }
+    updates_wait_for_buckets(b, m, buckets, rep, done);
     for (int i = 0; i < n; ++i) gate[i] = rep[i].sinks;
   }
 }

@@ -14,9 +14,6 @@
 namespace orrery {
 namespace {
 
-// Work on a CPU socket's memory bus, one op at a time (what sharing its bandwidth gives).
-constexpr Stream kMemoryBus{StreamClass::kCompute, 0};
-
 // A bucket all-reduced on the hosts (StrategyOptions::host_allreduce): each GPU copies the
 // bucket to its socket's memory; each socket sums its GPUs' copies (reads them, writes one);
 // the sockets run a ring all-reduce (bytes over links, each step at most one TCP stream's rate)
@@ -40,7 +37,7 @@ std::vector<int> host_allreduce(GraphBuilder& b, const std::string& name,
     const std::string index = std::to_string(sockets.size());
     sockets.push_back(socket);
     const double k = static_cast<double>(in.size());
-    summed.push_back(in.size() > 1 ? b.compute(name + ".sum" + index, socket, kMemoryBus, -1.0,
+    summed.push_back(in.size() > 1 ? b.compute(name + ".sum" + index, socket, kCpuMemoryBus, -1.0,
                                                (k - 1) * bytes / 4, (k + 1) * bytes, "comm", in)
                                    : in[0]);
   }
@@ -55,7 +52,7 @@ std::vector<int> host_allreduce(GraphBuilder& b, const std::string& name,
     const double h = static_cast<double>(sockets.size());
     for (size_t q = 0; q < sockets.size(); ++q)
       done[sockets[q]] =
-          b.compute(name + ".reduce" + std::to_string(q), sockets[q], kMemoryBus, -1.0,
+          b.compute(name + ".reduce" + std::to_string(q), sockets[q], kCpuMemoryBus, -1.0,
                     (h - 1) / h * bytes / 4, 3 * (h - 1) / h * bytes, "comm", {ring});
   } else {
     done[sockets[0]] = summed[0];
@@ -74,6 +71,23 @@ double embedding_output_bytes(const ModelOp& op) {
 
 }  // namespace
 
+void updates_wait_for_buckets(GraphBuilder& b, const ModelGraph& m,
+                              const std::vector<std::vector<int>>& buckets,
+                              const std::vector<PlacedReplica>& rep,
+                              const std::vector<std::vector<int>>& done) {
+  std::map<int, int> bucket_of;  // weight-gradient op -> bucket
+  for (size_t k = 0; k < buckets.size(); ++k)
+    for (int j : buckets[k]) bucket_of[j] = static_cast<int>(k);
+  for (size_t j = 0; j < m.ops.size(); ++j) {
+    if (m.ops[j].phase != Phase::kOptimizer) continue;
+    for (int d : m.ops[j].deps) {
+      auto it = bucket_of.find(d);
+      if (it == bucket_of.end()) continue;
+      for (size_t i = 0; i < rep.size(); ++i) b.add_dep(rep[i].ops[j], done[it->second][i]);
+    }
+  }
+}
+
 void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& layout,
                          const StrategyOptions& opt, const std::vector<int>& gpus, bool pearl) {
   const ModelGraph& m = *r.model;
@@ -88,9 +102,6 @@ void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterL
   InputStage input(b, layout, opt, opt.input_bytes >= 0 ? opt.input_bytes : model_input_bytes(m));
 
   const auto buckets = gradient_buckets(m, opt.bucket_bytes, pearl);
-  std::map<int, int> bucket_of;  // weight-gradient op -> bucket
-  for (size_t k = 0; k < buckets.size(); ++k)
-    for (int j : buckets[k]) bucket_of[j] = static_cast<int>(k);
   int last_backward = -1;
   for (size_t j = 0; j < m.ops.size(); ++j)
     if (m.ops[j].phase == Phase::kBackward) last_backward = static_cast<int>(j);
@@ -140,9 +151,8 @@ void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterL
       }
     }
 
-    std::vector<int> bucket_op(buckets.size(), -1);
-    // Host all-reduce: each GPU's update waits for its own copy back.
-    std::vector<std::vector<int>> bucket_back(buckets.size());
+    // What ends each bucket on each GPU: the all-reduce, or on the hosts the GPU's copy back.
+    std::vector<std::vector<int>> done(buckets.size());
     if (n > 1) {
       for (size_t k = 0; k < buckets.size(); ++k) {
         double bytes = 0;
@@ -159,26 +169,16 @@ void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterL
             for (int j : buckets[k]) per_gpu[i].push_back(rep[i].ops[j]);
             if (!opt.overlap && last_backward >= 0) per_gpu[i].push_back(rep[i].ops[last_backward]);
           }
-          bucket_back[k] = host_allreduce(b, ip + "allreduce.bucket" + std::to_string(k), dev, cpu,
-                                          bytes, per_gpu, opt, r);
+          done[k] = host_allreduce(b, ip + "allreduce.bucket" + std::to_string(k), dev, cpu, bytes,
+                                   per_gpu, opt, r);
           continue;
         }
-        bucket_op[k] =
-            b.collective(ip + "allreduce.bucket" + std::to_string(k),
-                         make_collective(CollectiveType::kAllReduce, ranks, bytes, opt, r), "comm",
-                         std::move(deps));
+        done[k].assign(
+            n, b.collective(ip + "allreduce.bucket" + std::to_string(k),
+                            make_collective(CollectiveType::kAllReduce, ranks, bytes, opt, r),
+                            "comm", std::move(deps)));
       }
-      // Each update waits for the buckets holding its gradients.
-      for (size_t j = 0; j < m.ops.size(); ++j) {
-        if (m.ops[j].phase != Phase::kOptimizer) continue;
-        for (int d : m.ops[j].deps) {
-          auto it_b = bucket_of.find(d);
-          if (it_b == bucket_of.end()) continue;
-          for (int i = 0; i < n; ++i)
-            b.add_dep(rep[i].ops[j],
-                      opt.host_allreduce ? bucket_back[it_b->second][i] : bucket_op[it_b->second]);
-        }
-      }
+      updates_wait_for_buckets(b, m, buckets, rep, done);
     }
     for (int i = 0; i < n; ++i) gate[i] = rep[i].sinks;
   }

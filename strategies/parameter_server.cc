@@ -42,10 +42,6 @@ class RpcThreads {
   std::map<int, int> next_;
 };
 
-// Memory-bound CPU work (copies, sums, updates) of one socket runs one op at a time at the
-// socket's full memory bandwidth: what sharing the bandwidth gives in aggregate.
-constexpr Stream kMemoryBus{StreamClass::kCompute, 0};
-
 // The optimizer update of a variable as the model counts it (reads and writes of weights and
 // optimizer state); plain SGD (read weights and gradient, write weights) when it counts none.
 void update_work(const ModelGraph& m, const Variable& var, double* flops, double* bytes) {
@@ -117,7 +113,7 @@ void build_ps_worker(GraphBuilder& b, const PricedReplica& r, const ClusterLayou
   auto on_bus = [&](const std::string& name, int device, double flops, double bytes,
                     const char* phase, std::vector<int> deps) {
     const double duration = flops > 0 || bytes > 0 ? -1.0 : 0.0;
-    return b.compute(name, device, kMemoryBus, duration, flops, bytes, phase, std::move(deps));
+    return b.compute(name, device, kCpuMemoryBus, duration, flops, bytes, phase, std::move(deps));
   };
   // A copy reads and writes every byte.
   auto copy = [&](const std::string& name, int device, double bytes, std::vector<int> deps) {

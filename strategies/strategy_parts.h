@@ -30,6 +30,18 @@ void build_byteps(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& 
                   const StrategyOptions& opt, const std::vector<int>& workers,
                   const std::vector<PsShard>& servers);
 
+// Memory-bound work on a CPU socket (copies, sums, updates) runs one op at a time at the
+// socket's full memory bandwidth, on this stream of the socket's device: what sharing the
+// bandwidth gives in aggregate.
+inline constexpr Stream kCpuMemoryBus{StreamClass::kCompute, 0};
+
+// Each optimizer update of the replicas `rep` waits for what ends the gradient bucket holding
+// its gradients on its GPU: done[bucket][gpu] (buckets as gradient_buckets gives them).
+void updates_wait_for_buckets(GraphBuilder& b, const ModelGraph& m,
+                              const std::vector<std::vector<int>>& buckets,
+                              const std::vector<PlacedReplica>& rep,
+                              const std::vector<std::vector<int>>& done);
+
 // "it3/" for multi-iteration runs, "" otherwise.
 std::string iteration_prefix(const StrategyOptions& opt, int it);
 
