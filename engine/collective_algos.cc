@@ -394,34 +394,36 @@ PipelineRun::Factory rings_in_groups(std::vector<std::vector<int>> groups, Colle
   };
 }
 
+// The all-reduce between servers of each local rank's 1/g of the chunk: a ring per local rank
+// (local_rank_rings), or with `merge` one ring of the servers' first ranks carrying all of it
+// (every such ring limited by one and the same link).
+PipelineRun::Factory rings_across_servers(const std::vector<std::vector<int>>& groups, int chunks,
+                                          bool merge) {
+  return [rings = local_rank_rings(groups), chunks, merge](double bytes, FlowIssuer& out) {
+    const int g = static_cast<int>(rings.size());
+    const int nodes = static_cast<int>(rings[0].size());
+    Runs runs;
+    if (merge) {
+      runs.push_back(std::make_unique<RingRun>(CollectiveType::kAllReduce, rings[0],
+                                               equal_blocks(nodes, bytes), chunks, out));
+      return runs;
+    }
+    for (const auto& ring : rings)
+      runs.push_back(std::make_unique<RingRun>(CollectiveType::kAllReduce, ring,
+                                               equal_blocks(nodes, bytes / g), chunks, out));
+    return runs;
+  };
+}
+
 std::unique_ptr<CollectiveRun> hierarchical_allreduce(const Collective& c,
                                                       const CollectivePlan& plan,
                                                       FlowIssuer& issuer) {
   const auto& groups = plan.groups;
-  const int g = static_cast<int>(groups[0].size());
-  const int nodes = static_cast<int>(groups.size());
   const int chunks = plan.chunks;
-  PipelineRun::Factory inter = [groups, chunks, g, nodes, merge = plan.merge_inter](
-                                   double bytes, FlowIssuer& out) {
-    Runs runs;
-    if (merge) {
-      std::vector<int> leaders;
-      for (const auto& node : groups) leaders.push_back(node[0]);
-      runs.push_back(std::make_unique<RingRun>(CollectiveType::kAllReduce, leaders,
-                                               equal_blocks(nodes, bytes), chunks, out));
-      return runs;
-    }
-    for (int l = 0; l < g; ++l) {
-      std::vector<int> ring;
-      for (const auto& node : groups) ring.push_back(node[l]);
-      runs.push_back(std::make_unique<RingRun>(CollectiveType::kAllReduce, ring,
-                                               equal_blocks(nodes, bytes / g), chunks, out));
-    }
-    return runs;
-  };
   return std::make_unique<PipelineRun>(
       std::vector<PipelineRun::Factory>{
-          rings_in_groups(groups, CollectiveType::kReduceScatter, chunks), inter,
+          rings_in_groups(groups, CollectiveType::kReduceScatter, chunks),
+          rings_across_servers(groups, chunks, plan.merge_inter),
           rings_in_groups(groups, CollectiveType::kAllGather, chunks)},
       c.bytes, plan.pipeline, issuer);
 }
@@ -481,19 +483,8 @@ std::unique_ptr<CollectiveRun> collnet_run(const Collective& c, const Collective
 std::unique_ptr<CollectiveRun> nvls_tree_run(const Collective& c, const CollectivePlan& plan,
                                              FlowIssuer& issuer) {
   const auto& groups = plan.groups;
-  const int g = static_cast<int>(groups[0].size());
-  const double share = 1.0 / g;
-  PipelineRun::Factory inter = [groups, g](double bytes, FlowIssuer& out) {
-    Runs runs;
-    for (int l = 0; l < g; ++l) {
-      std::vector<int> ring;
-      for (const auto& node : groups) ring.push_back(node[l]);
-      runs.push_back(std::make_unique<RingRun>(
-          CollectiveType::kAllReduce, ring, equal_blocks(static_cast<int>(ring.size()), bytes / g),
-          1, out));
-    }
-    return runs;
-  };
+  const double share = 1.0 / static_cast<double>(groups[0].size());
+  const PipelineRun::Factory inter = rings_across_servers(groups, 1, false);
   return std::make_unique<PipelineRun>(
       std::vector<PipelineRun::Factory>{
           fan(groups, plan.endpoints, 1.0, true), fan(groups, plan.endpoints, share, false), inter,

@@ -166,11 +166,7 @@ double plan_time(const Collective& c, const CollectivePlan& plan, const RouteLoo
       const double b = c.bytes / P;
       std::vector<Flow> intra, inter;
       for (const auto& node : groups) add_ring_flows(node, &intra);
-      for (int l = 0; l < g; ++l) {
-        std::vector<int> ring;
-        for (const auto& node : groups) ring.push_back(node[l]);
-        add_ring_flows(ring, &inter);
-      }
+      for (const auto& ring : local_rank_rings(groups)) add_ring_flows(ring, &inter);
       double rs = ring_time(g - 1, ch, b / g, intra, route, plan);
       double ar = ring_time(2 * (nodes - 1), ch, b / g / nodes, inter, route, plan);
       return pipelined_phases({{rs, 0}, {ar, 1}, {rs, 0}}, P);
@@ -200,11 +196,7 @@ double plan_time(const Collective& c, const CollectivePlan& plan, const RouteLoo
       const int g = static_cast<int>(plan.groups[0].size());
       const int nodes = static_cast<int>(plan.groups.size());
       std::vector<Flow> inter;
-      for (int l = 0; l < g; ++l) {
-        std::vector<int> ring;
-        for (const auto& node : plan.groups) ring.push_back(node[l]);
-        add_ring_flows(ring, &inter);
-      }
+      for (const auto& ring : local_rank_rings(plan.groups)) add_ring_flows(ring, &inter);
       const double full_up = concurrent_step_time(fan_flows(plan, true), b, route, plan);
       const double full_down = concurrent_step_time(fan_flows(plan, false), b, route, plan);
       const double shard_up = concurrent_step_time(fan_flows(plan, true), b / g, route, plan);

@@ -276,6 +276,13 @@ std::vector<PatStep> pat_steps(int n, CollectiveType type) {
   return steps;
 }
 
+std::vector<std::vector<int>> local_rank_rings(const std::vector<std::vector<int>>& groups) {
+  std::vector<std::vector<int>> rings(groups.empty() ? 0 : groups[0].size());
+  for (size_t l = 0; l < rings.size(); ++l)
+    for (const auto& node : groups) rings[l].push_back(node[l]);
+  return rings;
+}
+
 std::vector<std::vector<int>> uniform_node_groups(const std::vector<int>& ranks,
                                                   const std::vector<int>& node_of) {
   std::vector<std::vector<int>> groups;

@@ -115,6 +115,10 @@ struct PatStep {
 };
 std::vector<PatStep> pat_steps(int n, CollectiveType type);
 
+// The rings between servers of a plan's groups (equal in size): ring l holds the l-th device of
+// every group, in group order (hierarchical all-reduce and NVLS_TREE run one per local rank).
+std::vector<std::vector<int>> local_rank_rings(const std::vector<std::vector<int>>& groups);
+
 // Devices grouped by node in order of first appearance; empty when nodes differ in size.
 std::vector<std::vector<int>> uniform_node_groups(const std::vector<int>& ranks,
                                                   const std::vector<int>& node_of);
