@@ -297,7 +297,7 @@ void check_xml_platform(const Scenario& sc) {
 // communication overlapped (tp_comm_overlap, with sequence parallelism) and pipeline sends
 // asynchronous, or neither; data-parallel model workloads: gradient buckets all-reduced during
 // backward, or after it (strategy.overlap). "" when the scenario has no such choice.
-std::string print_overlap_sensitivity(const RunArgs& args, const Scenario& sc, double seconds) {
+std::string overlap_sensitivity(const RunArgs& args, const Scenario& sc, double seconds) {
   std::vector<std::string> off = args.overrides, on = args.overrides;
   if (sc.llm) {
     off.insert(off.end(), {"strategy.tp_comm_overlap=false", "strategy.pp_sync=true"});
@@ -350,7 +350,7 @@ void print_sensitivity(const RunArgs& args, const Scenario& sc, double seconds) 
                 format_time(t_fast).c_str(), format_time(t_slow).c_str(),
                 100 * (t_fast / seconds - 1), 100 * (t_slow / seconds - 1), in.basis.c_str());
   }
-  const std::string overlap = print_overlap_sensitivity(args, sc, seconds);
+  const std::string overlap = overlap_sensitivity(args, sc, seconds);
   std::printf("  %-8s on/off  %s   %s\n", "overlap",
               overlap.empty() ? "(none in this scenario)" : overlap.c_str(),
               "communication overlapped with compute as far as the stack allows, or not at all "

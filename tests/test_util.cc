@@ -129,21 +129,32 @@ ShellResult run_shell(const std::string& command) {
   return r;
 }
 
+namespace {
+
+// Expects the text of `doc` between the line starting `begin` and the line `<!-- tag:end -->`
+// to be `output`; `regenerate` says how to make it so.
+void expect_doc_block(const std::string& doc, const std::string& begin, const std::string& tag,
+                      const std::string& output, const std::string& regenerate) {
+  const std::string text = read_file(source_path(doc));
+  const size_t from = text.find(begin);
+  const size_t body = from == std::string::npos ? from : text.find('\n', from);
+  const size_t to = body == std::string::npos ? body : text.find("<!-- " + tag + ":end -->", body);
+  EXPECT_NE(from, std::string::npos) << doc << " has no " << begin;
+  EXPECT_NE(to, std::string::npos) << doc << " has no end of " << tag;
+  if (to != std::string::npos) {
+    EXPECT_EQ(text.substr(body + 1, to - body - 1), output) << "regenerate: " << regenerate;
+  }
+}
+
+}  // namespace
+
 std::string expect_doc_block_is_script_output(const std::string& script, const std::string& doc,
                                               const std::string& tag) {
   const ShellResult r = run_shell("/usr/bin/python3 " + source_path("scripts/" + script) +
                                   " --orrery " + orrery_bin() + " 2>/dev/null");
   EXPECT_EQ(r.status, 0) << r.output;
-  const std::string text = read_file(source_path(doc));
-  const std::string begin = "<!-- " + tag + ":begin (scripts/" + script + " --update-doc) -->\n";
-  const size_t from = text.find(begin);
-  const size_t to = text.find("<!-- " + tag + ":end -->", from);
-  EXPECT_NE(from, std::string::npos) << doc << " has no " << begin;
-  EXPECT_NE(to, std::string::npos) << doc << " has no end of " << tag;
-  if (from != std::string::npos && to != std::string::npos) {
-    EXPECT_EQ(text.substr(from + begin.size(), to - from - begin.size()), r.output)
-        << "regenerate: /usr/bin/python3 scripts/" << script << " --update-doc " << doc;
-  }
+  expect_doc_block(doc, "<!-- " + tag + ":begin (scripts/" + script + " --update-doc) -->\n", tag,
+                   r.output, "/usr/bin/python3 scripts/" + script + " --update-doc " + doc);
   return r.output;
 }
 
@@ -152,15 +163,8 @@ std::string expect_doc_block_is_command_output(const std::string& args, const st
   const ShellResult r =
       run_shell("cd '" + source_path(".") + "' && " + orrery_bin() + " " + args + " 2>/dev/null");
   EXPECT_EQ(r.status, 0) << r.output;
-  const std::string text = read_file(source_path(doc));
-  const size_t from = text.find("<!-- " + tag + ":begin");
-  const size_t body = from == std::string::npos ? from : text.find('\n', from);
-  const size_t to = body == std::string::npos ? body : text.find("<!-- " + tag + ":end -->", body);
-  EXPECT_NE(to, std::string::npos) << doc << " has no block " << tag;
-  if (to != std::string::npos) {
-    EXPECT_EQ(text.substr(body + 1, to - body - 1), r.output)
-        << "regenerate: orrery " << args << " --update-doc " << doc << " --block " << tag;
-  }
+  expect_doc_block(doc, "<!-- " + tag + ":begin", tag, r.output,
+                   "orrery " + args + " --update-doc " + doc + " --block " + tag);
   return r.output;
 }
 
