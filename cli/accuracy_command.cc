@@ -3,11 +3,13 @@
 // errors summarized per workload kind, framework, GPU generation, scale and source.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "cli/commands.h"
@@ -68,15 +70,55 @@ bool selected(const PublishedCase& c, const std::vector<std::string>& only) {
   return false;
 }
 
-// One case simulated in a child: "iteration_s tokens_per_gpu_s kind framework" (the last two
-// as the scenario runs, to check the case's columns against).
-std::string simulate(const std::string& scenario, const std::vector<std::string>& overrides) {
-  const Scenario sc = load_scenario(scenario, overrides);
+// The answer of one case, worked out in a child process: the published metric as this model
+// predicts it, the kind and framework the case ran as (checked against the case's columns) and,
+// for a kernel or collective, what the model chose.
+struct CaseAnswer {
+  double predicted = 0;
+  std::string kind;
+  std::string framework;
+  std::string detail;
+};
+
+std::string encode(const CaseAnswer& a) {
+  char v[32];
+  std::snprintf(v, sizeof v, "%.17g", a.predicted);
+  return std::string(v) + "\n" + a.kind + "\n" + a.framework + "\n" + a.detail;
+}
+
+CaseAnswer decode(const std::string& text) {
+  std::istringstream in(text);
+  CaseAnswer a;
+  std::string value;
+  std::getline(in, value);
+  a.predicted = std::strtod(value.c_str(), nullptr);
+  std::getline(in, a.kind);
+  std::getline(in, a.framework);
+  std::getline(in, a.detail);
+  return a;
+}
+
+CaseAnswer simulate(const PublishedCase& c, const std::string& scenario) {
+  const Scenario sc = load_scenario(scenario, c.overrides);
   const ScenarioRun run = run_scenario(sc, RunOptions{});
-  char out[64];
-  std::snprintf(out, sizeof out, "%.17g %.17g ", run.iteration_s,
-                run.llm ? run.llm->tokens_per_s_per_gpu : 0.0);
-  return out + sc.traits.kind + " " + (sc.traits.framework.empty() ? "-" : sc.traits.framework);
+  CaseAnswer a;
+  a.predicted = case_prediction(c, run.iteration_s, run.llm ? run.llm->tokens_per_s_per_gpu : 0.0);
+  a.kind = sc.traits.kind;
+  a.framework = sc.traits.framework.empty() ? "-" : sc.traits.framework;
+  return a;
+}
+
+// A kernel or collective case: the command a user would type, run by this same binary.
+CaseAnswer run_case_command(const PublishedCase& c, const std::string& self) {
+  const CaseCommand cmd = case_command(c);
+  std::vector<std::string> argv = {self};
+  argv.insert(argv.end(), cmd.args.begin(), cmd.args.end());
+  CaseAnswer a;
+  a.predicted =
+      command_prediction(c, run_program(argv, "orrery " + c.scenario.substr(7)), &a.detail);
+  a.kind = cmd.kind;
+  a.framework = cmd.framework;
+  return a;
 }
 
 std::string pct(double e) {
@@ -94,6 +136,9 @@ std::string num(double v) {
 std::string metric_unit(const std::string& metric) {
   if (metric == "iteration_s") return "s/step";
   if (metric == "tokens_per_gpu_s") return "tokens/s/GPU";
+  if (metric == "busbw_gbs") return "GB/s busbw";
+  if (metric == "collective_us" || metric == "kernel_us") return "us";
+  if (metric == "matmul_tflops") return "TFLOP/s";
   return "samples/s";
 }
 
@@ -138,8 +183,10 @@ void print_csv(const std::vector<PublishedCase>& cases, const std::vector<double
   }
 }
 
+// `details`: what the model chose for a kernel or collective, beside its prediction.
 std::string markdown(const std::vector<PublishedCase>& cases, const std::vector<double>& predicted,
-                     const std::vector<double>& errors, const std::vector<ErrorGroup>& groups) {
+                     const std::vector<std::string>& details, const std::vector<double>& errors,
+                     const std::vector<ErrorGroup>& groups) {
   std::string out = "| case | GPUs | published | predicted | error | source (date) |\n";
   out += "|---|---|---|---|---|---|\n";
   char line[1024];
@@ -147,8 +194,8 @@ std::string markdown(const std::vector<PublishedCase>& cases, const std::vector<
     const PublishedCase& c = cases[i];
     std::snprintf(line, sizeof line, "| %s | %d %s | %s %s | %s | %s | %s (%s) |\n", c.id.c_str(),
                   c.gpus, c.gpu.c_str(), num(c.published).c_str(), metric_unit(c.metric).c_str(),
-                  num(predicted[i]).c_str(), pct(errors[i]).c_str(), c.file.c_str(),
-                  c.date.c_str());
+                  (num(predicted[i]) + (details[i].empty() ? "" : " (" + details[i] + ")")).c_str(),
+                  pct(errors[i]).c_str(), c.file.c_str(), c.date.c_str());
     out += line;
   }
   out += "\n| group | | runs | median \\|error\\| | p90 \\|error\\| | median signed |\n";
@@ -178,8 +225,10 @@ int run_accuracy(const AccuracyArgs& a) {
   if (cases.empty()) throw InputError("--only: no case or source file of " + dir + " matches");
   const fs::path base = fs::path(dir).parent_path();
 
-  // Up to `jobs` cases at once, each simulated in its own child process.
-  std::vector<double> iteration(cases.size()), tokens(cases.size());
+  // Up to `jobs` cases at once, each in its own child process.
+  std::error_code ec;
+  const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
+  std::vector<CaseAnswer> answers(cases.size());
   std::vector<std::string> failed(cases.size());
   std::deque<std::pair<size_t, ChildRun>> running;
   size_t next = 0, done = 0;
@@ -187,13 +236,11 @@ int run_accuracy(const AccuracyArgs& a) {
     auto [i, child] = std::move(running.front());
     running.pop_front();
     try {
-      std::istringstream in(child.finish());
-      std::string kind, framework;
-      in >> iteration[i] >> tokens[i] >> kind >> framework;
-      // The groups must say what the scenario runs.
-      if (kind != cases[i].kind || framework != cases[i].framework)
+      answers[i] = decode(child.finish());
+      // The groups must say what the case runs.
+      if (answers[i].kind != cases[i].kind || answers[i].framework != cases[i].framework)
         failed[i] = "the case says kind " + cases[i].kind + " under " + cases[i].framework +
-                    ", the scenario runs kind " + kind + " under " + framework;
+                    ", it runs as kind " + answers[i].kind + " under " + answers[i].framework;
     } catch (const std::exception& e) {
       failed[i] = e.what();
     }
@@ -204,11 +251,15 @@ int run_accuracy(const AccuracyArgs& a) {
   while (done < cases.size()) {
     while (next < cases.size() && running.size() < static_cast<size_t>(a.jobs)) {
       const PublishedCase& c = cases[next];
-      const std::string path = resolve_input_path(base.string(), c.scenario);
-      const std::vector<std::string> overrides = c.overrides;
-      running.emplace_back(next,
-                           start_in_child([path, overrides] { return simulate(path, overrides); },
-                                          c.file + ":" + std::to_string(c.line) + " " + c.id));
+      const std::string what = c.file + ":" + std::to_string(c.line) + " " + c.id;
+      if (c.command.empty()) {
+        const std::string path = resolve_input_path(base.string(), c.scenario);
+        running.emplace_back(next,
+                             start_in_child([c, path] { return encode(simulate(c, path)); }, what));
+      } else {
+        running.emplace_back(
+            next, start_in_child([c, self] { return encode(run_case_command(c, self)); }, what));
+      }
       ++next;
     }
     collect();
@@ -223,18 +274,20 @@ int run_accuracy(const AccuracyArgs& a) {
   if (bad > 0) return 2;
 
   std::vector<double> predicted(cases.size()), errors(cases.size());
+  std::vector<std::string> details(cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {
-    predicted[i] = case_prediction(cases[i], iteration[i], tokens[i]);
+    predicted[i] = answers[i].predicted;
+    details[i] = answers[i].detail;
     errors[i] = case_error(cases[i], predicted[i]);
   }
   const auto groups = group_errors(cases, errors);
   if (!a.update_doc.empty()) {
-    update_doc_block(a.update_doc, a.block, markdown(cases, predicted, errors, groups));
+    update_doc_block(a.update_doc, a.block, markdown(cases, predicted, details, errors, groups));
     std::fprintf(stderr, "accuracy: %s, block %s updated\n", a.update_doc.c_str(), a.block.c_str());
   } else if (a.csv) {
     print_csv(cases, predicted, errors);
   } else if (a.markdown) {
-    std::fputs(markdown(cases, predicted, errors, groups).c_str(), stdout);
+    std::fputs(markdown(cases, predicted, details, errors, groups).c_str(), stdout);
   } else {
     print_text(cases, predicted, errors, groups);
   }

@@ -36,7 +36,8 @@ struct CostArgs {
   std::string output;
   std::string model = "kernel";
   std::string coefficients;
-  std::string impl;  // attention kernel
+  std::string impl;   // attention kernel
+  bool json = false;  // one op: the price as one line of JSON
   bool device_given = false;
   bool dtype_given = false;
 };
@@ -65,6 +66,36 @@ std::string percent(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f%%", 100 * v);
   return buf;
+}
+
+// Names here are Orrery's own (ops, devices, dtypes, kernel models): no character needs escaping
+// but a quote or a backslash, which a device file could hold.
+std::string json_quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// `cost --json`: the price for programs (`orrery accuracy` reads it).
+void print_json(const CostArgs& a, const DeviceSpec& dev, const ModelOp& op, const OpEstimate& e,
+                const CostModel& cost) {
+  const RooflineParts p = cost.roofline_parts(op, dev);
+  const auto k =
+      e.source == EstimateSource::kKernelModel ? cost.kernel_estimate(op, dev) : std::nullopt;
+  std::string tile;
+  if (k && k->gemm.tile_m > 0)
+    tile = std::to_string(k->gemm.tile_m) + "x" + std::to_string(k->gemm.tile_n);
+  std::printf(
+      "{\"op\": %s, \"device\": %s, \"dtype\": %s, \"seconds\": %.17g, \"flops\": %.17g, "
+      "\"bytes\": %.17g, \"source\": %s, \"kernel\": %s, \"tile\": %s, \"tensor_cores\": %s}\n",
+      json_quoted(a.op).c_str(), json_quoted(dev.name).c_str(),
+      json_quoted(dtype_name(op.dtype)).c_str(), e.seconds, p.flops, p.bytes,
+      json_quoted(estimate_source_name(e.source)).c_str(), json_quoted(k ? k->model : "").c_str(),
+      json_quoted(tile).c_str(),
+      (k ? k->mode.tensor_cores : p.mode.tensor_cores) ? "true" : "false");
 }
 
 int one_op(const CostArgs& a, const CostModel& cost) {
@@ -97,6 +128,10 @@ int one_op(const CostArgs& a, const CostModel& cost) {
   const ModelOp op = op_on_device(query_op(a.op, fields, parse_dtype_flag(a.dtype), "cost " + a.op),
                                   dev, &fallback);
   const OpEstimate e = cost.estimate(op, dev);
+  if (a.json) {
+    print_json(a, dev, op, e, cost);
+    return 0;
+  }
   std::printf("%s%s on %s, %s\n", a.op.c_str(), shape.c_str(), dev.name.c_str(), a.dtype.c_str());
   if (!fallback.empty())
     std::printf("  note       priced in %s: %s\n", dtype_name(op.dtype), fallback.c_str());
@@ -221,6 +256,9 @@ void register_cost_commands(CLI::App& app, CommandList& out) {
                   "measured kernel data; other columns pass through; `device` per row unless "
                   "--device, `dtype` per row over --dtype, `latency_ms` to compare against)");
   cmd->add_option("-o,--output", args.output, "With --csv: write here (default: stdout)");
+  cmd->add_flag("--json", args.json,
+                "One op: print its price as one line of JSON (op, device, dtype, seconds, flops, "
+                "bytes, source, kernel, tile, tensor_cores)");
   cmd->add_option("--model", args.model,
                   "kernel: the kernel models fitted to measured kernels; roofline: "
                   "max(FLOPs/peak, bytes/bandwidth) at 70% (docs/cost-models.md)")
@@ -236,6 +274,8 @@ void register_cost_commands(CLI::App& app, CommandList& out) {
                      throw InputError("cost: --impl applies to one op; give a CSV an impl column");
                    if (!args.output.empty() && args.csv.empty())
                      throw InputError("cost: -o applies to --csv");
+                   if (args.json && !args.csv.empty())
+                     throw InputError("cost: --json prints one op; --csv prices a file as CSV");
                    CostModelOptions o;
                    parse_analytic_model(args.model, &o.model);  // CLI11 checked the name
                    if (!args.coefficients.empty())

@@ -114,6 +114,59 @@ std::string ChildRun::finish() {
   return data.substr(1);
 }
 
+std::string run_program(const std::vector<std::string>& argv, const std::string& what) {
+  if (argv.empty()) throw std::logic_error("run_program: no program");
+  std::fflush(nullptr);
+  // stderr goes to a file rather than a second pipe: read after the program ends, it cannot
+  // fill up and stall the program while this side waits on stdout.
+  FILE* err = std::tmpfile();
+  if (!err) throw std::runtime_error(std::string("tmpfile: ") + std::strerror(errno));
+  int fds[2];
+  if (pipe(fds) != 0) {
+    std::fclose(err);
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  }
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    std::fclose(err);
+    throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::dup2(fileno(err), 2);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    ::execv(args[0], args.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  ::close(fds[1]);
+  std::string out = read_all(fds[0]);
+  ::close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::lseek(fileno(err), 0, SEEK_SET);
+  std::string message = read_all(fileno(err));
+  std::fclose(err);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return out;
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  message = message.substr(
+      message.find_last_of('\n') == std::string::npos ? 0 : message.find_last_of('\n') + 1);
+  const std::string said = message.empty() ? "" : ": " + message;
+  if (WIFSIGNALED(status))
+    throw std::runtime_error(what + " crashed (signal " + std::to_string(WTERMSIG(status)) + ")" +
+                             said);
+  if (WEXITSTATUS(status) == 2) throw InputError(what + said);
+  throw std::runtime_error(what + " exited with status " + std::to_string(WEXITSTATUS(status)) +
+                           said);
+}
+
 std::string run_in_child(const std::function<std::string()>& body, const std::string& what) {
   return start_in_child(body, what).finish();
 }

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace orrery {
 
@@ -32,5 +33,11 @@ class ChildRun {
   std::string what_;
 };
 ChildRun start_in_child(const std::function<std::string()>& body, const std::string& what);
+
+// Runs the program argv[0] with its arguments (no shell) and returns what it printed on
+// stdout. A program that cannot start, dies or exits with a status other than 0 throws, with
+// `what` and the last line it wrote to stderr: InputError for status 2 (bad input, as every
+// Orrery command exits), std::runtime_error otherwise.
+std::string run_program(const std::vector<std::string>& argv, const std::string& what);
 
 }  // namespace orrery

@@ -23,7 +23,49 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kColumns = {"case",   "date",      "kind",     "framework",
                                            "gpu",    "gpus",      "scenario", "set",
                                            "metric", "published", "per_step"};
-const std::set<std::string> kMetrics = {"iteration_s", "tokens_per_gpu_s", "samples_s"};
+const std::set<std::string> kScenarioMetrics = {"iteration_s", "tokens_per_gpu_s", "samples_s"};
+const std::set<std::string> kCollectiveMetrics = {"busbw_gbs", "collective_us"};
+const std::set<std::string> kKernelMetrics = {"matmul_tflops", "kernel_us"};
+
+bool is_time_metric(const std::string& metric) {
+  return metric == "iteration_s" || metric == "collective_us" || metric == "kernel_us";
+}
+
+std::vector<std::string> words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// The command of a kernel or collective case ("orrery bench collective ..." or "orrery cost
+// ..."), checked against its metric; empty for a scenario case.
+std::vector<std::string> read_command(const std::string& scenario, const std::string& metric,
+                                      bool has_overrides, const std::string& where) {
+  std::vector<std::string> w = words(scenario);
+  const bool command = !w.empty() && w[0] == "orrery";
+  const bool collective = kCollectiveMetrics.count(metric) > 0;
+  const bool kernel = kKernelMetrics.count(metric) > 0;
+  if (!command) {
+    if (collective || kernel)
+      throw InputError(where + ": metric " + metric + " is checked by a command: scenario \"" +
+                       scenario + "\" must read \"orrery " +
+                       (collective ? "bench collective" : "cost") + " ...\"");
+    return {};
+  }
+  w.erase(w.begin());
+  const bool bench = w.size() >= 2 && w[0] == "bench" && w[1] == "collective";
+  const bool cost = !w.empty() && w[0] == "cost";
+  if (!(bench && collective) && !(cost && kernel))
+    throw InputError(where + ": \"" + scenario + "\" with metric " + metric +
+                     ": expected \"orrery bench collective ...\" with busbw_gbs or collective_us, "
+                     "or \"orrery cost ...\" with matmul_tflops or kernel_us");
+  if (has_overrides)
+    throw InputError(where +
+                     ": set applies to scenarios; give a command its options in the "
+                     "scenario column");
+  return w;
+}
 
 std::string trim(const std::string& s) {
   size_t a = 0, b = s.size();
@@ -94,9 +136,11 @@ std::vector<PublishedCase> read_file(const fs::path& path) {
     c.gpu = f["gpu"];
     for (const char* required : {"case", "scenario", "kind", "gpu"})
       if (f[required].empty()) throw InputError(where + ": " + required + " is empty");
-    if (!kMetrics.count(c.metric))
+    if (!kScenarioMetrics.count(c.metric) && !kCollectiveMetrics.count(c.metric) &&
+        !kKernelMetrics.count(c.metric))
       throw InputError(where + ": metric \"" + c.metric +
-                       "\" is not iteration_s, tokens_per_gpu_s or samples_s");
+                       "\" is not iteration_s, tokens_per_gpu_s, samples_s, busbw_gbs, "
+                       "collective_us, matmul_tflops or kernel_us");
     c.published = positive(f["published"], where, "published");
     c.gpus = static_cast<int>(positive(f["gpus"], where, "gpus"));
     if (c.metric == "samples_s") c.per_step = positive(f["per_step"], where, "per_step");
@@ -107,6 +151,7 @@ std::vector<PublishedCase> read_file(const fs::path& path) {
           throw InputError(where + ": set \"" + trim(kv) + "\" is not key=value");
         c.overrides.push_back(trim(kv));
       }
+    c.command = read_command(c.scenario, c.metric, !c.overrides.empty(), where);
     cases.push_back(std::move(c));
   }
   if (source.empty() && !cases.empty())
@@ -115,6 +160,24 @@ std::vector<PublishedCase> read_file(const fs::path& path) {
 }
 
 double median_of(std::vector<double> v) { return quantile(std::move(v), 0.5); }
+
+// A number after `"key": ` in the one-line JSON `orrery cost --json` prints.
+bool json_number(const std::string& json, const std::string& key, double* v) {
+  const size_t at = json.find("\"" + key + "\":");
+  if (at == std::string::npos) return false;
+  char* end = nullptr;
+  const char* from = json.c_str() + at + key.size() + 3;
+  *v = std::strtod(from, &end);
+  return end != from && std::isfinite(*v);
+}
+
+std::string json_text(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\": \"");
+  if (at == std::string::npos) return "";
+  const size_t from = at + key.size() + 5;
+  const size_t to = json.find('"', from);
+  return to == std::string::npos ? "" : json.substr(from, to - from);
+}
 
 }  // namespace
 
@@ -144,8 +207,65 @@ double case_prediction(const PublishedCase& c, double iteration_s, double tokens
   return iteration_s;
 }
 
+CaseCommand case_command(const PublishedCase& c) {
+  CaseCommand out;
+  out.args = c.command;
+  if (kCollectiveMetrics.count(c.metric)) {
+    out.args.push_back("--csv");
+    out.kind = "collective";
+    out.framework = "nccl-tests";
+    for (size_t i = 0; i + 1 < c.command.size(); ++i)
+      if (c.command[i] == "--loop" && c.command[i + 1] == "pytorch")
+        out.framework = "torch-distributed";
+  } else {
+    out.args.push_back("--json");
+    out.kind = "kernel";
+    out.framework = "cublas";
+  }
+  return out;
+}
+
+double command_prediction(const PublishedCase& c, const std::string& output, std::string* detail) {
+  const std::string what = c.file + ":" + std::to_string(c.line) + " (" + c.id + "): ";
+  if (kKernelMetrics.count(c.metric)) {
+    double seconds = 0, flops = 0;
+    if (!json_number(output, "seconds", &seconds) || !json_number(output, "flops", &flops) ||
+        seconds <= 0)
+      throw InputError(what + "orrery cost printed no time: " + output.substr(0, 200));
+    if (detail) {
+      const std::string tile = json_text(output, "tile");
+      *detail = json_text(output, "kernel") + (tile.empty() ? "" : " " + tile);
+    }
+    return c.metric == "kernel_us" ? seconds * 1e6 : flops / seconds / 1e12;
+  }
+  // The CSV of bench collective: a header, then one row per size; the case is the last size.
+  std::istringstream in(output);
+  std::vector<std::string> header, row, fields;
+  for (std::string line; std::getline(in, line);) {
+    if (trim(line).empty()) continue;
+    if (!split_csv_line(line, &fields)) continue;
+    if (header.empty())
+      header = fields;
+    else
+      row = fields;
+  }
+  auto column = [&](const std::string& name) -> std::string {
+    for (size_t i = 0; i < header.size() && i < row.size(); ++i)
+      if (header[i] == name) return row[i];
+    throw InputError(what + "bench collective printed no " + name + " column");
+  };
+  if (row.empty()) throw InputError(what + "bench collective printed no row");
+  if (detail) *detail = column("algorithm") + " " + column("protocol");
+  const std::string text = column(c.metric == "busbw_gbs" ? "busbw_GBps" : "time_us");
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !std::isfinite(v))
+    throw InputError(what + "bench collective printed \"" + text + "\", not a number");
+  return v;
+}
+
 double case_error(const PublishedCase& c, double predicted) {
-  if (c.metric == "iteration_s") return predicted > 0 ? c.published / predicted - 1 : 0.0;
+  if (is_time_metric(c.metric)) return predicted > 0 ? c.published / predicted - 1 : 0.0;
   return predicted / c.published - 1;
 }
 

@@ -14,6 +14,11 @@
 // metric: iteration_s (seconds per step), tokens_per_gpu_s (a language model's tokens per
 // second per GPU) or samples_s (per_step samples per step over the step's seconds). set: the
 // overrides, ';'-separated key=value pairs.
+//
+// Kernels and collectives are checked by the command a user would run instead of a scenario:
+// the scenario column holds "orrery bench collective ..." (metric busbw_gbs, the bus bandwidth
+// in GB/s at the largest size, or collective_us, its time) or "orrery cost ..." (metric
+// matmul_tflops, the op's FLOP over its time, or kernel_us).
 #pragma once
 
 #include <string>
@@ -28,7 +33,10 @@ struct PublishedCase {
   std::string id;        // "case": unique over every file
   std::string scenario;  // path of the scenario file, relative to the folder above the CSV's
   std::vector<std::string> overrides;
-  std::string metric;  // iteration_s | tokens_per_gpu_s | samples_s
+  // A kernel or collective case: the command's arguments after "orrery" (empty for a scenario).
+  std::vector<std::string> command;
+  std::string metric;  // iteration_s | tokens_per_gpu_s | samples_s | busbw_gbs | collective_us
+                       // | matmul_tflops | kernel_us
   double published = 0;
   double per_step = 0;  // samples_s: samples per step
   std::string date;
@@ -49,7 +57,24 @@ std::vector<PublishedCase> read_published_cases(const std::string& dir);
 // not a language model's), or per_step / seconds.
 double case_prediction(const PublishedCase& c, double iteration_s, double tokens_per_gpu_s);
 
-// predicted / published - 1 for rates, published / predicted - 1 for times: + is too fast.
+// What a command case's command prints, with the flag that makes it print for programs
+// (`--csv` for bench collective, `--json` for cost) and the kind and framework it checks:
+// "collective" under "nccl-tests" (or "torch-distributed" with --loop pytorch), "kernel" under
+// "cublas".
+struct CaseCommand {
+  std::vector<std::string> args;  // c.command and the output flag
+  std::string kind;
+  std::string framework;
+};
+CaseCommand case_command(const PublishedCase& c);
+
+// The published metric from a command case's output; `detail` gets what the model chose
+// (the algorithm and protocol of a collective, the kernel of an op). InputError naming the case
+// when the output does not hold it.
+double command_prediction(const PublishedCase& c, const std::string& output, std::string* detail);
+
+// predicted / published - 1 for rates, published / predicted - 1 for times (iteration_s,
+// collective_us, kernel_us): + is too fast.
 double case_error(const PublishedCase& c, double predicted);
 
 // The generation of a GPU model name: Volta, Turing, Ampere, Ada, Hopper, Blackwell, Pascal;

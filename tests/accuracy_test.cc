@@ -84,6 +84,79 @@ TEST(Accuracy, BadFilesNameTheFileLineAndColumn) {
   EXPECT_NE(error_of("/nonexistent/published").find("not a directory"), std::string::npos);
 }
 
+// Kernels and collectives: the scenario column is the command a user would run, checked against
+// the metric.
+TEST(Accuracy, CommandCasesNameTheirCommandAndMetric) {
+  const std::string dir = make_temp_dir("acc");
+  write_file(dir + "/k.csv",
+             std::string("# source: x\n") + kHeader +
+                 "g,2025,kernel,cublas,H100,1,orrery cost linear B=1 M=8 N=8 K=8 --device "
+                 "H100-SXM5,,matmul_tflops,700,\n"
+                 "c,2024,collective,torch-distributed,H100,8,orrery  bench collective allreduce "
+                 "--platform "
+                 "dgx-h100 --loop pytorch -b 8 -e 8,,collective_us,40,\n");
+  const auto cases = read_published_cases(dir);
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].command, (std::vector<std::string>{"cost", "linear", "B=1", "M=8", "N=8",
+                                                        "K=8", "--device", "H100-SXM5"}));
+  const CaseCommand k = case_command(cases[0]);
+  EXPECT_EQ(k.args.back(), "--json");
+  EXPECT_EQ(k.kind, "kernel");
+  EXPECT_EQ(k.framework, "cublas");
+  const CaseCommand c = case_command(cases[1]);
+  EXPECT_EQ(c.args.front(), "bench");
+  EXPECT_EQ(c.args.back(), "--csv");
+  EXPECT_EQ(c.kind, "collective");
+  EXPECT_EQ(c.framework, "torch-distributed");  // --loop pytorch: PyTorch's host work per call
+
+  auto one = [](const std::string& row) {
+    const std::string d = make_temp_dir("acc");
+    write_file(d + "/s.csv", std::string("# source: x\n") + kHeader + row);
+    return error_of(d);
+  };
+  // A collective metric on a scenario, a cost command with a collective metric, overrides on a
+  // command.
+  EXPECT_NE(one("a,d,collective,n,H100,8,s.yaml,,busbw_gbs,1,\n").find("orrery bench collective"),
+            std::string::npos);
+  EXPECT_NE(one("a,d,kernel,c,H100,1,orrery cost linear M=1,,busbw_gbs,1,\n").find("expected"),
+            std::string::npos);
+  EXPECT_NE(one("a,d,kernel,c,H100,1,orrery cost linear M=1,x=1,kernel_us,1,\n").find("set "),
+            std::string::npos);
+}
+
+TEST(Accuracy, CommandOutputGivesThePublishedMetric) {
+  PublishedCase busbw;
+  busbw.metric = "busbw_gbs";
+  busbw.published = 400;
+  const std::string csv =
+      "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,"
+      "channels\n"
+      "8,2,float,sum,-1,15.74,0.0005,0.0009,ring,LL,1\n"
+      "1073741824,268435456,float,sum,-1,3974.59,270.151,472.765,nvls,Simple,16\n";
+  std::string detail;
+  // The last size's bus bandwidth; 472.765 against 400 published is 18.2% too fast.
+  EXPECT_DOUBLE_EQ(command_prediction(busbw, csv, &detail), 472.765);
+  EXPECT_EQ(detail, "nvls Simple");
+  EXPECT_NEAR(case_error(busbw, 472.765), 472.765 / 400 - 1, 1e-12);
+  PublishedCase time = busbw;
+  time.metric = "collective_us";
+  time.published = 5000;
+  EXPECT_DOUBLE_EQ(command_prediction(time, csv, nullptr), 3974.59);
+  // A time: the measured 5000 us took 5000 / 3974.59 - 1 longer than predicted.
+  EXPECT_NEAR(case_error(time, 3974.59), 5000 / 3974.59 - 1, 1e-12);
+  PublishedCase tflops;
+  tflops.metric = "matmul_tflops";
+  const std::string json =
+      "{\"op\": \"linear\", \"seconds\": 0.0001, \"flops\": 8e10, \"kernel\": \"gemm\", "
+      "\"tile\": \"256x128\"}\n";
+  EXPECT_NEAR(command_prediction(tflops, json, &detail), 800, 1e-9);  // 8e10 / 1e-4 / 1e12
+  EXPECT_EQ(detail, "gemm 256x128");
+  tflops.metric = "kernel_us";
+  EXPECT_NEAR(command_prediction(tflops, json, nullptr), 100, 1e-9);
+  EXPECT_THROW(command_prediction(tflops, "{}", nullptr), InputError);
+  EXPECT_THROW(command_prediction(busbw, "size_bytes,time_us\n", nullptr), InputError);
+}
+
 TEST(Accuracy, ErrorsArePositiveWhenTheModelIsTooFast) {
   PublishedCase time;
   time.metric = "iteration_s";
@@ -158,6 +231,7 @@ TEST(Accuracy, ShippedCasesReadAndNameExistingScenarios) {
   EXPECT_GE(cases.size(), 28u);
   for (const auto& c : cases) {
     EXPECT_FALSE(c.source.empty()) << c.file;
+    if (!c.command.empty()) continue;  // a kernel's or collective's command
     EXPECT_TRUE(std::ifstream(testing::source_path("scenarios/validation/" + c.scenario)).good())
         << c.file << ":" << c.line << " " << c.scenario;
   }
@@ -201,6 +275,16 @@ TEST(Accuracy, ValidationTablesInTheDocsAreWhatTheCommandPrints) {
   testing::expect_doc_block_is_command_output(
       "accuracy --only megatron-bridge-performance --only nemo-performance --markdown -j 2",
       "docs/validation.md", "accuracy-nvidia");
+}
+
+// The matmul and nccl-tests tables: each case runs the command it names (`cost --json`, `bench
+// collective --csv`) in the same binary.
+TEST(Accuracy, KernelAndCollectiveTablesInTheDocsAreWhatTheCommandPrints) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
+  testing::expect_doc_block_is_command_output("accuracy --only mamf --markdown -j 2",
+                                              "docs/validation.md", "accuracy-mamf");
+  testing::expect_doc_block_is_command_output("accuracy --only nccl-tests --markdown -j 2",
+                                              "docs/collectives.md", "accuracy-nccl-tests");
 }
 
 // A made-up validation set: 6 llm runs under megatron-te on Hopper, 4 of them at 65-512 GPUs,
