@@ -28,6 +28,13 @@ std::string unit(const PlanSpec& spec) {
   return spec.metric == "samples_per_s" ? "samples/s" : "iterations/s";
 }
 
+// A throughput: whole numbers from 1,000 up ("12740", not "1.274e+04"), 4 digits below.
+std::string rate_text(double v) {
+  char t[32];
+  std::snprintf(t, sizeof t, v >= 1000 ? "%.0f" : "%.4g", v);
+  return t;
+}
+
 // The point's axis values (derived keys follow from them and are left out).
 std::string axes_text(const SweepInput& in, const SweepPoint& p) {
   std::string s;
@@ -43,19 +50,23 @@ std::string axes_text(const SweepInput& in, const SweepPoint& p) {
 }
 
 void print_rows(const PlanState& st, const SweepInput& in, std::vector<const PlanRow*> rows) {
-  std::printf("  %6s  %12s  %12s  %10s  %-34s  %s\n", "#", "cost", unit(st.spec).c_str(),
-              "iteration", "hardware", "point");
+  std::printf("  %6s  %12s  %12s  %15s  %10s  %-34s  %s\n", "#", "cost", unit(st.spec).c_str(),
+              "likely", "iteration", "hardware", "point");
   for (const PlanRow* r : rows) {
     const SweepPoint& p = in.points[r->index];
-    char cost[32], rate[32];
+    char cost[32];
     std::snprintf(cost, sizeof cost, "%.0f", r->cost);
-    std::snprintf(rate, sizeof rate, "%.4g", r->throughput);
-    double iteration =
-        (st.spec.metric == "samples_per_s" ? st.costs[r->index].samples_per_iteration : 1.0) /
-        r->throughput;
-    std::printf("  %6lld  %12s  %12s  %10s  %-34s  %s\n", static_cast<long long>(r->index), cost,
-                rate, format_time(iteration).c_str(), st.costs[r->index].hardware.c_str(),
-                axes_text(in, p).c_str());
+    std::string likely = "-";
+    const double per_iteration =
+        st.spec.metric == "samples_per_s" ? st.costs[r->index].samples_per_iteration : 1.0;
+    // The throughput over the likely step times: the slow end of the range first.
+    if (r->has_range) likely = rate_text(r->likely_slow) + "-" + rate_text(r->likely_fast);
+    // "?": meets the target as predicted, but not at the slow end of its likely range.
+    const bool may_miss = r->meets && r->likely_slow < st.spec.target;
+    std::printf("%s %6lld  %12s  %12s  %15s  %10s  %-34s  %s\n", may_miss ? "?" : " ",
+                static_cast<long long>(r->index), cost, rate_text(r->throughput).c_str(),
+                likely.c_str(), format_time(per_iteration / r->throughput).c_str(),
+                st.costs[r->index].hardware.c_str(), axes_text(in, p).c_str());
   }
 }
 
@@ -70,15 +81,17 @@ void print_plan(const PlanState& st, const SweepInput& in) {
   };
   std::sort(meeting.begin(), meeting.end(), by_cost);
   std::sort(front.begin(), front.end(), by_cost);
-  std::printf("\nPlan       target %s >= %s; %zu distinct configuration(s) simulated\n",
-              unit(st.spec).c_str(), format_number(st.spec.target).c_str(), st.ordered.size());
+  std::printf("\nPlan       target %s >= %s%s; %zu distinct configuration(s) simulated\n",
+              unit(st.spec).c_str(), format_number(st.spec.target).c_str(),
+              st.spec.pessimistic ? " at the slow end of each likely range" : "",
+              st.ordered.size());
   if (meeting.empty()) {
     const PlanRow* best = nullptr;
     for (const auto& r : st.ordered)
       if (!best || r.throughput > best->throughput) best = &r;
     std::printf("\nNo configuration meets the target");
     if (best)
-      std::printf(" (the fastest reaches %.4g %s at cost %.0f)", best->throughput,
+      std::printf(" (the fastest reaches %s %s at cost %.0f)", rate_text(best->throughput).c_str(),
                   unit(st.spec).c_str(), best->cost);
     std::printf(".\n");
   } else {
@@ -88,6 +101,12 @@ void print_plan(const PlanState& st, const SweepInput& in) {
   }
   std::printf("\nPareto front (no other configuration is as cheap and as fast):\n");
   print_rows(st, in, front);
+  if (std::any_of(st.ordered.begin(), st.ordered.end(),
+                  [](const PlanRow& r) { return r.has_range; }))
+    std::printf(
+        "\nlikely: the throughput over the likely step times (the validated runs most like the "
+        "point, orrery accuracy); ? marks a point that meets the target as predicted but not at "
+        "the slow end of its range.\n");
   std::printf("\n");
 }
 

@@ -70,9 +70,10 @@ void print_search(const SearchState& st, const SweepInput& in, const std::string
               st.spec.by_cost       ? "cost per iteration"
               : st.spec.pessimistic ? "the top of the likely range of the time per iteration"
                                     : "time per iteration");
-  std::printf("  %4s  %5s %3s %3s %4s %2s %3s %4s  %-9s %-8s %9s %10s %6s  %8s %8s %7s %7s %7s %7s",
-              "rank", "GPUs", "TP", "PP", "DP", "CP", "mb", "ZeRO", "recompute", "schedule",
-              "iteration", "tokens/s", "MFU", "compute", "recomp", "TP", "PP", "DP", "bubble");
+  std::printf(
+      "  %4s  %5s %3s %3s %4s %2s %3s %4s  %-9s %-8s %9s %15s %10s %6s  %8s %8s %7s %7s %7s %7s",
+      "rank", "GPUs", "TP", "PP", "DP", "CP", "mb", "ZeRO", "recompute", "schedule", "iteration",
+      "likely", "tokens/s", "MFU", "compute", "recomp", "TP", "PP", "DP", "bubble");
   if (st.train) std::printf(" %7s", "days");
   if (st.priced) std::printf(" %12s", st.train ? "run cost" : "cost/iter");
   std::printf("  point\n");
@@ -80,9 +81,13 @@ void print_search(const SearchState& st, const SweepInput& in, const std::string
     const LlmPlanRow& r = st.rows[i];
     const LlmFigures& f = r.figures;
     const LlmBreakdown& b = f.breakdown;
-    std::printf(" %s%4d  %-43s %9s %10.0f %5.1f%%  %8s %8s %7s %7s %7s %7s",
+    // The likely step time, from the validated runs most like the plan ("-": none is).
+    const std::string likely = r.likely_high > r.likely_low
+                                   ? seconds(r.likely_low) + "-" + seconds(r.likely_high)
+                                   : std::string("-");
+    std::printf(" %s%4d  %-43s %9s %15s %10.0f %5.1f%%  %8s %8s %7s %7s %7s %7s",
                 r.within_range_of_best ? "~" : " ", r.rank, plan_text(r).c_str(),
-                seconds(f.iteration_s).c_str(), f.tokens_per_s, 100 * f.mfu,
+                seconds(f.iteration_s).c_str(), likely.c_str(), f.tokens_per_s, 100 * f.mfu,
                 seconds(b.compute).c_str(), seconds(b.recompute).c_str(),
                 seconds(b.tp + b.cp + b.ep).c_str(), seconds(b.pp).c_str(), seconds(b.dp).c_str(),
                 seconds(b.bubble).c_str());

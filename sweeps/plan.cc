@@ -172,6 +172,13 @@ PlanSpec parse_plan_spec(const YAML::Node& plan, const std::string& origin) {
   prices.reject_unknown_keys();
   spec.top = m.integer("top", spec.top);
   if (spec.top < 1) m.fail("top", "must be at least 1");
+  const std::string meet = m.str("meet", "expected");
+  if (meet != "expected" && meet != "pessimistic")
+    m.fail("meet",
+           "expected (the predicted throughput meets the target) or pessimistic (the slow end "
+           "of its likely range does), got \"" +
+               meet + "\"");
+  spec.pessimistic = meet == "pessimistic";
   m.reject_unknown_keys();
   return spec;
 }
@@ -229,9 +236,21 @@ std::vector<PlanRow> analyze_plan(const PlanSpec& plan, const SweepInput& in,
     PlanRow r;
     r.index = p.index;
     r.cost = costs[p.index].cost;
-    r.throughput =
-        (plan.metric == "samples_per_s" ? costs[p.index].samples_per_iteration : 1.0) / t;
-    r.meets = r.throughput >= plan.target;
+    const double per_iteration =
+        plan.metric == "samples_per_s" ? costs[p.index].samples_per_iteration : 1.0;
+    r.throughput = per_iteration / t;
+    r.likely_slow = r.likely_fast = r.throughput;
+    double low = 0, high = 0;
+    for (const auto& [name, value] : o->metrics) {
+      if (name == "likely.low_s") low = value;
+      if (name == "likely.high_s") high = value;
+    }
+    if (low > 0 && high >= low) {
+      r.has_range = true;
+      r.likely_slow = per_iteration / high;
+      r.likely_fast = per_iteration / low;
+    }
+    r.meets = (plan.pessimistic ? r.likely_slow : r.throughput) >= plan.target;
     rows.push_back(r);
   }
   // Pareto front: nothing else is at most as expensive and at least as fast, one strictly.

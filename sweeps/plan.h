@@ -12,6 +12,8 @@
 //       switch_port: {25Gbps: 150, 100Gbps: 450}  # per NIC port on the fabric
 //       nvlink: {none: 0, cube-mesh: 4000}    # per server, by topology (optional)
 //     top: 5                                  # how many of the cheapest to list
+//     meet: expected                          # or pessimistic: the target must hold at the
+//                                             # slow end of the point's likely range
 //
 // In samples_per_iteration, ${gpus} is the platform's GPU count (servers x GPUs per server),
 // ${servers} and ${gpus_per_server} likewise; any other ${key} is a scenario key of the point.
@@ -49,6 +51,7 @@ struct PlanSpec {
   PriceList gpu, nic, switch_port, nvlink;
   bool has_nvlink_prices = false;
   int top = 5;
+  bool pessimistic = false;  // meet: pessimistic
 };
 
 // Reads the plan section strictly (InputError naming the file, line and key).
@@ -79,7 +82,12 @@ struct PlanRow {
   int64_t index = 0;  // the point
   double cost = 0;
   double throughput = 0;  // in plan.metric units
-  bool meets = false;
+  // The throughput over the point's likely step times (scenario/error_band.h): the slow end and
+  // the fast end; both equal to `throughput` when no validated run is like the point.
+  double likely_slow = 0;
+  double likely_fast = 0;
+  bool has_range = false;
+  bool meets = false;  // throughput (meet: pessimistic: likely_slow) >= the target
   bool pareto = false;
 };
 

@@ -55,6 +55,17 @@ std::string cell(const std::string& s, size_t width) {
   return shorten(s, width);
 }
 
+// The metrics of a point's likely range; the table shows them as one column.
+constexpr const char* kLikelyPrefix = "likely.";
+
+// "7.6 s-8.9 s", or "-" for a point no validated run is like.
+std::string likely_text(const RunRecord& r) {
+  const std::string low = param(r, "likely.low_s"), high = param(r, "likely.high_s");
+  if (low.empty() || high.empty()) return "-";
+  return format_time(std::strtod(low.c_str(), nullptr)) + "-" +
+         format_time(std::strtod(high.c_str(), nullptr));
+}
+
 // The shortest text that reads back as exactly `v`.
 std::string number(double v) { return format_number(v); }
 
@@ -94,7 +105,7 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
     std::set<std::string> keys;
     for (const auto& r : runs)
       for (const auto& [k, v] : r.params)
-        if (!bookkeeping(k)) keys.insert(k);
+        if (!bookkeeping(k) && k.rfind(kLikelyPrefix, 0) != 0) keys.insert(k);
     for (const auto& k : keys) {
       std::set<std::string> values;
       for (const auto& r : runs) values.insert(param(r, k));
@@ -103,13 +114,18 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
   }
   std::vector<std::string> head = {"#"};
   for (const auto& c : columns) head.push_back(shorten_key(c, options.max_width));
-  for (const char* h : {"status", "iteration", "iter/s", "compute", "comm", "io", "idle"})
-    head.push_back(h);
+  // The likely range beside the iteration time, where some point has one (scenario/error_band.h).
+  const bool likely = std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) {
+    return !param(r, "likely.low_s").empty();
+  });
+  head.insert(head.end(), {"status", "iteration"});
+  if (likely) head.push_back("likely");
+  for (const char* h : {"iter/s", "compute", "comm", "io", "idle"}) head.push_back(h);
   // The PAI analytical estimate, where the points have one (model workloads).
   const bool analytic = std::any_of(
       runs.begin(), runs.end(), [](const RunRecord& r) { return r.result.analytical_seconds > 0; });
   if (analytic) head.push_back("analytic");
-  const size_t numbers = analytic ? 7 : 6;
+  const size_t numbers = 6 + (analytic ? 1 : 0) + (likely ? 1 : 0);
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunRecord& r = runs[i];
@@ -123,8 +139,10 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
       char rate[32];
       std::snprintf(rate, sizeof rate, "%.4g",
                     s.iteration_time_s > 0 ? 1.0 / s.iteration_time_s : 0.0);
-      row.insert(row.end(), {"ok", format_time(s.iteration_time_s), rate, format_time(s.compute_s),
-                             format_time(s.comm_s), format_time(s.io_s), format_time(s.idle_s)});
+      row.insert(row.end(), {"ok", format_time(s.iteration_time_s)});
+      if (likely) row.push_back(likely_text(r));
+      row.insert(row.end(), {rate, format_time(s.compute_s), format_time(s.comm_s),
+                             format_time(s.io_s), format_time(s.idle_s)});
       if (analytic)
         row.push_back(r.result.analytical_seconds > 0 ? format_time(r.result.analytical_seconds)
                                                       : "-");
@@ -176,9 +194,9 @@ void write_report_csv(std::ostream& out, const LoadedResults& results) {
                   [](const RunRecord& r) { return r.result.analytical_seconds > 0; });
   std::vector<std::string> head = {"index", "name"};
   head.insert(head.end(), keys.begin(), keys.end());
-  for (const char* h : {"status", "error", "iteration_time_s", "iterations_per_s", "compute_s",
-                        "comm_s", "io_s", "host_s", "idle_s", "exposed_comm_s", "memory_bound_s",
-                        "activities", "wall_s"})
+  for (const char* h :
+       {"status", "error", "iteration_time_s", "iterations_per_s", "compute_s", "comm_s", "io_s",
+        "host_s", "idle_s", "exposed_comm_s", "memory_bound_s", "activities", "wall_s"})
     head.push_back(h);
   if (analytical) head.push_back("analytical_s");
   for (size_t c = 0; c < head.size(); ++c) out << (c ? "," : "") << csv_field(head[c]);

@@ -145,6 +145,43 @@ TEST(Plan, ParetoFrontAndTargetFromSimulatedTimes) {
   EXPECT_DOUBLE_EQ(rows[1].throughput, 12);
 }
 
+// With likely ranges (scenario/error_band.h): the throughput over the likely step times, and
+// `meet: pessimistic` asks the slow end to meet the target.
+TEST(Plan, LikelyRangesAndThePessimisticTarget) {
+  SweepInput in = load(kPlan);
+  PlanSpec spec = parse_plan_spec(in.plan, in.path);
+  spec.metric = "iterations_per_s";
+  spec.target = 10;
+  std::vector<PointPlan> costs(in.points.size());
+  costs[0].cost = 1, costs[1].cost = 2;
+  // Point 0: 0.08 s predicted (12.5 it/s), likely 0.072-0.11 s: 9.09-13.9 it/s. Point 1:
+  // 0.05 s (20 it/s), likely 0.045-0.075 s: 13.3-22.2 it/s. No range on point 2 (0.2 s).
+  std::vector<PointOutcome> storage = {ok_outcome(in.points[0], 0.08),
+                                       ok_outcome(in.points[1], 0.05),
+                                       ok_outcome(in.points[2], 0.2)};
+  storage[0].metrics = {{"likely.low_s", 0.072}, {"likely.high_s", 0.11}};
+  storage[1].metrics = {{"likely.low_s", 0.045}, {"likely.high_s", 0.075}};
+  std::vector<const PointOutcome*> outcomes(in.points.size(), nullptr);
+  for (int i = 0; i < 3; ++i) outcomes[i] = &storage[i];
+  std::vector<PlanRow> rows = analyze_plan(spec, in, costs, outcomes);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_TRUE(rows[0].has_range);
+  EXPECT_NEAR(rows[0].likely_slow, 1 / 0.11, 1e-12);
+  EXPECT_NEAR(rows[0].likely_fast, 1 / 0.072, 1e-12);
+  EXPECT_TRUE(rows[0].meets);  // 12.5 >= 10 as predicted
+  EXPECT_FALSE(rows[2].has_range);
+  EXPECT_DOUBLE_EQ(rows[2].likely_slow, 5);
+  spec.pessimistic = true;
+  rows = analyze_plan(spec, in, costs, outcomes);
+  EXPECT_FALSE(rows[0].meets);  // 9.09 at the slow end
+  EXPECT_TRUE(rows[1].meets);   // 13.3
+  // The key reads, and a wrong value names what it takes.
+  std::string base = std::string(kPlan);
+  EXPECT_TRUE(parse_plan_spec(load(base + "  meet: pessimistic\n").plan, "p.yaml").pessimistic);
+  EXPECT_NE(plan_error(base + "  meet: worst\n").find("expected (the predicted throughput"),
+            std::string::npos);
+}
+
 TEST(Plan, CommandPrintsTheCheapestAndTheFrontAndStoresThem) {
   const char* bin = std::getenv("ORRERY_BIN");
   if (!bin) GTEST_SKIP() << "ORRERY_BIN not set (run through ctest)";

@@ -77,6 +77,33 @@ TEST(Report, TableShowsVaryingParametersStatusAndErrors) {
   EXPECT_NE(all.str().find("workload.layers"), std::string::npos);
 }
 
+// A point's likely range is one column beside its iteration time, not four parameter columns;
+// the CSV keeps the metrics as they are.
+TEST(Report, LikelyRangeBesideTheIterationTime) {
+  auto dir = make_temp_dir("report");
+  const std::string path = dir + "/likely.h5";
+  std::vector<RunRecord> runs = {record(0, "25Gbps", "V100", 0.020),
+                                 record(1, "100Gbps", "V100", 0.010)};
+  runs[0].params["likely.low_s"] = "0.018";
+  runs[0].params["likely.high_s"] = "0.026";
+  runs[0].params["likely.runs"] = "12";
+  SweepFileStatus st;
+  st.points_total = st.points_done = 2;
+  st.complete = true;
+  write_sweep_h5(path, {"name: demo\n", "0.1.0", "pcie-server: test", "test", "", 0.0, 0.0, "", {}},
+                 runs, st);
+  std::ostringstream out;
+  write_report_table(out, read_results_h5(path), read_sweep_status(path), {});
+  const std::string t = out.str();
+  EXPECT_NE(t.find("likely"), std::string::npos) << t;
+  EXPECT_NE(t.find("18 ms-26 ms"), std::string::npos) << t;
+  EXPECT_EQ(t.find("likely.runs"), std::string::npos) << t;
+  EXPECT_EQ(t.find("likely.low_s"), std::string::npos) << t;
+  std::ostringstream csv;
+  write_report_csv(csv, read_results_h5(path));
+  EXPECT_NE(csv.str().find("likely.low_s"), std::string::npos);
+}
+
 TEST(Report, CsvHasEveryRunAndParameterAtFullPrecision) {
   auto dir = make_temp_dir("report");
   std::string path = write_demo(dir, true);
