@@ -289,72 +289,20 @@ void check_xml_platform(const Scenario& sc) {
       "SimGrid platform check");
 }
 
-// Each uncertain input moved alone to (1 - u) and (1 + u) of its time (kernels, host) or rate
-// (links), the scenario simulated again for each: how far the answer moves, and which
-// assumption matters.
-// The overlap of communication with compute, an assumption of the software stack: the step
-// without it and with as much as the stack can have. Language models: tensor-parallel
-// communication overlapped (tp_comm_overlap, with sequence parallelism) and pipeline sends
-// asynchronous, or neither; data-parallel model workloads: gradient buckets all-reduced during
-// backward, or after it (strategy.overlap). "" when the scenario has no such choice.
-std::string overlap_sensitivity(const RunArgs& args, const Scenario& sc, double seconds) {
-  std::vector<std::string> off = args.overrides, on = args.overrides;
-  if (sc.llm) {
-    off.insert(off.end(), {"strategy.tp_comm_overlap=false", "strategy.pp_sync=true"});
-    on.insert(on.end(), {"strategy.pp_sync=false"});
-    if (sc.llm->plan.tp > 1 && sc.llm->plan.sequence_parallel)
-      on.push_back("strategy.tp_comm_overlap=true");
-  } else if (sc.traits.kind != "other" && sc.graph.collectives.size() > 0) {
-    off.push_back("strategy.overlap=false");
-  } else {
-    return "";
-  }
-  RunOptions quiet;
-  quiet.isolated = true;
-  quiet.replay.record_timeline = false;
-  double t[2];
-  const std::vector<std::string>* sets[2] = {&off, &on};
-  for (int k = 0; k < 2; ++k) {
-    try {
-      t[k] = run_scenario(load_scenario(args.scenario, *sets[k]), quiet).iteration_s;
-    } catch (const InputError& e) {
-      return std::string("(not applicable: ") + e.what() + ")";
-    }
-  }
-  char line[256];
-  std::snprintf(
-      line, sizeof line, "%s to %s (%+.1f%% to %+.1f%%)", format_time(std::min(t[0], t[1])).c_str(),
-      format_time(std::max(t[0], t[1])).c_str(), 100 * (std::min(t[0], t[1]) / seconds - 1),
-      100 * (std::max(t[0], t[1]) / seconds - 1));
-  return line;
-}
-
-void print_sensitivity(const RunArgs& args, const Scenario& sc, double seconds) {
+// How far each uncertain input moves the step (scenario/sensitivity.h), one line each.
+void print_sensitivity(const ScenarioRun& run) {
   std::printf("\nSensitivity     each input moved alone by its uncertainty (the rest as given):\n");
-  RunOptions quiet;
-  quiet.isolated = true;
-  quiet.replay.record_timeline = false;
-  for (const UncertainInput& in : uncertain_inputs()) {
-    const double u = in.uncertainty;
-    // Slower first: kernels and host take 1 + u of their time, links carry 1 - u of their rate.
-    const double slow = in.name == "links" ? 1 - u : 1 / (1 + u);
-    const double fast = in.name == "links" ? 1 + u : 1 / (1 - u);
-    Scenario a, b;
-    if (!scaled_input(sc, in.name, slow, &a) || !scaled_input(sc, in.name, fast, &b)) {
-      std::printf("  %-8s +-%2.0f%%   (none in this scenario)\n", in.name.c_str(), 100 * u);
+  for (const SensitivityRow& r : run.sensitivity) {
+    if (!r.applies) {
+      std::printf("  %-8s %-6s  (%s)\n", r.input.c_str(), r.moved_by.c_str(),
+                  r.note.empty() ? "none in this scenario" : r.note.c_str());
       continue;
     }
-    const double t_slow = run_scenario(a, quiet).iteration_s;
-    const double t_fast = run_scenario(b, quiet).iteration_s;
-    std::printf("  %-8s +-%2.0f%%   %s to %s (%+.1f%% to %+.1f%%)   %s\n", in.name.c_str(), 100 * u,
-                format_time(t_fast).c_str(), format_time(t_slow).c_str(),
-                100 * (t_fast / seconds - 1), 100 * (t_slow / seconds - 1), in.basis.c_str());
+    std::printf("  %-8s %-6s  %s to %s (%+.1f%% to %+.1f%%)   %s\n", r.input.c_str(),
+                r.moved_by.c_str(), format_time(r.fast_s).c_str(), format_time(r.slow_s).c_str(),
+                100 * (r.fast_s / run.iteration_s - 1), 100 * (r.slow_s / run.iteration_s - 1),
+                r.basis.c_str());
   }
-  const std::string overlap = overlap_sensitivity(args, sc, seconds);
-  std::printf("  %-8s on/off  %s   %s\n", "overlap",
-              overlap.empty() ? "(none in this scenario)" : overlap.c_str(),
-              "communication overlapped with compute as far as the stack allows, or not at all "
-              "(an assumption of the software stack)");
 }
 
 int validate_command(const RunArgs& args) {
@@ -373,6 +321,7 @@ int validate_command(const RunArgs& args) {
 int run_command(const RunArgs& args) {
   ScenarioBuildOptions build;
   build.analytical = args.analytical;
+  build.sensitivity = args.sensitivity;
   Scenario sc = load_scenario(args.scenario, args.overrides, build);
   resolve_outputs(args, &sc);
   if (args.no_timeline) sc.record_timeline = false;
@@ -395,14 +344,13 @@ int run_command(const RunArgs& args) {
   opt.created_by = current_command_line();
   // The one simulation of this process, so no forked child: a child would copy every heap page
   // the import left behind as it allocates (a fifth of `orrery run` on 1,024 Chakra traces).
-  // SimGrid only holds the platform (XML files are first loaded in a throw-away child).
-  // With --sensitivity this process simulates more than once: every run in a child.
-  opt.isolated = args.sensitivity;
+  // SimGrid only holds the platform (XML files are first loaded in a throw-away child). With
+  // sensitivity this process simulates more than once: run_scenario runs each in a child.
   ScenarioRun run = run_scenario(sc, opt);
   RunResult& r = run.result;
   if (!args.quiet) print_summary(sc, run);
   if (run.jobs && !args.quiet) print_jobs(sc, run);
-  if (args.sensitivity && !args.quiet) print_sensitivity(args, sc, run.iteration_s);
+  if (!run.sensitivity.empty() && !args.quiet) print_sensitivity(run);
 
   if (!sc.trace_file.empty()) {
     write_chrome_trace(sc.trace_file, sc.graph, r);
@@ -445,7 +393,8 @@ void register_run_commands(CLI::App& app, CommandList& out) {
                 "Replace output files even when they are not Orrery results");
   run->add_flag("--sensitivity", args.sensitivity,
                 "Simulate again with each uncertain input (kernel times, link rates, host "
-                "launch work) moved alone by its uncertainty, and print how the iteration moves");
+                "launch work, overlap) moved alone by its uncertainty, and print and store how "
+                "the iteration moves (the scenario key output.sensitivity: true does the same)");
   run->add_flag("--analytical", args.analytical,
                 "Also compute, print and store the PAI analytical estimate of the step (model "
                 "workloads; the scenario key output.analytical: true does the same)");

@@ -183,6 +183,12 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
   std::vector<GpuPlacement> gpus;
   YamlMap out = root.map("output");
   sc.analytical = options.analytical || out.boolean("analytical", false);
+  sc.sensitivity = options.sensitivity || out.boolean("sensitivity", false);
+  if (sc.sensitivity) {
+    if (root.has("jobs") || root.has("job_mix"))
+      out.fail("sensitivity", "applies to one workload, not to several jobs");
+    sc.resolved_yaml = YAML::Dump(root_node);
+  }
   try {
     read_platform(root, base_dir, options, &sc, &gpus);
     if (root.has("jobs") || root.has("job_mix")) {

@@ -53,7 +53,12 @@ struct Scenario {
   bool analytical = false;
   double analytical_seconds = 0.0;  // model workloads on generated platforms; else 0
   int iterations = 1;               // training steps the graph holds (strategy.iterations)
-  std::string output_file;          // HDF5 results; empty: none
+  // output.sensitivity (or ScenarioBuildOptions::sensitivity): run_scenario simulates the
+  // uncertain inputs' variants too (scenario/sensitivity.h). The overlap variants are built
+  // again from the tree as this scenario was built from it, kept here for them.
+  bool sensitivity = false;
+  std::string resolved_yaml;
+  std::string output_file;  // HDF5 results; empty: none
   bool record_timeline = true;
   std::string trace_file;  // Chrome trace JSON; empty: none
   // output.link_usage_bins: per-link utilization over time in the HDF5 file, in at most this
@@ -78,6 +83,9 @@ struct ScenarioBuildOptions {
   bool skip_out_of_memory = false;
   // Compute the PAI analytical estimate even when the scenario's output.analytical is off.
   bool analytical = false;
+  // Run the sensitivity variants even when output.sensitivity is off (`orrery run
+  // --sensitivity`).
+  bool sensitivity = false;
 };
 Scenario build_scenario(const YAML::Node& root, const std::string& origin, const std::string& text,
                         const ScenarioBuildOptions& options = {});

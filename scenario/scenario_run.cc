@@ -35,8 +35,11 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
     alone_runs.emplace(start_jobs_alone(sc, replay_options));
     replay_options.record_timeline = true;
   }
-  run.result = options.isolated ? replay_isolated(sc.platform, sc.graph, replay_options)
-                                : replay(sc.platform, sc.graph, replay_options);
+  // The sensitivity variants replay after this run, each in a child: this process must not hold
+  // a SimGrid engine when it forks them.
+  const bool isolated = options.isolated || sc.sensitivity;
+  run.result = isolated ? replay_isolated(sc.platform, sc.graph, replay_options)
+                        : replay(sc.platform, sc.graph, replay_options);
   RunResult& r = run.result;
   r.analytical_seconds = sc.analytical ? sc.analytical_seconds : 0.0;
   r.iterations = std::max(1, sc.iterations);
@@ -51,6 +54,10 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
     run.metrics.emplace_back("likely.high_s", likely_high(sc.error_band, run.iteration_s));
     run.metrics.emplace_back("likely.runs", sc.error_band.runs);
     run.metrics.emplace_back("likely.median_error", sc.error_band.median_abs);
+  }
+  if (sc.sensitivity && !sc.jobs) {
+    run.sensitivity = sensitivity_runs(sc);
+    for (auto& m : sensitivity_metrics(run.sensitivity)) run.metrics.push_back(std::move(m));
   }
   if (alone_runs) {
     const JobsAlone alone = finish_jobs_alone(*alone_runs, sc);

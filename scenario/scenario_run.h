@@ -16,6 +16,7 @@
 #include "scenario/job_report.h"
 #include "scenario/llm_figures.h"
 #include "scenario/scenario.h"
+#include "scenario/sensitivity.h"
 
 namespace orrery {
 
@@ -38,8 +39,11 @@ struct ScenarioRun {
   std::optional<LlmFigures> llm;          // language-model workloads
   std::optional<JobsOutcome> jobs;        // scenarios of several jobs
   std::optional<ClusterFigures> cluster;  // likewise, the whole cluster's figures
-  // The named figures a sweep stores with each point ("llm.*", "jobs.*"), in a fixed order.
+  // The named figures a sweep stores with each point ("llm.*", "jobs.*", "likely.*",
+  // "sensitivity.*"), in a fixed order.
   std::vector<std::pair<std::string, double>> metrics;
+  // With sc.sensitivity: how far each uncertain input moves the step.
+  std::vector<SensitivityRow> sensitivity;
   // What a results file of this run says about it (scenario text, device, LLM tokens, FLOPs
   // and memory verdict, job table).
   ResultFileMeta meta;

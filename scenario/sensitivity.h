@@ -1,10 +1,12 @@
 // How an answer moves when each uncertain input moves within its own uncertainty (`orrery run
-// --sensitivity`): the GPUs' kernel times, the links' rates and the host's per-kernel launch
-// work, each moved down and up by what validation says it is off by, one at a time, the rest
-// as the scenario has them.
+// --sensitivity`, `output.sensitivity: true` in a scenario or a sweep): the GPUs' kernel times,
+// the links' rates and the host's per-kernel launch work, each moved down and up by what
+// validation says it is off by, one at a time, the rest as the scenario has them; and the
+// overlap of communication with compute, off and on.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scenario/scenario.h"
@@ -31,5 +33,29 @@ const std::vector<UncertainInput>& uncertain_inputs();
 // their time, links carry factor times their rate. False (and `out` untouched) when the
 // scenario has nothing of that input (no generated topology for links, no host work).
 bool scaled_input(const Scenario& sc, const std::string& input, double factor, Scenario* out);
+
+// How far one input moves the step.
+struct SensitivityRow {
+  std::string input;     // kernels, links, host, overlap
+  std::string moved_by;  // "+-13%", "on/off"
+  std::string basis;     // why it moves that far
+  bool applies = false;  // false: the scenario has nothing of it
+  std::string note;      // why it does not apply, when that is an error worth saying
+  double fast_s = 0;     // the step with the input at its fast end (overlap: the shorter step)
+  double slow_s = 0;     // at its slow end (overlap: the longer step)
+};
+
+// Simulates `sc` again for each end of each input, each run in a forked child, and returns
+// the rows in uncertain_inputs() order, then overlap. Overlap is a choice of the software
+// stack, not a speed: its two steps are the scenario built again (from sc.resolved_yaml) with
+// tensor-parallel communication overlapped (with sequence parallelism) and pipeline sends
+// asynchronous, or neither, for a language model; with gradient buckets all-reduced during
+// backward or after it (strategy.overlap) for a data-parallel model workload.
+std::vector<SensitivityRow> sensitivity_runs(const Scenario& sc);
+
+// The rows as the named figures a run or a sweep point stores: "sensitivity.INPUT.fast_s" and
+// "sensitivity.INPUT.slow_s" for each input that applies.
+std::vector<std::pair<std::string, double>> sensitivity_metrics(
+    const std::vector<SensitivityRow>& rows);
 
 }  // namespace orrery

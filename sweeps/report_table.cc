@@ -66,6 +66,27 @@ std::string likely_text(const RunRecord& r) {
          format_time(std::strtod(high.c_str(), nullptr));
 }
 
+constexpr const char* kSensitivityPrefix = "sensitivity.";
+
+// "kernels -12/+12%": of the inputs a point's sensitivity variants moved, the one whose two ends
+// lie furthest apart, with the step's change at each end; "-" without variants.
+std::string most_sensitive_text(const RunRecord& r, double iteration_s) {
+  std::string best;
+  double best_span = -1, fast = 0, slow = 0;
+  for (const char* input : {"kernels", "links", "host", "overlap"}) {
+    const std::string f = param(r, std::string(kSensitivityPrefix) + input + ".fast_s");
+    const std::string w = param(r, std::string(kSensitivityPrefix) + input + ".slow_s");
+    if (f.empty() || w.empty()) continue;
+    const double a = std::strtod(f.c_str(), nullptr), b = std::strtod(w.c_str(), nullptr);
+    if (b - a > best_span) best = input, best_span = b - a, fast = a, slow = b;
+  }
+  if (best.empty() || iteration_s <= 0) return "-";
+  char text[64];
+  std::snprintf(text, sizeof text, "%s %+.0f/%+.0f%%", best.c_str(), 100 * (fast / iteration_s - 1),
+                100 * (slow / iteration_s - 1));
+  return text;
+}
+
 // The shortest text that reads back as exactly `v`.
 std::string number(double v) { return format_number(v); }
 
@@ -105,7 +126,9 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
     std::set<std::string> keys;
     for (const auto& r : runs)
       for (const auto& [k, v] : r.params)
-        if (!bookkeeping(k) && k.rfind(kLikelyPrefix, 0) != 0) keys.insert(k);
+        if (!bookkeeping(k) && k.rfind(kLikelyPrefix, 0) != 0 &&
+            k.rfind(kSensitivityPrefix, 0) != 0)
+          keys.insert(k);
     for (const auto& k : keys) {
       std::set<std::string> values;
       for (const auto& r : runs) values.insert(param(r, k));
@@ -118,14 +141,19 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
   const bool likely = std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) {
     return !param(r, "likely.low_s").empty();
   });
+  // The input that moves the step most, where the points ran their sensitivity variants.
+  const bool sensitive = std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) {
+    return !param(r, "sensitivity.kernels.fast_s").empty();
+  });
   head.insert(head.end(), {"status", "iteration"});
   if (likely) head.push_back("likely");
+  if (sensitive) head.push_back("moved most by");
   for (const char* h : {"iter/s", "compute", "comm", "io", "idle"}) head.push_back(h);
   // The PAI analytical estimate, where the points have one (model workloads).
   const bool analytic = std::any_of(
       runs.begin(), runs.end(), [](const RunRecord& r) { return r.result.analytical_seconds > 0; });
   if (analytic) head.push_back("analytic");
-  const size_t numbers = 6 + (analytic ? 1 : 0) + (likely ? 1 : 0);
+  const size_t numbers = 6 + (analytic ? 1 : 0) + (likely ? 1 : 0) + (sensitive ? 1 : 0);
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunRecord& r = runs[i];
@@ -141,6 +169,7 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
                     s.iteration_time_s > 0 ? 1.0 / s.iteration_time_s : 0.0);
       row.insert(row.end(), {"ok", format_time(s.iteration_time_s)});
       if (likely) row.push_back(likely_text(r));
+      if (sensitive) row.push_back(most_sensitive_text(r, s.iteration_time_s));
       row.insert(row.end(), {rate, format_time(s.compute_s), format_time(s.comm_s),
                              format_time(s.io_s), format_time(s.idle_s)});
       if (analytic)

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <set>
 
-#include "common/child_process.h"
 #include "common/atomic_file.h"
+#include "common/child_process.h"
 #include "common/errors.h"
 #include "engine/run_result_io.h"
 #include "sweeps/expression.h"
@@ -19,6 +19,22 @@
 namespace fs = std::filesystem;
 
 namespace orrery {
+namespace {
+
+bool wants_sensitivity(const SweepInput& in) {
+  const YAML::Node out = in.base["output"];
+  const YAML::Node flag = out && out.IsMap() ? out["sensitivity"] : YAML::Node();
+  bool on = false;
+  return flag && flag.IsScalar() && YAML::convert<bool>::decode(flag, on) && on;
+}
+
+bool has_sensitivity(const PointOutcome& o) {
+  for (const auto& [name, value] : o.metrics)
+    if (name.rfind("sensitivity.", 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
 
 SweepStore::SweepStore(const SweepInput& in, std::string output, ResultFileMeta meta)
     : lock_(), in_(in), output_(std::move(output)), meta_(std::move(meta)) {
@@ -135,6 +151,11 @@ void SweepStore::open(bool fresh, bool retry_failed) {
   if (retry_failed)
     for (auto it = outcomes_.begin(); it != outcomes_.end();)
       it = it->second.ok ? std::next(it) : outcomes_.erase(it);
+  // The output section is not part of a point's identity, but output.sensitivity adds figures:
+  // a point stored without them runs again.
+  if (wants_sensitivity(in_))
+    for (auto it = outcomes_.begin(); it != outcomes_.end();)
+      it = !it->second.ok || has_sensitivity(it->second) ? std::next(it) : outcomes_.erase(it);
   loaded_ = static_cast<int>(outcomes_.size());
   // The file is current when the journal added nothing and no failed point was dropped.
   file_current_ = logged.empty() && outcomes_.size() == from_file && fs::exists(output_);

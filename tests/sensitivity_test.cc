@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "scenario/scenario_run.h"
 #include "tests/test_util.h"
 
@@ -41,6 +43,62 @@ TEST(Sensitivity, EachInputScalesAloneByHand) {
   Scenario none;
   EXPECT_FALSE(scaled_input(sc, "host", 1.25, &none));
   EXPECT_EQ(uncertain_inputs().size(), 3u);
+}
+
+// output.sensitivity: run_scenario simulates the variants and stores them as figures.
+TEST(Sensitivity, RunsCarryTheVariantsAsFigures) {
+  const std::string dir = testing::make_temp_dir("sens");
+  testing::write_file(dir + "/s.yaml", std::string(kOneGpu) + "output: {sensitivity: true}\n");
+  const Scenario sc = load_scenario(dir + "/s.yaml", {});
+  ASSERT_TRUE(sc.sensitivity);
+  const ScenarioRun run = run_scenario(sc, RunOptions{});
+  ASSERT_EQ(run.sensitivity.size(), 4u);
+  EXPECT_EQ(run.sensitivity[0].input, "kernels");
+  EXPECT_EQ(run.sensitivity[0].moved_by, "+-13%");
+  // 12.2 ms x (1 - 0.13) and x 1.13.
+  EXPECT_NEAR(run.sensitivity[0].fast_s, 0.87 * 12.2e-3, 1e-9);
+  EXPECT_NEAR(run.sensitivity[0].slow_s, 1.13 * 12.2e-3, 1e-9);
+  // One GPU: the links carry nothing, the step does not move.
+  EXPECT_TRUE(run.sensitivity[1].applies);
+  EXPECT_NEAR(run.sensitivity[1].fast_s, 12.2e-3, 1e-9);
+  EXPECT_FALSE(run.sensitivity[2].applies);  // no host stream
+  EXPECT_FALSE(run.sensitivity[3].applies);  // a synthetic step has no overlap to choose
+  std::map<std::string, double> m(run.metrics.begin(), run.metrics.end());
+  EXPECT_NEAR(m.at("sensitivity.kernels.slow_s"), 1.13 * 12.2e-3, 1e-9);
+  EXPECT_TRUE(m.count("sensitivity.links.fast_s"));
+  EXPECT_FALSE(m.count("sensitivity.host.fast_s"));
+  // The same scenario without the key simulates once and stores none.
+  const ScenarioRun plain =
+      run_scenario(load_scenario(dir + "/s.yaml", {"output.sensitivity=false"}), [] {
+        RunOptions o;
+        o.isolated = true;
+        return o;
+      }());
+  EXPECT_TRUE(plain.sensitivity.empty());
+  for (const auto& [name, value] : plain.metrics) EXPECT_NE(name.rfind("sensitivity.", 0), 0u);
+}
+
+// The sweep helper: every point carries its variants, the report names the input that moves
+// the step most, and a file written without them runs its points again.
+TEST(Sensitivity, SweepPointsCarryTheirVariants) {
+  if (testing::orrery_bin().empty()) GTEST_SKIP() << "ORRERY_BIN is set by ctest";
+  const std::string dir = testing::make_temp_dir("sens");
+  testing::write_file(dir + "/s.yaml", std::string(kOneGpu) +
+                                           "output: {sensitivity: true}\n"
+                                           "sweep:\n  grid:\n    workload.layers: [2, 4]\n");
+  const std::string bin = testing::orrery_bin();
+  auto r = testing::run_shell(bin + " sweep " + dir + "/s.yaml -o " + dir +
+                              "/a.h5 --set output.sensitivity=false 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = testing::run_shell(bin + " sweep " + dir + "/s.yaml -o " + dir + "/a.h5 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("2 run now"), std::string::npos) << r.output;
+  r = testing::run_shell(bin + " report " + dir + "/a.h5 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("moved most by"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("kernels -13/+13%"), std::string::npos) << r.output;
+  r = testing::run_shell(bin + " report " + dir + "/a.h5 --csv - -q 2>&1");
+  EXPECT_NE(r.output.find("sensitivity.kernels.slow_s"), std::string::npos) << r.output;
 }
 
 TEST(Sensitivity, RunPrintsHowTheIterationMoves) {
