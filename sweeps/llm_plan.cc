@@ -52,10 +52,7 @@ std::vector<LlmPlanRow> rank_llm_plans(const LlmPlanSpec& spec, const SweepInput
                        ? spec.gpu_hour.price
                        : gpu_price(spec.gpu_hour, point_platform(in, p).server.gpu, p, in.path);
     r.likely_low = r.likely_high = f.iteration_s;
-    for (const auto& [name, value] : o->metrics) {
-      if (name == "likely.low_s") r.likely_low = value;
-      if (name == "likely.high_s") r.likely_high = value;
-    }
+    likely_range(*o, &r.likely_low, &r.likely_high);
     r.cost_per_iteration = r.gpus * f.iteration_s / 3600 * r.gpu_hour;
     r.training_cost = f.gpu_hours * r.gpu_hour;
     rows.push_back(std::move(r));

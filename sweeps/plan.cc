@@ -241,11 +241,7 @@ std::vector<PlanRow> analyze_plan(const PlanSpec& plan, const SweepInput& in,
     r.throughput = per_iteration / t;
     r.likely_slow = r.likely_fast = r.throughput;
     double low = 0, high = 0;
-    for (const auto& [name, value] : o->metrics) {
-      if (name == "likely.low_s") low = value;
-      if (name == "likely.high_s") high = value;
-    }
-    if (low > 0 && high >= low) {
+    if (likely_range(*o, &low, &high)) {
       r.has_range = true;
       r.likely_slow = per_iteration / high;
       r.likely_fast = per_iteration / low;

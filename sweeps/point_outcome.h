@@ -21,14 +21,29 @@ struct PointOutcome {
   // Figures the workload reports beside the run (a language model's tokens/s, MFU and time
   // breakdown, scenario/llm_figures.h; a shared cluster's throughput, slowdown and
   // utilization, scenario/job_report.h; the likely range of the step time from the validated
-  // runs most like it, scenario/error_band.h), stored with the point's parameters; their names
-  // start with "llm.", "jobs." or "likely." (is_metric_name), which is how a resumed sweep finds
-  // them again.
+  // runs most like it, scenario/error_band.h; the sensitivity variants, scenario/sensitivity.h),
+  // stored with the point's parameters; their names start with "llm.", "jobs.", "likely." or
+  // "sensitivity." (is_metric_name), which is how a resumed sweep finds them again.
   std::vector<std::pair<std::string, double>> metrics;
 };
 
 inline bool is_metric_name(const std::string& key) {
-  return key.rfind("llm.", 0) == 0 || key.rfind("jobs.", 0) == 0 || key.rfind("likely.", 0) == 0;
+  return key.rfind("llm.", 0) == 0 || key.rfind("jobs.", 0) == 0 || key.rfind("likely.", 0) == 0 ||
+         key.rfind("sensitivity.", 0) == 0;
+}
+
+// The likely step time of a point, low and high (scenario/error_band.h): false when no
+// validated run is like it.
+inline bool likely_range(const PointOutcome& o, double* low, double* high) {
+  double l = 0, h = 0;
+  for (const auto& [name, value] : o.metrics) {
+    if (name == "likely.low_s") l = value;
+    if (name == "likely.high_s") h = value;
+  }
+  if (l <= 0 || h < l) return false;
+  *low = l;
+  *high = h;
+  return true;
 }
 
 std::string serialize_outcome(const PointOutcome& o);

@@ -93,6 +93,9 @@ TEST(Sensitivity, SweepPointsCarryTheirVariants) {
   r = testing::run_shell(bin + " sweep " + dir + "/s.yaml -o " + dir + "/a.h5 2>&1");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("2 run now"), std::string::npos) << r.output;
+  // Read back from the file, the figures are found again: nothing runs a third time.
+  r = testing::run_shell(bin + " sweep " + dir + "/s.yaml -o " + dir + "/a.h5 2>&1");
+  EXPECT_NE(r.output.find("0 run now, 2 already done"), std::string::npos) << r.output;
   r = testing::run_shell(bin + " report " + dir + "/a.h5 2>&1");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("moved most by"), std::string::npos) << r.output;
