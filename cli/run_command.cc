@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/campaign_report.h"
 #include "cli/commands.h"
 #include "cli/job_table.h"
 #include "cli/limit_options.h"
@@ -350,6 +351,7 @@ int run_command(const RunArgs& args) {
   RunResult& r = run.result;
   if (!args.quiet) print_summary(sc, run);
   if (run.jobs && !args.quiet) print_jobs(sc, run);
+  if (run.campaign && !args.quiet) print_campaign(*sc.campaign, *run.campaign);
   if (!run.sensitivity.empty() && !args.quiet) print_sensitivity(run);
 
   if (!sc.trace_file.empty()) {

@@ -64,7 +64,13 @@ bool parse_bandwidth(const std::string& text, double* out) {
 
 bool parse_time(const std::string& text, double* out) {
   static const std::vector<std::pair<const char*, double>> t = {
-      {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6}, {"ns", 1e-9}};
+      {"s", 1},     {"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6},
+      {"ns", 1e-9}, {"min", 60},  {"h", 3600},  {"d", 86400}};
+  return scaled(text, t, out);
+}
+
+bool parse_power(const std::string& text, double* out) {
+  static const std::vector<std::pair<const char*, double>> t = {{"W", 1}, {"kW", 1e3}, {"MW", 1e6}};
   return scaled(text, t, out);
 }
 

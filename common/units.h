@@ -12,7 +12,8 @@ namespace orrery {
 // (bytes/s).
 bool parse_bandwidth(const std::string& text, double* bytes_per_s);
 // Time: s ms us ns (also "µs").
-bool parse_time(const std::string& text, double* seconds);
+bool parse_time(const std::string& text, double* seconds);  // s, ms, us, ns, min, h, d
+bool parse_power(const std::string& text, double* watts);   // W, kW, MW
 // Size: B KB MB GB TB (powers of 1000) and KiB MiB GiB TiB (powers of 1024).
 bool parse_size(const std::string& text, double* bytes);
 // Rate of compute: flops Kflops Mflops Gflops Tflops Pflops, also "TFLOP/s", "TF".

@@ -236,7 +236,8 @@ namespace {
 
 const QuantityKind kBandwidth{
     parse_bandwidth, "a bandwidth such as 25Gbps or 10GBps", {"Gbps", "GBps"}};
-const QuantityKind kTime{parse_time, "a time such as 5us or 1.5ms", {"us", "ms", "s"}};
+const QuantityKind kTime{parse_time, "a time such as 5us, 1.5ms or 10min", {"us", "ms", "s"}};
+const QuantityKind kPowerKind{parse_power, "a power such as 700W or 1.2kW", {"W", "kW"}};
 const QuantityKind kSize{parse_size, "a size such as 25MiB or 4GB", {"MB", "GB", "MiB"}};
 const QuantityKind kFlops{parse_flops, "a compute rate such as 15.7TFLOP/s", {"TFLOP/s"}};
 const QuantityKind kFrequency{parse_frequency, "a frequency such as 1410MHz", {"MHz", "GHz"}};
@@ -288,6 +289,9 @@ double YamlMap::flops(const std::string& key, double fallback) const {
 }
 double YamlMap::frequency(const std::string& key, double fallback) const {
   return quantity(key, fallback, kFrequency);
+}
+double YamlMap::power(const std::string& key, double fallback, const Range& range) const {
+  return in_range(key, quantity(key, fallback, kPowerKind), range);
 }
 
 double YamlMap::in_range(const std::string& key, double v, const Range& range) const {

@@ -61,6 +61,7 @@ class YamlMap {
   double size(const std::string& key, double fallback, const Range& range) const;
   double flops(const std::string& key, double fallback, const Range& range) const;
   double frequency(const std::string& key, double fallback, const Range& range) const;
+  double power(const std::string& key, double fallback, const Range& range) const;  // watts
   // A required file name, resolved against `base_dir` (the scenario's folder) and checked to be
   // a regular file; a missing one is an error at the key's line ("s.yaml:3: workload.file:
   // g.json: no such file"). `what` names the kind of file in messages.

@@ -42,9 +42,6 @@ LlmConfig read_llm_model(const YamlMap& w, const std::string& base_dir) {
                       "; or give file: a config.json)");
 }
 
-namespace {
-
-// A token count: a number, or one with a K, M, B or T suffix ("300B", "2T").
 double read_tokens(const YamlMap& w, const char* key) {
   if (!w.has(key)) return 0.0;
   const std::string text = w.str(key, "");
@@ -75,6 +72,8 @@ double read_tokens(const YamlMap& w, const char* key) {
     w.fail(key, "expected a positive token count such as 300e9, 300B or 2T, got \"" + text + "\"");
   return v * scale;
 }
+
+namespace {
 
 // Every key of the workload and strategy, read and checked: the model, the plan and how it
 // is simulated.
@@ -214,6 +213,9 @@ LlmWorkload build_llm_workload(const YamlMap& root, const YamlMap& w, const Clus
   info.model_flops = step.model_flops;
   info.gpus = gpus;
   info.train_tokens = train_tokens;
+  info.parameters = llm_params(model).total;
+  const BytesPerParameter per_parameter = bytes_per_parameter(plan.precision);
+  info.checkpoint_bytes = info.parameters * (per_parameter.weights + per_parameter.optimizer);
   const LowPrecision low = low_precision(plan.precision);
   const DType peak = low.active() ? low.gemm : precision_dtype(plan.precision);
   info.peak_flops_per_gpu = device.peak_flops(peak, true);

@@ -40,7 +40,12 @@ struct LlmRunInfo {
   bool fits = true;
   std::string memory;       // the verdict: "fits: ..." or "out of memory: ... would fit with ..."
   double train_tokens = 0;  // workload.train_tokens: a training run's tokens (0: not asked)
-  ParallelPlan plan;        // as the GPU runs it (a recipe it lacks falls back to bf16)
+  double parameters = 0;    // the model's, all of them
+  // A checkpoint of the whole model: every parameter's weights and optimizer states in the
+  // plan's precision (mixed precision with Adam: 2 + 12 bytes per parameter), gradients and
+  // activations not saved.
+  double checkpoint_bytes = 0;
+  ParallelPlan plan;  // as the GPU runs it (a recipe it lacks falls back to bf16)
 };
 
 struct LlmWorkload {
@@ -49,6 +54,10 @@ struct LlmWorkload {
   LlmRunInfo info;
   std::string framework;  // the software-stack profile's name
 };
+
+// A token count under `key`: a number, or one with a K, M, B or T suffix ("300B", "2T"); 0 when
+// the key is absent. InputError naming the key otherwise.
+double read_tokens(const YamlMap& w, const char* key);
 
 // The model of a workload mapping: `model` (a built-in name) or `file` (a config.json, relative
 // to `base_dir`). Throws InputError naming the key.

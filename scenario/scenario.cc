@@ -103,6 +103,7 @@ void read_platform(const YamlMap& root, const std::string& base_dir,
   sc->platform_summary = summarize(spec);
   sc->device = spec.server.gpu;
   sc->platform_server = spec.server;
+  sc->platform_fabric = spec.fabric;
   for (const auto& h : gpu_hosts(sc->platform.topology))
     gpus->push_back({h, launch_host_of(sc->platform.topology, h)});
   if (spec.server_groups.size() > 1) {
@@ -236,6 +237,9 @@ Scenario build_scenario(const YAML::Node& root_node, const std::string& origin,
     if (dynamic_cast<const InfeasibleError*>(&e)) throw InfeasibleError(where + ": " + what);
     throw InputError(where + ": " + what);
   }
+  sc.campaign = read_campaign(root, base_dir);
+  if (sc.campaign && sc.jobs)
+    root.fail("campaign", "applies to one workload, not to several jobs");
   sc.output_file = out.str("file", "");
   sc.record_timeline = out.boolean("timeline", true);
   sc.trace_file = out.str("trace", "");

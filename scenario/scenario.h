@@ -13,6 +13,7 @@
 #include "platforms/device_spec.h"
 #include "platforms/platform_spec.h"
 #include "platforms/simgrid_platform.h"
+#include "scenario/campaign_run.h"
 #include "scenario/error_band.h"
 #include "scenario/jobs.h"
 #include "scenario/llm_workload.h"
@@ -43,6 +44,7 @@ struct Scenario {
   ErrorBand error_band;
   std::optional<LlmRunInfo> llm;              // language-model workloads: throughput, memory
   std::optional<ServerSpec> platform_server;  // generated platforms: their server
+  std::optional<FabricSpec> platform_fabric;  // and their fabric
   // Mixed clusters (platform.server_groups): the kinds of server, and the kind of each of the
   // platform's GPUs in its GPU order (an index into server_kinds). Empty when all are one kind;
   // `device` and `platform_server` are then the first kind's.
@@ -58,6 +60,8 @@ struct Scenario {
   // again from the tree as this scenario was built from it, kept here for them.
   bool sensitivity = false;
   std::string resolved_yaml;
+  // The `campaign` section: what the step makes of a training campaign (scenario/campaign_run.h).
+  std::optional<CampaignSetup> campaign;
   std::string output_file;  // HDF5 results; empty: none
   bool record_timeline = true;
   std::string trace_file;  // Chrome trace JSON; empty: none

@@ -1,9 +1,13 @@
 #include "scenario/scenario_run.h"
 
 #include <algorithm>
+#include <cmath>
+#include <set>
 #include <utility>
 
+#include "common/errors.h"
 #include "orrery_version.h"
+#include "scenario/sensitivity.h"
 
 namespace orrery {
 namespace {
@@ -23,6 +27,66 @@ ResultFileMeta meta_of(const Scenario& sc, const RunOptions& options) {
   return meta;
 }
 
+// What the campaign needs of a run: its step, what its GPUs do in it, the job's parts.
+CampaignStep campaign_step(const Scenario& sc, const ScenarioRun& run) {
+  CampaignStep step;
+  step.step_s = run.iteration_s;
+  step.tokens_per_step = sc.llm ? sc.llm->tokens : 0;
+  const RunSummary s = summarize_run(run.result);
+  const double span = run.result.makespan;
+  if (span > 0) {
+    step.activity.compute_bound = std::max(0.0, s.compute_s - s.memory_bound_s) / span;
+    step.activity.memory_bound = s.memory_bound_s / span;
+    step.activity.communication = s.exposed_comm_s / span;
+  }
+  std::set<std::string> gpu_hosts, used;
+  for (const auto& h : sc.platform.topology.hosts)
+    if (h.role == "gpu") gpu_hosts.insert(h.name);
+  for (const auto& d : sc.graph.devices)
+    if (gpu_hosts.count(d.host)) used.insert(d.host);
+  step.parts.gpus = sc.llm
+                        ? sc.llm->gpus
+                        : static_cast<double>(used.empty() ? sc.graph.devices.size() : used.size());
+  step.gpus_per_node = sc.platform_server ? sc.platform_server->gpus : 8;
+  step.parts.nodes = std::ceil(step.parts.gpus / step.gpus_per_node);
+  step.parts.nics = step.parts.nodes * (sc.platform_server ? sc.platform_server->nic.count : 1);
+  step.fabric_tiers = sc.platform_fabric && sc.platform_fabric->topology != "switch" ? 2 : 1;
+  step.gpu_tdp_w = sc.device.tdp_w;
+  step.checkpoint_bytes = sc.llm ? sc.llm->checkpoint_bytes : 0;
+  step.host_copy_bw = sc.platform_server ? sc.platform_server->pcie.bandwidth : 0;
+  return step;
+}
+
+// The campaign of a run; under a power cap, of the step run again at the clock the cap allows.
+CampaignFigures run_campaign(const Scenario& sc, const ScenarioRun& run) {
+  const CampaignSetup& setup = *sc.campaign;
+  CampaignStep step = campaign_step(sc, run);
+  if (setup.power.cap_w > 0 && step.gpu_tdp_w > 0) {
+    PowerSpec uncapped = setup.power;
+    uncapped.cap_w = 0;
+    uncapped.gpu_tdp_w = step.gpu_tdp_w;
+    const PowerFigures p = power_figures(uncapped, step.activity);
+    const double clock = capped_clock(p.gpu_train_w, p.gpu_idle_w, setup.power.cap_w);
+    if (clock <= 0)
+      throw InputError("campaign.power.cap: " + std::to_string(setup.power.cap_w) +
+                       " W is at or below the GPU's idle draw (" + std::to_string(p.gpu_idle_w) +
+                       " W): nothing would run");
+    if (clock < 1) {
+      Scenario slow;
+      scaled_input(sc, "kernels", clock, &slow);
+      slow.campaign.reset();
+      slow.sensitivity = false;
+      RunOptions quiet;
+      quiet.isolated = true;
+      quiet.replay.record_timeline = false;
+      const ScenarioRun capped = run_scenario(slow, quiet);
+      step = campaign_step(slow, capped);
+      step.clock = clock;
+    }
+  }
+  return evaluate_campaign(setup, step);
+}
+
 }  // namespace
 
 ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
@@ -37,7 +101,9 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
   }
   // The sensitivity variants replay after this run, each in a child: this process must not hold
   // a SimGrid engine when it forks them.
-  const bool isolated = options.isolated || sc.sensitivity;
+  // A power cap runs the step again at the capped clock, likewise.
+  const bool isolated =
+      options.isolated || sc.sensitivity || (sc.campaign && sc.campaign->power.cap_w > 0);
   run.result = isolated ? replay_isolated(sc.platform, sc.graph, replay_options)
                         : replay(sc.platform, sc.graph, replay_options);
   RunResult& r = run.result;
@@ -54,6 +120,10 @@ ScenarioRun run_scenario(const Scenario& sc, const RunOptions& options) {
     run.metrics.emplace_back("likely.high_s", likely_high(sc.error_band, run.iteration_s));
     run.metrics.emplace_back("likely.runs", sc.error_band.runs);
     run.metrics.emplace_back("likely.median_error", sc.error_band.median_abs);
+  }
+  if (sc.campaign && !sc.jobs) {
+    run.campaign = run_campaign(sc, run);
+    for (auto& m : campaign_metrics(*run.campaign)) run.metrics.push_back(std::move(m));
   }
   if (sc.sensitivity && !sc.jobs) {
     run.sensitivity = sensitivity_runs(sc);

@@ -44,6 +44,8 @@ struct ScenarioRun {
   std::vector<std::pair<std::string, double>> metrics;
   // With sc.sensitivity: how far each uncertain input moves the step.
   std::vector<SensitivityRow> sensitivity;
+  // With a `campaign` section: the training campaign around this step.
+  std::optional<CampaignFigures> campaign;
   // What a results file of this run says about it (scenario text, device, LLM tokens, FLOPs
   // and memory verdict, job table).
   ResultFileMeta meta;

@@ -65,7 +65,9 @@ Scenario rebuilt(const Scenario& sc, const std::vector<std::string>& keys) {
   YAML::Node root = YAML::Load(sc.resolved_yaml);
   apply_override(root, "output.sensitivity=false");
   for (const auto& k : keys) apply_override(root, k);
-  return build_scenario(root, sc.origin, sc.text);
+  Scenario out = build_scenario(root, sc.origin, sc.text);
+  out.campaign.reset();
+  return out;
 }
 
 SensitivityRow overlap_row(const Scenario& sc) {
@@ -119,6 +121,8 @@ std::vector<SensitivityRow> sensitivity_runs(const Scenario& sc) {
     Scenario a, b;
     if (scaled_input(sc, in.name, slow, &a) && scaled_input(sc, in.name, fast, &b)) {
       a.sensitivity = b.sensitivity = false;  // a variant has no variants of its own
+      a.campaign.reset();
+      b.campaign.reset();
       row.applies = true;
       row.slow_s = run_scenario(a, quiet_child()).iteration_s;
       row.fast_s = run_scenario(b, quiet_child()).iteration_s;

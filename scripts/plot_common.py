@@ -150,9 +150,9 @@ def filter_rows(rows, where):
     return rows
 
 
-# Parameters a sweep writes itself, and a run's figures (llm., jobs., likely., sensitivity.):
-# never a point's own choice.
-NOT_CHOSEN = ("sweep.", "plan.", "llm.", "jobs.", "likely.", "sensitivity.")
+# Parameters a sweep writes itself, and a run's figures (llm., jobs., likely., sensitivity.,
+# campaign.): never a point's own choice.
+NOT_CHOSEN = ("sweep.", "plan.", "llm.", "jobs.", "likely.", "sensitivity.", "campaign.")
 
 
 def varying_keys(rows, skip_prefixes=NOT_CHOSEN):

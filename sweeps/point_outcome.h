@@ -21,9 +21,10 @@ struct PointOutcome {
   // Figures the workload reports beside the run (a language model's tokens/s, MFU and time
   // breakdown, scenario/llm_figures.h; a shared cluster's throughput, slowdown and
   // utilization, scenario/job_report.h; the likely range of the step time from the validated
-  // runs most like it, scenario/error_band.h; the sensitivity variants, scenario/sensitivity.h),
-  // stored with the point's parameters; their names start with "llm.", "jobs.", "likely." or
-  // "sensitivity." (is_metric_name), which is how a resumed sweep finds them again.
+  // runs most like it, scenario/error_band.h; the sensitivity variants, scenario/sensitivity.h;
+  // a training campaign's figures, scenario/campaign_run.h), stored with the point's parameters;
+  // their names start with "llm.", "jobs.", "likely.", "sensitivity." or "campaign."
+  // (is_metric_name), which is how a resumed sweep finds them again.
   std::vector<std::pair<std::string, double>> metrics;
 };
 
