@@ -18,6 +18,7 @@ struct SearchState {
   std::map<uint64_t, const LlmPlanRow*> by_hash;
   int infeasible = 0, failed = 0;
   bool train = false, priced = false;
+  bool campaign = false;  // every plan ran its campaign (the `campaign` section)
 };
 
 std::string plan_text(const LlmPlanRow& r) {
@@ -67,15 +68,20 @@ void print_search(const SearchState& st, const SweepInput& in, const std::string
   }
   const size_t top = std::min(st.rows.size(), static_cast<size_t>(st.spec.top));
   std::printf("\nBest %zu by %s (seconds per iteration; the breakdown is an average GPU's):\n", top,
-              st.spec.by_cost       ? "cost per iteration"
+              st.spec.by_cost       ? (st.campaign ? "the campaign's cost" : "cost per iteration")
               : st.spec.pessimistic ? "the top of the likely range of the time per iteration"
+              : st.campaign         ? "the campaign's expected wall time (failures, checkpoints "
+                                      "and restarts included)"
                                     : "time per iteration");
   std::printf(
       "  %4s  %5s %3s %3s %4s %2s %3s %4s  %-9s %-8s %9s %15s %10s %6s  %8s %8s %7s %7s %7s %7s",
       "rank", "GPUs", "TP", "PP", "DP", "CP", "mb", "ZeRO", "recompute", "schedule", "iteration",
       "likely", "tokens/s", "MFU", "compute", "recomp", "TP", "PP", "DP", "bubble");
-  if (st.train) std::printf(" %7s", "days");
-  if (st.priced) std::printf(" %12s", st.train ? "run cost" : "cost/iter");
+  if (st.campaign)
+    std::printf(" %7s %7s", "days", "goodput");
+  else if (st.train)
+    std::printf(" %7s", "days");
+  if (st.priced) std::printf(" %12s", st.train || st.campaign ? "run cost" : "cost/iter");
   std::printf("  point\n");
   for (size_t i = 0; i < top; ++i) {
     const LlmPlanRow& r = st.rows[i];
@@ -91,11 +97,16 @@ void print_search(const SearchState& st, const SweepInput& in, const std::string
                 seconds(b.compute).c_str(), seconds(b.recompute).c_str(),
                 seconds(b.tp + b.cp + b.ep).c_str(), seconds(b.pp).c_str(), seconds(b.dp).c_str(),
                 seconds(b.bubble).c_str());
-    if (st.train) std::printf(" %7.1f", f.train_days);
+    if (st.campaign)
+      std::printf(" %7.1f %6.1f%%", r.campaign_days, 100 * r.campaign_goodput);
+    else if (st.train)
+      std::printf(" %7.1f", f.train_days);
     // A run's cost in whole units; one iteration's is often below one, so in hundredths.
     if (st.priced)
-      std::printf(st.train ? " %12.0f" : " %12.2f",
-                  st.train ? r.training_cost : r.cost_per_iteration);
+      std::printf(st.train || st.campaign ? " %12.0f" : " %12.2f",
+                  st.campaign && r.campaign_cost > 0 ? r.campaign_cost
+                  : st.train                         ? r.training_cost
+                                                     : r.cost_per_iteration);
     std::printf("  %lld", static_cast<long long>(r.index));
     const std::string own = own_axes(in, in.points[r.index]);
     std::printf("%s%s\n", own.empty() ? "" : "  ", own.c_str());
@@ -169,6 +180,8 @@ SweepHooks plan_search_hooks() {
     for (const auto& r : st->rows) {
       st->by_hash[in.points[r.index].hash] = &r;
       st->train = st->train || r.figures.train_days > 0;
+      st->campaign = st->campaign || r.campaign_days > 0;
+      st->priced = st->priced || r.campaign_cost > 0;
     }
     st->infeasible = store.points_infeasible();
     st->failed = store.points_failed();

@@ -55,14 +55,28 @@ std::vector<LlmPlanRow> rank_llm_plans(const LlmPlanSpec& spec, const SweepInput
     likely_range(*o, &r.likely_low, &r.likely_high);
     r.cost_per_iteration = r.gpus * f.iteration_s / 3600 * r.gpu_hour;
     r.training_cost = f.gpu_hours * r.gpu_hour;
+    for (const auto& [name, value] : o->metrics) {
+      if (name == "campaign.wall_days") r.campaign_days = value;
+      if (name == "campaign.goodput") r.campaign_goodput = value;
+      if (name == "campaign.cost") r.campaign_cost = value;
+    }
     rows.push_back(std::move(r));
   }
+  // With a campaign on every plan, time is the campaign's and cost the campaign's where it has
+  // prices: a plan's failures, checkpoints and restarts count, not only its step.
+  const bool campaigns =
+      !rows.empty() && std::all_of(rows.begin(), rows.end(),
+                                   [](const LlmPlanRow& r) { return r.campaign_days > 0; });
+  auto time_of = [&](const LlmPlanRow& r) {
+    return campaigns ? r.campaign_days : r.figures.iteration_s;
+  };
+  auto cost_of = [&](const LlmPlanRow& r) {
+    return campaigns && r.campaign_cost > 0 ? r.campaign_cost : r.cost_per_iteration;
+  };
   std::stable_sort(rows.begin(), rows.end(), [&](const LlmPlanRow& a, const LlmPlanRow& b) {
-    if (spec.by_cost && a.cost_per_iteration != b.cost_per_iteration)
-      return a.cost_per_iteration < b.cost_per_iteration;
+    if (spec.by_cost && cost_of(a) != cost_of(b)) return cost_of(a) < cost_of(b);
     if (spec.pessimistic && a.likely_high != b.likely_high) return a.likely_high < b.likely_high;
-    if (a.figures.iteration_s != b.figures.iteration_s)
-      return a.figures.iteration_s < b.figures.iteration_s;
+    if (time_of(a) != time_of(b)) return time_of(a) < time_of(b);
     return a.index < b.index;
   });
   for (size_t i = 0; i < rows.size(); ++i) {

@@ -12,7 +12,9 @@
 //     top: 10                  # plans printed
 //
 // With workload.train_tokens, each plan also gets the days and GPU-hours a training run of
-// that many tokens takes, and its cost.
+// that many tokens takes, and its cost. With a `campaign` section, each plan's campaign
+// (failures, checkpoints at the interval its rule picks for that plan, restarts) gives its days
+// and cost instead, and time ranks plans by the campaign's expected wall time.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -54,6 +56,10 @@ struct LlmPlanRow {
   double likely_high = 0;
   // Its likely range overlaps the best plan's: the model's error cannot tell the two apart.
   bool within_range_of_best = false;
+  // With a campaign: its expected wall days, goodput and cost (0: no campaign).
+  double campaign_days = 0;
+  double campaign_goodput = 0;
+  double campaign_cost = 0;
 };
 
 // One row per distinct simulated point (the first index of each hash), ranked. Throws

@@ -403,6 +403,38 @@ plan:
 namespace orrery {
 namespace {
 
+// With a campaign, each plan's campaign ranks it: the least expected wall time (failures,
+// checkpoints and restarts included) first, with its days, goodput and cost in the table.
+TEST(LlmPlan, PlansRankByTheirCampaign) {
+  const std::string dir = testing::make_temp_dir("llm_plan");
+  testing::write_file(dir + "/p.yaml", R"(name: llm-plan-campaign
+platform: {preset: dgx-h100, servers: 2}
+workload: {type: llm, model: llama2_7b, seq_len: 1024, global_batch: 32}
+campaign: {tokens: 100B, prices: {gpu_hour: 2.5}, checkpoint: {interval: optimal}}
+plan:
+  search: {tp: [1, 2, 8], pp: [1], micro_batch: [1], zero: [1], recompute: [selective]}
+)");
+  const std::string bin = testing::orrery_bin();
+  auto r = testing::run_shell(bin + " plan " + dir + "/p.yaml -o " + dir + "/out.h5 -j 2");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("by the campaign's expected wall time"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("goodput"), std::string::npos) << r.output;
+  LoadedResults res = read_results_h5(dir + "/out.h5");
+  double best = 1e30, rank1 = 0;
+  for (const auto& run : res.runs) {
+    const auto& p = run.params;
+    ASSERT_EQ(p.at("sweep.status"), "ok");
+    const double days = std::atof(p.at("campaign.wall_days").c_str());
+    best = std::min(best, days);
+    if (p.at("plan.rank") == "1") rank1 = days;
+    // Its cost: 16 GPUs and the spares' GPUs for its wall time, and its energy.
+    const double spares = std::atof(p.at("campaign.spares").c_str());
+    EXPECT_NEAR(std::atof(p.at("campaign.gpu_cost").c_str()), (16 + 8 * spares) * days * 24 * 2.5,
+                1e-6 * days * 24 * 2.5 * 24);
+  }
+  EXPECT_EQ(rank1, best);
+}
+
 // A search over two systems whose top rows are all one system's: the list of each system's
 // best plan still names the other, with its own best rank and time.
 TEST(LlmPlan, PlanAcrossSystemsShowsEachSystemsBestPlan) {
