@@ -67,6 +67,17 @@ std::string likely_text(const RunRecord& r) {
 }
 
 constexpr const char* kSensitivityPrefix = "sensitivity.";
+constexpr const char* kCampaignPrefix = "campaign.";
+
+// "54.8 d at 99.9%": a point's campaign, its expected wall time and goodput; "-" without one.
+std::string campaign_text(const RunRecord& r) {
+  const std::string days = param(r, "campaign.wall_days"), good = param(r, "campaign.goodput");
+  if (days.empty() || good.empty()) return "-";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f d at %.1f%%", std::strtod(days.c_str(), nullptr),
+                100 * std::strtod(good.c_str(), nullptr));
+  return text;
+}
 
 // "kernels -12/+12%": of the inputs a point's sensitivity variants moved, the one whose two ends
 // lie furthest apart, with the step's change at each end; "-" without variants.
@@ -127,7 +138,7 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
     for (const auto& r : runs)
       for (const auto& [k, v] : r.params)
         if (!bookkeeping(k) && k.rfind(kLikelyPrefix, 0) != 0 &&
-            k.rfind(kSensitivityPrefix, 0) != 0)
+            k.rfind(kSensitivityPrefix, 0) != 0 && k.rfind(kCampaignPrefix, 0) != 0)
           keys.insert(k);
     for (const auto& k : keys) {
       std::set<std::string> values;
@@ -145,15 +156,21 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
   const bool sensitive = std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) {
     return !param(r, "sensitivity.kernels.fast_s").empty();
   });
+  // A campaign's expected wall time and goodput, where the points ran one.
+  const bool campaign = std::any_of(runs.begin(), runs.end(), [](const RunRecord& r) {
+    return !param(r, "campaign.wall_days").empty();
+  });
   head.insert(head.end(), {"status", "iteration"});
   if (likely) head.push_back("likely");
   if (sensitive) head.push_back("moved most by");
+  if (campaign) head.push_back("campaign");
   for (const char* h : {"iter/s", "compute", "comm", "io", "idle"}) head.push_back(h);
   // The PAI analytical estimate, where the points have one (model workloads).
   const bool analytic = std::any_of(
       runs.begin(), runs.end(), [](const RunRecord& r) { return r.result.analytical_seconds > 0; });
   if (analytic) head.push_back("analytic");
-  const size_t numbers = 6 + (analytic ? 1 : 0) + (likely ? 1 : 0) + (sensitive ? 1 : 0);
+  const size_t numbers =
+      6 + (analytic ? 1 : 0) + (likely ? 1 : 0) + (sensitive ? 1 : 0) + (campaign ? 1 : 0);
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunRecord& r = runs[i];
@@ -170,6 +187,7 @@ void write_report_table(std::ostream& out, const LoadedResults& results,
       row.insert(row.end(), {"ok", format_time(s.iteration_time_s)});
       if (likely) row.push_back(likely_text(r));
       if (sensitive) row.push_back(most_sensitive_text(r, s.iteration_time_s));
+      if (campaign) row.push_back(campaign_text(r));
       row.insert(row.end(), {rate, format_time(s.compute_s), format_time(s.comm_s),
                              format_time(s.io_s), format_time(s.idle_s)});
       if (analytic)

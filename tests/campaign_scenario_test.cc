@@ -175,6 +175,10 @@ TEST(CampaignScenario, RunPrintsTheCampaignAndSweepsKeepIt) {
   EXPECT_NE(r.output.find("0 run now, 2 already done"), std::string::npos) << r.output;
   r = testing::run_shell(bin + " report " + dir + "/w.h5 --csv - -q 2>&1");
   EXPECT_NE(r.output.find("campaign.wall_days"), std::string::npos) << r.output;
+  // The table: one column for the campaign, not its two dozen figures.
+  r = testing::run_shell(bin + " report " + dir + "/w.h5 2>&1");
+  EXPECT_NE(r.output.find(" d at "), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("campaign.goodput"), std::string::npos) << r.output;
 }
 
 }  // namespace
