@@ -13,9 +13,8 @@ CheckpointCost checkpoint_cost(const CheckpointPlan& plan, const Storage& storag
   CheckpointCost c;
   c.write_s = through(storage.write_bw, storage.node_write_bw);
   c.read_s = through(storage.read_bw, storage.node_read_bw);
-  c.blocking_s = plan.async
-                     ? plan.bytes / (nodes * std::max(1, plan.gpus_per_node)) / plan.host_copy_bw
-                     : c.write_s;
+  const double shard = plan.bytes / (nodes * std::max(1, plan.gpus_per_node));
+  c.blocking_s = plan.overhead_s + (plan.async ? shard / plan.host_copy_bw : c.write_s);
   return c;
 }
 

@@ -21,6 +21,9 @@ struct CheckpointPlan {
   // while training goes on; synchronous: training waits for the write.
   bool async = false;
   double host_copy_bw = 0;  // bytes/s from one GPU to its host memory (async)
+  // What a checkpoint pauses beyond moving its bytes: stopping at a step boundary, gathering
+  // every rank's state and metadata, the barriers around it.
+  double overhead_s = 0;
 };
 
 struct CheckpointCost {
@@ -31,7 +34,8 @@ struct CheckpointCost {
 
 // Every server writes (reads) its share at once: the slower of the system's aggregate rate
 // and one server's rate decides. Synchronous checkpoints block for the write; asynchronous ones
-// for one GPU's shard over its host copy bandwidth, and write in the background.
+// for one GPU's shard over its host copy bandwidth, and write in the background; both pause the
+// overhead besides.
 CheckpointCost checkpoint_cost(const CheckpointPlan& plan, const Storage& storage);
 
 // The interval of work between checkpoints that minimizes expected lost time, for checkpoints

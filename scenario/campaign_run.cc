@@ -99,6 +99,7 @@ std::optional<CampaignSetup> read_campaign(const YamlMap& root, const std::strin
       s.interval_s = ck.time("interval", 0, Range{1, 1e9, Quantity::kTime});
   }
   s.async = ck.boolean("async", false);
+  s.overhead_s = ck.time("overhead", s.overhead_s, Range{0, 86400, Quantity::kTime});
   s.checkpoint_bytes = ck.size("bytes", 0, limits::kBytes);
   s.storage = default_storage();
   const YamlMap st = ck.map("storage");
@@ -145,6 +146,7 @@ CampaignFigures evaluate_campaign(const CampaignSetup& setup, const CampaignStep
   plan.nodes = std::max(1, static_cast<int>(step.parts.nodes));
   plan.gpus_per_node = std::max(1, step.gpus_per_node);
   plan.async = setup.async;
+  plan.overhead_s = setup.overhead_s;
   plan.host_copy_bw = setup.host_copy_bw > 0  ? setup.host_copy_bw
                       : step.host_copy_bw > 0 ? step.host_copy_bw
                                               : 25e9;
@@ -166,8 +168,10 @@ CampaignFigures evaluate_campaign(const CampaignSetup& setup, const CampaignStep
 
   auto with_work = [&](double work) {
     m.work_s = work;
-    m.interval_s = setup.interval_s > 0 ? std::max(setup.interval_s, m.durable_lag_s)
-                                        : choose_interval(m, setup.rule);
+    const double interval = setup.interval_s > 0 ? std::max(setup.interval_s, m.durable_lag_s)
+                                                  : choose_interval(m, setup.rule);
+    // A checkpoint is taken between steps: a whole number of them, at least one.
+    m.interval_s = std::max(1.0, std::round(interval / step.step_s)) * step.step_s;
     return expect_campaign(m);
   };
   if (setup.tokens > 0) {

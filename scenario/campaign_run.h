@@ -32,6 +32,10 @@ struct CampaignSetup {
   IntervalRule rule = IntervalRule::kDaly;
   double interval_s = 0;  // a fixed interval instead of the rule
   bool async = false;
+  // The pause beyond the bytes: "several seconds" for the GPU-to-host stage of MegaScale's
+  // checkpoints (Jiang et al., "MegaScale: Scaling Large Language Model Training to More Than
+  // 10,000 GPUs", NSDI 2024, section 4.4), taken as 3 s.
+  double overhead_s = 3;
   double checkpoint_bytes = 0;  // 0: the language model's weights and optimizer states
   Storage storage;
   double host_copy_bw = 0;  // 0: the platform's PCIe link

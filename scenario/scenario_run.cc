@@ -32,12 +32,22 @@ CampaignStep campaign_step(const Scenario& sc, const ScenarioRun& run) {
   CampaignStep step;
   step.step_s = run.iteration_s;
   step.tokens_per_step = sc.llm ? sc.llm->tokens : 0;
-  const RunSummary s = summarize_run(run.result);
-  const double span = run.result.makespan;
+  // What an average GPU does, over the GPUs that ran kernels: a language model simulated one
+  // replica in full leaves the others' compute to that one (strategy.replicas: one).
+  double n = 0, compute = 0, memory = 0, comm = 0;
+  for (const DeviceStats& d : run.result.devices) {
+    const double busy = d.busy[static_cast<int>(StreamClass::kCompute)];
+    if (busy <= 0) continue;
+    ++n;
+    compute += busy;
+    memory += d.memory_bound;
+    comm += d.exposed_comm;
+  }
+  const double span = run.result.makespan * n;
   if (span > 0) {
-    step.activity.compute_bound = std::max(0.0, s.compute_s - s.memory_bound_s) / span;
-    step.activity.memory_bound = s.memory_bound_s / span;
-    step.activity.communication = s.exposed_comm_s / span;
+    step.activity.compute_bound = std::max(0.0, compute - memory) / span;
+    step.activity.memory_bound = memory / span;
+    step.activity.communication = comm / span;
   }
   std::set<std::string> gpu_hosts, used;
   for (const auto& h : sc.platform.topology.hosts)
@@ -47,9 +57,19 @@ CampaignStep campaign_step(const Scenario& sc, const ScenarioRun& run) {
   step.parts.gpus = sc.llm
                         ? sc.llm->gpus
                         : static_cast<double>(used.empty() ? sc.graph.devices.size() : used.size());
-  step.gpus_per_node = sc.platform_server ? sc.platform_server->gpus : 8;
-  step.parts.nodes = std::ceil(step.parts.gpus / step.gpus_per_node);
-  step.parts.nics = step.parts.nodes * (sc.platform_server ? sc.platform_server->nic.count : 1);
+  // A node is a host: one operating system over two CPU sockets, as the fleet studies count
+  // servers (an 8-GPU server; a GB200 NVL72 rack is 18 compute trays of 2 Grace CPUs and 4 GPUs).
+  if (sc.platform_server) {
+    const ServerSpec& server = *sc.platform_server;
+    const int hosts = std::max(1, server.cpu.sockets / 2);
+    step.gpus_per_node = std::max(1, server.gpus / hosts);
+    step.parts.nodes = std::ceil(step.parts.gpus / step.gpus_per_node);
+    step.parts.nics = std::ceil(step.parts.gpus * server.nic.count / server.gpus);
+  } else {
+    step.gpus_per_node = 8;
+    step.parts.nodes = std::ceil(step.parts.gpus / 8);
+    step.parts.nics = step.parts.nodes;
+  }
   step.fabric_tiers = sc.platform_fabric && sc.platform_fabric->topology != "switch" ? 2 : 1;
   step.gpu_tdp_w = sc.device.tdp_w;
   step.checkpoint_bytes = sc.llm ? sc.llm->checkpoint_bytes : 0;

@@ -51,17 +51,20 @@ TEST(CampaignScenario, TheStepsFiguresGoIntoTheCampaign) {
   const CampaignFigures& f = *run.campaign;
   EXPECT_DOUBLE_EQ(f.steps, 1e8);
   EXPECT_NEAR(f.work_s, 1e8 * 12.2e-3, 1e-3);
-  // 10 GB from one server: 20 GB/s out, 40 GB/s back (the default storage's per-server rates).
-  EXPECT_NEAR(f.checkpoint.blocking_s, 0.5, 1e-12);
+  // 10 GB from one server: 20 GB/s out, 40 GB/s back (the default storage's per-server rates);
+  // the pause is the write and the default 3 s of overhead.
+  EXPECT_NEAR(f.checkpoint.write_s, 0.5, 1e-12);
+  EXPECT_NEAR(f.checkpoint.blocking_s, 3.5, 1e-12);
   EXPECT_NEAR(f.checkpoint.read_s, 0.25, 1e-12);
   EXPECT_NEAR(f.restart_s, 600.25, 1e-9);
   // The campaign is campaigns/'s model of exactly these inputs.
   CampaignModel m;
   m.causes = {{"x", "X", false, 0.01}};
   m.work_s = f.work_s;
-  m.checkpoint_s = 0.5;
+  m.checkpoint_s = 3.5;
   m.restart_s = 600.25;
-  m.interval_s = choose_interval(m, IntervalRule::kDaly);
+  // Daly's interval, to whole steps.
+  m.interval_s = std::round(choose_interval(m, IntervalRule::kDaly) / 12.2e-3) * 12.2e-3;
   EXPECT_NEAR(f.interval_s, m.interval_s, 1e-9);
   const CampaignExpectation e = expect_campaign(m);
   EXPECT_NEAR(f.expected.wall_s, e.wall_s, 1e-6);

@@ -49,6 +49,10 @@ TEST(Checkpoint, WriteReadAndPauseByHand) {
   c = checkpoint_cost(p, s);
   EXPECT_DOUBLE_EQ(c.blocking_s, 0.5);
   EXPECT_DOUBLE_EQ(c.write_s, 5);
+  // A fixed overhead adds to the pause, not to the write.
+  p.overhead_s = 2;
+  EXPECT_DOUBLE_EQ(checkpoint_cost(p, s).blocking_s, 2.5);
+  EXPECT_DOUBLE_EQ(checkpoint_cost(p, s).write_s, 5);
 }
 
 CampaignModel one_cause(double per_hour, bool hardware = false) {

@@ -77,7 +77,8 @@ TEST(Studies, EveryStudyExpandsToItsDocumentedPoints) {
                                              {"llama2-70b-plan-search", 1848},
                                              {"cluster-network-upgrade", 80},
                                              {"nvl72-vs-dgx-plan", 64},
-                                             {"fp8-blackwell", 8}};
+                                             {"fp8-blackwell", 8},
+                                             {"campaign-405b", 9}};
   auto dir = make_temp_dir("studies");
   int seen = 0;
   for (const auto& entry : fs::directory_iterator(source_path("scenarios/studies"))) {
@@ -383,6 +384,42 @@ sweep:
     EXPECT_NE(out.find(cell), std::string::npos) << cell << "\n" << out;
   }
   EXPECT_LT(step.at("H100-FP8"), step.at("H100-BF16"));
+}
+
+// The campaign plot: one row per system and GPU count, each the point's own campaign figures.
+TEST(Studies, CampaignPlotShowsEachPointsCampaign) {
+  NEED_BINARY();
+  if (!have_plotting()) GTEST_SKIP() << "/usr/bin/python3 with h5py and matplotlib not available";
+  auto dir = make_temp_dir("campaign-study");
+  write_file(dir + "/s.yaml", R"(name: mini-campaign
+description: a 7B model to 20B tokens
+platform: {preset: dgx-h100, servers: 1}
+workload: {type: llm, model: llama2_7b, seq_len: 1024, global_batch: 16, micro_batch: 1}
+strategy: {tp: 8, sequence_parallel: true, replicas: one, tp_collectives: analytical}
+campaign: {tokens: 20B, prices: {gpu_hour: 2}}
+sweep:
+  named:
+    system:
+      H100: {platform.preset: dgx-h100}
+      H200: {platform.preset: dgx-h200}
+    gpus:
+      "8": {description: "8 GPUs"}
+      "16": {description: "16 GPUs"}
+  derived:
+    platform.servers: "${gpus} / 8"
+)");
+  const std::vector<RunRecord> runs = sweep_runs(dir, "c.h5");
+  ASSERT_EQ(runs.size(), 4u);
+  const std::string out = plot_table("plot_campaign.py", dir + "/c.h5");
+  for (const auto& run : runs) {
+    char row[160];
+    std::snprintf(row, sizeof row, "| %s | %s | %.2f s | %.1f | %.1f | %.1f%% |",
+                  run.params.at("system").c_str(), run.params.at("gpus").c_str(),
+                  run.result.makespan, std::stod(run.params.at("campaign.work_days")),
+                  std::stod(run.params.at("campaign.wall_days")),
+                  100 * std::stod(run.params.at("campaign.goodput")));
+    EXPECT_NE(out.find(row), std::string::npos) << row << "\n" << out;
+  }
 }
 
 }  // namespace
