@@ -134,8 +134,9 @@ void print_campaign(const CampaignSetup& s, const CampaignFigures& f) {
   if (f.power.gpu_train_w > 0) {
     std::printf(
         "  power         %.0f W per GPU training, %.2f MW for the job with its servers and "
-        "network (PUE %.2f)\n",
-        f.power.gpu_train_w, f.power.facility_train_w / 1e6, s.power.pue);
+        "network (PUE %.2f): %.1f kWh a step\n",
+        f.power.gpu_train_w, f.power.facility_train_w / 1e6, s.power.pue,
+        f.power.facility_train_w * f.step_s / 3.6e6);
     std::printf("  energy        %s\n", energy(f.energy_j).c_str());
   } else {
     std::printf("  energy        not known: the GPU's spec gives no board power (tdp_w)\n");

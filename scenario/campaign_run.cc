@@ -169,7 +169,7 @@ CampaignFigures evaluate_campaign(const CampaignSetup& setup, const CampaignStep
   auto with_work = [&](double work) {
     m.work_s = work;
     const double interval = setup.interval_s > 0 ? std::max(setup.interval_s, m.durable_lag_s)
-                                                  : choose_interval(m, setup.rule);
+                                                 : choose_interval(m, setup.rule);
     // A checkpoint is taken between steps: a whole number of them, at least one.
     m.interval_s = std::max(1.0, std::round(interval / step.step_s)) * step.step_s;
     return expect_campaign(m);
@@ -233,6 +233,7 @@ std::vector<std::pair<std::string, double>> campaign_metrics(const CampaignFigur
       {"campaign.clock", f.clock},
       {"campaign.gpu_power_w", f.power.gpu_train_w},
       {"campaign.power_mw", f.power.facility_train_w / 1e6},
+      {"campaign.step_energy_kwh", f.power.facility_train_w * f.step_s / 3.6e6},
       {"campaign.energy_mwh", f.energy_j / 3.6e9},
       {"campaign.gpu_cost", f.gpu_cost},
       {"campaign.energy_cost", f.energy_cost},

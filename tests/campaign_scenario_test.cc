@@ -82,6 +82,7 @@ TEST(CampaignScenario, TheStepsFiguresGoIntoTheCampaign) {
   const auto mm = metrics_of(run);
   EXPECT_NEAR(mm.at("campaign.wall_days"), e.wall_s / 86400, 1e-9);
   EXPECT_NEAR(mm.at("campaign.interruptions.x"), e.interruptions, 1e-9);
+  EXPECT_NEAR(mm.at("campaign.step_energy_kwh"), 1.1 * it * 12.2e-3 / 3.6e6, 1e-12);
   EXPECT_EQ(mm.count("campaign.mc.wall_days"), 0u);
 }
 
