@@ -14,9 +14,9 @@ struct Storage {
 };
 
 struct CheckpointPlan {
-  double bytes = 0;  // the whole checkpoint: every shard of weights and optimizer states
-  int nodes = 1;     // servers writing their shards at once (every GPU writes its own)
-  int gpus_per_node = 1;
+  double bytes = 0;       // the whole checkpoint: every shard of weights and optimizer states
+  int nodes = 1;          // servers writing their shards at once
+  int gpus_per_node = 1;  // GPUs of a server that write a shard each
   // Asynchronous: each GPU copies its shard to host memory (the pause) and the host writes it
   // while training goes on; synchronous: training waits for the write.
   bool async = false;

@@ -143,8 +143,9 @@ CampaignFigures evaluate_campaign(const CampaignSetup& setup, const CampaignStep
         "language model's weights and optimizer states); give the checkpoint's size");
   CheckpointPlan plan;
   plan.bytes = f.checkpoint_bytes;
-  plan.nodes = std::max(1, static_cast<int>(step.parts.nodes));
-  plan.gpus_per_node = std::max(1, step.gpus_per_node);
+  const double writers = std::max(1.0, step.checkpoint_writers);
+  plan.gpus_per_node = std::max(1, std::min(step.gpus_per_node, static_cast<int>(writers)));
+  plan.nodes = std::max(1, static_cast<int>(std::ceil(writers / plan.gpus_per_node)));
   plan.async = setup.async;
   plan.overhead_s = setup.overhead_s;
   plan.host_copy_bw = setup.host_copy_bw > 0  ? setup.host_copy_bw

@@ -60,8 +60,12 @@ struct CampaignStep {
   int fabric_tiers = 1;
   double gpu_tdp_w = 0;
   double checkpoint_bytes = 0;  // the model's (0: unknown)
-  double host_copy_bw = 0;      // the platform's GPU-to-host link
-  double clock = 1;             // under a power cap: the clock the step ran at
+  // GPUs that write a shard of it: every GPU when the optimizer states are sharded over the
+  // data-parallel ranks (ZeRO-1 and up, Megatron's distributed optimizer), one replica's when
+  // each replica holds them whole, one GPU for a data-parallel model (DDP saves from rank 0).
+  double checkpoint_writers = 1;
+  double host_copy_bw = 0;  // the platform's GPU-to-host link
+  double clock = 1;         // under a power cap: the clock the step ran at
 };
 
 struct CampaignFigures {

@@ -73,6 +73,11 @@ CampaignStep campaign_step(const Scenario& sc, const ScenarioRun& run) {
   step.fabric_tiers = sc.platform_fabric && sc.platform_fabric->topology != "switch" ? 2 : 1;
   step.gpu_tdp_w = sc.device.tdp_w;
   step.checkpoint_bytes = sc.llm ? sc.llm->checkpoint_bytes : 0;
+  if (sc.llm) {
+    const ParallelPlan& p = sc.llm->plan;
+    step.checkpoint_writers =
+        p.zero >= 1 ? step.parts.gpus : std::min(step.parts.gpus, 1.0 * p.tp * p.pp * p.cp * p.ep);
+  }
   step.host_copy_bw = sc.platform_server ? sc.platform_server->pcie.bandwidth : 0;
   return step;
 }

@@ -156,6 +156,23 @@ campaign: {tokens: 100B}
   EXPECT_DOUBLE_EQ(f.steps, std::ceil(100e9 / (64 * 1024)));
   EXPECT_NEAR(f.tokens, f.steps * 64 * 1024, 1);
   EXPECT_DOUBLE_EQ(f.checkpoint_bytes, sc.llm->checkpoint_bytes);
+  // ZeRO-1 shards the optimizer states over the 8 data-parallel GPUs: each copies an eighth to
+  // its host. Without ZeRO every replica holds them whole and one GPU (TP 1, PP 1) writes all.
+  const double host = 64e9;
+  auto pause = [&](const char* zero) {
+    const Scenario z = load(R"(name: llm
+platform: {preset: dgx-h100, servers: 1}
+workload: {type: llm, model: llama2_7b, seq_len: 1024, global_batch: 64, micro_batch: 1}
+strategy: {tp: 1, pp: 1}
+campaign: {tokens: 100B, checkpoint: {async: true, overhead: 0s, host_copy: 64GB/s}}
+)",
+                            {std::string("strategy.zero=") + zero});
+    RunOptions o;
+    o.isolated = true;
+    return run_scenario(z, o).campaign->checkpoint.blocking_s;
+  };
+  EXPECT_NEAR(pause("1"), sc.llm->checkpoint_bytes / 8 / host, 1e-9);
+  EXPECT_NEAR(pause("0"), sc.llm->checkpoint_bytes / host, 1e-9);
 }
 
 TEST(CampaignScenario, RunPrintsTheCampaignAndSweepsKeepIt) {
