@@ -114,8 +114,18 @@ CaseAnswer run_case_command(const PublishedCase& c, const std::string& self) {
   std::vector<std::string> argv = {self};
   argv.insert(argv.end(), cmd.args.begin(), cmd.args.end());
   CaseAnswer a;
-  a.predicted =
-      command_prediction(c, run_program(argv, "orrery " + c.scenario.substr(7)), &a.detail);
+  std::string output;
+  try {
+    output = run_program(argv, "orrery " + c.scenario.substr(7));
+  } catch (const InputError& e) {
+    // The command's own "orrery: error: " prefix: once is enough.
+    std::string what = e.what();
+    const std::string prefix = "orrery: error: ";
+    const size_t at = what.find(prefix);
+    if (at != std::string::npos) what.erase(at, prefix.size());
+    throw InputError(what);
+  }
+  a.predicted = command_prediction(c, output, &a.detail);
   a.kind = cmd.kind;
   a.framework = cmd.framework;
   return a;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <utility>
 
@@ -92,10 +93,14 @@ CampaignFigures run_campaign(const Scenario& sc, const ScenarioRun& run) {
     uncapped.gpu_tdp_w = step.gpu_tdp_w;
     const PowerFigures p = power_figures(uncapped, step.activity);
     const double clock = capped_clock(p.gpu_train_w, p.gpu_idle_w, setup.power.cap_w);
-    if (clock <= 0)
-      throw InputError("campaign.power.cap: " + std::to_string(setup.power.cap_w) +
-                       " W is at or below the GPU's idle draw (" + std::to_string(p.gpu_idle_w) +
-                       " W): nothing would run");
+    if (clock <= 0) {
+      char what[160];
+      std::snprintf(what, sizeof what,
+                    "campaign.power.cap: %g W is at or below the GPU's idle draw (%g W): nothing "
+                    "would run",
+                    setup.power.cap_w, p.gpu_idle_w);
+      throw InputError(sc.origin + ": " + what);
+    }
     if (clock < 1) {
       Scenario slow;
       scaled_input(sc, "kernels", clock, &slow);
@@ -109,7 +114,11 @@ CampaignFigures run_campaign(const Scenario& sc, const ScenarioRun& run) {
       step.clock = clock;
     }
   }
-  return evaluate_campaign(setup, step);
+  try {
+    return evaluate_campaign(setup, step);
+  } catch (const InputError& e) {
+    throw InputError(sc.origin + ": " + e.what());  // the campaign's keys are the scenario's
+  }
 }
 
 }  // namespace
