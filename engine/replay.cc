@@ -470,9 +470,10 @@ class Replayer {
   }
 
   const CachedRoute& route(int src, int dst) {
-    uint64_t key = (static_cast<uint64_t>(src) << 32) | static_cast<uint32_t>(dst);
-    auto it = routes_.find(key);
-    if (it != routes_.end()) return it->second;
+    if (src >= static_cast<int>(route_index_.size())) route_index_.resize(hosts_.size());
+    std::vector<std::pair<int, int>>& known = route_index_[src];
+    auto it = std::lower_bound(known.begin(), known.end(), std::make_pair(dst, 0));
+    if (it != known.end() && it->first == dst) return route_store_[it->second];
     std::vector<sg4::Link*> links;
     double latency = 0;
     if (!leaf_routes_) {
@@ -504,7 +505,9 @@ class Replayer {
       r.resources.push_back(link_resource_[pos->second]);
       r.info.links.push_back({pos->second, l->get_bandwidth()});
     }
-    return routes_.emplace(key, std::move(r)).first->second;
+    known.insert(it, {dst, static_cast<int>(route_store_.size())});
+    route_store_.push_back(std::move(r));
+    return route_store_.back();
   }
 
   InputError no_route(int src, int dst) const {
@@ -579,7 +582,12 @@ class Replayer {
   std::optional<XmlRoutes> xml_routes_;    // XML platforms: which hosts have routes
   std::optional<LeafRoutes> leaf_routes_;  // routes from the routers' (engine/leaf_routes.h)
   std::vector<uint64_t> free_slots_;
-  std::unordered_map<uint64_t, CachedRoute> routes_;
+  // Routes by source endpoint: each source's (destination, route) pairs in destination order,
+  // the routes in a deque (references to them stay valid as it grows). A source sends to few
+  // destinations (its ring and pipeline neighbours), so a binary search of its short list
+  // replaces a hash-map lookup on every flow.
+  std::vector<std::vector<std::pair<int, int>>> route_index_;
+  std::deque<CachedRoute> route_store_;
   CollectivePlanner planner_;
   std::vector<CollectiveChoice> choices_ = std::vector<CollectiveChoice>(g_.collectives.size());
   std::map<std::string, int> endpoints_;
