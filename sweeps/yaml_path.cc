@@ -79,7 +79,9 @@ struct Overlay {
   std::map<std::string, Overlay> below;
 };
 
-void emit(YAML::Emitter& e, const YAML::Node& base, const Overlay* over) {
+// `skip`: keys of `base` left out (the top level's sweep, plan and output sections).
+void emit(YAML::Emitter& e, const YAML::Node& base, const Overlay* over,
+          const std::vector<std::string>* skip = nullptr) {
   YAML::Node node = over && over->has_value ? over->value.get() : base;
   bool refined = over && !over->below.empty();
   if (!refined && (!node || node.IsNull())) {
@@ -99,8 +101,11 @@ void emit(YAML::Emitter& e, const YAML::Node& base, const Overlay* over) {
   // A mapping (or nothing, refined by the overlay): keys in sorted order.
   std::map<std::string, std::pair<NodeHandle, const Overlay*>> entries;
   if (node && node.IsMap())
-    for (auto it = node.begin(); it != node.end(); ++it)
-      entries[node_text(it->first)].first = it->second;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      std::string k = node_text(it->first);
+      if (skip && std::find(skip->begin(), skip->end(), k) != skip->end()) continue;
+      entries[k].first = it->second;
+    }
   if (refined)
     for (const auto& [k, sub] : over->below) entries[k].second = &sub;
   e << YAML::BeginMap;
@@ -126,14 +131,13 @@ std::string canonical_yaml(const YAML::Node& root,
     at->below.clear();
   }
   for (const auto& k : skip) top.below.erase(k);
-  YAML::Node pruned(YAML::NodeType::Map);
-  if (root && root.IsMap())
-    for (auto it = root.begin(); it != root.end(); ++it) {
-      std::string k = node_text(it->first);
-      if (std::find(skip.begin(), skip.end(), k) == skip.end()) pruned[k] = it->second;
-    }
+  // The skipped sections are left out as the root is read, not by building a pruned copy:
+  // assigning the root's nodes into a new node would merge yaml-cpp's memory pool of the root
+  // into the copy's, and the pool would grow by the copy with every point (a sweep of 10,000
+  // points spent most of its time there, and every point's child again).
   YAML::Emitter e;
-  emit(e, pruned, &top);
+  const YAML::Node base = root && root.IsMap() ? root : YAML::Node(YAML::NodeType::Map);
+  emit(e, base, &top, &skip);
   return e.c_str();
 }
 
