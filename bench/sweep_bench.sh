@@ -3,7 +3,8 @@
 # on Alibaba-PAI (Wang et al., IISWC 2019) (scenarios/studies/pai-table3-grid.yaml, 288 points) with
 # one process (-j 1), two children (-j 2, bound to a CPU each, and unbound) and two MPI ranks
 # (mpirun -np 2, -j 1 each); then the per-point overhead of the process-per-point design from a
-# sweep of trivial points (wall time per point minus the time the simulations themselves report).
+# sweep of trivial points (wall time per point minus the time the simulations themselves report),
+# at 400 points and at 10,000.
 #
 #   bench/sweep_bench.sh [BUILD_DIR] [REPEATS]      (defaults: build, 3; best of REPEATS)
 #
@@ -77,4 +78,20 @@ tsim=$(sum_column "$tmp/trivial.h5" wall_s)
 printf 'per-point overhead: %.2f ms (wall %.2f ms per point, of which simulation %.2f ms)\n' \
   "$(echo "($tt - $tsim) / 400 * 1000" | bc -l)" "$(echo "$tt / 400 * 1000" | bc -l)" \
   "$(echo "$tsim / 400 * 1000" | bc -l)" >&2
+# The same at 10,000 points (a 100 x 100 grid, once): the overhead per point must not grow with
+# the sweep (issue 43: it did, from 4 ms at 400 points to 56 ms at 10,000).
+values=$(seq -s ', ' 1 100 | sed 's/\([0-9][0-9]*\)/\1us/g')
+cat >"$tmp/trivial10k.yaml" <<YAML
+name: trivial
+platform: {preset: pcie-server, server: {gpus: 1}}
+workload: {type: synthetic-dp, layers: 1, gradient_bytes: 0}
+sweep:
+  grid:
+    workload.forward_time: [$values]
+    workload.update_time: [$values]
+YAML
+tk=$(timed "$orrery" sweep "$tmp/trivial10k.yaml" -q --fresh -o "$tmp/trivial10k.h5" -j 1)
+tksim=$(sum_column "$tmp/trivial10k.h5" wall_s)
+printf 'per-point overhead at 10,000 points: %.2f ms (wall %.2f s in all)\n' \
+  "$(echo "($tk - $tksim) / 10000 * 1000" | bc -l)" "$tk" >&2
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
