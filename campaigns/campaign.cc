@@ -5,6 +5,7 @@
 #include <random>
 #include <utility>
 
+#include "campaigns/checkpoint.h"
 #include "common/quantile.h"
 #include "common/seeded_draw.h"
 
@@ -132,14 +133,8 @@ double choose_interval(CampaignModel m, IntervalRule rule) {
   double interval = m.work_s;
   if (r.total > 0 && m.work_s > 0) {
     const double mtbf = 1 / r.total;
-    if (rule == IntervalRule::kYoung) interval = std::sqrt(2 * m.checkpoint_s * mtbf);
-    if (rule == IntervalRule::kDaly) {
-      const double x = m.checkpoint_s / (2 * mtbf);
-      interval = m.checkpoint_s >= 2 * mtbf
-                     ? mtbf
-                     : std::sqrt(2 * m.checkpoint_s * mtbf) * (1 + std::sqrt(x) / 3 + x / 9) -
-                           m.checkpoint_s;
-    }
+    if (rule == IntervalRule::kYoung) interval = young_interval(m.checkpoint_s, mtbf);
+    if (rule == IntervalRule::kDaly) interval = daly_interval(m.checkpoint_s, mtbf);
     if (rule == IntervalRule::kOptimal) {
       // Golden-section search on log(interval): the expected wall time is unimodal in it.
       double lo = std::log(std::max({1.0, m.durable_lag_s, m.checkpoint_s / 100}));
