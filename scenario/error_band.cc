@@ -53,12 +53,20 @@ std::vector<ValidationRecord> read_validation_records(const std::string& path) {
   return out;
 }
 
-std::vector<ValidationRecord> shipped_validation_records() {
+const std::vector<ValidationRecord>& shipped_validation_records() {
+  // Read once per file: every scenario load asks (each sweep point, each sensitivity variant),
+  // and a sweep's children inherit what the parent read.
+  static std::string read_from;
+  static std::vector<ValidationRecord> records;
   const std::string data = shipped_data_dir();
-  if (data.empty()) return {};
-  const std::string path = data + "/scenarios/validation/accuracy.csv";
-  if (!std::filesystem::is_regular_file(path)) return {};
-  return read_validation_records(path);
+  const std::string path = data.empty() ? "" : data + "/scenarios/validation/accuracy.csv";
+  if (path != read_from) {
+    records = !path.empty() && std::filesystem::is_regular_file(path)
+                  ? read_validation_records(path)
+                  : std::vector<ValidationRecord>{};
+    read_from = path;
+  }
+  return records;
 }
 
 ErrorBand error_band(const std::vector<ValidationRecord>& records, const RunTraits& t) {

@@ -26,8 +26,8 @@ struct ValidationRecord {
 std::vector<ValidationRecord> read_validation_records(const std::string& path);
 
 // The shipped file's records (shipped_data_dir()/scenarios/validation/accuracy.csv); none when
-// it is not there.
-std::vector<ValidationRecord> shipped_validation_records();
+// it is not there. Read once per process for each file it names.
+const std::vector<ValidationRecord>& shipped_validation_records();
 
 // What a run is, as the records are grouped.
 struct RunTraits {
