@@ -57,7 +57,7 @@ Topology dp50_platform(int gpus) {
 ExecutionGraph dp50_graph(const Topology& t, bool analytical) {
   ExecutionGraph g;
   for (const auto& h : t.hosts)
-    g.devices.push_back({h.name, h.name, h.name, h.name.substr(0, h.name.find('_'))});
+    g.devices.push_back({h.name, h.name, h.name, h.name.substr(0, h.name.find('_')), {}});
   const int n = static_cast<int>(g.devices.size());
   const int layers = 50;
   std::vector<int> last(n, -1);

@@ -42,7 +42,7 @@ ExecutionGraph ring_graph(int layers) {
   ExecutionGraph g;
   for (int i = 0; i < kGpus; ++i) {
     std::string h = "gpu" + std::to_string(i);
-    g.devices.push_back({h, h, h, ""});
+    g.devices.push_back({h, h, h, "", {}});
   }
   g.ops.reserve(static_cast<size_t>(layers) * 2 * kGpus);
   std::vector<int> prev_compute(kGpus, -1), prev_recv(kGpus, -1);

@@ -180,6 +180,11 @@ void print_summary(const Scenario& sc, const ScenarioRun& run) {
   }
   std::printf("\nSimulated %lld activities in %.3f s\n", static_cast<long long>(r.activities),
               r.wall_seconds);
+  if (r.asymmetric_mirror_flows > 0)
+    std::printf(
+        "Note: %lld flows of mirrored TP ranks took routes unlike TP rank 0's; their copies were "
+        "held to one rate (exact only where every GPU has alike links, docs/strategies.md)\n",
+        static_cast<long long>(r.asymmetric_mirror_flows));
 }
 
 // The jobs of a `jobs` scenario: placement, iteration times shared and alone, shared links.

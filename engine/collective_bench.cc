@@ -110,7 +110,7 @@ std::vector<CollectiveBenchRow> run_collective_bench(const PlatformSource& platf
                      std::to_string(n) + " GPUs");
 
   ExecutionGraph g;
-  for (const auto& r : ranks) g.devices.push_back({r.host, r.host, r.host, r.node});
+  for (const auto& r : ranks) g.devices.push_back({r.host, r.host, r.host, r.node, {}});
   const auto sizes = bench_sizes(opt, n);
   std::vector<int> order(n);
   for (int i = 0; i < n; ++i) order[i] = i;

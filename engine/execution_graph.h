@@ -153,6 +153,14 @@ struct Device {
   std::string host;         // SimGrid host that runs its compute stream (default: name)
   std::string launch_host;  // SimGrid host that runs its host stream (default: host)
   std::string node;         // the server it sits in, for hierarchical collectives (default: host)
+  // Devices that run this device's ops at the same times on alike hardware and are not
+  // simulated on their own (a language model's tensor-parallel ranks with analytical TP
+  // collectives, strategies/llm_strategy.h). The replay runs the ops once and loads every link
+  // and host as the mirrors' own flows and execs would (engine/replay.cc), and reports each
+  // mirror with this device's figures. A mirror has no ops and no mirrors of its own, mirrors
+  // one device, and takes part in analytical collectives only; devices with mirrors that one op
+  // moves flows between have as many.
+  std::vector<int> mirrors;
 };
 
 struct ExecutionGraph {

@@ -23,6 +23,16 @@ int FluidModel::add_resource(double capacity, Sharing sharing) {
 
 int FluidModel::start(double amount, const std::vector<int>& resources, double latency,
                       double penalty, double bound, uint64_t tag) {
+  return start(amount, resources, {}, latency, penalty, bound, tag);
+}
+
+int FluidModel::start(double amount, const std::vector<int>& resources,
+                      const std::vector<int>& counts, double latency, double penalty, double bound,
+                      uint64_t tag) {
+  if (!counts.empty() && counts.size() != resources.size())
+    throw std::invalid_argument("FluidModel: one count per resource");
+  for (int count : counts)
+    if (count < 1) throw std::invalid_argument("FluidModel: a resource's count must be >= 1");
   int id;
   if (free_.empty()) {
     id = static_cast<int>(activities_.size());
@@ -40,9 +50,9 @@ int FluidModel::start(double amount, const std::vector<int>& resources, double l
   a.tag = tag;
   a.uses.clear();
   a.reach = bound > 0 ? bound : kNever;
-  for (int r : resources) {
-    a.uses.push_back({r, -1});
-    a.reach = std::min(a.reach, resources_[r].capacity);
+  for (size_t k = 0; k < resources.size(); ++k) {
+    a.uses.push_back({resources[k], -1, counts.empty() ? 1 : counts[k]});
+    a.reach = std::min(a.reach, resources_[resources[k]].capacity);
   }
   ++running_;
   if (latency > 0 || a.uses.empty() || a.remaining <= 0) {
@@ -66,8 +76,8 @@ void FluidModel::enter(int id) {
   for (size_t k = 0; k < a.uses.size(); ++k) {
     Resource& r = resources_[a.uses[k].resource];
     a.uses[k].slot = static_cast<int>(r.users.size());
-    r.users.push_back({id, static_cast<int>(k)});
-    r.reach += a.reach;
+    r.users.push_back({id, static_cast<int>(k), a.uses[k].count});
+    r.reach += a.reach * a.uses[k].count;
     mark_dirty(a.uses[k].resource);
   }
 }
@@ -78,7 +88,7 @@ void FluidModel::leave(int id) {
     set_rate(id, 0.0);
     for (const Use& u : a.uses) {
       Resource& r = resources_[u.resource];
-      r.reach -= a.reach;
+      r.reach -= a.reach * u.count;
       auto& users = r.users;
       const User moved = users.back();
       users[u.slot] = moved;
@@ -116,7 +126,7 @@ void FluidModel::set_rate(int id, double rate) {
     if (on_usage && r.rate > 0 && now_ > r.since) on_usage(u.resource, r.since, now_, r.rate);
     r.since = now_;
     if (r.sharing == Sharing::kShared) {
-      r.rate += rate - old;
+      r.rate += (rate - old) * u.count;
       if (r.rate < 0) r.rate = 0;
     } else {
       r.rate = 0;
@@ -185,8 +195,8 @@ void FluidModel::fix(int id, double value, Levels& levels) {
     if (!r.seen) continue;  // never saturates: not part of this solve
     --r.unfixed;
     if (r.sharing == Sharing::kShared) {
-      r.left -= value;
-      r.weight -= 1.0 / a.penalty;
+      r.left -= value * u.count;
+      r.weight -= u.count / a.penalty;
     } else {
       r.weight = fat_pipe_weight(r);
     }
@@ -256,7 +266,7 @@ void FluidModel::solve() {
     r.weight = 0;
     r.unfixed = static_cast<int>(r.users.size());
     if (r.sharing == Sharing::kShared)
-      for (const User& v : r.users) r.weight += 1.0 / activities_[v.activity].penalty;
+      for (const User& v : r.users) r.weight += v.count / activities_[v.activity].penalty;
     else
       r.weight = fat_pipe_weight(r);
     if (r.unfixed > 0) levels.push({level_of(r), ri});

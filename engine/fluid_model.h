@@ -45,6 +45,12 @@ class FluidModel {
   // its latency has passed. Returns an id, valid until the activity ends or is cancelled.
   int start(double amount, const std::vector<int>& resources, double latency, double penalty,
             double bound, uint64_t tag);
+  // The same with resources[i] used counts[i] >= 1 times: the activity stands for counts[i]
+  // alike activities on that resource (flows of mirrored ranks, engine/replay.cc), and gets the
+  // rate each of them would, at the cost of one activity. Equal to listing resources[i]
+  // counts[i] times up to rounding, and bit for bit where every count is 1.
+  int start(double amount, const std::vector<int>& resources, const std::vector<int>& counts,
+            double latency, double penalty, double bound, uint64_t tag);
 
   // Stops a running activity; it ends without being reported.
   void cancel(int id);
@@ -75,7 +81,8 @@ class FluidModel {
 
   struct Use {  // an activity on a resource: where each one sits in the other's list
     int resource;
-    int slot;  // index in resources_[resource].users
+    int slot;   // index in resources_[resource].users
+    int count;  // the alike activities it stands for on this resource
   };
   struct Activity {
     double remaining = 0;  // units left at `updated`
@@ -95,7 +102,8 @@ class FluidModel {
   };
   struct User {
     int activity;
-    int use;  // index in activities_[activity].uses
+    int use;    // index in activities_[activity].uses
+    int count;  // as the use's
   };
   struct Resource {
     double capacity = 0;

@@ -85,6 +85,67 @@ void check_devices(const ExecutionGraph& g, const std::string& origin) {
   }
 }
 
+// Device::mirrors: in range, each mirror of one device and nothing else. Returns per device the
+// device it mirrors, -1 for none (empty when no device has mirrors).
+std::vector<int> check_mirrors(const ExecutionGraph& g, const std::string& origin) {
+  std::vector<int> of;
+  for (std::size_t i = 0; i < g.devices.size(); ++i) {
+    const auto& m = g.devices[i].mirrors;
+    if (m.empty()) continue;
+    if (of.empty()) of.assign(g.devices.size(), -1);
+    const std::string where = item("devices", i, g.devices[i].name) + ": mirrors";
+    for (int d : m) {
+      if (d < 0 || static_cast<std::size_t>(d) >= g.devices.size())
+        fail(origin, where + ": device index " + std::to_string(d) + " out of range");
+      if (static_cast<std::size_t>(d) == i || of[d] >= 0)
+        fail(origin,
+             where + ": " + device_ref(g, d) + " is already " +
+                 (static_cast<std::size_t>(d) == i ? std::string("this device")
+                                                   : "a mirror of " + device_ref(g, of[d])));
+      of[d] = static_cast<int>(i);
+    }
+  }
+  for (std::size_t i = 0; i < of.size(); ++i)
+    if (of[i] >= 0 && !g.devices[i].mirrors.empty())
+      fail(origin, item("devices", i, g.devices[i].name) + ": a mirror of " + device_ref(g, of[i]) +
+                       " cannot have mirrors of its own");
+  return of;
+}
+
+// A mirror runs nothing of its own and takes part in no collective that moves flows; the ends
+// of a flow that both have mirrors have as many (each copy sends to the same copy).
+void check_mirror_ops(const ExecutionGraph& g, const std::vector<int>& mirror_of,
+                      const std::string& origin) {
+  if (mirror_of.empty()) return;
+  for (std::size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& op = g.ops[i];
+    std::size_t copies = 0;
+    auto check = [&](int d) {
+      if (mirror_of[d] >= 0)
+        fail(origin, item("ops", i, op.name) + ": runs on " + device_ref(g, d) + ", a mirror of " +
+                         device_ref(g, mirror_of[d]) +
+                         " (a mirror takes part in analytical collectives only)");
+      const std::size_t n = g.devices[d].mirrors.size();
+      if (n == 0) return;
+      if (copies > 0 && n != copies)
+        fail(origin, item("ops", i, op.name) + ": " + device_ref(g, d) + " has " +
+                         std::to_string(n) + " mirrors where another of its devices has " +
+                         std::to_string(copies) + " (expected as many)");
+      copies = n;
+    };
+    if (op.kind == OpKind::kCollective) {
+      if (!g.collectives[op.collective].analytical)
+        for (int d : g.collectives[op.collective].ranks) check(d);
+      continue;
+    }
+    check(op.device);
+    if (op.kind == OpKind::kTransfer) {
+      check(op.src);
+      check(op.dst);
+    }
+  }
+}
+
 // Inside `range` (finite, >= 0, not absurdly large); `unset_ok` also admits the -1 sentinel of
 // Op::duration.
 bool valid_amount(double v, const Range& range, bool unset_ok) {
@@ -265,6 +326,7 @@ void check_graph(const ExecutionGraph& g, const std::string& origin) {
     fail(origin, "the graph has " + std::to_string(g.devices.size()) + " devices, expected " +
                      limits::kGpus.text());
   check_devices(g, origin);
+  const std::vector<int> mirror_of = check_mirrors(g, origin);
   const auto [duplicate, first] = first_duplicate_name(g.ops);
   for (std::size_t i = 0; i < g.ops.size(); ++i) {
     const std::string& name = g.ops[i].name;
@@ -274,6 +336,7 @@ void check_graph(const ExecutionGraph& g, const std::string& origin) {
                        std::to_string(first) + "])");
     check_op(g, i, origin);
   }
+  check_mirror_ops(g, mirror_of, origin);
   // One walk over the deps in place (no copy of the graph): a third of the check's time on
   // 1,024 ranks of Chakra traces went to building Boost's adjacency list for the same answer.
   if (const std::vector<int> cycle = find_dependency_cycle(g); !cycle.empty())

@@ -23,7 +23,8 @@ namespace orrery {
 //  - at most a million devices, and the replay's estimated ops, flows and memory within the
 //    process's size limits (engine/size_estimate.h; --no-size-limit lifts them);
 //  - a compute op has duration >= 0 or flops > 0 or bytes > 0 (duration 0 is a legal no-op);
-//  - no op depends on itself, and the dependencies form no cycle.
+//  - no op depends on itself, and the dependencies form no cycle;
+//  - Device::mirrors as execution_graph.h states.
 void check_graph(const ExecutionGraph& g, const std::string& origin);
 
 // One dependency cycle as op indices in dependency order (each op depends on the one before it;

@@ -69,6 +69,7 @@ ExecutionGraph compose_jobs(const std::vector<JobGraph>& jobs, std::vector<JobSp
     s.start = job.start;
     for (Device d : g.devices) {
       d.name = job.name + "/" + d.name;
+      for (int& m : d.mirrors) m += s.first_device;
       out.devices.push_back(std::move(d));
     }
     int delay = -1;

@@ -105,6 +105,10 @@ struct CachedRoute {
   std::vector<int> links;      // the replay's link indices
   std::vector<int> resources;  // the same links in the fluid model
   RouteInfo info;
+  // A flow of a device with mirrors: `links` holds every copy's links (for the bytes they
+  // carry), `resources` the ones the fluid model shares, each used counts[i] times (empty: once).
+  std::vector<int> counts;
+  bool alike = true;  // the copies' routes were alike (Replayer::mirrored_route)
 };
 
 class Replayer {
@@ -124,7 +128,10 @@ class Replayer {
     if (link_usage_.on())
       model_.on_usage = [this](int resource, double from, double to, double rate) {
         const int link = link_of_resource_[resource];
-        if (link >= 0) link_usage_.carried(link, from, to, rate * (to - from));
+        if (link < 0) return;
+        link_usage_.carried(link, from, to, rate * (to - from));
+        for (int other : stood_for_by_[link])
+          link_usage_.carried(other, from, to, rate * (to - from));
       };
     for (size_t i = 0; i < g_.ops.size(); ++i)
       if (indeg_[i] == 0) make_ready(static_cast<int>(i));
@@ -169,7 +176,7 @@ class Replayer {
       slot = free_slots_.back();
       free_slots_.pop_back();
     }
-    const CachedRoute& r = route(src, dst);
+    const CachedRoute& r = flow_route(src, dst);
     const double wire = bytes / owner->efficiency;
     const double step = std::max(owner->hop_latency[static_cast<int>(r.info.hop)], r.info.latency);
     const double delay = steps * step - r.info.latency;
@@ -204,6 +211,19 @@ class Replayer {
       mem_bw_.push_back(bw ? std::atof(bw) : std::numeric_limits<double>::infinity());
       const std::string& node = d.node.empty() ? h : d.node;
       node_.push_back(node_ids.emplace(node, static_cast<int>(node_ids.size())).first->second);
+    }
+    // Mirrors: how many copies of a device's execs each of its hosts runs (mirrors on hosts of
+    // their own: one).
+    exec_copies_.assign(g_.devices.size(), 1);
+    launch_copies_.assign(g_.devices.size(), 1);
+    for (size_t d = 0; d < g_.devices.size(); ++d) {
+      const auto& mirrors = g_.devices[d].mirrors;
+      if (mirrors.empty()) continue;
+      any_mirrors_ = true;
+      for (int m : mirrors) {
+        exec_copies_[d] += hosts_[m] == hosts_[d];
+        launch_copies_[d] += launch_hosts_[m] == launch_hosts_[d];
+      }
     }
   }
 
@@ -276,7 +296,9 @@ class Replayer {
       sg4::Host* host =
           op.stream.cls == StreamClass::kHost ? launch_hosts_[op.device] : hosts_[op.device];
       double duration = default_op_duration(op, host->get_speed(), mem_bw_[op.device]);
-      start_exec(host, duration * host->get_speed(), pack(Tag::kOp, i));
+      const int copies =
+          op.stream.cls == StreamClass::kHost ? launch_copies_[op.device] : exec_copies_[op.device];
+      start_exec(host, duration * host->get_speed(), pack(Tag::kOp, i), -1, copies);
     }
   }
 
@@ -286,7 +308,8 @@ class Replayer {
   // route latency (SimGrid's sharing penalty; 1 when the route has no latency).
   // `max_rate` > 0 bounds the flow further (Op::max_rate).
   int start_comm(int src, int dst, double bytes, uint64_t tag, double max_rate = 0) {
-    const CachedRoute& r = route(src, dst);
+    const CachedRoute& r = flow_route(src, dst);
+    if (!r.alike) ++asymmetric_mirror_flows_;
     const double size = static_cast<double>(std::llround(bytes));
     const double latency = r.info.latency;
     double bound = FluidModel::kUnbounded;
@@ -294,15 +317,18 @@ class Replayer {
       for (const auto& hop : r.info.links)
         bound = bound < 0 ? hop.second : std::min(bound, hop.second);
     if (max_rate > 0) bound = bound < 0 ? max_rate : std::min(bound, max_rate);
-    return model_.start(size, r.resources, latency, latency > 0 ? latency : 1.0, bound, tag);
+    return model_.start(size, r.resources, r.counts, latency, latency > 0 ? latency : 1.0, bound,
+                        tag);
   }
 
   // An exec as SimGrid's Cas01 model prices it: one core of the host (its speed, or `bound`),
-  // hosts' cores shared max-min fairly among the execs on them.
-  int start_exec(sg4::Host* host, double flops, uint64_t tag, double bound = -1) {
-    return model_.start(flops, host_resource(host), 0.0, 1.0, bound > 0 ? bound : host->get_speed(),
-                        tag);
+  // hosts' cores shared max-min fairly among the execs on them; `copies` alike execs at once
+  // (a device's and its mirrors' on a host they share).
+  int start_exec(sg4::Host* host, double flops, uint64_t tag, double bound = -1, int copies = 1) {
+    return model_.start(flops, host_resource(host), copies > 1 ? std::vector<int>{copies} : kOnce,
+                        0.0, 1.0, bound > 0 ? bound : host->get_speed(), tag);
   }
+  inline static const std::vector<int> kOnce{};
 
   // A pure delay: contends for nothing.
   void start_delay(double seconds, uint64_t tag) {
@@ -500,6 +526,8 @@ class Replayer {
         link_bytes_.push_back(0.0);
         link_resource_.push_back(add_link_resource(*l));
         link_of_resource_.push_back(pos->second);
+        stands_for_.push_back(-1);
+        stood_for_by_.emplace_back();
       }
       r.links.push_back(pos->second);
       r.resources.push_back(link_resource_[pos->second]);
@@ -508,6 +536,94 @@ class Replayer {
     known.insert(it, {dst, static_cast<int>(route_store_.size())});
     route_store_.push_back(std::move(r));
     return route_store_.back();
+  }
+
+  // Device d's t-th copy: itself (t = 0), its mirror t, or itself again when it has no mirrors
+  // (an endpoint past the devices, a device the others' copies all reach).
+  int copy_of(int d, int t) const {
+    if (t == 0 || d >= static_cast<int>(g_.devices.size())) return d;
+    const auto& mirrors = g_.devices[d].mirrors;
+    return mirrors.empty() ? d : mirrors[t - 1];
+  }
+  bool has_mirrors(int d) const {
+    return d < static_cast<int>(g_.devices.size()) && !g_.devices[d].mirrors.empty();
+  }
+
+  // The route a flow from src to dst takes in the fluid model: its own, or when an end has
+  // mirrors the copies' together (mirrored_route).
+  const CachedRoute& flow_route(int src, int dst) {
+    if (!any_mirrors_ || (!has_mirrors(src) && !has_mirrors(dst))) return route(src, dst);
+    if (src >= static_cast<int>(mirror_index_.size())) mirror_index_.resize(hosts_.size());
+    std::vector<std::pair<int, int>>& known = mirror_index_[src];
+    auto it = std::lower_bound(known.begin(), known.end(), std::make_pair(dst, 0));
+    if (it != known.end() && it->first == dst) return route_store_[it->second];
+    CachedRoute r = mirrored_route(src, dst);
+    known.insert(it, {dst, static_cast<int>(route_store_.size())});
+    route_store_.push_back(std::move(r));
+    return route_store_.back();
+  }
+
+  // The k copies of a flow (the device's and its mirrors', each between the same copies of its
+  // ends) as one activity. Where every copy's route is alike the flow's own (as long, with the
+  // same latency, and link by link the same bandwidth and sharing) and the copies' links stand
+  // for the flow's consistently (link l of a copy always in place of one and the same link of
+  // the device's own routes), the platform is symmetric under swapping the copies, the max-min
+  // rates of the copies are equal, and only the flow's own links need constraining: link i
+  // counted once per copy that crosses that very link (a rail's own NIC port once, a leaf
+  // uplink all the copies share k times). Otherwise the activity holds every copy's links,
+  // each as often as the copies cross it: all their constraints, with the copies held to one
+  // rate (the lockstep the device and its mirrors keep), counted in asymmetric_mirror_flows.
+  CachedRoute mirrored_route(int src, int dst) {
+    // check_graph: ends that both have mirrors have as many.
+    const int k =
+        1 + static_cast<int>(std::max(has_mirrors(src) ? g_.devices[src].mirrors.size() : 0,
+                                      has_mirrors(dst) ? g_.devices[dst].mirrors.size() : 0));
+    std::vector<const CachedRoute*> copies;
+    for (int t = 0; t < k; ++t) copies.push_back(&route(copy_of(src, t), copy_of(dst, t)));
+    const CachedRoute& own = *copies[0];
+    CachedRoute m;
+    m.info = own.info;
+    for (const CachedRoute* c : copies)
+      m.links.insert(m.links.end(), c->links.begin(), c->links.end());
+    const size_t n = own.links.size();
+    bool alike = true;
+    for (const CachedRoute* c : copies) {
+      alike = alike && c->links.size() == n && c->info.latency == own.info.latency;
+      for (size_t i = 0; alike && i < n; ++i) {
+        const int l = c->links[i], l0 = own.links[i];
+        alike = link_ptrs_[l]->get_bandwidth() == link_ptrs_[l0]->get_bandwidth() &&
+                link_ptrs_[l]->get_sharing_policy() == link_ptrs_[l0]->get_sharing_policy() &&
+                (stands_for_[l] < 0 || stands_for_[l] == l0);
+      }
+    }
+    if (alike) {
+      m.resources = own.resources;
+      m.counts.assign(n, 0);
+      for (const CachedRoute* c : copies)
+        for (size_t i = 0; i < n; ++i) {
+          const int l = c->links[i], l0 = own.links[i];
+          if (stands_for_[l] < 0) {
+            stands_for_[l] = l0;
+            if (l != l0) stood_for_by_[l0].push_back(l);
+          }
+          m.counts[i] += l == l0;
+        }
+      if (std::all_of(m.counts.begin(), m.counts.end(), [](int c) { return c == 1; }))
+        m.counts.clear();
+      return m;
+    }
+    m.alike = false;
+    for (const CachedRoute* c : copies)
+      for (int res : c->resources) {
+        auto at = std::find(m.resources.begin(), m.resources.end(), res);
+        if (at == m.resources.end()) {
+          m.resources.push_back(res);
+          m.counts.push_back(1);
+        } else {
+          ++m.counts[at - m.resources.begin()];
+        }
+      }
+    return m;
   }
 
   InputError no_route(int src, int dst) const {
@@ -559,7 +675,7 @@ class Replayer {
   }
 
   void account_route(int src, int dst, double bytes) {
-    for (int l : route(src, dst).links) link_bytes_[l] += bytes;
+    for (int l : flow_route(src, dst).links) link_bytes_[l] += bytes;
   }
 
   RunResult collect();
@@ -596,6 +712,16 @@ class Replayer {
   std::vector<double> link_bytes_;
   std::vector<int> link_resource_;     // per link index: its resource in model_
   std::vector<int> link_of_resource_;  // per resource of model_: its link index, -1 for hosts
+  // Mirrors (Device::mirrors): whether any device has them, per device the copies of
+  // its execs on its host and launch host, mirrored routes by source as route_index_ holds
+  // routes, and per link the link of a device's own routes it stands for (-1: none yet) and
+  // the links that stand for it (their usage is its usage).
+  bool any_mirrors_ = false;
+  std::vector<int> exec_copies_, launch_copies_;
+  std::vector<std::vector<std::pair<int, int>>> mirror_index_;
+  std::vector<int> stands_for_;
+  std::vector<std::vector<int>> stood_for_by_;
+  int64_t asymmetric_mirror_flows_ = 0;
   size_t completed_ = 0;
   std::chrono::steady_clock::time_point last_report_;
   bool shown_progress_ = false;
@@ -700,6 +826,27 @@ RunResult Replayer::collect() {
     ds.exposed_comm = covered_len - compute_len;
     for (const auto& [phase, seconds] : phases[d]) ds.compute_by_phase.emplace_back(phase, seconds);
   }
+  // A mirror ran its device's ops at the same times, but for the collectives the two take part
+  // in together, which queue on the device.
+  if (any_mirrors_) {
+    std::vector<int> mirrored_by(nd, -1);
+    for (size_t d = 0; d < nd; ++d)
+      for (int m : g_.devices[d].mirrors) mirrored_by[m] = static_cast<int>(d);
+    std::vector<int64_t> shared(nd, 0);
+    for (const Op& op : g_.ops) {
+      if (op.kind != OpKind::kCollective || g_.devices[op.device].mirrors.empty()) continue;
+      const auto& ranks = g_.collectives[op.collective].ranks;
+      shared[op.device] += std::any_of(ranks.begin(), ranks.end(),
+                                       [&](int rank) { return mirrored_by[rank] == op.device; });
+    }
+    for (size_t d = 0; d < nd; ++d)
+      for (int m : g_.devices[d].mirrors) {
+        r.devices[m] = r.devices[d];
+        r.devices[m].name = g_.devices[m].name;
+        r.devices[m].ops -= shared[d];
+      }
+  }
+  r.asymmetric_mirror_flows = asymmetric_mirror_flows_;
   std::unordered_map<std::string, std::string> link_class;
   for (const auto& l : platform_.topology.links) {
     link_class[l.name] = l.link_class;

@@ -93,6 +93,10 @@ struct RunResult {
   int64_t flows_issued = 0;
   // Width in seconds of the bins of LinkStats::utilization; 0 when not sampled.
   double link_usage_bin_width = 0.0;
+  // Flows of devices with mirrors (Device::mirrors) whose mirrors' routes were not alike the
+  // device's own (other lengths, latencies or bandwidths): each was held to one rate for all
+  // its copies, an approximation where the copies' own rates would differ.
+  int64_t asymmetric_mirror_flows = 0;
 };
 
 }  // namespace orrery

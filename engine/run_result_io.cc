@@ -119,6 +119,7 @@ std::string serialize_run_result(const RunResult& r) {
   w.block(r.flows);
   w.pod(r.flows_issued);
   w.pod(r.link_usage_bin_width);
+  w.pod(r.asymmetric_mirror_flows);
   return w.take();
 }
 
@@ -169,6 +170,7 @@ RunResult deserialize_run_result(const std::string& bytes) {
   r.flows = rd.block<FlowRecord>();
   r.flows_issued = rd.pod<int64_t>();
   r.link_usage_bin_width = rd.pod<double>();
+  r.asymmetric_mirror_flows = rd.pod<int64_t>();
   if (!rd.done()) throw std::runtime_error("trailing bytes after run result");
   return r;
 }

@@ -141,8 +141,8 @@ LlmSetup read_llm_setup(const YamlMap& root, const YamlMap& w, int gpus,
   if (tp_mode != "flow" && tp_mode != "analytical")
     s.fail("tp_collectives", "expected flow or analytical, got \"" + tp_mode + "\"");
   build.tp_analytical = tp_mode == "analytical";
-  // Everything analytical and replica 0 alone: its TP ranks are one lane (llm_strategy.h).
-  build.one_tp_rank = !build.all_replicas && build.tp_analytical && collectives.analytical;
+  // TP rank 0 of each group with the others as its mirrors (llm_strategy.h).
+  build.one_tp_rank = one_tp_rank_applies(plan, build.tp_analytical, collectives.analytical);
   // The host's kernel launches (frameworks.md); false: as if the step were captured as CUDA
   // graphs whatever the framework.
   out.host_launches = s.boolean("host_overheads", true);

@@ -5,7 +5,7 @@ namespace orrery {
 int GraphBuilder::device(const std::string& name, const std::string& host,
                          const std::string& launch_host, const std::string& node) {
   auto [it, fresh] = device_index_.emplace(name, static_cast<int>(g_.devices.size()));
-  if (fresh) g_.devices.push_back({name, host, launch_host, node});
+  if (fresh) g_.devices.push_back({name, host, launch_host, node, {}});
   return it->second;
 }
 

@@ -154,6 +154,12 @@ class Builder {
     // (the adapters' own are negligible), as NeMo counts LoRA's model FLOPs.
     if (p_.lora_rank > 0) out.model_flops *= 2.0 / 3.0;
     out.graph = b_.take();
+    if (build_.one_tp_rank && p_.tp > 1)
+      for (int s = 0; s < p_.pp; ++s)
+        for (int lane = 0; lane < lanes_; lane += p_.tp) {
+          auto& mirrors = out.graph.devices[device(lane, s)].mirrors;
+          for (int t = 1; t < p_.tp; ++t) mirrors.push_back(device(lane + t, s));
+        }
     return out;
   }
 
@@ -905,6 +911,14 @@ class Builder {
 
 int llm_rank(const ParallelPlan& p, int tp, int cp, int dp, int pp) {
   return tp + p.tp * (cp + p.cp * (dp + p.dp * pp));
+}
+
+bool one_tp_rank_applies(const ParallelPlan& plan, bool tp_analytical, bool all_analytical) {
+  if (!tp_analytical) return false;
+  if (all_analytical) return true;
+  const bool experts_across_tp =
+      plan.ep > 1 && (plan.folded_experts() || plan.moe_dispatcher == MoeDispatcher::kDeepEp);
+  return !experts_across_tp && plan.offload_layers == 0 && !plan.offload_optimizer;
 }
 
 LlmStep build_llm_step(const LlmConfig& model, const ParallelPlan& plan,

@@ -44,17 +44,25 @@ struct LlmStep {
 // one compute op per phase and one repeated analytical op per kind of TP collective: the same
 // pass time, some 10x fewer ops. Off, or with expert parallelism, every layer has its ops.
 //
-// `one_tp_rank` simulates TP rank 0 of each simulated replica only, for plans whose every
-// collective is analytical (TP ranks then run identical ops in lockstep and nothing of theirs
-// contends): the TP collectives still span the whole group, the data-parallel ones the TP
-// rank 0 of each replica; the other ranks' pipeline sends, which would run beside rank 0's on
-// their own NICs in a rail-optimized server, are left out. TP times fewer ops.
+// `one_tp_rank` simulates TP rank 0 of each simulated replica only, the others as its mirrors
+// (Device::mirrors, engine/execution_graph.h): with analytical TP collectives the TP ranks run
+// identical ops in lockstep, and their pipeline, data-parallel and context-parallel traffic
+// are copies of rank 0's between the same ranks of other groups. The TP collectives still span
+// the whole group, the other collectives the TP rank 0 of each group; the replay loads every
+// link as all the copies would. TP times fewer ops and flows; the same step time where the
+// copies' routes are alike (a NIC per GPU; tests/mirror_test.cc). one_tp_rank_applies() says
+// when it may be set.
 struct LlmBuildOptions {
   bool all_replicas = true;
   bool tp_analytical = false;
   bool fuse_passes = true;
   bool one_tp_rank = false;
 };
+
+// Whether `one_tp_rank` applies to `plan`: its TP collectives analytical, and every other
+// collective analytical or among ranks of one TP index (no experts folded over TP, no DeepEP
+// legs inside servers), and nothing offloaded to CPUs the TP ranks share.
+bool one_tp_rank_applies(const ParallelPlan& plan, bool tp_analytical, bool all_analytical);
 
 // The comm queues of the llm strategy's GPUs, from the most blocking: RunResult's
 // DeviceStats::exposed_by_queue charges exposed time in this order.

@@ -16,7 +16,7 @@ inline std::string one_collective_traces(CollectiveType type, int ranks, double 
                                          const std::string& tag) {
   ExecutionGraph g;
   for (int r = 0; r < ranks; ++r)
-    g.devices.push_back({"rank" + std::to_string(r), "rank" + std::to_string(r), "", ""});
+    g.devices.push_back({"rank" + std::to_string(r), "rank" + std::to_string(r), "", "", {}});
   Collective c;
   c.type = type;
   c.bytes = bytes;

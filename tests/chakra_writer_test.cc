@@ -34,7 +34,7 @@ Op compute(const std::string& name, int device, double duration, std::vector<int
 // Two devices: every op kind, every stream the importer knows, both ways to cost compute.
 ExecutionGraph two_device_graph() {
   ExecutionGraph g;
-  g.devices = {{"d0", "g0", "g0", "g0"}, {"d1", "g1", "g1", "g1"}};
+  g.devices = {{"d0", "g0", "g0", "g0", {}}, {"d1", "g1", "g1", "g1", {}}};
   g.ops.push_back(compute("fwd0", 0, 1e-3, {}));                                   // 0
   g.ops.push_back(compute("fwd1", 1, 2e-3, {}));                                   // 1
   append_transfer(g, "send", 0, {StreamClass::kComm, 0}, 0, 1, 1e6, "comm", {0});  // 2
@@ -117,7 +117,7 @@ TEST(ChakraWriter, HandBuiltGraphReadsBackTheSame) {
 
 TEST(ChakraWriter, CrossDeviceDependencyTravelsAsAZeroByteTransfer) {
   ExecutionGraph g;
-  g.devices = {{"d0", "g0", "g0", "g0"}, {"d1", "g1", "g1", "g1"}};
+  g.devices = {{"d0", "g0", "g0", "g0", {}}, {"d1", "g1", "g1", "g1", {}}};
   g.ops.push_back(compute("a", 0, 1e-3, {}));
   g.ops.push_back(compute("b", 1, 1e-3, {0}));
   g.ops.push_back(compute("c", 1, 1.5e-9, {0}));  // same dependency: the same pair
@@ -138,7 +138,7 @@ TEST(ChakraWriter, SubgroupCollectivesGetAProcessGroup) {
   ExecutionGraph g;
   for (int i = 0; i < 4; ++i) {
     const std::string h = "g" + std::to_string(i);
-    g.devices.push_back({"d" + std::to_string(i), h, h, h});
+    g.devices.push_back({"d" + std::to_string(i), h, h, h, {}});
   }
   for (std::vector<int> ranks : {std::vector<int>{0, 2}, std::vector<int>{1, 3},
                                  std::vector<int>{0, 2}, std::vector<int>{0, 1, 2, 3}}) {

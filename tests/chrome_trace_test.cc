@@ -229,7 +229,7 @@ ExecutionGraph ring_graph() {
   ExecutionGraph g;
   for (int i = 0; i < 4; ++i) {
     std::string name = "g" + std::to_string(i);
-    g.devices.push_back({name, name, name, ""});
+    g.devices.push_back({name, name, name, "", {}});
   }
   Collective c;
   c.type = CollectiveType::kAllReduce;

@@ -57,7 +57,7 @@ Setup with_collective(Topology topo, Collective c, int devices,
   Setup s{std::move(topo), {}};
   for (int i = 0; i < devices; ++i) {
     const auto& h = s.topo.hosts[i].name;
-    s.g.devices.push_back({h, h, h, h.substr(0, 2)});
+    s.g.devices.push_back({h, h, h, h.substr(0, 2), {}});
   }
   if (c.ranks.empty())
     for (int i = 0; i < devices; ++i) c.ranks.push_back(i);

@@ -26,7 +26,7 @@ ExecutionGraph ring_allreduce(int chunks) {
   ExecutionGraph g;
   for (int i = 0; i < 4; ++i) {
     std::string name = "g" + std::to_string(i);
-    g.devices.push_back({name, name, name, ""});
+    g.devices.push_back({name, name, name, "", {}});
   }
   Op warmup;
   warmup.name = "warmup";

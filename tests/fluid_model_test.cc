@@ -214,6 +214,40 @@ TEST(FluidModel, ReportsEachLinksRateOverTime) {
   EXPECT_NEAR(carried, 25.0, 1e-12);
 }
 
+TEST(FluidModel, ACountedActivityGetsTheRateOfEachOfTheAlikeOnesItStandsFor) {
+  // Four flows from four NICs (10/s each) through one shared uplink (20/s), beside a flow of
+  // penalty 2 on the uplink alone: expanded, and as one flow counted 4 times on the uplink
+  // and once on its NIC (the NICs are alike). Max-min: the uplink's level L solves
+  // 4 L + L / 2 = 20, L = 40/9, under the NICs' 10; the same dates either way.
+  auto run = [](bool counted) {
+    FluidModel m;
+    const int uplink = m.add_resource(20);
+    std::vector<int> nics;
+    for (int k = 0; k < 4; ++k) nics.push_back(m.add_resource(10));
+    if (counted) {
+      m.start(40, {nics[0], uplink}, {1, 4}, 0, 1, kNone, 1);
+    } else {
+      for (int k = 0; k < 4; ++k) m.start(40, {nics[k], uplink}, 0, 1, kNone, 1 + k);
+    }
+    m.start(30, {uplink}, 0, 2, kNone, 9);
+    return run_all(m);
+  };
+  const auto expanded = run(false), counted = run(true);
+  // Phase 1: the four at 40/9 each and the other at 20/9, until the four end at 9 s (each
+  // moved 40). Then the other alone: 30 - 20 = 10 units at 20/s, 0.5 s more.
+  EXPECT_DOUBLE_EQ(counted.at(1), 9.0);
+  EXPECT_DOUBLE_EQ(counted.at(9), 9.5);
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(expanded.at(1 + k), counted.at(1));  // bit for bit
+  EXPECT_EQ(expanded.at(9), counted.at(9));
+}
+
+TEST(FluidModel, CountsMustBeOnePerResourceAndPositive) {
+  FluidModel m;
+  const int link = m.add_resource(10);
+  EXPECT_THROW(m.start(1, {link}, {1, 2}, 0, 1, kNone, 1), std::invalid_argument);
+  EXPECT_THROW(m.start(1, {link}, {0}, 0, 1, kNone, 1), std::invalid_argument);
+}
+
 // Random workloads on a star, in SimGrid 3.32 (CM02 as Orrery configures it, Cas01 CPUs) and in
 // the model with the same routes, penalties and bounds as the replay gives them: every end date
 // within 1e-10 (relative). SimGrid runs here with its time precision (surf/precision) at 1e-13

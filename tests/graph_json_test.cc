@@ -362,7 +362,7 @@ TEST(GraphJson, BadDevicesAndHeader) {
       {R"({"format": "orrery-graph", "version": 1, "devices": [{"name": "gpu0"}, {"name": "gpu0"}], "ops": []})",
        R"(g.json: devices[1] "gpu0": duplicate device name)"},
       {R"({"format": "orrery-graph", "version": 1, "devices": [{"name": "gpu0", "hots": "h"}], "ops": []})",
-       R"(g.json: devices[0] "gpu0": unknown key "hots" (did you mean "host"?) (expected one of: name, host, launch_host, node))"},
+       R"(g.json: devices[0] "gpu0": unknown key "hots" (did you mean "host"?) (expected one of: name, host, launch_host, node, mirrors))"},
       {R"({"format": "orrery-graph", "version": 1, "devices": [{"host": "h"}], "ops": []})",
        R"(g.json: devices[0]: missing required key "name")"},
       {R"({"format": "orrery-graph", "version": 1, "devices": [{"name": "g", "host": 1}], "ops": []})",

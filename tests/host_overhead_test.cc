@@ -168,7 +168,7 @@ TEST(LaunchOps, CpuBoundChainTakesTheHostTime) {
 
 TEST(LaunchOps, RejectsBadIndicesAndTransfers) {
   ExecutionGraph g;
-  g.devices.push_back({"gpu0", "gpu0", "cpu0", ""});
+  g.devices.push_back({"gpu0", "gpu0", "cpu0", "", {}});
   Op t;
   t.name = "x";
   t.device = 0;

@@ -193,7 +193,7 @@ TEST(LlmPlan, ExposedCommunicationIsChargedToTheMostBlockingQueue) {
   // time outside compute and the queues before it, which add up to the exposed time.
   Cluster c = dgx_a100(2);
   ExecutionGraph g;
-  for (const auto& gpu : c.gpus) g.devices.push_back({gpu.host, gpu.host, "", ""});
+  for (const auto& gpu : c.gpus) g.devices.push_back({gpu.host, gpu.host, "", "", {}});
   auto compute = [&](const std::string& name, int device, double d, std::vector<int> deps) {
     Op o;
     o.name = name;
@@ -234,7 +234,7 @@ TEST(LlmPlan, RepeatedAnalyticalCollectiveTakesThatManyTimes) {
   Cluster c = dgx_a100(8);
   auto time_of = [&](int repeat) {
     ExecutionGraph g;
-    for (const auto& gpu : c.gpus) g.devices.push_back({gpu.host, gpu.host, "", ""});
+    for (const auto& gpu : c.gpus) g.devices.push_back({gpu.host, gpu.host, "", "", {}});
     Collective coll;
     coll.ranks = {0, 1, 2, 3, 4, 5, 6, 7};
     coll.bytes = 64 << 20;
@@ -247,7 +247,7 @@ TEST(LlmPlan, RepeatedAnalyticalCollectiveTakesThatManyTimes) {
   EXPECT_NEAR(time_of(7), 7 * time_of(1), 1e-12);
   // Flows cannot be repeated as one op.
   ExecutionGraph g;
-  for (int i = 0; i < 2; ++i) g.devices.push_back({c.gpus[i].host, c.gpus[i].host, "", ""});
+  for (int i = 0; i < 2; ++i) g.devices.push_back({c.gpus[i].host, c.gpus[i].host, "", "", {}});
   Collective coll;
   coll.ranks = {0, 1};
   coll.bytes = 1024;

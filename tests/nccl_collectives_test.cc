@@ -23,7 +23,7 @@ Platform platform(const std::string& yaml) { return testing::bench_platform(yaml
 
 ExecutionGraph one_collective(const Platform& p, const Collective& proto) {
   ExecutionGraph g;
-  for (const auto& r : p.ranks) g.devices.push_back({r.host, r.host, r.host, r.node});
+  for (const auto& r : p.ranks) g.devices.push_back({r.host, r.host, r.host, r.node, {}});
   Collective c = proto;
   c.ranks.clear();
   for (size_t i = 0; i < p.ranks.size(); ++i) c.ranks.push_back(static_cast<int>(i));

@@ -18,7 +18,7 @@ double bus_bandwidth(const std::vector<int>& gpus) {
   ExecutionGraph g;
   for (int d : gpus) {
     std::string h = "n0_gpu" + std::to_string(d);
-    g.devices.push_back({h, h, h, "n0"});
+    g.devices.push_back({h, h, h, "n0", {}});
   }
   Collective c;
   c.type = CollectiveType::kAllReduce;

@@ -26,7 +26,7 @@ const TopoLink& link_named(const Topology& t, const std::string& name) {
 ExecutionGraph all_reduce(const Platform& p, CollectiveAlgo algo, double bytes,
                           CollectiveProtocol protocol = CollectiveProtocol::kSimple) {
   ExecutionGraph g;
-  for (const auto& r : p.ranks) g.devices.push_back({r.host, r.host, r.host, r.node});
+  for (const auto& r : p.ranks) g.devices.push_back({r.host, r.host, r.host, r.node, {}});
   Collective c;
   c.type = CollectiveType::kAllReduce;
   c.algo = algo;

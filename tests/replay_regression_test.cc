@@ -14,10 +14,10 @@ TEST(ReplayRegression, ConcurrentFlowsRespectEveryLinkOfTheirRoute) {
   // link's leftover); apply_network_config() selects full updates.
   Topology t = build_topology(parse_platform_spec(YAML::Load("{preset: pai-nvlink}"), "test"));
   ExecutionGraph g;
-  g.devices.push_back({"n0_cpu0", "n0_cpu0", "n0_cpu0", ""});
+  g.devices.push_back({"n0_cpu0", "n0_cpu0", "n0_cpu0", "", {}});
   for (int i = 0; i < 3; ++i) {
     std::string h = "n0_gpu" + std::to_string(i);
-    g.devices.push_back({h, h, h, ""});
+    g.devices.push_back({h, h, h, "", {}});
     Op op;
     op.name = "copy" + std::to_string(i);
     op.device = 1 + i;

@@ -28,7 +28,7 @@ ExecutionGraph devices(int n) {
   ExecutionGraph g;
   for (int i = 0; i < n; ++i) {
     std::string name = "g" + std::to_string(i);
-    g.devices.push_back({name, name, name, ""});
+    g.devices.push_back({name, name, name, "", {}});
   }
   return g;
 }

@@ -173,18 +173,29 @@ OpRefs read_op(const json& j, std::size_t index, const std::string& origin, Op* 
   return p;
 }
 
-Device read_device(const json& j, std::size_t index, const std::string& origin) {
+// `mirrors` gets the names of the device's mirrors, resolved once every device is read.
+Device read_device(const json& j, std::size_t index, const std::string& origin,
+                   std::vector<std::string>* mirrors) {
   std::string where = "devices[" + std::to_string(index) + "]";
   Fields f(j, where, origin);
   if (!j.is_object()) f.fail("must be an object, got " + describe(j));
   Device d;
   d.name = f.required_text("name");
   f.set_where(where + " \"" + d.name + "\"");
-  f.only({"name", "host", "launch_host", "node"});
+  f.only({"name", "host", "launch_host", "node", "mirrors"});
   if (!f.text("host", &d.host)) d.host = d.name;
   if (!f.text("launch_host", &d.launch_host)) d.launch_host = d.host;
   f.text("node", &d.node);
   if (d.host.empty() || d.launch_host.empty()) f.fail("host names must not be empty");
+  if (j.contains("mirrors")) {
+    const json& m = j.at("mirrors");
+    if (!m.is_array()) f.fail("\"mirrors\" must be an array of device names, got " + describe(m));
+    for (const json& name : m) {
+      if (!name.is_string())
+        f.fail("\"mirrors\" must be an array of device names, got " + describe(name));
+      mirrors->push_back(name.get<std::string>());
+    }
+  }
   return d;
 }
 
@@ -340,8 +351,9 @@ ExecutionGraph parse_graph_json(const std::string& text, const std::string& orig
   ExecutionGraph g;
   const json& devices = root.at("devices");
   g.devices.reserve(devices.size());
+  std::vector<std::vector<std::string>> mirror_names(devices.size());
   for (std::size_t i = 0; i < devices.size(); ++i) {
-    g.devices.push_back(read_device(devices[i], i, origin));
+    g.devices.push_back(read_device(devices[i], i, origin, &mirror_names[i]));
   }
 
   g.ops = std::move(parser.ops());
@@ -351,6 +363,15 @@ ExecutionGraph parse_graph_json(const std::string& text, const std::string& orig
   for (std::size_t i = 0; i < g.devices.size(); ++i) {
     device_index.emplace(g.devices[i].name, static_cast<int>(i));
   }
+  for (std::size_t i = 0; i < g.devices.size(); ++i)
+    for (const std::string& name : mirror_names[i]) {
+      auto it = device_index.find(name);
+      if (it == device_index.end())
+        throw InputError(origin + ": devices[" + std::to_string(i) + "] \"" + g.devices[i].name +
+                         "\": mirrors: unknown device \"" + name +
+                         "\" (expected a name from \"devices\")");
+      g.devices[i].mirrors.push_back(it->second);
+    }
   op_index.reserve(g.ops.size());
   for (std::size_t i = 0; i < g.ops.size(); ++i) {
     op_index.emplace(g.ops[i].name, static_cast<int>(i));
@@ -416,6 +437,10 @@ void write_graph_json(const ExecutionGraph& g, std::ostream& out) {
     if (d.host != d.name) j["host"] = d.host;
     if (d.launch_host != d.host) j["launch_host"] = d.launch_host;
     if (!d.node.empty()) j["node"] = d.node;
+    if (!d.mirrors.empty()) {
+      j["mirrors"] = ordered_json::array();
+      for (int m : d.mirrors) j["mirrors"].push_back(g.devices[m].name);
+    }
     out << (i == 0 ? "\n    " : ",\n    ") << j.dump();
   }
   out << (g.devices.empty() ? "],\n" : "\n  ],\n") << "  \"ops\": [";

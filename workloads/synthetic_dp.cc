@@ -33,13 +33,13 @@ ExecutionGraph make_data_parallel(const DataParallelPattern& p,
              "the synthetic data-parallel workload");
   ExecutionGraph g;
   const int n = static_cast<int>(gpus.size());
-  for (const auto& gp : gpus) g.devices.push_back({gp.host, gp.host, gp.launch_host, ""});
+  for (const auto& gp : gpus) g.devices.push_back({gp.host, gp.host, gp.launch_host, "", {}});
   std::map<std::string, int> cpu_device;
   if (p.input_bytes > 0)
     for (const auto& gp : gpus)
       if (!cpu_device.count(gp.launch_host)) {
         cpu_device[gp.launch_host] = static_cast<int>(g.devices.size());
-        g.devices.push_back({gp.launch_host, gp.launch_host, gp.launch_host, ""});
+        g.devices.push_back({gp.launch_host, gp.launch_host, gp.launch_host, "", {}});
       }
 
   // last[i]: the op after which GPU i's compute stream may go on.
