@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
-#include <unordered_set>
 
 #include "platforms/simgrid_links.h"
 
@@ -46,40 +45,46 @@ LeafRoutes::LeafRoutes(const Topology& topo) : LeafRoutes(steps_of(topo), bypass
 LeafRoutes::LeafRoutes(const std::vector<GraphStep>& steps,
                        std::set<std::pair<std::string, std::string>> bypassed)
     : declared_(std::move(bypassed)) {
-  std::unordered_map<std::string, std::vector<const GraphStep*>> out, in;
-  for (const auto& s : steps) {
-    out[s.src].push_back(&s);
-    in[s.dst].push_back(&s);
-    in_graph_.insert(s.src);
-    in_graph_.insert(s.dst);
+  auto id_of = [this](const std::string& n) {
+    auto [it, fresh] = id_.try_emplace(n, static_cast<int>(name_.size()));
+    if (fresh) name_.push_back(n);
+    return it->second;
+  };
+  id_.reserve(steps.size());
+  std::vector<std::pair<int, int>> ends(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) ends[i] = {id_of(steps[i].src), id_of(steps[i].dst)};
+  const int n = static_cast<int>(name_.size());
+  std::vector<std::vector<int>> out(n), in(n);  // step indices by node
+  for (size_t i = 0; i < steps.size(); ++i) {
+    out[ends[i].first].push_back(static_cast<int>(i));
+    in[ends[i].second].push_back(static_cast<int>(i));
   }
+  gateway_.resize(n);
   // Rounds until nothing changes: a node hangs off y once all its other neighbours hang off it.
   for (bool changed = true; changed;) {
     changed = false;
-    for (const auto& [x, leaving] : out) {
-      if (gateway_.count(x)) continue;
-      auto hangs_off_x = [&](const std::string& n) {
-        auto g = gateway_.find(n);
-        return g != gateway_.end() && g->second.node == x;
-      };
-      const GraphStep* up = nullptr;
+    for (int x = 0; x < n; ++x) {
+      if (gateway_[x].node >= 0 || out[x].empty()) continue;
+      auto hangs_off_x = [&](int v) { return gateway_[v].node == x; };
+      int up = -1, down = -1;
       bool ok = true;
-      for (const GraphStep* s : leaving) {
-        if (s->dst == x || hangs_off_x(s->dst)) continue;
-        if (up) ok = false;
+      for (int s : out[x]) {
+        const int d = ends[s].second;
+        if (d == x || hangs_off_x(d)) continue;
+        if (up >= 0) ok = false;
         up = s;
       }
-      const GraphStep* down = nullptr;
-      for (const GraphStep* s : in[x]) {
-        if (s->src == x || hangs_off_x(s->src)) continue;
-        if (down) ok = false;
+      for (int s : in[x]) {
+        const int from = ends[s].first;
+        if (from == x || hangs_off_x(from)) continue;
+        if (down >= 0) ok = false;
         down = s;
       }
-      if (!ok || !up || !down || up->dst != down->src) continue;
+      if (!ok || up < 0 || down < 0 || ends[up].second != ends[down].first) continue;
       // Two nodes that are each other's only way out form a core of two: neither hangs.
-      auto back = gateway_.find(up->dst);
-      if (back != gateway_.end() && back->second.node == x) continue;
-      gateway_[x] = {up->dst, up->links, down->links};
+      const int y = ends[up].second;
+      if (gateway_[y].node == x) continue;
+      gateway_[x] = {y, steps[up].links, steps[down].links};
       changed = true;
     }
   }
@@ -93,14 +98,12 @@ sg4::Link* LeafRoutes::link(const std::string& name) {
   return l;
 }
 
-std::vector<std::string> LeafRoutes::chain(const std::string& node) const {
-  std::vector<std::string> c{node};
-  for (auto g = gateway_.find(node); g != gateway_.end(); g = gateway_.find(g->second.node))
-    c.push_back(g->second.node);
-  return c;
+void LeafRoutes::chain(int node, std::vector<int>* out) const {
+  out->assign(1, node);
+  for (int g = gateway_[node].node; g >= 0; g = gateway_[g].node) out->push_back(g);
 }
 
-const std::vector<sg4::Link*>& LeafRoutes::top_route(const std::string& u, const std::string& w) {
+const std::vector<sg4::Link*>& LeafRoutes::top_route(int u, int w) {
   auto [it, fresh] = between_.try_emplace({u, w});
   if (!fresh) return it->second;
   if (by_impl_.empty())
@@ -108,16 +111,23 @@ const std::vector<sg4::Link*>& LeafRoutes::top_route(const std::string& u, const
   auto* engine = sg4::Engine::get_instance();
   std::vector<simgrid::kernel::resource::StandardLinkImpl*> impls;
   simgrid::kernel::routing::NetZoneImpl::get_global_route(
-      engine->netpoint_by_name(u), engine->netpoint_by_name(w), impls, nullptr);
+      engine->netpoint_by_name(name_[u]), engine->netpoint_by_name(name_[w]), impls, nullptr);
   for (auto* impl : impls) it->second.push_back(by_impl_.at(impl));
   return it->second;
 }
 
 bool LeafRoutes::route(const std::string& a, const std::string& b, std::vector<sg4::Link*>* links,
                        double* latency) {
-  if (a == b || (!gateway_.count(a) && !gateway_.count(b))) return false;
+  if (a == b) return false;
+  const auto ia = id_.find(a), ib = id_.find(b);
+  // A node outside the Dijkstra graph (an endpoint with bypass routes only) is SimGrid's.
+  if (ia == id_.end() || ib == id_.end()) return false;
+  if (gateway_[ia->second].node < 0 && gateway_[ib->second].node < 0) return false;
   if (!declared_.empty() && declared_.count({a, b})) return false;  // SimGrid takes the bypass
-  std::vector<std::string> ca = chain(a), cb = chain(b);
+  std::vector<int>& ca = ca_;
+  std::vector<int>& cb = cb_;
+  chain(ia->second, &ca);
+  chain(ib->second, &cb);
   // In one tree: meet at the lowest common node, dropping the shared tops of both chains.
   bool joined = false;
   while (!ca.empty() && !cb.empty() && ca.back() == cb.back()) {
@@ -129,20 +139,18 @@ bool LeafRoutes::route(const std::string& a, const std::string& b, std::vector<s
     joined = true;
     break;
   }
-  // A node outside the Dijkstra graph (an endpoint with bypass routes only) is SimGrid's.
-  if (!joined && (!in_graph_.count(ca.back()) || !in_graph_.count(cb.back()))) return false;
   // SimGrid builds a route from its last step back, putting each step's links in front of the
   // rest in reverse, and adds their latencies as it goes: the list reads each step backwards,
   // and the latencies add up in the reverse of the list. Same order here, same bits.
   links->clear();
   for (size_t i = 0; i + 1 < ca.size(); ++i) {
-    const auto& up = gateway_.at(ca[i]).up;
+    const auto& up = gateway_[ca[i]].up;
     for (auto it = up.rbegin(); it != up.rend(); ++it) links->push_back(link(*it));
   }
   if (!joined && ca.back() != cb.back())
     for (sg4::Link* l : top_route(ca.back(), cb.back())) links->push_back(l);
   for (size_t i = cb.size() - 1; i-- > 0;) {
-    const auto& down = gateway_.at(cb[i]).down;
+    const auto& down = gateway_[cb[i]].down;
     for (auto it = down.rbegin(); it != down.rend(); ++it) links->push_back(link(*it));
   }
   double lat = 0;

@@ -24,7 +24,6 @@
 #include <set>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -52,20 +51,24 @@ class LeafRoutes {
              double* latency);
 
  private:
+  // Nodes by id (their order of first appearance in the steps): a 16,384-GPU platform has a
+  // million steps, and string-keyed maps over them took a tenth of its replay.
   struct Gateway {
-    std::string node;                   // what this node hangs off
+    int node = -1;                      // what this node hangs off, -1 for nothing
     std::vector<std::string> up, down;  // SimGrid link names of the steps to it and back
   };
-  const std::vector<simgrid::s4u::Link*>& top_route(const std::string& u, const std::string& w);
+  const std::vector<simgrid::s4u::Link*>& top_route(int u, int w);
   simgrid::s4u::Link* link(const std::string& name);
-  std::vector<std::string> chain(const std::string& node) const;  // node, its gateway, ... top
+  void chain(int node, std::vector<int>* out) const;  // node, its gateway, ... its top
 
-  std::unordered_map<std::string, Gateway> gateway_;
+  std::unordered_map<std::string, int> id_;                 // the nodes of the Dijkstra graph
+  std::vector<std::string> name_;                           // by id
+  std::vector<Gateway> gateway_;                            // by id
   std::set<std::pair<std::string, std::string>> declared_;  // pairs with bypass routes
-  std::unordered_set<std::string> in_graph_;                // nodes of the Dijkstra graph
-  std::map<std::pair<std::string, std::string>, std::vector<simgrid::s4u::Link*>> between_;
+  std::map<std::pair<int, int>, std::vector<simgrid::s4u::Link*>> between_;
   std::unordered_map<std::string, simgrid::s4u::Link*> by_name_;
   std::unordered_map<const void*, simgrid::s4u::Link*> by_impl_;
+  std::vector<int> ca_, cb_;  // scratch of route()
 };
 
 }  // namespace orrery

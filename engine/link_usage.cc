@@ -65,6 +65,12 @@ void LinkUsageSampler::carried(int link_index, double from, double to, double by
   }
 }
 
+void LinkUsageSampler::same_as(int link, int of) {
+  if (!on()) return;
+  if (same_as_.size() <= static_cast<size_t>(link)) same_as_.resize(link + 1, -1);
+  same_as_[link] = of;
+}
+
 void LinkUsageSampler::finish(double end, RunResult* result) {
   if (!on()) return;
   widen_to(end);
@@ -76,8 +82,11 @@ void LinkUsageSampler::finish(double end, RunResult* result) {
   for (LinkStats& link : result->links) {
     link.utilization.assign(bins, 0.0);
     auto it = index.find(link.name);
-    if (it == index.end() || it->second >= bytes_.size() || bytes_[it->second].empty()) continue;
-    const auto& carried = bytes_[it->second];
+    if (it == index.end()) continue;
+    size_t l = it->second;
+    if (l < same_as_.size() && same_as_[l] >= 0) l = same_as_[l];
+    if (l >= bytes_.size() || bytes_[l].empty()) continue;
+    const auto& carried = bytes_[l];
     const double capacity = link.bandwidth * width_;
     // A sample that ended on the run's last date may sit in the bin after it: fold it back.
     for (size_t j = 0; j < max_bins_; ++j)

@@ -34,6 +34,10 @@ class LinkUsageSampler {
   // links_[link] carried `bytes` at a constant rate over [from, to).
   void carried(int link, double from, double to, double bytes);
 
+  // links_[link] carries what links_[of] does, interval for interval (a mirrored device's
+  // copies of a flow on links alike its own, engine/replay.cc): finish() gives it of's bins.
+  void same_as(int link, int of);
+
   // Sets result->links[i].utilization (bytes carried / (bandwidth x bin width), one value per
   // bin from simulated time 0 up to `end`, the run's last completion) for every link of
   // result->links, matched by name, and result->link_usage_bin_width.
@@ -55,6 +59,7 @@ class LinkUsageSampler {
     double bytes = 0.0;
   };
   std::vector<Open> open_;
+  std::vector<int> same_as_;  // per link: the link whose bins it takes, -1 its own
 };
 
 }  // namespace orrery
