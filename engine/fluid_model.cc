@@ -186,7 +186,7 @@ double FluidModel::level_of(const Resource& r) const {
   return r.left / r.weight;
 }
 
-void FluidModel::fix(int id, double value, Levels& levels) {
+void FluidModel::fix(int id, double value) {
   Activity& a = activities_[id];
   a.fixed = true;
   a.value = value;
@@ -197,14 +197,73 @@ void FluidModel::fix(int id, double value, Levels& levels) {
     if (r.sharing == Sharing::kShared) {
       r.left -= value * u.count;
       r.weight -= u.count / a.penalty;
-    } else {
-      r.weight = fat_pipe_weight(r);
     }
-    if (r.unfixed > 0) {
-      if (r.left < 0) r.left = 0;
-      levels.push({level_of(r), u.resource});
+    if (r.unfixed > 0 && r.left < 0) r.left = 0;
+    if (!r.touched) {
+      r.touched = true;
+      touched_.push_back(u.resource);
     }
   }
+}
+
+// The levels of the resources fix() touched, once each however many of their users it fixed
+// (a fat pipe's weight, its busiest unfixed user's, read once too).
+void FluidModel::update_levels() {
+  for (int ri : touched_) {
+    Resource& r = resources_[ri];
+    r.touched = false;
+    if (r.unfixed <= 0) {
+      heap_remove(ri);
+      continue;
+    }
+    if (r.sharing != Sharing::kShared) r.weight = fat_pipe_weight(r);
+    r.level = level_of(r);
+    heap_update(ri);
+  }
+  touched_.clear();
+}
+
+bool FluidModel::HeapEntry::operator<(const HeapEntry& o) const {
+  return level != o.level ? level < o.level : resource < o.resource;
+}
+
+void FluidModel::heap_place(size_t i, const HeapEntry& e) {
+  heap_[i] = e;
+  resources_[e.resource].heap_pos = static_cast<int>(i);
+}
+
+void FluidModel::heap_update(int ri) {
+  const HeapEntry e{resources_[ri].level, ri};
+  int pos = resources_[ri].heap_pos;
+  if (pos < 0) {
+    pos = static_cast<int>(heap_.size());
+    heap_.push_back(e);
+  }
+  size_t i = static_cast<size_t>(pos);
+  while (i > 0 && e < heap_[(i - 1) / 2]) {  // up
+    heap_place(i, heap_[(i - 1) / 2]);
+    i = (i - 1) / 2;
+  }
+  for (;;) {  // down
+    size_t c = 2 * i + 1;
+    if (c >= heap_.size()) break;
+    if (c + 1 < heap_.size() && heap_[c + 1] < heap_[c]) ++c;
+    if (!(heap_[c] < e)) break;
+    heap_place(i, heap_[c]);
+    i = c;
+  }
+  heap_place(i, e);
+}
+
+void FluidModel::heap_remove(int ri) {
+  const int pos = resources_[ri].heap_pos;
+  if (pos < 0) return;
+  resources_[ri].heap_pos = -1;
+  const HeapEntry last = heap_.back();
+  heap_.pop_back();
+  if (last.resource == ri) return;
+  heap_place(static_cast<size_t>(pos), last);
+  heap_update(last.resource);
 }
 
 void FluidModel::solve() {
@@ -252,7 +311,7 @@ void FluidModel::solve() {
   // Progressive filling (SimGrid's lmm::MaxMin::maxmin_solve): raise a common level; an
   // activity's rate is level / penalty. The lowest of the resources' saturation levels and of
   // the bounded activities' bound x penalty fixes the activities it concerns; repeat.
-  Levels levels;
+  heap_.clear();
   for (int id : comp_acts_) {
     Activity& a = activities_[id];
     a.fixed = false;
@@ -269,7 +328,11 @@ void FluidModel::solve() {
       for (const User& v : r.users) r.weight += v.count / activities_[v.activity].penalty;
     else
       r.weight = fat_pipe_weight(r);
-    if (r.unfixed > 0) levels.push({level_of(r), ri});
+    r.heap_pos = -1;
+    if (r.unfixed > 0) {
+      r.level = level_of(r);
+      heap_update(ri);
+    }
   }
   bounded_.clear();
   for (int id : comp_acts_)
@@ -282,37 +345,35 @@ void FluidModel::solve() {
   size_t next_bounded = 0;
   size_t unfixed = comp_acts_.size();
   while (unfixed > 0) {
-    while (!levels.empty()) {
-      const auto [level, ri] = levels.top();
-      const Resource& r = resources_[ri];
-      if (r.unfixed > 0 && level == level_of(r)) break;
-      levels.pop();
-    }
     while (next_bounded < bounded_.size() && activities_[bounded_[next_bounded]].fixed)
       ++next_bounded;
-    const double by_resource = levels.empty() ? kNever : levels.top().first;
+    const double by_resource = heap_.empty() ? kNever : heap_[0].level;
     const double by_bound = next_bounded < bounded_.size()
                                 ? activities_[bounded_[next_bounded]].bound *
                                       activities_[bounded_[next_bounded]].penalty
                                 : kNever;
     if (by_bound < by_resource) {
-      fix(bounded_[next_bounded], activities_[bounded_[next_bounded]].bound, levels);
+      fix(bounded_[next_bounded], activities_[bounded_[next_bounded]].bound);
+      update_levels();
       --unfixed;
       continue;
     }
-    if (levels.empty()) break;  // cannot happen: every running activity uses a resource
+    if (heap_.empty()) break;  // cannot happen: every running activity uses a resource
     const double level = by_resource;
-    const int ri = levels.top().second;
-    levels.pop();
+    const int ri = heap_[0].resource;
+    heap_remove(ri);
     // fix() leaves this resource's user list as it is: index, not iterators over a copy.
     const auto& users = resources_[ri].users;
     for (size_t k = 0; k < users.size(); ++k) {
       const int id = users[k].activity;
       if (activities_[id].fixed) continue;
-      fix(id, level / activities_[id].penalty, levels);
+      fix(id, level / activities_[id].penalty);
       --unfixed;
     }
+    update_levels();
   }
+  for (const HeapEntry& e : heap_) resources_[e.resource].heap_pos = -1;
+  heap_.clear();
 
   for (int id : comp_acts_) {
     Activity& a = activities_[id];

@@ -118,8 +118,10 @@ class FluidModel {
     bool dirty = false;
     bool seen = false;
     // Solver scratch.
-    double left = 0, weight = 0;
+    double left = 0, weight = 0, level = 0;
     int unfixed = 0;
+    int heap_pos = -1;  // in heap_, -1 when not there
+    bool touched = false;
   };
   struct Event {
     double date;
@@ -136,9 +138,19 @@ class FluidModel {
   bool binding(const Resource& r) const;
   void set_rate(int a, double rate);  // and the totals of its resources
   void solve();
-  using Levels = std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>,
-                                     std::greater<>>;
-  void fix(int a, double value, Levels& levels);
+  void fix(int a, double value);
+  void update_levels();
+  // The resources of a solve by (level, id), one entry each, moved in place as levels change
+  // (they only rise): a heap of every level ever computed held one stale entry per user fixed,
+  // and sifting those took most of a solve of a few thousand flows.
+  struct HeapEntry {
+    double level;
+    int resource;
+    bool operator<(const HeapEntry& o) const;
+  };
+  void heap_place(size_t i, const HeapEntry& e);
+  void heap_update(int ri);
+  void heap_remove(int ri);
   double level_of(const Resource& r) const;
   double fat_pipe_weight(const Resource& r) const;
 
@@ -151,7 +163,8 @@ class FluidModel {
   std::vector<int> entered_;  // activities that started moving since the last solve
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   // Scratch of solve().
-  std::vector<int> comp_acts_, comp_res_, stack_, bounded_;
+  std::vector<int> comp_acts_, comp_res_, stack_, bounded_, touched_;
+  std::vector<HeapEntry> heap_;
   int64_t solves_ = 0, solved_activities_ = 0;
 };
 

@@ -193,9 +193,58 @@ class ServerRouter {
 
 }  // namespace
 
+namespace {
+
+// The routes one server adds (routes inside it, and steps of the route graph to its NICs).
+struct ServerRoutes {
+  std::string prefix;
+  std::vector<TopoRoute> routes, graph;
+  bool local = true;  // every name in them carries the prefix
+};
+
+// `name` with the server prefix `from` swapped for `to` (the caller checked it starts so).
+std::string swap_prefix(const std::string& name, const std::string& from, const std::string& to) {
+  return to + name.substr(from.size());
+}
+
+bool all_local(const std::vector<TopoRoute>& routes, const std::string& prefix) {
+  auto local = [&](const std::string& n) { return n.compare(0, prefix.size(), prefix) == 0; };
+  for (const auto& r : routes) {
+    if (!local(r.src) || !local(r.dst)) return false;
+    for (const auto& h : r.hops)
+      if (!local(h.link)) return false;
+  }
+  return true;
+}
+
+void append_swapped(const std::vector<TopoRoute>& from, const std::string& a, const std::string& b,
+                    std::vector<TopoRoute>* to) {
+  for (const auto& r : from) {
+    TopoRoute c{swap_prefix(r.src, a, b), swap_prefix(r.dst, a, b), {}};
+    c.hops.reserve(r.hops.size());
+    for (const auto& h : r.hops) c.hops.push_back({swap_prefix(h.link, a, b), h.reverse});
+    to->push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
 void add_server_routes(const std::vector<ServerNodes>& servers, Topology& topo) {
   PcieGraph pcie(topo);
+  // The servers of one group are built alike but for their name prefix, and so are their
+  // routes: the first server's paths serve the others with the prefix swapped (a 16,384-GPU
+  // platform searched the same PCIe paths 2,048 times). A server whose routes name anything
+  // outside it is searched for itself.
+  std::map<int, ServerRoutes> first_of_group;
   for (const auto& s : servers) {
+    auto known = first_of_group.find(s.group);
+    if (known != first_of_group.end() && known->second.local) {
+      const ServerRoutes& t = known->second;
+      append_swapped(t.routes, t.prefix, s.prefix, &topo.routes);
+      append_swapped(t.graph, t.prefix, s.prefix, &topo.route_graph);
+      continue;
+    }
+    const size_t routes0 = topo.routes.size(), graph0 = topo.route_graph.size();
     pcie.forget();
     ServerRouter router(s, pcie);
     std::vector<std::string> hosts = s.gpus;
@@ -221,6 +270,14 @@ void add_server_routes(const std::vector<ServerNodes>& servers, Topology& topo) 
       Hops out = pcie.path(h, exit[h]);
       topo.route_graph.push_back({h, exit[h], out});
       topo.route_graph.push_back({exit[h], h, reversed(out)});
+    }
+    if (known == first_of_group.end()) {
+      ServerRoutes t;
+      t.prefix = s.prefix;
+      t.routes.assign(topo.routes.begin() + routes0, topo.routes.end());
+      t.graph.assign(topo.route_graph.begin() + graph0, topo.route_graph.end());
+      t.local = all_local(t.routes, s.prefix) && all_local(t.graph, s.prefix);
+      first_of_group.emplace(s.group, std::move(t));
     }
   }
 }

@@ -76,6 +76,7 @@ class ServerBuilder {
         w_(w),
         pl_(place(server_spec(spec, index))) {
     out_.index = index;
+    out_.group = server_group_of(spec, index);
     out_.prefix = "n" + std::to_string(index) + "_";
     out_.nvlink_topology = s_.nvlink.topology;
     out_.nvlink_nonadjacent = s_.nvlink.nonadjacent;

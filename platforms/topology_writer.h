@@ -37,6 +37,7 @@ class TopoWriter {
 // What the route builder needs to know about one server.
 struct ServerNodes {
   int index = 0;
+  int group = 0;                   // server_group_of: a group's servers differ in their prefix only
   std::string prefix;              // "n<index>_"
   std::vector<std::string> gpus;   // host names, in GPU order
   std::vector<std::string> cpus;   // host names, one per socket

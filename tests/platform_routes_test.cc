@@ -184,6 +184,33 @@ TEST(PlatformRoutes, SimgridAgreesOnTwoServerClustersOfTheNewPresets) {
   expect_simgrid_agrees(preset("pcie-direct-server", "servers: 2\n"));
 }
 
+// The routes inside a server and to its NICs, with its prefix swapped for "n_".
+std::vector<std::string> server_routes(const Topology& t, const std::string& prefix) {
+  std::vector<std::string> out;
+  auto unprefixed = [&](const std::string& n) { return "n_" + n.substr(prefix.size()); };
+  for (const auto* list : {&t.routes, &t.route_graph})
+    for (const TopoRoute& r : *list) {
+      if (r.src.rfind(prefix, 0) != 0 || r.dst.rfind(prefix, 0) != 0) continue;
+      std::string line = unprefixed(r.src) + " -> " + unprefixed(r.dst) + ":";
+      for (const auto& h : r.hops) line += " " + unprefixed(h.link) + (h.reverse ? "'" : "");
+      out.push_back(line);
+    }
+  return out;
+}
+
+TEST(PlatformRoutes, ServersOfAGroupTakeTheFirstOnesRoutesAsSearched) {
+  // Two groups of one spec: servers 0 and 1 are each the first of their group and have their
+  // paths searched; server 2 takes server 1's routes with its prefix. All three alike.
+  for (const char* server : {"dgx-a100", "dgx1-v100", "dgx-h100", "hgx-h100-roce"}) {
+    SCOPED_TRACE(server);
+    const Topology t = preset(server, "servers: 3\nserver_groups: [{servers: 1}, {servers: 2}]\n");
+    const auto searched = server_routes(t, "n0_");
+    EXPECT_GT(searched.size(), 90u);
+    EXPECT_EQ(server_routes(t, "n1_"), searched);
+    EXPECT_EQ(server_routes(t, "n2_"), searched);
+  }
+}
+
 TEST(PlatformRoutes, UnknownDeviceIsAnInputError) {
   Topology t = preset("v100-pcie-testbed");
   RouteFinder f(t);
