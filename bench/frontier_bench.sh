@@ -1,10 +1,12 @@
 #!/bin/bash
 # Frontier-scale benchmark (issue 43): each figure as a ratio to `dp50_bench 4096` measured in the
 # same run, so that a busy machine cancels out. Llama 3.1 405B on 16,384 H100
-# (scenarios/bench/llama31-405b-16384xh100.yaml; targets: at most 1.5x, and at most 6x with
-# under 2 GiB on 65,536 GPUs with FRONTIER_BIG=1), and data-parallel ResNet-50 on DGX A100 fat
-# trees at 256, 1,024 and 4,096 GPUs (scenarios/bench/resnet50-1024.yaml; the growth exponent of
-# time over GPUs, target at most 1.2).
+# (scenarios/bench/llama31-405b-16384xh100.yaml; target at most 1.5x), dp50's Chakra traces on 32
+# DGX H100 with NCCL's plans as flows (target at most 1x), and data-parallel ResNet-50 on DGX
+# A100 fat trees at 256, 1,024 and 4,096 GPUs (scenarios/bench/resnet50-1024.yaml; the growth
+# exponent of time over GPUs, target at most 1.2). FRONTIER_BIG=1 adds Llama 3.1 405B on 65,536
+# H100 (target 6x and under 2 GiB) and 131,072 H100 (target under 60 s), and ResNet-50 on 16,384
+# A100 (over the default size limit: 8e7 activities).
 #
 #   bench/frontier_bench.sh [BUILD_DIR]        (default build)
 set -euo pipefail
@@ -32,13 +34,27 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 base=$(dp50)
 results=()
 results+=("$(run 'Llama 3.1 405B, 16,384 H100' scenarios/bench/llama31-405b-16384xh100.yaml)")
-if [ "${FRONTIER_BIG:-0}" = 1 ]; then
-  results+=("$(run 'Llama 3.1 405B, 65,536 H100' scenarios/bench/llama31-405b-16384xh100.yaml \
-    --set platform.servers=8192 --set workload.global_batch=8192)")
+big=${FRONTIER_BIG:-0}
+if [ "$big" = 1 ]; then
+  # DP 512 and 1,024: the global batch grows with them (16 micro-batches per replica).
+  for s in 8192 16384; do
+    results+=("$(run "Llama 3.1 405B, $((s * 8)) H100" scenarios/bench/llama31-405b-16384xh100.yaml \
+      --set platform.servers=$s --set workload.global_batch=$s)")
+  done
 fi
-for g in 256 1024 4096; do
+# dp50's traces (as dp50_bench writes them) on 32 DGX H100, NCCL's algorithms and protocols.
+"$build/dp50_bench" --write "$tmp" 256 >/dev/null
+cat >"$tmp/dp50-256/h100.yaml" <<'EOF2'
+name: dp50-traces-32xdgx-h100
+platform: {preset: dgx-h100, servers: 32}
+workload: {type: chakra, files: [traces/dp50], collectives: {mode: flow, protocol: auto}}
+EOF2
+results+=("$(run 'dp50 traces, 32 DGX H100' "$tmp/dp50-256/h100.yaml")")
+sizes=(256 1024 4096)
+[ "$big" = 1 ] && sizes+=(16384)
+for g in "${sizes[@]}"; do
   results+=("$(run "ResNet-50, $g A100" scenarios/bench/resnet50-1024.yaml \
-    --set platform.servers=$((g / 8)))")
+    --set platform.servers=$((g / 8)) --no-size-limit)")
 done
 after=$(dp50)
 ref=$(echo "($base + $after) / 2" | bc -l)
@@ -49,9 +65,13 @@ for r in "${results[@]}"; do
   read -r wall mib acts <<<"${r##"$label" }"
   printf '%-30s %8.2fs %6.2fx %9s %12s\n' "$label" "$wall" "$(echo "$wall / $ref" | bc -l)" "$mib" "$acts"
 done
-# ResNet-50's growth from 256 to 4,096 GPUs: log(time ratio) / log(16).
-w256=$(printf '%s\n' "${results[@]}" | awk '/ResNet-50, 256 / {print $(NF-2)}')
-w4096=$(printf '%s\n' "${results[@]}" | awk '/ResNet-50, 4096 / {print $(NF-2)}')
-printf 'ResNet-50 growth exponent, 256 to 4,096 GPUs: %.2f\n' \
-  "$(echo "l($w4096 / $w256) / l(16)" | bc -l)"
+# ResNet-50's growth: log(time ratio) / log(GPU ratio), from 256 GPUs and between neighbours.
+wall_of() { printf '%s\n' "${results[@]}" | awk -v g="ResNet-50, $1 " 'index($0, g) == 1 {print $(NF-2)}'; }
+prev=256
+for g in "${sizes[@]:1}"; do
+  printf 'ResNet-50 growth exponent, 256 to %s GPUs: %.2f (from %s: %.2f)\n' "$g" \
+    "$(echo "l($(wall_of "$g") / $(wall_of 256)) / l($g / 256)" | bc -l)" "$prev" \
+    "$(echo "l($(wall_of "$g") / $(wall_of "$prev")) / l($g / $prev)" | bc -l)"
+  prev=$g
+done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
