@@ -382,6 +382,13 @@ def graph_cases():
         "top-extra-key": lambda g: g.update(comment=1),
         "op-not-object": lambda g: g["ops"].append(7),
         "devices-not-list": lambda g: g.update(devices="gpu0"),
+        "mirrors-unknown": lambda g: g["devices"][0].update(mirrors=["gpu7"]),
+        "mirrors-text": lambda g: g["devices"][0].update(mirrors="gpu1"),
+        "mirrors-number": lambda g: g["devices"][0].update(mirrors=[1]),
+        "mirrors-self": lambda g: g["devices"][0].update(mirrors=["gpu0"]),
+        "mirror-runs-ops": lambda g: g["devices"][0].update(mirrors=["gpu1"]),
+        "mirrors-each-other": lambda g: (g["devices"][0].update(mirrors=["gpu1"]),
+                                         g["devices"][1].update(mirrors=["gpu0"])),
     }
     for n, fn in transfer.items():
         if fn is None:
