@@ -17,6 +17,7 @@
 #include <set>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -843,17 +844,23 @@ RunResult Replayer::collect() {
       }
   }
   r.asymmetric_mirror_flows = asymmetric_mirror_flows_;
-  std::unordered_map<std::string, std::string> link_class;
-  for (const auto& l : platform_.topology.links) {
-    link_class[l.name] = l.link_class;
-    link_class[l.name + "_UP"] = l.link_class;
-    link_class[l.name + "_DOWN"] = l.link_class;
-  }
+  // The class of a link the flows crossed, by its topology link's name (SimGrid's split-duplex
+  // halves add _UP and _DOWN); a map by view over the topology's names, no copies of them.
+  std::unordered_map<std::string_view, const std::string*> link_class;
+  link_class.reserve(platform_.topology.links.size());
+  for (const auto& l : platform_.topology.links) link_class.emplace(l.name, &l.link_class);
+  auto class_of = [&](const std::string& name) -> std::string {
+    auto it = link_class.find(name);
+    for (std::string_view suffix : {"_UP", "_DOWN"})
+      if (it == link_class.end() && name.size() > suffix.size() &&
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+        it = link_class.find(std::string_view(name).substr(0, name.size() - suffix.size()));
+    return it == link_class.end() ? "" : *it->second;
+  };
   for (size_t l = 0; l < link_ptrs_.size(); ++l) {
-    auto it = link_class.find(link_ptrs_[l]->get_name());
-    r.links.push_back({link_ptrs_[l]->get_name(), link_ptrs_[l]->get_bandwidth(),
-                       link_ptrs_[l]->get_latency(), link_bytes_[l],
-                       it == link_class.end() ? "" : it->second});
+    const std::string& name = link_ptrs_[l]->get_name();
+    r.links.push_back({name, link_ptrs_[l]->get_bandwidth(), link_ptrs_[l]->get_latency(),
+                       link_bytes_[l], class_of(name)});
   }
   std::sort(r.links.begin(), r.links.end(),
             [](const LinkStats& a, const LinkStats& b) { return a.name < b.name; });
