@@ -116,8 +116,7 @@ const std::vector<sg4::Link*>& LeafRoutes::top_route(int u, int w) {
   return it->second;
 }
 
-bool LeafRoutes::route(const std::string& a, const std::string& b, std::vector<sg4::Link*>* links,
-                       double* latency) {
+bool LeafRoutes::chains(const std::string& a, const std::string& b, bool* joined) {
   if (a == b) return false;
   const auto ia = id_.find(a), ib = id_.find(b);
   // A node outside the Dijkstra graph (an endpoint with bypass routes only) is SimGrid's.
@@ -129,16 +128,25 @@ bool LeafRoutes::route(const std::string& a, const std::string& b, std::vector<s
   chain(ia->second, &ca);
   chain(ib->second, &cb);
   // In one tree: meet at the lowest common node, dropping the shared tops of both chains.
-  bool joined = false;
+  *joined = false;
   while (!ca.empty() && !cb.empty() && ca.back() == cb.back()) {
     if (ca.size() >= 2 && cb.size() >= 2 && ca[ca.size() - 2] == cb[cb.size() - 2]) {
       ca.pop_back();
       cb.pop_back();
       continue;
     }
-    joined = true;
+    *joined = true;
     break;
   }
+  return true;
+}
+
+bool LeafRoutes::route(const std::string& a, const std::string& b, std::vector<sg4::Link*>* links,
+                       double* latency) {
+  bool joined = false;
+  if (!chains(a, b, &joined)) return false;
+  const std::vector<int>& ca = ca_;
+  const std::vector<int>& cb = cb_;
   // SimGrid builds a route from its last step back, putting each step's links in front of the
   // rest in reverse, and adds their latencies as it goes: the list reads each step backwards,
   // and the latencies add up in the reverse of the list. Same order here, same bits.
@@ -157,6 +165,29 @@ bool LeafRoutes::route(const std::string& a, const std::string& b, std::vector<s
   for (auto it = links->rbegin(); it != links->rend(); ++it) lat += (*it)->get_latency();
   *latency = lat;
   return true;
+}
+
+bool LeafRoutes::route_names(const std::string& a, const std::string& b,
+                             std::vector<const std::string*>* names) {
+  bool joined = false;
+  if (!chains(a, b, &joined)) return false;
+  if (!joined && ca_.back() != cb_.back()) return false;  // between two tops: SimGrid's Dijkstra
+  names->clear();
+  for (size_t i = 0; i + 1 < ca_.size(); ++i) {
+    const auto& up = gateway_[ca_[i]].up;
+    for (auto it = up.rbegin(); it != up.rend(); ++it) names->push_back(&*it);
+  }
+  for (size_t i = cb_.size() - 1; i-- > 0;) {
+    const auto& down = gateway_[cb_[i]].down;
+    for (auto it = down.rbegin(); it != down.rend(); ++it) names->push_back(&*it);
+  }
+  return true;
+}
+
+bool LeafRoutes::one_tree() const {
+  int tops = 0;
+  for (const Gateway& g : gateway_) tops += g.node < 0;
+  return tops == 1;
 }
 
 }  // namespace orrery

@@ -50,6 +50,15 @@ class LeafRoutes {
   bool route(const std::string& a, const std::string& b, std::vector<simgrid::s4u::Link*>* links,
              double* latency);
 
+  // The same route as SimGrid link names, in SimGrid's order, without SimGrid: false also where
+  // the route would cross between two tops (one_tree() says that never happens).
+  bool route_names(const std::string& a, const std::string& b,
+                   std::vector<const std::string*>* names);
+
+  // Whether the graph is one tree of hanging nodes under a single top: every route is then a
+  // chain up and a chain down, found without SimGrid's Dijkstra.
+  bool one_tree() const;
+
  private:
   // Nodes by id (their order of first appearance in the steps): a 16,384-GPU platform has a
   // million steps, and string-keyed maps over them took a tenth of its replay.
@@ -58,6 +67,9 @@ class LeafRoutes {
     std::vector<std::string> up, down;  // SimGrid link names of the steps to it and back
   };
   const std::vector<simgrid::s4u::Link*>& top_route(int u, int w);
+  // The chains of a and b trimmed to where they meet; `joined` when they meet in one tree.
+  // False when SimGrid must answer (neither hangs, a bypass route, a node outside the graph).
+  bool chains(const std::string& a, const std::string& b, bool* joined);
   simgrid::s4u::Link* link(const std::string& name);
   void chain(int node, std::vector<int>* out) const;  // node, its gateway, ... its top
 

@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <simgrid/s4u/Link.hpp>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 
 namespace orrery {
 
-LinkUsageSampler::LinkUsageSampler(const std::vector<simgrid::s4u::Link*>& links, int max_bins)
+LinkUsageSampler::LinkUsageSampler(const std::vector<std::string>& links, int max_bins)
     : links_(links), max_bins_(static_cast<size_t>(std::max(0, max_bins))) {}
 
 void LinkUsageSampler::flush(size_t link) {
@@ -78,7 +77,7 @@ void LinkUsageSampler::finish(double end, RunResult* result) {
   const size_t bins =
       std::max<size_t>(1, std::min(max_bins_, static_cast<size_t>(std::ceil(end / width_ - 1e-9))));
   std::unordered_map<std::string, size_t> index;
-  for (size_t l = 0; l < links_.size(); ++l) index.emplace(links_[l]->get_name(), l);
+  for (size_t l = 0; l < links_.size(); ++l) index.emplace(links_[l], l);
   for (LinkStats& link : result->links) {
     link.utilization.assign(bins, 0.0);
     auto it = index.find(link.name);

@@ -13,22 +13,19 @@
 // are what recording at the final width from the start would have given.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "engine/run_result.h"
-
-namespace simgrid::s4u {
-class Link;
-}
 
 namespace orrery {
 
 class LinkUsageSampler {
  public:
-  // `links`: the replay's links, the ones routes crossed so far. The vector may grow between
-  // calls (routes are resolved on demand) and must outlive the sampler; entries never move.
+  // `links`: the names of the replay's links, the ones routes crossed so far. The vector may
+  // grow between calls (routes are resolved on demand) and must outlive the sampler.
   // max_bins <= 0: off, carried() and finish() do nothing.
-  LinkUsageSampler(const std::vector<simgrid::s4u::Link*>& links, int max_bins);
+  LinkUsageSampler(const std::vector<std::string>& links, int max_bins);
   bool on() const { return max_bins_ > 0; }
 
   // links_[link] carried `bytes` at a constant rate over [from, to).
@@ -47,7 +44,7 @@ class LinkUsageSampler {
   void widen_to(double t);
   void flush(size_t link);
 
-  const std::vector<simgrid::s4u::Link*>& links_;
+  const std::vector<std::string>& links_;
   size_t max_bins_;
   double width_ = 1e-9;
   std::vector<std::vector<double>> bytes_;  // per link: bytes per bin; empty until it carries any

@@ -27,10 +27,11 @@
 #include "engine/collective_cost.h"
 #include "engine/flow_record.h"
 #include "engine/fluid_model.h"
-#include "engine/leaf_routes.h"
 #include "engine/link_usage.h"
+#include "engine/platform_model.h"
 #include "engine/run_result_io.h"
 #include "engine/xml_routes.h"
+#include "platforms/topology.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -114,11 +115,9 @@ struct CachedRoute {
 
 class Replayer {
  public:
-  Replayer(const PlatformSource& p, const ExecutionGraph& g, const ReplayOptions& opt,
-           std::vector<GraphStep> xml_steps, bool xml_complete)
-      : platform_(p), g_(g), opt_(opt), xml_steps_(std::move(xml_steps)) {
-    if (!p.xml_file.empty()) xml_routes_.emplace(xml_steps_, xml_complete);
-  }
+  Replayer(const PlatformSource& p, PlatformModel& platform, const ExecutionGraph& g,
+           const ReplayOptions& opt)
+      : source_(p), platform_(platform), g_(g), opt_(opt) {}
 
   RunResult run() {
     auto wall0 = std::chrono::steady_clock::now();
@@ -197,16 +196,16 @@ class Replayer {
     for (const auto& d : g_.devices) {
       const std::string& h = d.host.empty() ? d.name : d.host;
       const std::string& lh = d.launch_host.empty() ? h : d.launch_host;
-      auto* host = sg4::Host::by_name_or_null(h);
-      auto* launch = sg4::Host::by_name_or_null(lh);
-      if (!host)
+      const int host = platform_.host(h);
+      const int launch = platform_.host(lh);
+      if (host < 0)
         throw InputError("device \"" + d.name + "\": the platform has no host \"" + h + "\"");
-      if (!launch)
+      if (launch < 0)
         throw InputError("device \"" + d.name + "\": the platform has no launch host \"" + lh +
                          "\"");
       hosts_.push_back(host);
       launch_hosts_.push_back(launch);
-      const char* bw = host->get_property("mem_bw");
+      const char* bw = platform_.property(host, "mem_bw");
       mem_bw_.push_back(bw ? std::atof(bw) : std::numeric_limits<double>::infinity());
       const std::string& node = d.node.empty() ? h : d.node;
       node_.push_back(node_ids.emplace(node, static_cast<int>(node_ids.size())).first->second);
@@ -292,12 +291,13 @@ class Replayer {
       start_comm(op.src, op.dst, op.transfer_bytes, pack(Tag::kOp, i), op.max_rate);
     } else {
       // Host-stream ops run on the device's launch host (its CPU thread); the rest on the device.
-      sg4::Host* host =
+      const int host =
           op.stream.cls == StreamClass::kHost ? launch_hosts_[op.device] : hosts_[op.device];
-      double duration = default_op_duration(op, host->get_speed(), mem_bw_[op.device]);
+      const double speed = platform_.speed(host);
+      double duration = default_op_duration(op, speed, mem_bw_[op.device]);
       const int copies =
           op.stream.cls == StreamClass::kHost ? launch_copies_[op.device] : exec_copies_[op.device];
-      start_exec(host, duration * host->get_speed(), pack(Tag::kOp, i), -1, copies);
+      start_exec(host, duration * speed, pack(Tag::kOp, i), -1, copies);
     }
   }
 
@@ -323,9 +323,9 @@ class Replayer {
   // An exec as SimGrid's Cas01 model prices it: one core of the host (its speed, or `bound`),
   // hosts' cores shared max-min fairly among the execs on them; `copies` alike execs at once
   // (a device's and its mirrors' on a host they share).
-  int start_exec(sg4::Host* host, double flops, uint64_t tag, double bound = -1, int copies = 1) {
+  int start_exec(int host, double flops, uint64_t tag, double bound = -1, int copies = 1) {
     return model_.start(flops, host_resource(host), copies > 1 ? std::vector<int>{copies} : kOnce,
-                        0.0, 1.0, bound > 0 ? bound : host->get_speed(), tag);
+                        0.0, 1.0, bound > 0 ? bound : platform_.speed(host), tag);
   }
   inline static const std::vector<int> kOnce{};
 
@@ -335,10 +335,10 @@ class Replayer {
   }
 
   // The host as an exec's resource list, kept: no list built per exec.
-  const std::vector<int>& host_resource(sg4::Host* host) {
+  const std::vector<int>& host_resource(int host) {
     auto [it, fresh] = host_resource_.try_emplace(host);
     if (fresh) {
-      it->second = {model_.add_resource(host->get_speed() * host->get_core_count())};
+      it->second = {model_.add_resource(platform_.speed(host) * platform_.cores(host))};
       link_of_resource_.push_back(-1);
     }
     return it->second;
@@ -351,13 +351,14 @@ class Replayer {
     CollectiveTopology t;
     for (int r : c.ranks) {
       t.node_of.push_back(node_[r]);
-      t.nvls.push_back(endpoint(hosts_[r]->get_property("nvls_host")));
+      t.nvls.push_back(endpoint(platform_.property(hosts_[r], "nvls_host")));
     }
     if (!c.ranks.empty()) {
-      t.collnet = endpoint(hosts_[c.ranks[0]]->get_property("collnet_host"));
-      if (const char* launch = hosts_[c.ranks[0]]->get_property(kNcclLaunchProperty))
+      const int first = hosts_[c.ranks[0]];
+      t.collnet = endpoint(platform_.property(first, "collnet_host"));
+      if (const char* launch = platform_.property(first, kNcclLaunchProperty))
         t.launch = std::strtod(launch, nullptr);
-      if (const char* cc = hosts_[c.ranks[0]]->get_property(kComputeCapabilityProperty))
+      if (const char* cc = platform_.property(first, kComputeCapabilityProperty))
         t.compute_capability = std::strtod(cc, nullptr);
     }
     t.route = [this](int s, int d) -> const RouteInfo& { return route(s, d).info; };
@@ -369,9 +370,9 @@ class Replayer {
     if (!name) return -1;
     auto it = endpoints_.find(name);
     if (it != endpoints_.end()) return it->second;
-    sg4::Host* h = sg4::Host::by_name_or_null(name);
+    const int h = platform_.host(name);
     int id = -1;
-    if (h) {
+    if (h >= 0) {
       id = static_cast<int>(hosts_.size());
       hosts_.push_back(h);
     }
@@ -399,7 +400,7 @@ class Replayer {
     if (c.sm_share > 0)
       for (int r : c.ranks)
         active->contention.push_back(start_exec(hosts_[r], kForever, pack(Tag::kContention, 0),
-                                                c.sm_share * hosts_[r]->get_speed()));
+                                                c.sm_share * platform_.speed(hosts_[r])));
     ActiveCollective* a = active.get();
     active_[i] = std::move(active);
     if (c.analytical) {
@@ -499,37 +500,27 @@ class Replayer {
     std::vector<std::pair<int, int>>& known = route_index_[src];
     auto it = std::lower_bound(known.begin(), known.end(), std::make_pair(dst, 0));
     if (it != known.end() && it->first == dst) return route_store_[it->second];
-    std::vector<sg4::Link*> links;
+    std::vector<int> links;
     double latency = 0;
-    if (!leaf_routes_) {
-      if (platform_.xml_file.empty())
-        leaf_routes_.emplace(platform_.topology);
-      else if (!xml_steps_.empty())
-        leaf_routes_.emplace(xml_steps_, std::set<std::pair<std::string, std::string>>{});
-    }
-    if (!leaf_routes_ ||
-        !leaf_routes_->route(hosts_[src]->get_name(), hosts_[dst]->get_name(), &links, &latency)) {
-      // A platform file may leave two hosts without a route (engine/xml_routes.h).
-      if (xml_routes_ && !xml_routes_->has_route(hosts_[src], hosts_[dst]))
-        throw no_route(src, dst);
-      hosts_[src]->route_to(hosts_[dst], links, &latency);
-    }
+    if (!platform_.route(hosts_[src], hosts_[dst], &links, &latency)) throw no_route(src, dst);
     CachedRoute r;
     r.info.latency = latency;
     r.info.hop = HopClass::kNvlink;
-    for (auto* l : links) {
+    for (int id : links) {
+      const ModelLink& l = platform_.link(id);
       r.info.hop = std::max(r.info.hop, hop_class_of(l));
-      auto [pos, fresh] = link_index_.emplace(l, static_cast<int>(link_ptrs_.size()));
+      auto [pos, fresh] = link_index_.emplace(id, static_cast<int>(link_ids_.size()));
       if (fresh) {
-        link_ptrs_.push_back(l);
+        link_ids_.push_back(id);
+        link_names_.push_back(l.name);
         link_bytes_.push_back(0.0);
-        link_resource_.push_back(add_link_resource(*l));
+        link_resource_.push_back(add_link_resource(l));
         link_of_resource_.push_back(pos->second);
         stands_for_.push_back(-1);
       }
       r.links.push_back(pos->second);
       r.resources.push_back(link_resource_[pos->second]);
-      r.info.links.push_back({pos->second, l->get_bandwidth()});
+      r.info.links.push_back({pos->second, l.bandwidth});
     }
     known.insert(it, {dst, static_cast<int>(route_store_.size())});
     route_store_.push_back(std::move(r));
@@ -589,8 +580,8 @@ class Replayer {
       alike = alike && c->links.size() == n && c->info.latency == own.info.latency;
       for (size_t i = 0; alike && i < n; ++i) {
         const int l = c->links[i], l0 = own.links[i];
-        alike = link_ptrs_[l]->get_bandwidth() == link_ptrs_[l0]->get_bandwidth() &&
-                link_ptrs_[l]->get_sharing_policy() == link_ptrs_[l0]->get_sharing_policy() &&
+        const ModelLink &a = platform_.link(link_ids_[l]), &b = platform_.link(link_ids_[l0]);
+        alike = a.bandwidth == b.bandwidth && a.sharing == b.sharing &&
                 (stands_for_[l] < 0 || stands_for_[l] == l0);
       }
     }
@@ -625,35 +616,33 @@ class Replayer {
   }
 
   InputError no_route(int src, int dst) const {
-    return InputError(no_route_message(platform_.xml_file, hosts_[src]->get_name(),
-                                       hosts_[dst]->get_name(), g_.devices[src].name,
+    return InputError(no_route_message(source_.xml_file, platform_.host_name(hosts_[src]),
+                                       platform_.host_name(hosts_[dst]), g_.devices[src].name,
                                        g_.devices[dst].name));
   }
 
-  int add_link_resource(const sg4::Link& l) {
+  int add_link_resource(const ModelLink& l) {
     FluidModel::Sharing sharing = FluidModel::Sharing::kShared;
-    switch (l.get_sharing_policy()) {
-      case sg4::Link::SharingPolicy::SHARED:
+    switch (l.sharing) {
+      case ModelLink::Sharing::kShared:
         break;
-      case sg4::Link::SharingPolicy::FATPIPE:
+      case ModelLink::Sharing::kFatpipe:
         sharing = FluidModel::Sharing::kFatpipe;
         break;
       default:
-        throw InputError("link \"" + l.get_name() +
+        throw InputError("link \"" + l.name +
                          "\": Orrery models SHARED, SPLITDUPLEX and FATPIPE links only (this one "
                          "is a WIFI or non-linear link)");
     }
-    if (!(l.get_bandwidth() > 0))
-      throw InputError("link \"" + l.get_name() + "\" has no bandwidth: a route crosses it");
-    return model_.add_resource(l.get_bandwidth(), sharing);
+    if (!(l.bandwidth > 0))
+      throw InputError("link \"" + l.name + "\" has no bandwidth: a route crosses it");
+    return model_.add_resource(l.bandwidth, sharing);
   }
 
   // What a link is, for the latency of the steps that cross it: NVLink and NVSwitch, a NIC or the
   // network, anything else inside a server (PCIe, CPU interconnect; also links without a class).
-  static HopClass hop_class_of(const sg4::Link* l) {
-    const char* cls = l->get_property("class");
-    if (!cls) return HopClass::kPcie;
-    const std::string c = cls;
+  static HopClass hop_class_of(const ModelLink& l) {
+    const std::string& c = l.link_class;
     if (c == "nvlink" || c == "nvswitch") return HopClass::kNvlink;
     if (c == "nic" || c == "ethernet" || c == "infiniband" || c == "roce" || c == "sharp" ||
         c == "network")
@@ -678,12 +667,13 @@ class Replayer {
 
   RunResult collect();
 
-  const PlatformSource& platform_;
+  const PlatformSource& source_;
+  PlatformModel& platform_;
   const ExecutionGraph& g_;
   const ReplayOptions& opt_;
   FluidModel model_;
-  std::vector<sg4::Host*> hosts_, launch_hosts_;
-  std::unordered_map<const sg4::Host*, std::vector<int>> host_resource_;
+  std::vector<int> hosts_, launch_hosts_;  // platform_'s host ids
+  std::unordered_map<int, std::vector<int>> host_resource_;
   std::vector<double> mem_bw_;
   std::vector<int> node_;
   std::vector<int> indeg_, succ_start_, succ_, queue_of_;
@@ -692,9 +682,6 @@ class Replayer {
   std::vector<char> started_, finished_op_;
   std::unordered_map<int, std::unique_ptr<ActiveCollective>> active_;
   std::vector<FlowSlot> slots_;
-  std::vector<GraphStep> xml_steps_;       // an XML platform's route graph, when one Dijkstra zone
-  std::optional<XmlRoutes> xml_routes_;    // XML platforms: which hosts have routes
-  std::optional<LeafRoutes> leaf_routes_;  // routes from the routers' (engine/leaf_routes.h)
   std::vector<uint64_t> free_slots_;
   // Routes by source endpoint: each source's (destination, route) pairs in destination order,
   // the routes in a deque (references to them stay valid as it grows). A source sends to few
@@ -705,8 +692,9 @@ class Replayer {
   CollectivePlanner planner_;
   std::vector<CollectiveChoice> choices_ = std::vector<CollectiveChoice>(g_.collectives.size());
   std::map<std::string, int> endpoints_;
-  std::unordered_map<const sg4::Link*, int> link_index_;
-  std::vector<sg4::Link*> link_ptrs_;
+  std::unordered_map<int, int> link_index_;  // by platform_'s link id: the replay's link index
+  std::vector<int> link_ids_;                // per link index: platform_'s link id
+  std::vector<std::string> link_names_;
   std::vector<double> link_bytes_;
   std::vector<int> link_resource_;     // per link index: its resource in model_
   std::vector<int> link_of_resource_;  // per resource of model_: its link index, -1 for hosts
@@ -724,7 +712,7 @@ class Replayer {
   bool shown_progress_ = false;
   int64_t activities_ = 0;
   FlowRecorder flow_log_{opt_.record_flows, opt_.max_recorded_flows};
-  LinkUsageSampler link_usage_{link_ptrs_, opt_.link_usage_bins};
+  LinkUsageSampler link_usage_{link_names_, opt_.link_usage_bins};
 };
 
 void ActiveCollective::issue(int src, int dst, double bytes, int64_t tag, int steps) {
@@ -847,8 +835,8 @@ RunResult Replayer::collect() {
   // The class of a link the flows crossed, by its topology link's name (SimGrid's split-duplex
   // halves add _UP and _DOWN); a map by view over the topology's names, no copies of them.
   std::unordered_map<std::string_view, const std::string*> link_class;
-  link_class.reserve(platform_.topology.links.size());
-  for (const auto& l : platform_.topology.links) link_class.emplace(l.name, &l.link_class);
+  link_class.reserve(source_.topology.links.size());
+  for (const auto& l : source_.topology.links) link_class.emplace(l.name, &l.link_class);
   auto class_of = [&](const std::string& name) -> std::string {
     auto it = link_class.find(name);
     for (std::string_view suffix : {"_UP", "_DOWN"})
@@ -857,10 +845,10 @@ RunResult Replayer::collect() {
         it = link_class.find(std::string_view(name).substr(0, name.size() - suffix.size()));
     return it == link_class.end() ? "" : *it->second;
   };
-  for (size_t l = 0; l < link_ptrs_.size(); ++l) {
-    const std::string& name = link_ptrs_[l]->get_name();
-    r.links.push_back({name, link_ptrs_[l]->get_bandwidth(), link_ptrs_[l]->get_latency(),
-                       link_bytes_[l], class_of(name)});
+  for (size_t l = 0; l < link_ids_.size(); ++l) {
+    const ModelLink& link = platform_.link(link_ids_[l]);
+    r.links.push_back(
+        {link.name, link.bandwidth, link.latency, link_bytes_[l], class_of(link.name)});
   }
   std::sort(r.links.begin(), r.links.end(),
             [](const LinkStats& a, const LinkStats& b) { return a.name < b.name; });
@@ -878,30 +866,44 @@ RunResult Replayer::collect() {
 // routes) took 0.5 s, a tenth of the whole run. The process's end frees it instead.
 void keep_until_exit(std::unique_ptr<sg4::Engine> engine) { (void)engine.release(); }
 
+// Runs `replays` on the platform as the replay reads it. A generated platform whose route graph
+// is one tree is read from its topology: SimGrid would only hold it (engine/platform_model.h).
+// Anything else SimGrid loads and routes.
+void on_platform(const PlatformSource& platform,
+                 const std::function<void(PlatformModel&)>& replays) {
+  if (platform.xml_file.empty()) {
+    check_topology(platform.topology, "platform " + platform.topology.name);
+    if (auto model = topology_model(platform.topology)) {
+      replays(*model);
+      return;
+    }
+  }
+  std::vector<GraphStep> xml_steps;
+  bool xml_complete = false;
+  auto engine = start_engine(platform, &xml_steps, &xml_complete);
+  replays(*simgrid_model(platform, xml_steps, xml_complete));
+  keep_until_exit(std::move(engine));
+}
+
 }  // namespace
 
 RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
                  const ReplayOptions& options) {
-  // SimGrid holds the platform (hosts, links, routes); the fluid model runs the activities.
-  std::vector<GraphStep> xml_steps;
-  bool xml_complete = false;
-  auto engine = start_engine(platform, &xml_steps, &xml_complete);
-  RunResult r = Replayer(platform, graph, options, std::move(xml_steps), xml_complete).run();
-  keep_until_exit(std::move(engine));
+  RunResult r;
+  on_platform(platform,
+              [&](PlatformModel& model) { r = Replayer(platform, model, graph, options).run(); });
   return r;
 }
 
 void replay_each(const PlatformSource& platform, size_t count,
                  const std::function<ExecutionGraph(size_t)>& graph, const ReplayOptions& options,
                  const std::function<void(size_t, RunResult)>& result) {
-  std::vector<GraphStep> xml_steps;
-  bool xml_complete = false;
-  auto engine = start_engine(platform, &xml_steps, &xml_complete);
-  for (size_t i = 0; i < count; ++i) {
-    const ExecutionGraph g = graph(i);
-    result(i, Replayer(platform, g, options, xml_steps, xml_complete).run());
-  }
-  keep_until_exit(std::move(engine));
+  on_platform(platform, [&](PlatformModel& model) {
+    for (size_t i = 0; i < count; ++i) {
+      const ExecutionGraph g = graph(i);
+      result(i, Replayer(platform, model, g, options).run());
+    }
+  });
 }
 
 RunResult replay_isolated(const PlatformSource& platform, const ExecutionGraph& graph,
