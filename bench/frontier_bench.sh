@@ -37,10 +37,10 @@ results+=("$(run 'Llama 3.1 405B, 16,384 H100' scenarios/bench/llama31-405b-1638
 big=${FRONTIER_BIG:-0}
 if [ "$big" = 1 ]; then
   # DP 512 and 1,024: the global batch grows with them (16 micro-batches per replica).
-  for s in 8192 16384; do
-    results+=("$(run "Llama 3.1 405B, $((s * 8)) H100" scenarios/bench/llama31-405b-16384xh100.yaml \
-      --set platform.servers=$s --set workload.global_batch=$s)")
-  done
+  results+=("$(run 'Llama 3.1 405B, 65,536 H100' scenarios/bench/llama31-405b-16384xh100.yaml \
+    --set platform.servers=8192 --set workload.global_batch=8192)")
+  results+=("$(run 'Llama 3.1 405B, 131,072 H100' scenarios/bench/llama31-405b-16384xh100.yaml \
+    --set platform.servers=16384 --set workload.global_batch=16384)")
 fi
 # dp50's traces (as dp50_bench writes them) on 32 DGX H100, NCCL's algorithms and protocols.
 "$build/dp50_bench" --write "$tmp" 256 >/dev/null
