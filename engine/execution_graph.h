@@ -155,11 +155,13 @@ struct Device {
   std::string node;         // the server it sits in, for hierarchical collectives (default: host)
   // Devices that run this device's ops at the same times on alike hardware and are not
   // simulated on their own (a language model's tensor-parallel ranks with analytical TP
-  // collectives, strategies/llm_strategy.h). The replay runs the ops once and loads every link
-  // and host as the mirrors' own flows and execs would (engine/replay.cc), and reports each
-  // mirror with this device's figures. A mirror has no ops and no mirrors of its own, mirrors
-  // one device, and takes part in analytical collectives only; devices with mirrors that one op
-  // moves flows between have as many.
+  // collectives, strategies/llm_strategy.h; data-parallel replicas on one CPU socket,
+  // strategies/data_parallel.cc). The replay runs the ops once and loads every link and host as
+  // the mirrors' own flows and execs would (engine/replay.cc), and reports each mirror with this
+  // device's figures. A mirror has no ops and no mirrors of its own and mirrors one device; it
+  // takes part in collectives: one with a mirror among its ranks moves each rank's own flows,
+  // one without copies its flows for the mirrors. The devices with mirrors of a transfer or of a
+  // collective whose flows are copied have as many.
   std::vector<int> mirrors;
 };
 

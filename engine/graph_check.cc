@@ -112,8 +112,9 @@ std::vector<int> check_mirrors(const ExecutionGraph& g, const std::string& origi
   return of;
 }
 
-// A mirror runs nothing of its own and takes part in no collective that moves flows; the ends
-// of a flow that both have mirrors have as many (each copy sends to the same copy).
+// A mirror runs no op of its own (no queue, no transfer end) and takes part in collectives;
+// the devices with mirrors of a transfer, or of a collective whose flows are copied (none of
+// its ranks a mirror), have as many (each copy sends to the same copy).
 void check_mirror_ops(const ExecutionGraph& g, const std::vector<int>& mirror_of,
                       const std::string& origin) {
   if (mirror_of.empty()) return;
@@ -124,7 +125,7 @@ void check_mirror_ops(const ExecutionGraph& g, const std::vector<int>& mirror_of
       if (mirror_of[d] >= 0)
         fail(origin, item("ops", i, op.name) + ": runs on " + device_ref(g, d) + ", a mirror of " +
                          device_ref(g, mirror_of[d]) +
-                         " (a mirror takes part in analytical collectives only)");
+                         " (a mirror runs no ops of its own, it takes part in collectives)");
       const std::size_t n = g.devices[d].mirrors.size();
       if (n == 0) return;
       if (copies > 0 && n != copies)
@@ -134,8 +135,13 @@ void check_mirror_ops(const ExecutionGraph& g, const std::vector<int>& mirror_of
       copies = n;
     };
     if (op.kind == OpKind::kCollective) {
-      if (!g.collectives[op.collective].analytical)
-        for (int d : g.collectives[op.collective].ranks) check(d);
+      check(op.device);  // the rank whose comm queue runs it
+      const auto& ranks = g.collectives[op.collective].ranks;
+      const bool copied =
+          std::none_of(ranks.begin(), ranks.end(), [&](int d) { return mirror_of[d] >= 0; });
+      if (!g.collectives[op.collective].analytical && copied)
+        for (int d : ranks)
+          if (d != op.device) check(d);
       continue;
     }
     check(op.device);

@@ -93,6 +93,9 @@ struct ActiveCollective : FlowIssuer {
   double max_rate = 0.0;
   std::array<double, kNumHopClasses> hop_latency{};
   std::vector<int> contention;  // the SM-contention execs it holds
+  // Its flows stand for the mirrors' copies too: none of its ranks is a mirror (a collective
+  // among a device's mirrors moves each rank's own flows).
+  bool copied = true;
   void issue(int src, int dst, double bytes, int64_t tag, int steps) override;
 };
 
@@ -174,7 +177,7 @@ class Replayer {
       slot = free_slots_.back();
       free_slots_.pop_back();
     }
-    const CachedRoute& r = flow_route(src, dst);
+    const CachedRoute& r = flow_route(src, dst, owner->copied);
     const double wire = bytes / owner->efficiency;
     const double step = std::max(owner->hop_latency[static_cast<int>(r.info.hop)], r.info.latency);
     const double delay = steps * step - r.info.latency;
@@ -185,8 +188,8 @@ class Replayer {
       start_delay(delay, pack(Tag::kFlowDelay, slot));
       return;
     }
-    account_route(src, dst, wire);
-    start_comm(src, dst, wire, pack(Tag::kFlow, slot), owner->max_rate);
+    account_route(src, dst, wire, owner->copied);
+    start_comm(src, dst, wire, pack(Tag::kFlow, slot), owner->max_rate, owner->copied);
     flow_log_.start(slot, owner->op, src, dst, wire, model_.now());
   }
 
@@ -218,6 +221,8 @@ class Replayer {
       const auto& mirrors = g_.devices[d].mirrors;
       if (mirrors.empty()) continue;
       any_mirrors_ = true;
+      mirrored_by_.resize(g_.devices.size(), -1);
+      for (int m : mirrors) mirrored_by_[m] = static_cast<int>(d);
       for (int m : mirrors) {
         exec_copies_[d] += hosts_[m] == hosts_[d];
         launch_copies_[d] += launch_hosts_[m] == launch_hosts_[d];
@@ -306,8 +311,9 @@ class Replayer {
   // max-min share of every link crossed, where a flow's share is inversely proportional to its
   // route latency (SimGrid's sharing penalty; 1 when the route has no latency).
   // `max_rate` > 0 bounds the flow further (Op::max_rate).
-  int start_comm(int src, int dst, double bytes, uint64_t tag, double max_rate = 0) {
-    const CachedRoute& r = flow_route(src, dst);
+  int start_comm(int src, int dst, double bytes, uint64_t tag, double max_rate = 0,
+                 bool copied = true) {
+    const CachedRoute& r = flow_route(src, dst, copied);
     if (!r.alike) ++asymmetric_mirror_flows_;
     const double size = static_cast<double>(std::llround(bytes));
     const double latency = r.info.latency;
@@ -392,6 +398,9 @@ class Replayer {
     active->efficiency = plan.efficiency;
     active->max_rate = plan.max_rate;
     active->hop_latency = plan.hop_latency;
+    if (any_mirrors_)
+      active->copied = std::none_of(c.ranks.begin(), c.ranks.end(),
+                                    [this](int r) { return mirrored_by_[r] >= 0; });
     int channels = 1;
     if (plan.algo == CollectiveAlgo::kTree) channels = static_cast<int>(plan.tree.size());
     if (plan.algo == CollectiveAlgo::kRing) channels = static_cast<int>(plan.channels.size());
@@ -458,8 +467,9 @@ class Replayer {
         break;
       case Tag::kFlowDelay: {
         const FlowSlot& slot = slots_[id];
-        account_route(slot.src, slot.dst, slot.wire_bytes);
-        start_comm(slot.src, slot.dst, slot.wire_bytes, pack(Tag::kFlow, id), slot.owner->max_rate);
+        account_route(slot.src, slot.dst, slot.wire_bytes, slot.owner->copied);
+        start_comm(slot.src, slot.dst, slot.wire_bytes, pack(Tag::kFlow, id), slot.owner->max_rate,
+                   slot.owner->copied);
         flow_log_.start(id, slot.owner->op, slot.src, slot.dst, slot.wire_bytes, model_.now());
         break;
       }
@@ -538,10 +548,11 @@ class Replayer {
     return d < static_cast<int>(g_.devices.size()) && !g_.devices[d].mirrors.empty();
   }
 
-  // The route a flow from src to dst takes in the fluid model: its own, or when an end has
-  // mirrors the copies' together (mirrored_route).
-  const CachedRoute& flow_route(int src, int dst) {
-    if (!any_mirrors_ || (!has_mirrors(src) && !has_mirrors(dst))) return route(src, dst);
+  // The route a flow from src to dst takes in the fluid model: its own, or when it is `copied`
+  // and an end has mirrors the copies' together (mirrored_route).
+  const CachedRoute& flow_route(int src, int dst, bool copied = true) {
+    if (!copied || !any_mirrors_ || (!has_mirrors(src) && !has_mirrors(dst)))
+      return route(src, dst);
     if (src >= static_cast<int>(mirror_index_.size())) mirror_index_.resize(hosts_.size());
     std::vector<std::pair<int, int>>& known = mirror_index_[src];
     auto it = std::lower_bound(known.begin(), known.end(), std::make_pair(dst, 0));
@@ -661,8 +672,8 @@ class Replayer {
     shown_progress_ = true;
   }
 
-  void account_route(int src, int dst, double bytes) {
-    for (int l : flow_route(src, dst).links) link_bytes_[l] += bytes;
+  void account_route(int src, int dst, double bytes, bool copied = true) {
+    for (int l : flow_route(src, dst, copied).links) link_bytes_[l] += bytes;
   }
 
   RunResult collect();
@@ -703,6 +714,7 @@ class Replayer {
   // routes, and per link the link of a device's own routes it stands for (-1: none yet; its
   // usage is that link's).
   bool any_mirrors_ = false;
+  std::vector<int> mirrored_by_;  // per device: the device it mirrors, -1 none (empty: no mirrors)
   std::vector<int> exec_copies_, launch_copies_;
   std::vector<std::vector<std::pair<int, int>>> mirror_index_;
   std::vector<int> stands_for_;
@@ -814,9 +826,7 @@ RunResult Replayer::collect() {
   // A mirror ran its device's ops at the same times, but for the collectives the two take part
   // in together, which queue on the device.
   if (any_mirrors_) {
-    std::vector<int> mirrored_by(nd, -1);
-    for (size_t d = 0; d < nd; ++d)
-      for (int m : g_.devices[d].mirrors) mirrored_by[m] = static_cast<int>(d);
+    const std::vector<int>& mirrored_by = mirrored_by_;
     std::vector<int64_t> shared(nd, 0);
     for (const Op& op : g_.ops) {
       if (op.kind != OpKind::kCollective || g_.devices[op.device].mirrors.empty()) continue;

@@ -51,6 +51,10 @@ class GraphBuilder {
   void reserve(size_t ops) { g_.ops.reserve(ops); }
   void add_dep(int op, int dep) { g_.ops[op].deps.push_back(dep); }
   void set_stream(int op, Stream s) { g_.ops[op].stream = s; }
+  // `device` runs its ops for `mirrors` too (Device::mirrors, engine/execution_graph.h).
+  void set_mirrors(int device, std::vector<int> mirrors) {
+    g_.devices[device].mirrors = std::move(mirrors);
+  }
   ExecutionGraph take();
   const ExecutionGraph& graph() const { return g_; }
 

@@ -165,16 +165,52 @@ TEST(Mirrors, GraphCheckRejectsMirrorsThatRunOpsOrAreShared) {
   ExecutionGraph out = g;
   out.devices[0].mirrors = {7};
   fails(out, "device index 7 out of range");
-  ExecutionGraph flows = g;
+  ExecutionGraph queued = g;
   Collective c;
-  c.ranks = {1, 2};
+  c.ranks = {2, 1};
   c.bytes = 1e6;
+  append_collective(queued, "ar", c, "comm", {});  // queued on its first rank, the mirror
+  fails(queued, "ops[1] \"ar\": runs on device 2 \"m\", a mirror of device 0 \"a\"");
+  c.ranks = {1, 2};
+  ExecutionGraph flows = g;
   append_collective(flows, "ar", c, "comm", {});
-  fails(flows, "a mirror takes part in analytical collectives only");
-  c.analytical = true;
-  ExecutionGraph analytical = g;
-  append_collective(analytical, "ar", c, "comm", {});
-  check_graph(analytical, "g.json");
+  check_graph(flows, "g.json");  // a mirror takes part in collectives, flows or not
+}
+
+TEST(Mirrors, ACollectiveAmongMirrorsMovesEachRanksOwnFlows) {
+  // Four GPUs of a DGX H100 computing alike, then all-reducing 64 MiB over NCCL's plans: as four
+  // devices, and as the first with the other three its mirrors (their compute run once, the
+  // all-reduce's flows each rank's own).
+  PlatformSource source;
+  source.topology = testing::preset("dgx-h100", "servers: 1\n");
+  auto build = [](bool mirrored) {
+    ExecutionGraph g;
+    for (int i = 0; i < 4; ++i) {
+      const std::string h = "n0_gpu" + std::to_string(i);
+      g.devices.push_back({"g" + std::to_string(i), h, "n0_cpu0", "n0", {}});
+    }
+    if (mirrored) g.devices[0].mirrors = {1, 2, 3};
+    Collective c;
+    c.ranks = {0, 1, 2, 3};
+    c.bytes = 64.0 * 1024 * 1024;
+    c.protocol = CollectiveProtocol::kAuto;
+    std::vector<int> deps;
+    for (int i = 0; i < (mirrored ? 1 : 4); ++i)
+      deps.push_back(append_compute(g, "bwd" + std::to_string(i), i, {}, 2e-3, "backward", {}));
+    const int ar = append_collective(g, "ar", c, "comm", deps);
+    for (int i = 0; i < (mirrored ? 1 : 4); ++i)
+      append_compute(g, "opt" + std::to_string(i), i, {}, 1e-3, "optimizer", {ar});
+    check_graph(g, "test");
+    return g;
+  };
+  ReplayOptions opt;
+  const RunResult expanded = replay_isolated(source, build(false), opt);
+  const RunResult mirrored = replay_isolated(source, build(true), opt);
+  EXPECT_GT(expanded.makespan, 3e-3);
+  EXPECT_EQ(mirrored.makespan, expanded.makespan);
+  EXPECT_EQ(mirrored.asymmetric_mirror_flows, 0);
+  expect_same_devices(mirrored, expanded, 0.0);
+  expect_same_links(mirrored, expanded);
 }
 
 TEST(Mirrors, GraphFilesKeepThemByName) {
