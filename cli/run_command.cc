@@ -51,7 +51,12 @@ void print_summary(const Scenario& sc, const ScenarioRun& run) {
   std::printf("Scenario   %s\n", sc.name.c_str());
   std::printf("Platform   %s\n", sc.platform_summary.c_str());
   std::printf("Device     %s\n", scenario_device_line(sc).c_str());
-  std::printf("Workload   %zu devices, %zu ops\n", sc.graph.devices.size(), sc.graph.ops.size());
+  size_t mirrored = 0;
+  for (const Device& d : sc.graph.devices) mirrored += d.mirrors.size();
+  std::printf("Workload   %zu devices, %zu ops", sc.graph.devices.size(), sc.graph.ops.size());
+  // Devices that run another's ops in lockstep are simulated once (Device::mirrors).
+  if (mirrored > 0) std::printf(" (%zu devices mirror another's ops)", mirrored);
+  std::printf("\n");
   if (!sc.workload_summary.empty()) std::printf("           %s\n", sc.workload_summary.c_str());
   if (sc.jobs) {
     constexpr size_t kShown = 12;
