@@ -269,13 +269,15 @@ void FluidModel::heap_remove(int ri) {
 void FluidModel::solve() {
   ++solves_;
   // The connected components of the resources that changed: activities and resources linked
-  // through shared use. Nothing outside them can change rate.
+  // through shared use. Nothing outside them can change rate. Each is filled by itself: the
+  // same rates as filling them together (they share nothing), with smaller heaps.
   comp_acts_.clear();
   comp_res_.clear();
   for (int start : dirty_) {
     // A change on a resource that never saturates (and did not when last solved) moves no rate.
     if (resources_[start].seen || (!binding(resources_[start]) && !resources_[start].was_binding))
       continue;
+    const size_t acts_from = comp_acts_.size(), res_from = comp_res_.size();
     resources_[start].seen = true;
     stack_.push_back(start);
     while (!stack_.empty()) {
@@ -294,32 +296,54 @@ void FluidModel::solve() {
           }
       }
     }
+    fill(acts_from, res_from);
   }
   for (int r : dirty_) resources_[r].dirty = false;
   dirty_.clear();
   // An activity on resources none of which can saturate is held back by its bound alone; it
-  // joins the solve by itself, which fixes it at that bound.
+  // is solved by itself, which fixes it at that bound.
   for (int id : entered_) {
     Activity& a = activities_[id];
     if (a.state != State::kRunning || a.seen) continue;
     a.seen = true;
     comp_acts_.push_back(id);
+    fill(comp_acts_.size() - 1, comp_res_.size());
   }
   entered_.clear();
   solved_activities_ += static_cast<int64_t>(comp_acts_.size());
 
-  // Progressive filling (SimGrid's lmm::MaxMin::maxmin_solve): raise a common level; an
+  for (int id : comp_acts_) {
+    Activity& a = activities_[id];
+    a.seen = false;
+    if (a.value == a.rate && a.end != kNever) continue;  // same rate: same end date
+    set_rate(id, a.value);
+    ++a.version;
+    a.end = a.rate > 0 ? now_ + std::max(0.0, a.remaining) / a.rate : kNever;
+    if (a.end != kNever) events_.push({a.end, id, a.version});
+  }
+  for (int ri : comp_res_) {
+    Resource& r = resources_[ri];
+    r.seen = false;
+    r.was_binding = binding(r);
+  }
+}
+
+// Progressive filling of one component, comp_acts_ from acts_from and comp_res_ from res_from:
+// each activity's value.
+void FluidModel::fill(size_t acts_from, size_t res_from) {
+  // SimGrid's lmm::MaxMin::maxmin_solve: raise a common level; an
   // activity's rate is level / penalty. The lowest of the resources' saturation levels and of
   // the bounded activities' bound x penalty fixes the activities it concerns; repeat.
   heap_.clear();
-  for (int id : comp_acts_) {
-    Activity& a = activities_[id];
+  for (size_t k = acts_from; k < comp_acts_.size(); ++k) {
+    Activity& a = activities_[comp_acts_[k]];
     a.fixed = false;
     a.value = 0;
     a.remaining -= a.rate * (now_ - a.updated);
     a.updated = now_;
   }
-  for (int ri : comp_res_) {
+  for (size_t k = res_from; k < comp_res_.size(); ++k) {
+    const int ri = comp_res_[k];
     Resource& r = resources_[ri];
     r.left = r.capacity;
     r.weight = 0;
@@ -335,15 +359,15 @@ void FluidModel::solve() {
     }
   }
   bounded_.clear();
-  for (int id : comp_acts_)
-    if (activities_[id].bound > 0) bounded_.push_back(id);
+  for (size_t k = acts_from; k < comp_acts_.size(); ++k)
+    if (activities_[comp_acts_[k]].bound > 0) bounded_.push_back(comp_acts_[k]);
   std::sort(bounded_.begin(), bounded_.end(), [this](int x, int y) {
     const double bx = activities_[x].bound * activities_[x].penalty;
     const double by = activities_[y].bound * activities_[y].penalty;
     return bx != by ? bx < by : x < y;
   });
   size_t next_bounded = 0;
-  size_t unfixed = comp_acts_.size();
+  size_t unfixed = comp_acts_.size() - acts_from;
   while (unfixed > 0) {
     while (next_bounded < bounded_.size() && activities_[bounded_[next_bounded]].fixed)
       ++next_bounded;
@@ -374,21 +398,6 @@ void FluidModel::solve() {
   }
   for (const HeapEntry& e : heap_) resources_[e.resource].heap_pos = -1;
   heap_.clear();
-
-  for (int id : comp_acts_) {
-    Activity& a = activities_[id];
-    a.seen = false;
-    if (a.value == a.rate && a.end != kNever) continue;  // same rate: same end date
-    set_rate(id, a.value);
-    ++a.version;
-    a.end = a.rate > 0 ? now_ + std::max(0.0, a.remaining) / a.rate : kNever;
-    if (a.end != kNever) events_.push({a.end, id, a.version});
-  }
-  for (int ri : comp_res_) {
-    Resource& r = resources_[ri];
-    r.seen = false;
-    r.was_binding = binding(r);
-  }
 }
 
 void FluidModel::finish_usage() {

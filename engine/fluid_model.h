@@ -138,6 +138,7 @@ class FluidModel {
   bool binding(const Resource& r) const;
   void set_rate(int a, double rate);  // and the totals of its resources
   void solve();
+  void fill(size_t acts_from, size_t res_from);
   void fix(int a, double value);
   void update_levels();
   // The resources of a solve by (level, id), one entry each, moved in place as levels change
