@@ -15,12 +15,7 @@
 namespace orrery {
 namespace {
 
-// One V100 (300 W), four layers of 1 ms forward and 2 ms backward: a 12.2 ms step of kernels.
-const char* const kOneGpu = R"(name: one-gpu
-platform: {preset: pcie-server, server: {gpus: 1}}
-workload: {type: synthetic-dp, layers: 4, forward_time: 1ms, backward_factor: 2,
-           gradient_bytes: 4MB}
-)";
+constexpr const char* kOneGpu = testing::kOneGpuScenario;  // a 12.2 ms step of kernels
 
 const char* const kCampaign = R"(campaign:
   steps: 100000000

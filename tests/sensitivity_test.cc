@@ -12,13 +12,7 @@
 namespace orrery {
 namespace {
 
-// One GPU, four layers of 1 ms forward and 2 ms backward and the synthetic workload's 0.2 ms
-// update: a 12.2 ms step of kernels alone.
-const char* const kOneGpu = R"(name: one-gpu
-platform: {preset: pcie-server, server: {gpus: 1}}
-workload: {type: synthetic-dp, layers: 4, forward_time: 1ms, backward_factor: 2,
-           gradient_bytes: 4MB}
-)";
+constexpr const char* kOneGpu = testing::kOneGpuScenario;  // a 12.2 ms step of kernels
 
 TEST(Sensitivity, EachInputScalesAloneByHand) {
   const std::string dir = testing::make_temp_dir("sens");

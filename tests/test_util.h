@@ -55,6 +55,14 @@ std::string python_package_dir();
 // Runs `script` with /usr/bin/python3 in the source tree, python_package_dir() on PYTHONPATH.
 PythonRun run_python(const std::string& script);
 
+// A scenario whose step is kernels alone: one V100 (300 W), four layers of 1 ms forward and
+// 2 ms backward and the synthetic workload's 0.2 ms update, 12.2 ms in all.
+inline constexpr const char* kOneGpuScenario = R"(name: one-gpu
+platform: {preset: pcie-server, server: {gpus: 1}}
+workload: {type: synthetic-dp, layers: 4, forward_time: 1ms, backward_factor: 2,
+           gradient_bytes: 4MB}
+)";
+
 // The `orrery` binary ctest names in ORRERY_BIN; "" outside ctest.
 std::string orrery_bin();
 
