@@ -16,20 +16,6 @@ std::string days(double seconds) {
   return t;
 }
 
-// 1234567 -> "1,234,567".
-std::string grouped(double v) {
-  char t[32];
-  std::snprintf(t, sizeof t, "%.0f", v);
-  std::string s = t, out;
-  const size_t digits = s.size() - (s[0] == '-' ? 1 : 0);
-  for (size_t i = 0; i < s.size(); ++i) {
-    out += s[i];
-    const size_t left = s.size() - 1 - i;
-    if (left > 0 && left % 3 == 0 && (s[0] != '-' || i > 0) && digits > 3) out += ',';
-  }
-  return out;
-}
-
 // 1.5e13 -> "15T", 3e11 -> "300B".
 std::string tokens_text(double n) {
   const char* suffix[] = {"", "K", "M", "B", "T"};
@@ -66,7 +52,7 @@ void print_campaign(const CampaignSetup& s, const CampaignFigures& f) {
   const CampaignExpectation& e = f.expected;
   std::printf("\nCampaign        ");
   if (f.tokens > 0) std::printf("%s tokens: ", tokens_text(f.tokens).c_str());
-  std::printf("%s steps of %s = %s of training%s\n", grouped(f.steps).c_str(),
+  std::printf("%s steps of %s = %s of training%s\n", format_grouped(f.steps).c_str(),
               format_time(f.step_s).c_str(), days(f.work_s).c_str(),
               s.duration_s > 0 ? (", what fits in " + days(s.duration_s)).c_str() : "");
   if (f.clock < 1)
@@ -142,10 +128,11 @@ void print_campaign(const CampaignSetup& s, const CampaignFigures& f) {
     std::printf("  energy        not known: the GPU's spec gives no board power (tdp_w)\n");
   }
   if (s.gpu_hour > 0 || f.energy_cost > 0) {
-    std::printf("  cost          %s", grouped(f.gpu_cost + f.energy_cost).c_str());
+    std::printf("  cost          %s", format_grouped(f.gpu_cost + f.energy_cost).c_str());
     if (s.gpu_hour > 0)
       std::printf(" = %s for GPU-hours at %.2f (spares included) + %s for energy at %.3f per kWh\n",
-                  grouped(f.gpu_cost).c_str(), s.gpu_hour, grouped(f.energy_cost).c_str(), s.kwh);
+                  format_grouped(f.gpu_cost).c_str(), s.gpu_hour,
+                  format_grouped(f.energy_cost).c_str(), s.kwh);
     else
       std::printf(" for energy at %.3f per kWh (no GPU-hour price: campaign.prices.gpu_hour)\n",
                   s.kwh);

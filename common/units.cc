@@ -113,6 +113,15 @@ std::string format_size(double v) {
                            {"B", 1}});
 }
 
+std::string format_grouped(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  std::string s = buf;
+  const int first = s[0] == '-' ? 1 : 0;  // the sign takes no separator after it
+  for (int i = static_cast<int>(s.size()) - 3; i > first; i -= 3) s.insert(i, ",");
+  return s;
+}
+
 std::string format_exact(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.17g", v);

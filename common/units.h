@@ -25,6 +25,7 @@ bool parse_frequency(const std::string& text, double* hertz);
 std::string format_bandwidth(double bytes_per_s);  // "3.125 GB/s"
 std::string format_time(double seconds);           // "12.3 ms"
 std::string format_size(double bytes);             // "25.0 MiB"
+std::string format_grouped(double v);              // 1234567.4 -> "1,234,567"
 // Every digit a double needs to read back as itself ("%.17g"), for files other programs read.
 std::string format_exact(double v);
 

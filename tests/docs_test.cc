@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/units.h"
 #include "scenario/job_report.h"
 #include "scenario/llm_figures.h"
 #include "scenario/scenario.h"
@@ -129,13 +130,6 @@ std::string fixed(double v, int decimals) {
   return s;
 }
 
-// A count with thousands separators: 718000 -> "718,000".
-std::string grouped(double v) {
-  std::string digits = std::to_string(static_cast<long long>(std::llround(v)));
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
-  return digits;
-}
-
 // The LLaMA-2 70B example of docs/strategies.md, run as the shipped scenario with 2T tokens.
 TEST(Docs, Llama70bExampleIsWhatTheSimulatorPrints) {
   Scenario sc = load_scenario(source_path("scenarios/llm/llama2-70b-64xh100.yaml"),
@@ -154,7 +148,7 @@ TEST(Docs, Llama70bExampleIsWhatTheSimulatorPrints) {
   expect_sentence(
       "docs/strategies.md", "LLaMA-2 70B on 64 H100s: {} days, {} GPU-hours for 2T tokens",
       "LLaMA-2 70B on 64 H100s: " + fixed(f.train_days, 0) + " days, " +
-          grouped(std::round(f.gpu_hours / 1000) * 1000) + " GPU-hours for 2T tokens");
+          format_grouped(std::round(f.gpu_hours / 1000) * 1000) + " GPU-hours for 2T tokens");
   expect_sentence("docs/strategies.md",
                   "LLaMA-2 70B on 64 H100s (TP {} x PP {} x DP {}, {} micro-batches): {} s "
                   "compute, {} s recomputation, {} s exposed TP, {} s PP, {} s DP, {} s bubble of "

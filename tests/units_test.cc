@@ -43,6 +43,11 @@ TEST(Units, Formatting) {
   EXPECT_EQ(format_time(0.0123), "12.3 ms");
   EXPECT_EQ(format_bandwidth(3.125e9), "3.125 GB/s");
   EXPECT_EQ(format_size(25.0 * 1048576), "25 MiB");
+  EXPECT_EQ(format_grouped(1234567.4), "1,234,567");
+  EXPECT_EQ(format_grouped(718000), "718,000");
+  EXPECT_EQ(format_grouped(999), "999");
+  EXPECT_EQ(format_grouped(-123456), "-123,456");
+  EXPECT_EQ(format_grouped(-12), "-12");
 }
 
 }  // namespace
