@@ -116,7 +116,7 @@ const std::vector<sg4::Link*>& LeafRoutes::top_route(int u, int w) {
   return it->second;
 }
 
-bool LeafRoutes::chains(const std::string& a, const std::string& b, bool* joined) {
+bool LeafRoutes::chains(const std::string& a, const std::string& b, bool* across_tops) {
   if (a == b) return false;
   const auto ia = id_.find(a), ib = id_.find(b);
   // A node outside the Dijkstra graph (an endpoint with bypass routes only) is SimGrid's.
@@ -128,39 +128,47 @@ bool LeafRoutes::chains(const std::string& a, const std::string& b, bool* joined
   chain(ia->second, &ca);
   chain(ib->second, &cb);
   // In one tree: meet at the lowest common node, dropping the shared tops of both chains.
-  *joined = false;
+  bool joined = false;
   while (!ca.empty() && !cb.empty() && ca.back() == cb.back()) {
     if (ca.size() >= 2 && cb.size() >= 2 && ca[ca.size() - 2] == cb[cb.size() - 2]) {
       ca.pop_back();
       cb.pop_back();
       continue;
     }
-    *joined = true;
+    joined = true;
     break;
   }
+  *across_tops = !joined && ca.back() != cb.back();
   return true;
+}
+
+// SimGrid builds a route from its last step back, putting each step's links in front of the
+// rest in reverse, and adds their latencies as it goes: the list reads each step backwards, and
+// the latencies add up in the reverse of the list. Same order here, same bits.
+void LeafRoutes::chain_names(std::vector<const std::string*>* up,
+                             std::vector<const std::string*>* down) const {
+  up->clear();
+  down->clear();
+  for (size_t i = 0; i + 1 < ca_.size(); ++i) {
+    const auto& steps = gateway_[ca_[i]].up;
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it) up->push_back(&*it);
+  }
+  for (size_t i = cb_.size() - 1; i-- > 0;) {
+    const auto& steps = gateway_[cb_[i]].down;
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it) down->push_back(&*it);
+  }
 }
 
 bool LeafRoutes::route(const std::string& a, const std::string& b, std::vector<sg4::Link*>* links,
                        double* latency) {
-  bool joined = false;
-  if (!chains(a, b, &joined)) return false;
-  const std::vector<int>& ca = ca_;
-  const std::vector<int>& cb = cb_;
-  // SimGrid builds a route from its last step back, putting each step's links in front of the
-  // rest in reverse, and adds their latencies as it goes: the list reads each step backwards,
-  // and the latencies add up in the reverse of the list. Same order here, same bits.
+  bool across_tops = false;
+  if (!chains(a, b, &across_tops)) return false;
+  chain_names(&up_, &down_);
   links->clear();
-  for (size_t i = 0; i + 1 < ca.size(); ++i) {
-    const auto& up = gateway_[ca[i]].up;
-    for (auto it = up.rbegin(); it != up.rend(); ++it) links->push_back(link(*it));
-  }
-  if (!joined && ca.back() != cb.back())
-    for (sg4::Link* l : top_route(ca.back(), cb.back())) links->push_back(l);
-  for (size_t i = cb.size() - 1; i-- > 0;) {
-    const auto& down = gateway_[cb[i]].down;
-    for (auto it = down.rbegin(); it != down.rend(); ++it) links->push_back(link(*it));
-  }
+  for (const std::string* name : up_) links->push_back(link(*name));
+  if (across_tops)
+    for (sg4::Link* l : top_route(ca_.back(), cb_.back())) links->push_back(l);
+  for (const std::string* name : down_) links->push_back(link(*name));
   double lat = 0;
   for (auto it = links->rbegin(); it != links->rend(); ++it) lat += (*it)->get_latency();
   *latency = lat;
@@ -169,18 +177,10 @@ bool LeafRoutes::route(const std::string& a, const std::string& b, std::vector<s
 
 bool LeafRoutes::route_names(const std::string& a, const std::string& b,
                              std::vector<const std::string*>* names) {
-  bool joined = false;
-  if (!chains(a, b, &joined)) return false;
-  if (!joined && ca_.back() != cb_.back()) return false;  // between two tops: SimGrid's Dijkstra
-  names->clear();
-  for (size_t i = 0; i + 1 < ca_.size(); ++i) {
-    const auto& up = gateway_[ca_[i]].up;
-    for (auto it = up.rbegin(); it != up.rend(); ++it) names->push_back(&*it);
-  }
-  for (size_t i = cb_.size() - 1; i-- > 0;) {
-    const auto& down = gateway_[cb_[i]].down;
-    for (auto it = down.rbegin(); it != down.rend(); ++it) names->push_back(&*it);
-  }
+  bool across_tops = false;
+  if (!chains(a, b, &across_tops) || across_tops) return false;  // tops: SimGrid's Dijkstra
+  chain_names(names, &down_);
+  names->insert(names->end(), down_.begin(), down_.end());
   return true;
 }
 

@@ -67,9 +67,13 @@ class LeafRoutes {
     std::vector<std::string> up, down;  // SimGrid link names of the steps to it and back
   };
   const std::vector<simgrid::s4u::Link*>& top_route(int u, int w);
-  // The chains of a and b trimmed to where they meet; `joined` when they meet in one tree.
-  // False when SimGrid must answer (neither hangs, a bypass route, a node outside the graph).
-  bool chains(const std::string& a, const std::string& b, bool* joined);
+  // The chains of a and b (ca_, cb_) trimmed to where they meet; `across_tops` when they do not
+  // meet and SimGrid's route between their tops joins them. False when SimGrid must answer
+  // (neither hangs, a bypass route, a node outside the graph).
+  bool chains(const std::string& a, const std::string& b, bool* across_tops);
+  // The link names up ca_ and down cb_, in SimGrid's order.
+  void chain_names(std::vector<const std::string*>* up,
+                   std::vector<const std::string*>* down) const;
   simgrid::s4u::Link* link(const std::string& name);
   void chain(int node, std::vector<int>* out) const;  // node, its gateway, ... its top
 
@@ -80,7 +84,8 @@ class LeafRoutes {
   std::map<std::pair<int, int>, std::vector<simgrid::s4u::Link*>> between_;
   std::unordered_map<std::string, simgrid::s4u::Link*> by_name_;
   std::unordered_map<const void*, simgrid::s4u::Link*> by_impl_;
-  std::vector<int> ca_, cb_;  // scratch of route()
+  std::vector<int> ca_, cb_;                   // scratch of route()
+  std::vector<const std::string*> up_, down_;  // scratch of route() and route_names()
 };
 
 }  // namespace orrery
