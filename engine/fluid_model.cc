@@ -1,6 +1,7 @@
 #include "engine/fluid_model.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace orrery {
@@ -18,6 +19,7 @@ int FluidModel::add_resource(double capacity, Sharing sharing) {
   r.capacity = capacity;
   r.sharing = sharing;
   resources_.push_back(std::move(r));
+  heap_pos_.push_back(-1);
   return static_cast<int>(resources_.size()) - 1;
 }
 
@@ -207,34 +209,54 @@ void FluidModel::fix(int id, double value) {
 }
 
 // The levels of the resources fix() touched, once each however many of their users it fixed
-// (a fat pipe's weight, its busiest unfixed user's, read once too).
+// (a fat pipe's weight, its busiest unfixed user's, read once too). Fixing users raises a level
+// (less capacity left, but less weight sharing it), so the heap keeps the old, lower key and
+// the entry moves only if it reaches the top (top_level): one sift per resource popped instead
+// of one per fix. Only a level that fell (rounding, or left clamped at 0) moves up at once, and
+// a resource left with no unfixed users stays until it surfaces: the heap's keys are never
+// above the levels, so the top, once its key is its level, is the lowest level.
 void FluidModel::update_levels() {
   for (int ri : touched_) {
     Resource& r = resources_[ri];
     r.touched = false;
-    if (r.unfixed <= 0) {
-      heap_remove(ri);
-      continue;
-    }
+    if (r.unfixed <= 0 || heap_pos_[ri] < 0) continue;
     if (r.sharing != Sharing::kShared) r.weight = fat_pipe_weight(r);
     r.level = level_of(r);
-    heap_update(ri);
+    if (r.level < heap_[heap_pos_[ri]].level) heap_update(ri);
   }
   touched_.clear();
 }
 
-bool FluidModel::HeapEntry::operator<(const HeapEntry& o) const {
-  return level != o.level ? level < o.level : resource < o.resource;
+// The lowest level of the resources with unfixed users and the resource, or false when none is
+// left: stale keys at the top are brought up to date (or dropped) first.
+bool FluidModel::top_level(double* level, int* resource) {
+  while (!heap_.empty()) {
+    const int ri = heap_[0].resource;
+    const Resource& r = resources_[ri];
+    if (r.unfixed <= 0) {
+      heap_remove(ri);
+      continue;
+    }
+    // Bitwise: a level that is NaN compares unequal to itself.
+    if (std::memcmp(&heap_[0].level, &r.level, sizeof(double)) != 0) {
+      heap_update(ri);
+      continue;
+    }
+    *level = r.level;
+    *resource = ri;
+    return true;
+  }
+  return false;
 }
 
 void FluidModel::heap_place(size_t i, const HeapEntry& e) {
   heap_[i] = e;
-  resources_[e.resource].heap_pos = static_cast<int>(i);
+  heap_pos_[e.resource] = static_cast<int>(i);
 }
 
 void FluidModel::heap_update(int ri) {
   const HeapEntry e{resources_[ri].level, ri};
-  int pos = resources_[ri].heap_pos;
+  int pos = heap_pos_[ri];
   if (pos < 0) {
     pos = static_cast<int>(heap_.size());
     heap_.push_back(e);
@@ -256,9 +278,9 @@ void FluidModel::heap_update(int ri) {
 }
 
 void FluidModel::heap_remove(int ri) {
-  const int pos = resources_[ri].heap_pos;
+  const int pos = heap_pos_[ri];
   if (pos < 0) return;
-  resources_[ri].heap_pos = -1;
+  heap_pos_[ri] = -1;
   const HeapEntry last = heap_.back();
   heap_.pop_back();
   if (last.resource == ri) return;
@@ -334,6 +356,9 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
   // SimGrid's lmm::MaxMin::maxmin_solve: raise a common level; an
   // activity's rate is level / penalty. The lowest of the resources' saturation levels and of
   // the bounded activities' bound x penalty fixes the activities it concerns; repeat.
+  const size_t acts = comp_acts_.size() - acts_from;
+  if (acts == 0) return;  // a resource its last users left: nothing to share
+  if (acts == 1 && fill_one(comp_acts_[acts_from], res_from)) return;
   heap_.clear();
   for (size_t k = acts_from; k < comp_acts_.size(); ++k) {
     Activity& a = activities_[comp_acts_[k]];
@@ -352,7 +377,7 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
       for (const User& v : r.users) r.weight += v.count / activities_[v.activity].penalty;
     else
       r.weight = fat_pipe_weight(r);
-    r.heap_pos = -1;
+    heap_pos_[ri] = -1;
     if (r.unfixed > 0) {
       r.level = level_of(r);
       heap_update(ri);
@@ -371,7 +396,9 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
   while (unfixed > 0) {
     while (next_bounded < bounded_.size() && activities_[bounded_[next_bounded]].fixed)
       ++next_bounded;
-    const double by_resource = heap_.empty() ? kNever : heap_[0].level;
+    double by_resource = kNever;
+    int ri = -1;
+    if (!top_level(&by_resource, &ri)) by_resource = kNever;
     const double by_bound = next_bounded < bounded_.size()
                                 ? activities_[bounded_[next_bounded]].bound *
                                       activities_[bounded_[next_bounded]].penalty
@@ -382,9 +409,8 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
       --unfixed;
       continue;
     }
-    if (heap_.empty()) break;  // cannot happen: every running activity uses a resource
+    if (ri < 0) break;  // cannot happen: every running activity uses a resource
     const double level = by_resource;
-    const int ri = heap_[0].resource;
     heap_remove(ri);
     // fix() leaves this resource's user list as it is: index, not iterators over a copy.
     const auto& users = resources_[ri].users;
@@ -396,8 +422,32 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
     }
     update_levels();
   }
-  for (const HeapEntry& e : heap_) resources_[e.resource].heap_pos = -1;
+  for (const HeapEntry& e : heap_) heap_pos_[e.resource] = -1;
   heap_.clear();
+}
+
+// A component of one activity (most of them: a flow alone on the links it could fill), whose
+// resources it uses once each: the filling above in closed form, with its arithmetic. The
+// lowest level among its resources, or its bound when bound x penalty is lower, fixes it.
+// False (nothing done) when it uses a resource twice.
+bool FluidModel::fill_one(int id, size_t res_from) {
+  Activity& a = activities_[id];
+  double by_resource = kNever;
+  for (size_t k = res_from; k < comp_res_.size(); ++k) {
+    const Resource& r = resources_[comp_res_[k]];
+    if (r.users.size() != 1) return false;
+    const double weight =
+        r.sharing == Sharing::kShared ? 0.0 + r.users[0].count / a.penalty : 1.0 / a.penalty;
+    by_resource = std::min(by_resource, r.capacity / weight);
+  }
+  a.remaining -= a.rate * (now_ - a.updated);
+  a.updated = now_;
+  a.fixed = true;
+  if (a.bound > 0 && a.bound * a.penalty < by_resource)
+    a.value = a.bound;
+  else
+    a.value = by_resource == kNever ? 0.0 : by_resource / a.penalty;
+  return true;
 }
 
 void FluidModel::finish_usage() {

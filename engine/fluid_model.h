@@ -120,7 +120,6 @@ class FluidModel {
     // Solver scratch.
     double left = 0, weight = 0, level = 0;
     int unfixed = 0;
-    int heap_pos = -1;  // in heap_, -1 when not there
     bool touched = false;
   };
   struct Event {
@@ -139,15 +138,19 @@ class FluidModel {
   void set_rate(int a, double rate);  // and the totals of its resources
   void solve();
   void fill(size_t acts_from, size_t res_from);
+  bool fill_one(int a, size_t res_from);
   void fix(int a, double value);
   void update_levels();
+  bool top_level(double* level, int* resource);
   // The resources of a solve by (level, id), one entry each, moved in place as levels change
   // (they only rise): a heap of every level ever computed held one stale entry per user fixed,
   // and sifting those took most of a solve of a few thousand flows.
   struct HeapEntry {
     double level;
     int resource;
-    bool operator<(const HeapEntry& o) const;
+    bool operator<(const HeapEntry& o) const {
+      return level != o.level ? level < o.level : resource < o.resource;
+    }
   };
   void heap_place(size_t i, const HeapEntry& e);
   void heap_update(int ri);
@@ -166,6 +169,9 @@ class FluidModel {
   // Scratch of solve().
   std::vector<int> comp_acts_, comp_res_, stack_, bounded_, touched_;
   std::vector<HeapEntry> heap_;
+  // Per resource its place in heap_, -1 when not there: apart from the resources, whose entries
+  // are two cache lines each, as every move in the heap writes one.
+  std::vector<int> heap_pos_;
   int64_t solves_ = 0, solved_activities_ = 0;
 };
 

@@ -99,11 +99,14 @@ struct ActiveCollective : FlowIssuer {
   void issue(int src, int dst, double bytes, int64_t tag, int steps) override;
 };
 
+struct CachedRoute;
+
 struct FlowSlot {
   ActiveCollective* owner = nullptr;
   int64_t tag = 0;
   int src = -1, dst = -1;
   double wire_bytes = 0.0;
+  const CachedRoute* route = nullptr;  // looked up once, when the flow is issued
 };
 
 struct CachedRoute {
@@ -182,14 +185,14 @@ class Replayer {
     const double step = std::max(owner->hop_latency[static_cast<int>(r.info.hop)], r.info.latency);
     const double delay = steps * step - r.info.latency;
     ++activities_;
-    slots_[slot] = {owner, tag, src, dst, wire};
+    slots_[slot] = {owner, tag, src, dst, wire, &r};
     if (delay > 0) {
       ++activities_;
       start_delay(delay, pack(Tag::kFlowDelay, slot));
       return;
     }
-    account_route(src, dst, wire, owner->copied);
-    start_comm(src, dst, wire, pack(Tag::kFlow, slot), owner->max_rate, owner->copied);
+    account_route(r, wire);
+    start_comm(r, wire, pack(Tag::kFlow, slot), owner->max_rate);
     flow_log_.start(slot, owner->op, src, dst, wire, model_.now());
   }
 
@@ -292,8 +295,9 @@ class Replayer {
     }
     ++activities_;
     if (op.kind == OpKind::kTransfer) {
-      account_route(op.src, op.dst, op.transfer_bytes);
-      start_comm(op.src, op.dst, op.transfer_bytes, pack(Tag::kOp, i), op.max_rate);
+      const CachedRoute& r = flow_route(op.src, op.dst);
+      account_route(r, op.transfer_bytes);
+      start_comm(r, op.transfer_bytes, pack(Tag::kOp, i), op.max_rate);
     } else {
       // Host-stream ops run on the device's launch host (its CPU thread); the rest on the device.
       const int host =
@@ -311,9 +315,7 @@ class Replayer {
   // max-min share of every link crossed, where a flow's share is inversely proportional to its
   // route latency (SimGrid's sharing penalty; 1 when the route has no latency).
   // `max_rate` > 0 bounds the flow further (Op::max_rate).
-  int start_comm(int src, int dst, double bytes, uint64_t tag, double max_rate = 0,
-                 bool copied = true) {
-    const CachedRoute& r = flow_route(src, dst, copied);
+  int start_comm(const CachedRoute& r, double bytes, uint64_t tag, double max_rate) {
     if (!r.alike) ++asymmetric_mirror_flows_;
     const double size = static_cast<double>(std::llround(bytes));
     const double latency = r.info.latency;
@@ -467,9 +469,8 @@ class Replayer {
         break;
       case Tag::kFlowDelay: {
         const FlowSlot& slot = slots_[id];
-        account_route(slot.src, slot.dst, slot.wire_bytes, slot.owner->copied);
-        start_comm(slot.src, slot.dst, slot.wire_bytes, pack(Tag::kFlow, id), slot.owner->max_rate,
-                   slot.owner->copied);
+        account_route(*slot.route, slot.wire_bytes);
+        start_comm(*slot.route, slot.wire_bytes, pack(Tag::kFlow, id), slot.owner->max_rate);
         flow_log_.start(id, slot.owner->op, slot.src, slot.dst, slot.wire_bytes, model_.now());
         break;
       }
@@ -672,8 +673,8 @@ class Replayer {
     shown_progress_ = true;
   }
 
-  void account_route(int src, int dst, double bytes, bool copied = true) {
-    for (int l : flow_route(src, dst, copied).links) link_bytes_[l] += bytes;
+  void account_route(const CachedRoute& r, double bytes) {
+    for (int l : r.links) link_bytes_[l] += bytes;
   }
 
   RunResult collect();
