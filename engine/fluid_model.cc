@@ -19,7 +19,7 @@ int FluidModel::add_resource(double capacity, Sharing sharing) {
   r.capacity = capacity;
   r.sharing = sharing;
   resources_.push_back(std::move(r));
-  heap_pos_.push_back(-1);
+  filling_.emplace_back();
   return static_cast<int>(resources_.size()) - 1;
 }
 
@@ -183,9 +183,9 @@ double FluidModel::fat_pipe_weight(const Resource& r) const {
   return w;
 }
 
-double FluidModel::level_of(const Resource& r) const {
+double FluidModel::level_of(const Filling& f) {
   // The rate per unit of 1/penalty at which the resource saturates.
-  return r.left / r.weight;
+  return f.left / f.weight;
 }
 
 void FluidModel::fix(int id, double value) {
@@ -193,16 +193,17 @@ void FluidModel::fix(int id, double value) {
   a.fixed = true;
   a.value = value;
   for (const Use& u : a.uses) {
-    Resource& r = resources_[u.resource];
+    const Resource& r = resources_[u.resource];
     if (!r.seen) continue;  // never saturates: not part of this solve
-    --r.unfixed;
+    Filling& f = filling_[u.resource];
+    --f.unfixed;
     if (r.sharing == Sharing::kShared) {
-      r.left -= value * u.count;
-      r.weight -= u.count / a.penalty;
+      f.left -= value * u.count;
+      f.weight -= u.count / a.penalty;
     }
-    if (r.unfixed > 0 && r.left < 0) r.left = 0;
-    if (!r.touched) {
-      r.touched = true;
+    if (f.unfixed > 0 && f.left < 0) f.left = 0;
+    if (!f.touched) {
+      f.touched = true;
       touched_.push_back(u.resource);
     }
   }
@@ -217,12 +218,12 @@ void FluidModel::fix(int id, double value) {
 // above the levels, so the top, once its key is its level, is the lowest level.
 void FluidModel::update_levels() {
   for (int ri : touched_) {
-    Resource& r = resources_[ri];
-    r.touched = false;
-    if (r.unfixed <= 0 || heap_pos_[ri] < 0) continue;
-    if (r.sharing != Sharing::kShared) r.weight = fat_pipe_weight(r);
-    r.level = level_of(r);
-    if (r.level < heap_[heap_pos_[ri]].level) heap_update(ri);
+    Filling& f = filling_[ri];
+    f.touched = false;
+    if (f.unfixed <= 0 || f.heap_pos < 0) continue;
+    if (resources_[ri].sharing != Sharing::kShared) f.weight = fat_pipe_weight(resources_[ri]);
+    f.level = level_of(f);
+    if (f.level < heap_[f.heap_pos].level) heap_update(ri);
   }
   touched_.clear();
 }
@@ -232,17 +233,17 @@ void FluidModel::update_levels() {
 bool FluidModel::top_level(double* level, int* resource) {
   while (!heap_.empty()) {
     const int ri = heap_[0].resource;
-    const Resource& r = resources_[ri];
-    if (r.unfixed <= 0) {
+    const Filling& f = filling_[ri];
+    if (f.unfixed <= 0) {
       heap_remove(ri);
       continue;
     }
     // Bitwise: a level that is NaN compares unequal to itself.
-    if (std::memcmp(&heap_[0].level, &r.level, sizeof(double)) != 0) {
+    if (std::memcmp(&heap_[0].level, &f.level, sizeof(double)) != 0) {
       heap_update(ri);
       continue;
     }
-    *level = r.level;
+    *level = f.level;
     *resource = ri;
     return true;
   }
@@ -251,12 +252,12 @@ bool FluidModel::top_level(double* level, int* resource) {
 
 void FluidModel::heap_place(size_t i, const HeapEntry& e) {
   heap_[i] = e;
-  heap_pos_[e.resource] = static_cast<int>(i);
+  filling_[e.resource].heap_pos = static_cast<int>(i);
 }
 
 void FluidModel::heap_update(int ri) {
-  const HeapEntry e{resources_[ri].level, ri};
-  int pos = heap_pos_[ri];
+  const HeapEntry e{filling_[ri].level, ri};
+  int pos = filling_[ri].heap_pos;
   if (pos < 0) {
     pos = static_cast<int>(heap_.size());
     heap_.push_back(e);
@@ -278,9 +279,9 @@ void FluidModel::heap_update(int ri) {
 }
 
 void FluidModel::heap_remove(int ri) {
-  const int pos = heap_pos_[ri];
+  const int pos = filling_[ri].heap_pos;
   if (pos < 0) return;
-  heap_pos_[ri] = -1;
+  filling_[ri].heap_pos = -1;
   const HeapEntry last = heap_.back();
   heap_.pop_back();
   if (last.resource == ri) return;
@@ -369,17 +370,18 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
   }
   for (size_t k = res_from; k < comp_res_.size(); ++k) {
     const int ri = comp_res_[k];
-    Resource& r = resources_[ri];
-    r.left = r.capacity;
-    r.weight = 0;
-    r.unfixed = static_cast<int>(r.users.size());
+    const Resource& r = resources_[ri];
+    Filling& f = filling_[ri];
+    f.left = r.capacity;
+    f.weight = 0;
+    f.unfixed = static_cast<int>(r.users.size());
     if (r.sharing == Sharing::kShared)
-      for (const User& v : r.users) r.weight += v.count / activities_[v.activity].penalty;
+      for (const User& v : r.users) f.weight += v.count / activities_[v.activity].penalty;
     else
-      r.weight = fat_pipe_weight(r);
-    heap_pos_[ri] = -1;
-    if (r.unfixed > 0) {
-      r.level = level_of(r);
+      f.weight = fat_pipe_weight(r);
+    f.heap_pos = -1;
+    if (f.unfixed > 0) {
+      f.level = level_of(f);
       heap_update(ri);
     }
   }
@@ -422,7 +424,7 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
     }
     update_levels();
   }
-  for (const HeapEntry& e : heap_) heap_pos_[e.resource] = -1;
+  for (const HeapEntry& e : heap_) filling_[e.resource].heap_pos = -1;
   heap_.clear();
 }
 

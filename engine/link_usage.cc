@@ -13,7 +13,10 @@ LinkUsageSampler::LinkUsageSampler(const std::vector<std::string>& links, int ma
 
 void LinkUsageSampler::flush(size_t link) {
   Open& o = open_[link];
-  if (o.bytes != 0.0) bytes_[link][o.bin] += o.bytes;
+  if (o.bytes == 0.0) return;
+  auto& bins = bytes_[link];
+  if (bins.empty()) bins.assign(max_bins_, 0.0);
+  bins[o.bin] += o.bytes;
   o.bytes = 0.0;
 }
 
@@ -40,8 +43,6 @@ void LinkUsageSampler::carried(int link_index, double from, double to, double by
     bytes_.resize(link + 1);
     open_.resize(link + 1);
   }
-  auto& bins = bytes_[link];
-  if (bins.empty()) bins.assign(max_bins_, 0.0);
   const size_t last = max_bins_ - 1;
   const size_t first_bin = std::min(last, static_cast<size_t>(std::max(0.0, from / width_)));
   const size_t last_bin = std::min(last, static_cast<size_t>(std::max(0.0, to / width_)));
@@ -55,6 +56,8 @@ void LinkUsageSampler::carried(int link_index, double from, double to, double by
     return;
   }
   flush(link);
+  auto& bins = bytes_[link];
+  if (bins.empty()) bins.assign(max_bins_, 0.0);
   // The rate was constant over the interval: each bin gets its share of the interval's length.
   const double rate = bytes / (to - from);
   for (size_t j = first_bin; j <= last_bin; ++j) {
