@@ -26,8 +26,9 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
-#include <queue>
 #include <vector>
+
+#include "common/dary_heap.h"
 
 namespace orrery {
 
@@ -132,9 +133,13 @@ class FluidModel {
     double date;
     int activity;
     uint32_t version;
-    bool operator>(const Event& o) const {
-      return date != o.date ? date > o.date : activity > o.activity;
-    }
+    // Earlier first, then by activity: a total order, so simultaneous events come out the same
+    // way every run.
+    struct Before {
+      bool operator()(const Event& x, const Event& y) const {
+        return x.date != y.date ? x.date < y.date : x.activity < y.activity;
+      }
+    };
   };
 
   void enter(int a);  // joins its resources
@@ -172,7 +177,7 @@ class FluidModel {
   std::vector<int> free_;
   std::vector<int> dirty_;
   std::vector<int> entered_;  // activities that started moving since the last solve
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  DaryHeap<Event, Event::Before> events_;
   // Scratch of solve().
   std::vector<int> comp_acts_, comp_res_, stack_, bounded_, touched_;
   std::vector<HeapEntry> heap_;

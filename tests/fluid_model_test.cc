@@ -241,6 +241,27 @@ TEST(FluidModel, ACountedActivityGetsTheRateOfEachOfTheAlikeOnesItStandsFor) {
   EXPECT_EQ(expanded.at(9), counted.at(9));
 }
 
+TEST(FluidModel, ALoneActivityTakesItsLeastShareOrItsBound) {
+  // One activity alone (its own component, filled in closed form): on a shared 10/s link it
+  // crosses as 2 alike copies (5/s each) and a shared 8/s link, 5/s; with a 4/s fat pipe too,
+  // 4/s; bounded at 2/s, 2/s. 10 units each.
+  auto end_of = [](bool fatpipe, double bound) {
+    FluidModel m;
+    std::vector<int> res{m.add_resource(10), m.add_resource(8)};
+    std::vector<int> counts{2, 1};
+    if (fatpipe) {
+      res.push_back(m.add_resource(4, FluidModel::Sharing::kFatpipe));
+      counts.push_back(1);
+    }
+    m.start(10, res, counts, 0, 3, bound, 1);  // penalty 3: alone, it changes nothing
+    return run_all(m).at(1);
+  };
+  EXPECT_DOUBLE_EQ(end_of(false, kNone), 2.0);
+  EXPECT_DOUBLE_EQ(end_of(true, kNone), 2.5);
+  EXPECT_DOUBLE_EQ(end_of(true, 2.0), 5.0);
+  EXPECT_DOUBLE_EQ(end_of(false, 6.0), 2.0);  // a bound above its share does nothing
+}
+
 TEST(FluidModel, CountsMustBeOnePerResourceAndPositive) {
   FluidModel m;
   const int link = m.add_resource(10);
