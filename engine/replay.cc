@@ -23,6 +23,7 @@
 
 #include "common/child_process.h"
 #include "common/errors.h"
+#include "common/flat_index.h"
 #include "engine/collective_algos.h"
 #include "engine/collective_cost.h"
 #include "engine/flow_record.h"
@@ -225,6 +226,8 @@ class Replayer {
       if (mirrors.empty()) continue;
       any_mirrors_ = true;
       mirrored_by_.resize(g_.devices.size(), -1);
+      has_mirrors_.resize(g_.devices.size(), 0);
+      has_mirrors_[d] = 1;
       for (int m : mirrors) mirrored_by_[m] = static_cast<int>(d);
       for (int m : mirrors) {
         exec_copies_[d] += hosts_[m] == hosts_[d];
@@ -506,11 +509,14 @@ class Replayer {
       if (--indeg_[succ_[k]] == 0) make_ready(succ_[k]);
   }
 
+  // The key of a route in route_index_: its ends, and whether it is a mirrored flow's.
+  static int64_t route_key(int src, int dst, bool mirrored) {
+    return ((static_cast<int64_t>(src) << 32 | static_cast<uint32_t>(dst)) << 1) | mirrored;
+  }
+
   const CachedRoute& route(int src, int dst) {
-    if (src >= static_cast<int>(route_index_.size())) route_index_.resize(hosts_.size());
-    std::vector<std::pair<int, int>>& known = route_index_[src];
-    auto it = std::lower_bound(known.begin(), known.end(), std::make_pair(dst, 0));
-    if (it != known.end() && it->first == dst) return route_store_[it->second];
+    const int64_t key = route_key(src, dst, false);
+    if (const int* known = route_index_.find(key)) return route_store_[*known];
     std::vector<int> links;
     double latency = 0;
     if (!platform_.route(hosts_[src], hosts_[dst], &links, &latency)) throw no_route(src, dst);
@@ -533,7 +539,7 @@ class Replayer {
       r.resources.push_back(link_resource_[pos->second]);
       r.info.links.push_back({pos->second, l.bandwidth});
     }
-    known.insert(it, {dst, static_cast<int>(route_store_.size())});
+    route_index_.insert(key, static_cast<int>(route_store_.size()));
     route_store_.push_back(std::move(r));
     return route_store_.back();
   }
@@ -546,7 +552,7 @@ class Replayer {
     return mirrors.empty() ? d : mirrors[t - 1];
   }
   bool has_mirrors(int d) const {
-    return d < static_cast<int>(g_.devices.size()) && !g_.devices[d].mirrors.empty();
+    return d < static_cast<int>(has_mirrors_.size()) && has_mirrors_[d];
   }
 
   // The route a flow from src to dst takes in the fluid model: its own, or when it is `copied`
@@ -554,12 +560,10 @@ class Replayer {
   const CachedRoute& flow_route(int src, int dst, bool copied = true) {
     if (!copied || !any_mirrors_ || (!has_mirrors(src) && !has_mirrors(dst)))
       return route(src, dst);
-    if (src >= static_cast<int>(mirror_index_.size())) mirror_index_.resize(hosts_.size());
-    std::vector<std::pair<int, int>>& known = mirror_index_[src];
-    auto it = std::lower_bound(known.begin(), known.end(), std::make_pair(dst, 0));
-    if (it != known.end() && it->first == dst) return route_store_[it->second];
+    const int64_t key = route_key(src, dst, true);
+    if (const int* known = route_index_.find(key)) return route_store_[*known];
     CachedRoute r = mirrored_route(src, dst);
-    known.insert(it, {dst, static_cast<int>(route_store_.size())});
+    route_index_.insert(key, static_cast<int>(route_store_.size()));
     route_store_.push_back(std::move(r));
     return route_store_.back();
   }
@@ -695,11 +699,9 @@ class Replayer {
   std::unordered_map<int, std::unique_ptr<ActiveCollective>> active_;
   std::vector<FlowSlot> slots_;
   std::vector<uint64_t> free_slots_;
-  // Routes by source endpoint: each source's (destination, route) pairs in destination order,
-  // the routes in a deque (references to them stay valid as it grows). A source sends to few
-  // destinations (its ring and pipeline neighbours), so a binary search of its short list
-  // replaces a hash-map lookup on every flow.
-  std::vector<std::vector<std::pair<int, int>>> route_index_;
+  // Routes by route_key (one lookup per flow, in one flat table), the routes in a deque
+  // (references to them stay valid as it grows).
+  FlatIndex route_index_;
   std::deque<CachedRoute> route_store_;
   CollectivePlanner planner_;
   std::vector<CollectiveChoice> choices_ = std::vector<CollectiveChoice>(g_.collectives.size());
@@ -710,14 +712,13 @@ class Replayer {
   std::vector<double> link_bytes_;
   std::vector<int> link_resource_;     // per link index: its resource in model_
   std::vector<int> link_of_resource_;  // per resource of model_: its link index, -1 for hosts
-  // Mirrors (Device::mirrors): whether any device has them, per device the copies of
-  // its execs on its host and launch host, mirrored routes by source as route_index_ holds
-  // routes, and per link the link of a device's own routes it stands for (-1: none yet; its
+  // Mirrors (Device::mirrors): whether any device has them, per device whether it has and the
+  // copies of its execs on its host and launch host, and per link the link of a device's own routes it stands for (-1: none yet; its
   // usage is that link's).
   bool any_mirrors_ = false;
   std::vector<int> mirrored_by_;  // per device: the device it mirrors, -1 none (empty: no mirrors)
+  std::vector<char> has_mirrors_;  // empty: none has
   std::vector<int> exec_copies_, launch_copies_;
-  std::vector<std::vector<std::pair<int, int>>> mirror_index_;
   std::vector<int> stands_for_;
   int64_t asymmetric_mirror_flows_ = 0;
   size_t completed_ = 0;
