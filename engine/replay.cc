@@ -118,6 +118,10 @@ struct CachedRoute {
   // carry), `resources` the ones the fluid model shares, each used counts[i] times (empty: once).
   std::vector<int> counts;
   bool alike = true;  // the copies' routes were alike (Replayer::mirrored_route)
+  // The bytes flows over it carried, spread over its links when the run ends: one addition per
+  // flow, where adding to each link (every copy's of a mirrored flow: dozens) missed the cache
+  // per link at scale.
+  mutable double bytes = 0.0;
 };
 
 class Replayer {
@@ -677,9 +681,7 @@ class Replayer {
     shown_progress_ = true;
   }
 
-  void account_route(const CachedRoute& r, double bytes) {
-    for (int l : r.links) link_bytes_[l] += bytes;
-  }
+  void account_route(const CachedRoute& r, double bytes) { r.bytes += bytes; }
 
   RunResult collect();
 
@@ -857,6 +859,9 @@ RunResult Replayer::collect() {
         it = link_class.find(std::string_view(name).substr(0, name.size() - suffix.size()));
     return it == link_class.end() ? "" : *it->second;
   };
+  for (const CachedRoute& route : route_store_)
+    if (route.bytes != 0)
+      for (int l : route.links) link_bytes_[l] += route.bytes;
   for (size_t l = 0; l < link_ids_.size(); ++l) {
     const ModelLink& link = platform_.link(link_ids_[l]);
     r.links.push_back(
