@@ -255,6 +255,7 @@ void FluidModel::heap_place(size_t i, const HeapEntry& e) {
   filling_[e.resource].heap_pos = static_cast<int>(i);
 }
 
+// Four children a node: half the levels of a binary heap, each level's children side by side.
 void FluidModel::heap_update(int ri) {
   const HeapEntry e{filling_[ri].level, ri};
   int pos = filling_[ri].heap_pos;
@@ -263,19 +264,35 @@ void FluidModel::heap_update(int ri) {
     heap_.push_back(e);
   }
   size_t i = static_cast<size_t>(pos);
-  while (i > 0 && e < heap_[(i - 1) / 2]) {  // up
-    heap_place(i, heap_[(i - 1) / 2]);
-    i = (i - 1) / 2;
+  while (i > 0 && e < heap_[(i - 1) / 4]) {  // up
+    heap_place(i, heap_[(i - 1) / 4]);
+    i = (i - 1) / 4;
   }
-  for (;;) {  // down
-    size_t c = 2 * i + 1;
-    if (c >= heap_.size()) break;
-    if (c + 1 < heap_.size() && heap_[c + 1] < heap_[c]) ++c;
+  heap_sift_down(i, e);
+}
+
+void FluidModel::heap_sift_down(size_t i, const HeapEntry& e) {
+  const size_t n = heap_.size();
+  for (;;) {
+    const size_t first = 4 * i + 1;
+    if (first >= n) break;
+    size_t c = first;
+    for (size_t k = first + 1; k < first + 4 && k < n; ++k)
+      if (heap_[k] < heap_[c]) c = k;
     if (!(heap_[c] < e)) break;
     heap_place(i, heap_[c]);
     i = c;
   }
   heap_place(i, e);
+}
+
+// `e` into the hole at i, up or down to its place.
+void FluidModel::heap_update_at(size_t i, const HeapEntry& e) {
+  while (i > 0 && e < heap_[(i - 1) / 4]) {
+    heap_place(i, heap_[(i - 1) / 4]);
+    i = (i - 1) / 4;
+  }
+  heap_sift_down(i, e);
 }
 
 void FluidModel::heap_remove(int ri) {
@@ -285,8 +302,7 @@ void FluidModel::heap_remove(int ri) {
   const HeapEntry last = heap_.back();
   heap_.pop_back();
   if (last.resource == ri) return;
-  heap_place(static_cast<size_t>(pos), last);
-  heap_update(last.resource);
+  heap_update_at(static_cast<size_t>(pos), last);
 }
 
 void FluidModel::solve() {
@@ -382,9 +398,16 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
     f.heap_pos = -1;
     if (f.unfixed > 0) {
       f.level = level_of(f);
-      heap_update(ri);
+      f.heap_pos = static_cast<int>(heap_.size());
+      heap_.push_back({f.level, ri});
     }
   }
+  // Heapified bottom-up: linear in the resources, where pushing them one by one is not.
+  for (size_t i = heap_.size() / 4 + 1; i-- > 0;)
+    if (i < heap_.size()) {
+      const HeapEntry e = heap_[i];  // a copy: the sift writes over heap_[i]
+      heap_sift_down(i, e);
+    }
   bounded_.clear();
   for (size_t k = acts_from; k < comp_acts_.size(); ++k)
     if (activities_[comp_acts_[k]].bound > 0) bounded_.push_back(comp_acts_[k]);

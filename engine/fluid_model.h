@@ -165,6 +165,8 @@ class FluidModel {
   };
   void heap_place(size_t i, const HeapEntry& e);
   void heap_update(int ri);
+  void heap_update_at(size_t i, const HeapEntry& e);
+  void heap_sift_down(size_t i, const HeapEntry& e);
   void heap_remove(int ri);
   static double level_of(const Filling& f);
   double fat_pipe_weight(const Resource& r) const;
