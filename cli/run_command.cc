@@ -333,7 +333,9 @@ int run_command(const RunArgs& args) {
   ScenarioBuildOptions build;
   build.analytical = args.analytical;
   build.sensitivity = args.sensitivity;
-  Scenario sc = load_scenario(args.scenario, args.overrides, build);
+  // Kept until the process ends, as the replay's state is (free_on_return below): orrery exits
+  // right after this command (cli/main.cc), and the exit frees them at once.
+  Scenario& sc = *new Scenario(load_scenario(args.scenario, args.overrides, build));
   resolve_outputs(args, &sc);
   if (args.no_timeline) sc.record_timeline = false;
   check_writable_dir(sc.output_file, "output file");
@@ -353,11 +355,12 @@ int run_command(const RunArgs& args) {
   opt.replay.max_recorded_flows = sc.trace_flows;
   opt.replay.link_usage_bins = sc.output_file.empty() ? 0 : sc.link_usage_bins;
   opt.created_by = current_command_line();
+  opt.replay.free_on_return = false;
   // The one simulation of this process, so no forked child: a child would copy every heap page
   // the import left behind as it allocates (a fifth of `orrery run` on 1,024 Chakra traces).
   // SimGrid only holds the platform (XML files are first loaded in a throw-away child). With
   // sensitivity this process simulates more than once: run_scenario runs each in a child.
-  ScenarioRun run = run_scenario(sc, opt);
+  ScenarioRun& run = *new ScenarioRun(run_scenario(sc, opt));
   RunResult& r = run.result;
   if (!args.quiet) print_summary(sc, run);
   if (run.jobs && !args.quiet) print_jobs(sc, run);

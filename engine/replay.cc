@@ -887,11 +887,12 @@ void keep_until_exit(std::unique_ptr<sg4::Engine> engine) { (void)engine.release
 // is one tree is read from its topology: SimGrid would only hold it (engine/platform_model.h).
 // Anything else SimGrid loads and routes.
 void on_platform(const PlatformSource& platform,
-                 const std::function<void(PlatformModel&)>& replays) {
+                 const std::function<void(PlatformModel&)>& replays, bool free_on_return = true) {
   if (platform.xml_file.empty()) {
     check_topology(platform.topology, "platform " + platform.topology.name);
     if (auto model = topology_model(platform.topology)) {
       replays(*model);
+      if (!free_on_return) (void)model.release();
       return;
     }
   }
@@ -907,8 +908,14 @@ void on_platform(const PlatformSource& platform,
 RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
                  const ReplayOptions& options) {
   RunResult r;
-  on_platform(platform,
-              [&](PlatformModel& model) { r = Replayer(platform, model, graph, options).run(); });
+  on_platform(
+      platform,
+      [&](PlatformModel& model) {
+        auto replayer = std::make_unique<Replayer>(platform, model, graph, options);
+        r = replayer->run();
+        if (!options.free_on_return) (void)replayer.release();
+      },
+      options.free_on_return);
   return r;
 }
 

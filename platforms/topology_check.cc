@@ -1,9 +1,12 @@
 // check_topology: a Topology SimGrid will accept, or an InputError naming what is wrong.
+#include <algorithm>
 #include <cmath>
-#include <functional>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "common/errors.h"
 #include "common/units.h"
@@ -13,43 +16,46 @@ namespace orrery {
 namespace {
 
 // Names by view into the topology, which outlives the check: a 16,384-GPU platform has half a
-// million names, and sets of string copies took a tenth of loading it.
-using Names = std::unordered_set<std::string_view>;
+// million names, and sets of string copies took a tenth of loading it. Nodes with an id each.
+using Nodes = std::unordered_map<std::string_view, int>;
+using Links = std::unordered_set<std::string_view>;
 
-struct PairHash {
-  size_t operator()(const std::pair<std::string_view, std::string_view>& p) const {
-    const size_t a = std::hash<std::string_view>{}(p.first);
-    return a ^
-           (std::hash<std::string_view>{}(p.second) + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
-  }
-};
-
-void check_routes(const std::vector<TopoRoute>& routes, const char* what, const Names& nodes,
-                  const Names& links, const std::string& origin) {
-  std::unordered_set<std::pair<std::string_view, std::string_view>, PairHash> seen;
-  seen.reserve(routes.size());
+void check_routes(const std::vector<TopoRoute>& routes, const char* what, const Nodes& nodes,
+                  const Links& links, const std::string& origin) {
+  auto fail = [&](const TopoRoute& r, const std::string& why) {
+    throw InputError(origin + ": " + what + " " + r.src + " -> " + r.dst + " " + why);
+  };
+  // Each route's ends as one key, sorted afterwards to find one given twice: a million routes
+  // at 65,536 GPUs, where a hash set of name pairs allocated one node each.
+  std::vector<uint64_t> ends;
+  ends.reserve(routes.size());
   for (const auto& r : routes) {
-    auto fail = [&](const std::string& why) {
-      throw InputError(origin + ": " + what + " " + r.src + " -> " + r.dst + " " + why);
-    };
-    for (const auto* end : {&r.src, &r.dst})
-      if (!nodes.count(*end)) fail("names unknown node \"" + *end + "\"");
-    if (r.src == r.dst) fail("goes nowhere");
-    if (r.hops.empty()) fail("crosses no link");
+    auto src = nodes.find(r.src), dst = nodes.find(r.dst);
+    if (src == nodes.end()) fail(r, "names unknown node \"" + r.src + "\"");
+    if (dst == nodes.end()) fail(r, "names unknown node \"" + r.dst + "\"");
+    if (r.src == r.dst) fail(r, "goes nowhere");
+    if (r.hops.empty()) fail(r, "crosses no link");
     for (const auto& h : r.hops)
-      if (!links.count(h.link)) fail("uses unknown link \"" + h.link + "\"");
-    if (!seen.insert({r.src, r.dst}).second) fail("is given twice");
+      if (!links.count(h.link)) fail(r, "uses unknown link \"" + h.link + "\"");
+    ends.push_back(static_cast<uint64_t>(src->second) << 32 | static_cast<uint32_t>(dst->second));
   }
+  std::vector<uint64_t> sorted = ends;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()) return;
+  // Name the first route that repeats one before it.
+  std::unordered_set<uint64_t> seen;
+  for (size_t k = 0; k < routes.size(); ++k)
+    if (!seen.insert(ends[k]).second) fail(routes[k], "is given twice");
 }
 
 }  // namespace
 
 void check_topology(const Topology& topo, const std::string& origin) {
-  Names nodes;
+  Nodes nodes;
   nodes.reserve(topo.hosts.size() + topo.routers.size());
   for (const auto& h : topo.hosts) {
     if (h.name.empty()) throw InputError(origin + ": a host has an empty name");
-    if (!nodes.insert(h.name).second)
+    if (!nodes.emplace(h.name, static_cast<int>(nodes.size())).second)
       throw InputError(origin + ": duplicate host or router name \"" + h.name + "\"");
     if (!(h.speed > 0) || !std::isfinite(h.speed))
       throw InputError(origin + ": host \"" + h.name + "\": speed must be a positive number");
@@ -57,9 +63,9 @@ void check_topology(const Topology& topo, const std::string& origin) {
       throw InputError(origin + ": host \"" + h.name + "\": cores must be at least 1");
   }
   for (const auto& r : topo.routers)
-    if (!nodes.insert(r).second)
+    if (!nodes.emplace(r, static_cast<int>(nodes.size())).second)
       throw InputError(origin + ": duplicate host or router name \"" + r + "\"");
-  Names links;
+  Links links;
   links.reserve(topo.links.size());
   for (const auto& l : topo.links) {
     if (!links.insert(l.name).second)
