@@ -715,10 +715,10 @@ class Replayer {
   std::vector<int> link_resource_;     // per link index: its resource in model_
   std::vector<int> link_of_resource_;  // per resource of model_: its link index, -1 for hosts
   // Mirrors (Device::mirrors): whether any device has them, per device whether it has and the
-  // copies of its execs on its host and launch host, and per link the link of a device's own routes it stands for (-1: none yet; its
-  // usage is that link's).
+  // copies of its execs on its host and launch host, and per link the link of a device's own routes
+  // it stands for (-1: none yet; its usage is that link's).
   bool any_mirrors_ = false;
-  std::vector<int> mirrored_by_;  // per device: the device it mirrors, -1 none (empty: no mirrors)
+  std::vector<int> mirrored_by_;   // per device: the device it mirrors, -1 none (empty: no mirrors)
   std::vector<char> has_mirrors_;  // empty: none has
   std::vector<int> exec_copies_, launch_copies_;
   std::vector<int> stands_for_;
@@ -886,8 +886,8 @@ void keep_until_exit(std::unique_ptr<sg4::Engine> engine) { (void)engine.release
 // Runs `replays` on the platform as the replay reads it. A generated platform whose route graph
 // is one tree is read from its topology: SimGrid would only hold it (engine/platform_model.h).
 // Anything else SimGrid loads and routes.
-void on_platform(const PlatformSource& platform,
-                 const std::function<void(PlatformModel&)>& replays, bool free_on_return = true) {
+void on_platform(const PlatformSource& platform, const std::function<void(PlatformModel&)>& replays,
+                 bool free_on_return = true) {
   if (platform.xml_file.empty()) {
     check_topology(platform.topology, "platform " + platform.topology.name);
     if (auto model = topology_model(platform.topology)) {

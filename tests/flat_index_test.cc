@@ -16,7 +16,8 @@ TEST(FlatIndex, FindsWhatWasInsertedAcrossGrowth) {
   std::mt19937_64 rng(11);
   for (int k = 0; k < 20000; ++k) {
     // Route-like keys: (source << 32 | destination) << 1 | flag, many sharing a source.
-    const int64_t src = static_cast<int64_t>(rng() % 3000), dst = static_cast<int64_t>(rng() % 3000);
+    const int64_t src = static_cast<int64_t>(rng() % 3000),
+                  dst = static_cast<int64_t>(rng() % 3000);
     const int64_t key = ((src << 32) | dst) << 1 | static_cast<int64_t>(rng() % 2);
     index.insert(key, k);
     want[key] = k;
