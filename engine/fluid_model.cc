@@ -263,12 +263,7 @@ void FluidModel::heap_update(int ri) {
     pos = static_cast<int>(heap_.size());
     heap_.push_back(e);
   }
-  size_t i = static_cast<size_t>(pos);
-  while (i > 0 && e < heap_[(i - 1) / 4]) {  // up
-    heap_place(i, heap_[(i - 1) / 4]);
-    i = (i - 1) / 4;
-  }
-  heap_sift_down(i, e);
+  heap_update_at(static_cast<size_t>(pos), e);
 }
 
 void FluidModel::heap_sift_down(size_t i, const HeapEntry& e) {

@@ -153,9 +153,10 @@ class FluidModel {
   void fix(int a, double value);
   void update_levels();
   bool top_level(double* level, int* resource);
-  // The resources of a solve by (level, id), one entry each, moved in place as levels change
-  // (they only rise): a heap of every level ever computed held one stale entry per user fixed,
-  // and sifting those took most of a solve of a few thousand flows.
+  // The resources of a filling by (level, id), one entry each, four children a node: a heap of
+  // every level ever computed held one stale entry per user fixed, and sifting those took most
+  // of a solve of a few thousand flows. An entry's key may lag below its resource's level
+  // (update_levels); top_level brings the top up to date.
   struct HeapEntry {
     double level;
     int resource;
