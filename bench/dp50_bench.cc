@@ -159,8 +159,16 @@ int main(int argc, char** argv) {
       options.link_usage_bins = 256;
     else if (std::strcmp(argv[i], "--write") == 0 && i + 1 < argc)
       write_dir = argv[++i];
-    else
-      sizes.push_back(std::atoi(argv[i]));
+    else if (const int n = std::atoi(argv[i]); n >= 1)
+      sizes.push_back(n);
+    else {
+      std::fprintf(stderr,
+                   "usage: dp50_bench [--analytical] [--flows] [--link-usage] [--write DIR] "
+                   "[GPUS...]\n  GPUS: GPU counts (servers of 8); default 8 64 256 "
+                   "1024\n  \"%s\" is not one\n",
+                   argv[i]);
+      return 2;
+    }
   }
   if (sizes.empty()) sizes = {8, 64, 256, 1024};
   if (!write_dir.empty()) {
