@@ -20,6 +20,7 @@ class DaryHeap {
   bool empty() const { return v_.empty(); }
   size_t size() const { return v_.size(); }
   const T& top() const { return v_.front(); }
+  void clear() { v_.clear(); }
 
   void push(const T& x) {
     size_t i = v_.size();

@@ -211,93 +211,58 @@ void FluidModel::fix(int id, double value) {
 
 // The levels of the resources fix() touched, once each however many of their users it fixed
 // (a fat pipe's weight, its busiest unfixed user's, read once too). Fixing users raises a level
-// (less capacity left, but less weight sharing it), so the heap keeps the old, lower key and
-// the entry moves only if it reaches the top (top_level): one sift per resource popped instead
-// of one per fix. Only a level that fell (rounding, or left clamped at 0) moves up at once, and
-// a resource left with no unfixed users stays until it surfaces: the heap's keys are never
-// above the levels, so the top, once its key is its level, is the lowest level.
+// (less capacity left, but less weight sharing it), so a resource keeps its place in the order
+// under its old, lower key and is moved only if it comes first (top_level): a resource whose
+// users others fix is never moved at all. Only a level that fell (rounding, or left clamped at
+// 0) gets a new entry at once; the old one is then stale. Keys are never above the levels, so
+// the first entry whose key is its level is the lowest level.
 void FluidModel::update_levels() {
   for (int ri : touched_) {
     Filling& f = filling_[ri];
     f.touched = false;
-    if (f.unfixed <= 0 || f.heap_pos < 0) continue;
+    if (f.unfixed <= 0) continue;
     if (resources_[ri].sharing != Sharing::kShared) f.weight = fat_pipe_weight(resources_[ri]);
     f.level = level_of(f);
-    if (f.level < heap_[f.heap_pos].level) heap_update(ri);
+    if (f.level < f.key) requeue(ri);
   }
   touched_.clear();
 }
 
+// A new entry for resource ri under its level; its earlier entries are stale from now on.
+void FluidModel::requeue(int ri) {
+  Filling& f = filling_[ri];
+  f.key = f.level;
+  ++f.entry;
+  requeued_.push({f.level, ri, f.entry});
+}
+
 // The lowest level of the resources with unfixed users and the resource, or false when none is
-// left: stale keys at the top are brought up to date (or dropped) first.
+// left. The candidates are the next entry of the sorted order and the lowest requeued one;
+// stale entries and resources with no unfixed users are dropped, and an entry whose key lags
+// its level is requeued under the level.
 bool FluidModel::top_level(double* level, int* resource) {
-  while (!heap_.empty()) {
-    const int ri = heap_[0].resource;
-    const Filling& f = filling_[ri];
-    if (f.unfixed <= 0) {
-      heap_remove(ri);
-      continue;
-    }
+  for (;;) {
+    while (next_ < order_.size() && !live(order_[next_])) ++next_;
+    while (!requeued_.empty() && !live(requeued_.top())) requeued_.pop();
+    const bool from_order =
+        next_ < order_.size() && (requeued_.empty() || order_[next_] < requeued_.top());
+    if (!from_order && requeued_.empty()) return false;
+    const OrderEntry e = from_order ? order_[next_] : requeued_.top();
+    const Filling& f = filling_[e.resource];
     // Bitwise: a level that is NaN compares unequal to itself.
-    if (std::memcmp(&heap_[0].level, &f.level, sizeof(double)) != 0) {
-      heap_update(ri);
+    if (std::memcmp(&e.level, &f.level, sizeof(double)) != 0) {
+      requeue(e.resource);
       continue;
     }
     *level = f.level;
-    *resource = ri;
+    *resource = e.resource;
     return true;
   }
-  return false;
 }
 
-void FluidModel::heap_place(size_t i, const HeapEntry& e) {
-  heap_[i] = e;
-  filling_[e.resource].heap_pos = static_cast<int>(i);
-}
-
-// Four children a node: half the levels of a binary heap, each level's children side by side.
-void FluidModel::heap_update(int ri) {
-  const HeapEntry e{filling_[ri].level, ri};
-  int pos = filling_[ri].heap_pos;
-  if (pos < 0) {
-    pos = static_cast<int>(heap_.size());
-    heap_.push_back(e);
-  }
-  heap_update_at(static_cast<size_t>(pos), e);
-}
-
-void FluidModel::heap_sift_down(size_t i, const HeapEntry& e) {
-  const size_t n = heap_.size();
-  for (;;) {
-    const size_t first = 4 * i + 1;
-    if (first >= n) break;
-    size_t c = first;
-    for (size_t k = first + 1; k < first + 4 && k < n; ++k)
-      if (heap_[k] < heap_[c]) c = k;
-    if (!(heap_[c] < e)) break;
-    heap_place(i, heap_[c]);
-    i = c;
-  }
-  heap_place(i, e);
-}
-
-// `e` into the hole at i, up or down to its place.
-void FluidModel::heap_update_at(size_t i, const HeapEntry& e) {
-  while (i > 0 && e < heap_[(i - 1) / 4]) {
-    heap_place(i, heap_[(i - 1) / 4]);
-    i = (i - 1) / 4;
-  }
-  heap_sift_down(i, e);
-}
-
-void FluidModel::heap_remove(int ri) {
-  const int pos = filling_[ri].heap_pos;
-  if (pos < 0) return;
-  filling_[ri].heap_pos = -1;
-  const HeapEntry last = heap_.back();
-  heap_.pop_back();
-  if (last.resource == ri) return;
-  heap_update_at(static_cast<size_t>(pos), last);
+bool FluidModel::live(const OrderEntry& e) const {
+  const Filling& f = filling_[e.resource];
+  return e.entry == f.entry && f.unfixed > 0;
 }
 
 void FluidModel::solve() {
@@ -371,7 +336,9 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
   const size_t acts = comp_acts_.size() - acts_from;
   if (acts == 0) return;  // a resource its last users left: nothing to share
   if (acts == 1 && fill_one(comp_acts_[acts_from], res_from)) return;
-  heap_.clear();
+  order_.clear();
+  next_ = 0;
+  requeued_.clear();
   for (size_t k = acts_from; k < comp_acts_.size(); ++k) {
     Activity& a = activities_[comp_acts_[k]];
     a.fixed = false;
@@ -390,19 +357,14 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
       for (const User& v : r.users) f.weight += v.count / activities_[v.activity].penalty;
     else
       f.weight = fat_pipe_weight(r);
-    f.heap_pos = -1;
     if (f.unfixed > 0) {
-      f.level = level_of(f);
-      f.heap_pos = static_cast<int>(heap_.size());
-      heap_.push_back({f.level, ri});
+      f.level = f.key = level_of(f);
+      order_.push_back({f.level, ri, ++f.entry});
     }
   }
-  // Heapified bottom-up: linear in the resources, where pushing them one by one is not.
-  for (size_t i = heap_.size() / 4 + 1; i-- > 0;)
-    if (i < heap_.size()) {
-      const HeapEntry e = heap_[i];  // a copy: the sift writes over heap_[i]
-      heap_sift_down(i, e);
-    }
+  // Sorted once: most resources never come first again before their users are all fixed (by
+  // other resources), and leave the order by a step past them.
+  std::sort(order_.begin(), order_.end());
   bounded_.clear();
   for (size_t k = acts_from; k < comp_acts_.size(); ++k)
     if (activities_[comp_acts_[k]].bound > 0) bounded_.push_back(comp_acts_[k]);
@@ -431,7 +393,7 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
     }
     if (ri < 0) break;  // cannot happen: every running activity uses a resource
     const double level = by_resource;
-    heap_remove(ri);
+    ++filling_[ri].entry;  // its entry is used up
     // fix() leaves this resource's user list as it is: index, not iterators over a copy.
     const auto& users = resources_[ri].users;
     for (size_t k = 0; k < users.size(); ++k) {
@@ -442,8 +404,8 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
     }
     update_levels();
   }
-  for (const HeapEntry& e : heap_) filling_[e.resource].heap_pos = -1;
-  heap_.clear();
+  order_.clear();
+  requeued_.clear();
 }
 
 // A component of one activity (most of them: a flow alone on the links it could fill), whose

@@ -125,9 +125,22 @@ class FluidModel {
   // A resource's state in a filling of more than one activity (fill), apart from the resources.
   struct Filling {
     double left = 0, weight = 0, level = 0;
+    double key = 0;      // the key of its live entry in the order: at most `level`
+    uint32_t entry = 0;  // which of its entries is live (the others are stale)
     int unfixed = 0;
-    int heap_pos = -1;  // in heap_, -1 when not there
     bool touched = false;
+  };
+  // A resource in the filling's order, by (level, id): the level when the entry was made.
+  struct OrderEntry {
+    double level;
+    int resource;
+    uint32_t entry;
+    bool operator<(const OrderEntry& o) const {
+      return level != o.level ? level < o.level : resource < o.resource;
+    }
+  };
+  struct OrderLess {
+    bool operator()(const OrderEntry& x, const OrderEntry& y) const { return x < y; }
   };
   struct Event {
     double date;
@@ -153,22 +166,8 @@ class FluidModel {
   void fix(int a, double value);
   void update_levels();
   bool top_level(double* level, int* resource);
-  // The resources of a filling by (level, id), one entry each, four children a node: a heap of
-  // every level ever computed held one stale entry per user fixed, and sifting those took most
-  // of a solve of a few thousand flows. An entry's key may lag below its resource's level
-  // (update_levels); top_level brings the top up to date.
-  struct HeapEntry {
-    double level;
-    int resource;
-    bool operator<(const HeapEntry& o) const {
-      return level != o.level ? level < o.level : resource < o.resource;
-    }
-  };
-  void heap_place(size_t i, const HeapEntry& e);
-  void heap_update(int ri);
-  void heap_update_at(size_t i, const HeapEntry& e);
-  void heap_sift_down(size_t i, const HeapEntry& e);
-  void heap_remove(int ri);
+  void requeue(int ri);
+  bool live(const OrderEntry& e) const;
   static double level_of(const Filling& f);
   double fat_pipe_weight(const Resource& r) const;
 
@@ -183,7 +182,12 @@ class FluidModel {
   DaryHeap<Event, Event::Before> events_;
   // Scratch of solve().
   std::vector<int> comp_acts_, comp_res_, stack_, bounded_, touched_;
-  std::vector<HeapEntry> heap_;
+  // A filling's resources sorted by level once (order_, from next_ on), and the ones whose
+  // level moved since, under their new level (requeued_): a heap of every resource, each moved
+  // as its level rose, had been most of a solve of a few thousand flows.
+  std::vector<OrderEntry> order_;
+  size_t next_ = 0;
+  DaryHeap<OrderEntry, OrderLess> requeued_;
   int64_t solves_ = 0, solved_activities_ = 0;
 };
 
