@@ -48,7 +48,7 @@ TEST(DaryHeap, PopsInSortedOrderWithPushesInBetween) {
   EXPECT_TRUE(heap.empty());
 }
 
-TEST(DaryHeap, OneElementAndEmpty) {
+TEST(DaryHeap, OneElementEmptyAndCleared) {
   DaryHeap<std::pair<double, int>, ByFirstThenSecond> heap;
   EXPECT_TRUE(heap.empty());
   heap.push({1.0, 3});
@@ -56,6 +56,11 @@ TEST(DaryHeap, OneElementAndEmpty) {
   heap.pop();
   EXPECT_TRUE(heap.empty());
   EXPECT_EQ(heap.size(), 0u);
+  for (int k = 0; k < 10; ++k) heap.push({10.0 - k, k});
+  heap.clear();
+  EXPECT_TRUE(heap.empty());
+  heap.push({2.0, 1});
+  EXPECT_EQ(heap.top(), std::make_pair(2.0, 1));
 }
 
 }  // namespace
