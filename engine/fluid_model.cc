@@ -51,11 +51,8 @@ int FluidModel::start(double amount, const std::vector<int>& resources,
   a.bound = bound;
   a.tag = tag;
   a.uses.clear();
-  a.reach = bound > 0 ? bound : kNever;
-  for (size_t k = 0; k < resources.size(); ++k) {
+  for (size_t k = 0; k < resources.size(); ++k)
     a.uses.push_back({resources[k], -1, counts.empty() ? 1 : counts[k]});
-    a.reach = std::min(a.reach, resources_[resources[k]].capacity);
-  }
   ++running_;
   if (latency > 0 || a.uses.empty() || a.remaining <= 0) {
     // Ends (or starts moving) when the latency has passed: an event at that date.
@@ -75,6 +72,11 @@ void FluidModel::enter(int id) {
   a.updated = now_;
   a.end = kNever;
   entered_.push_back(id);
+  // Its reach when it starts moving, not when it was started: a flow waits out its latency
+  // first, and its resources are read here anyway (at 16,384 GPUs reading them twice, a
+  // latency apart, missed the cache twice).
+  a.reach = a.bound > 0 ? a.bound : kNever;
+  for (const Use& u : a.uses) a.reach = std::min(a.reach, resources_[u.resource].capacity);
   for (size_t k = 0; k < a.uses.size(); ++k) {
     Resource& r = resources_[a.uses[k].resource];
     a.uses[k].slot = static_cast<int>(r.users.size());
