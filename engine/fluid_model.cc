@@ -271,7 +271,7 @@ void FluidModel::solve() {
   ++solves_;
   // The connected components of the resources that changed: activities and resources linked
   // through shared use. Nothing outside them can change rate. Each is filled by itself: the
-  // same rates as filling them together (they share nothing), with smaller heaps.
+  // same rates as filling them together (they share nothing), over shorter orders.
   comp_acts_.clear();
   comp_res_.clear();
   for (int start : dirty_) {
@@ -382,7 +382,7 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
       ++next_bounded;
     double by_resource = kNever;
     int ri = -1;
-    if (!top_level(&by_resource, &ri)) by_resource = kNever;
+    top_level(&by_resource, &ri);  // leaves both as they are when no resource is left
     const double by_bound = next_bounded < bounded_.size()
                                 ? activities_[bounded_[next_bounded]].bound *
                                       activities_[bounded_[next_bounded]].penalty
@@ -406,8 +406,6 @@ void FluidModel::fill(size_t acts_from, size_t res_from) {
     }
     update_levels();
   }
-  order_.clear();
-  requeued_.clear();
 }
 
 // A component of one activity (most of them: a flow alone on the links it could fill), whose

@@ -139,9 +139,6 @@ class FluidModel {
       return level != o.level ? level < o.level : resource < o.resource;
     }
   };
-  struct OrderLess {
-    bool operator()(const OrderEntry& x, const OrderEntry& y) const { return x < y; }
-  };
   struct Event {
     double date;
     int activity;
@@ -187,7 +184,7 @@ class FluidModel {
   // as its level rose, had been most of a solve of a few thousand flows.
   std::vector<OrderEntry> order_;
   size_t next_ = 0;
-  DaryHeap<OrderEntry, OrderLess> requeued_;
+  DaryHeap<OrderEntry, std::less<OrderEntry>> requeued_;
   int64_t solves_ = 0, solved_activities_ = 0;
 };
 
