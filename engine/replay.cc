@@ -534,7 +534,6 @@ class Replayer {
       if (fresh) {
         link_ids_.push_back(id);
         link_names_.push_back(l.name);
-        link_bytes_.push_back(0.0);
         link_resource_.push_back(add_link_resource(l));
         link_of_resource_.push_back(pos->second);
         stands_for_.push_back(-1);
@@ -711,7 +710,6 @@ class Replayer {
   std::unordered_map<int, int> link_index_;  // by platform_'s link id: the replay's link index
   std::vector<int> link_ids_;                // per link index: platform_'s link id
   std::vector<std::string> link_names_;
-  std::vector<double> link_bytes_;
   std::vector<int> link_resource_;     // per link index: its resource in model_
   std::vector<int> link_of_resource_;  // per resource of model_: its link index, -1 for hosts
   // Mirrors (Device::mirrors): whether any device has them, per device whether it has and the
@@ -830,13 +828,12 @@ RunResult Replayer::collect() {
   // A mirror ran its device's ops at the same times, but for the collectives the two take part
   // in together, which queue on the device.
   if (any_mirrors_) {
-    const std::vector<int>& mirrored_by = mirrored_by_;
     std::vector<int64_t> shared(nd, 0);
     for (const Op& op : g_.ops) {
       if (op.kind != OpKind::kCollective || g_.devices[op.device].mirrors.empty()) continue;
       const auto& ranks = g_.collectives[op.collective].ranks;
       shared[op.device] += std::any_of(ranks.begin(), ranks.end(),
-                                       [&](int rank) { return mirrored_by[rank] == op.device; });
+                                       [&](int rank) { return mirrored_by_[rank] == op.device; });
     }
     for (size_t d = 0; d < nd; ++d)
       for (int m : g_.devices[d].mirrors) {
@@ -859,13 +856,14 @@ RunResult Replayer::collect() {
         it = link_class.find(std::string_view(name).substr(0, name.size() - suffix.size()));
     return it == link_class.end() ? "" : *it->second;
   };
+  std::vector<double> link_bytes(link_ids_.size(), 0.0);
   for (const CachedRoute& route : route_store_)
     if (route.bytes != 0)
-      for (int l : route.links) link_bytes_[l] += route.bytes;
+      for (int l : route.links) link_bytes[l] += route.bytes;
   for (size_t l = 0; l < link_ids_.size(); ++l) {
     const ModelLink& link = platform_.link(link_ids_[l]);
     r.links.push_back(
-        {link.name, link.bandwidth, link.latency, link_bytes_[l], class_of(link.name)});
+        {link.name, link.bandwidth, link.latency, link_bytes[l], class_of(link.name)});
   }
   std::sort(r.links.begin(), r.links.end(),
             [](const LinkStats& a, const LinkStats& b) { return a.name < b.name; });
