@@ -1,5 +1,6 @@
 #include "engine/execution_graph.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <iterator>
@@ -159,6 +160,10 @@ int append_transfer(ExecutionGraph& g, const std::string& name, int queue_device
   op.deps = std::move(deps);
   g.ops.push_back(std::move(op));
   return static_cast<int>(g.ops.size()) - 1;
+}
+
+bool copies_flows_for_mirrors(const Collective& c, const std::vector<int>& mirror_of) {
+  return std::none_of(c.ranks.begin(), c.ranks.end(), [&](int d) { return mirror_of[d] >= 0; });
 }
 
 int append_collective(ExecutionGraph& g, const std::string& name, Collective c,

@@ -175,6 +175,10 @@ struct ExecutionGraph {
   int find_op(const std::string& name) const;
 };
 
+// Whether collective `c` copies its flows for its ranks' mirrors (Device::mirrors): none of its
+// ranks is itself a mirror. `mirror_of`: per device the device it mirrors, -1 for none.
+bool copies_flows_for_mirrors(const Collective& c, const std::vector<int>& mirror_of);
+
 // Appends a compute op of `duration` seconds (negative: priced by the replay from `flops` and
 // `bytes`, engine/replay.h) on `stream` of `device`, after `deps`; returns its op index.
 int append_compute(ExecutionGraph& g, const std::string& name, int device, Stream stream,

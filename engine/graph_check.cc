@@ -136,11 +136,9 @@ void check_mirror_ops(const ExecutionGraph& g, const std::vector<int>& mirror_of
     };
     if (op.kind == OpKind::kCollective) {
       check(op.device);  // the rank whose comm queue runs it
-      const auto& ranks = g.collectives[op.collective].ranks;
-      const bool copied =
-          std::none_of(ranks.begin(), ranks.end(), [&](int d) { return mirror_of[d] >= 0; });
-      if (!g.collectives[op.collective].analytical && copied)
-        for (int d : ranks)
+      const Collective& c = g.collectives[op.collective];
+      if (!c.analytical && copies_flows_for_mirrors(c, mirror_of))
+        for (int d : c.ranks)
           if (d != op.device) check(d);
       continue;
     }

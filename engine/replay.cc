@@ -407,9 +407,7 @@ class Replayer {
     active->efficiency = plan.efficiency;
     active->max_rate = plan.max_rate;
     active->hop_latency = plan.hop_latency;
-    if (any_mirrors_)
-      active->copied = std::none_of(c.ranks.begin(), c.ranks.end(),
-                                    [this](int r) { return mirrored_by_[r] >= 0; });
+    if (any_mirrors_) active->copied = copies_flows_for_mirrors(c, mirrored_by_);
     int channels = 1;
     if (plan.algo == CollectiveAlgo::kTree) channels = static_cast<int>(plan.tree.size());
     if (plan.algo == CollectiveAlgo::kRing) channels = static_cast<int>(plan.channels.size());
