@@ -48,9 +48,9 @@ class PlatformModel {
 // tree (or it has none).
 std::unique_ptr<PlatformModel> topology_model(const Topology& topo);
 
-// The model of the platform SimGrid holds (after start_engine). `xml_steps` and `xml_complete`
-// as start_engine gave them for an XML file (they must outlive the model); `topo` for a
-// generated platform.
+// The model of the platform SimGrid holds (after start_engine): `source`'s XML file, with
+// `xml_steps` and `xml_complete` as start_engine gave them (they must outlive the model), or its
+// generated topology.
 std::unique_ptr<PlatformModel> simgrid_model(const PlatformSource& source,
                                              const std::vector<GraphStep>& xml_steps,
                                              bool xml_complete);

@@ -203,10 +203,6 @@ class ServerRouter {
   const PcieGraph& pcie_;
 };
 
-}  // namespace
-
-namespace {
-
 // The routes one server adds (routes inside it, and steps of the route graph to its NICs).
 struct ServerRoutes {
   std::string prefix;
