@@ -30,7 +30,7 @@ int steps_per_flow(int64_t steps) {
 class RingRun : public CollectiveRun {
  public:
   RingRun(CollectiveType type, std::vector<int> ranks, std::vector<double> block_bytes, int chunks,
-          FlowIssuer& issuer)
+          FlowIssuer& issuer, bool alike = false)
       : type_(type),
         ranks_(std::move(ranks)),
         block_(std::move(block_bytes)),
@@ -41,7 +41,8 @@ class RingRun : public CollectiveRun {
         flows_(static_cast<int>(ring_flows_per_rank(steps_))),
         sent_(static_cast<size_t>(n_) * c_, 0),
         busy_(static_cast<size_t>(n_) * c_, 0),
-        issuer_(issuer) {
+        issuer_(issuer),
+        alike_(alike) {
     if (std::all_of(block_.begin(), block_.end(), [&](double b) { return b == block_[0]; }))
       sum_of_.assign(static_cast<size_t>(group_) + 1, -1.0);
   }
@@ -96,7 +97,7 @@ class RingRun : public CollectiveRun {
       if (!sum_of_.empty()) sum_of_[last - first] = bytes;
     }
     issuer_.issue(ranks_[i], ranks_[(i + 1) % n_], bytes / c_, static_cast<int64_t>(i) * c_ + j,
-                  last - first);
+                  last - first, alike_);
   }
 
   CollectiveType type_;
@@ -112,6 +113,7 @@ class RingRun : public CollectiveRun {
   std::vector<double> sum_of_;
   int64_t completed_ = 0;
   FlowIssuer& issuer_;
+  bool alike_;  // its flows stand for alike rings' (make_collective_run)
 };
 
 // Pipelined chain in ring order from the root (Broadcast) or towards it (Reduce): chunk j crosses
@@ -345,8 +347,8 @@ class PipelineRun : public CollectiveRun, private FlowIssuer {
   static constexpr int kRunBits = 16;
   static constexpr int64_t kMask = (int64_t{1} << kShift) - 1;
 
-  void issue(int src, int dst, double bytes, int64_t tag, int steps) override {
-    issuer_.issue(src, dst, bytes, (issuing_ << kShift) | tag, steps);
+  void issue(int src, int dst, double bytes, int64_t tag, int steps, bool alike) override {
+    issuer_.issue(src, dst, bytes, (issuing_ << kShift) | tag, steps, alike);
   }
 
   void try_start(size_t p) {
@@ -407,16 +409,18 @@ PipelineRun::Factory rings_in_groups(std::vector<std::vector<int>> groups, Colle
 
 // The all-reduce between servers of each local rank's 1/g of the chunk: a ring per local rank
 // (local_rank_rings), or with `merge` one ring of the servers' first ranks carrying all of it
-// (every such ring limited by one and the same link).
+// (every such ring limited by one and the same link), or with `alike` the first ring alone, its
+// flows standing for all the rings'.
 PipelineRun::Factory rings_across_servers(const std::vector<std::vector<int>>& groups, int chunks,
-                                          bool merge) {
-  return [rings = local_rank_rings(groups), chunks, merge](double bytes, FlowIssuer& out) {
+                                          bool merge, bool alike) {
+  return [rings = local_rank_rings(groups), chunks, merge, alike](double bytes, FlowIssuer& out) {
     const int g = static_cast<int>(rings.size());
     const int nodes = static_cast<int>(rings[0].size());
     Runs runs;
-    if (merge) {
+    if (merge || alike) {
       runs.push_back(std::make_unique<RingRun>(CollectiveType::kAllReduce, rings[0],
-                                               equal_blocks(nodes, bytes), chunks, out));
+                                               equal_blocks(nodes, merge ? bytes : bytes / g),
+                                               chunks, out, alike && !merge));
       return runs;
     }
     for (const auto& ring : rings)
@@ -428,13 +432,13 @@ PipelineRun::Factory rings_across_servers(const std::vector<std::vector<int>>& g
 
 std::unique_ptr<CollectiveRun> hierarchical_allreduce(const Collective& c,
                                                       const CollectivePlan& plan,
-                                                      FlowIssuer& issuer) {
+                                                      FlowIssuer& issuer, bool alike) {
   const auto& groups = plan.groups;
   const int chunks = plan.chunks;
   return std::make_unique<PipelineRun>(
       std::vector<PipelineRun::Factory>{
           rings_in_groups(groups, CollectiveType::kReduceScatter, chunks),
-          rings_across_servers(groups, chunks, plan.merge_inter),
+          rings_across_servers(groups, chunks, plan.merge_inter, alike),
           rings_in_groups(groups, CollectiveType::kAllGather, chunks)},
       c.bytes, plan.pipeline, issuer);
 }
@@ -492,10 +496,10 @@ std::unique_ptr<CollectiveRun> collnet_run(const Collective& c, const Collective
 // reduced shard back), a ring all-reduce of each shard between the servers' ranks of the same
 // local index over their NICs, and NVLS all-gather inside (the shard up, the buffer back).
 std::unique_ptr<CollectiveRun> nvls_tree_run(const Collective& c, const CollectivePlan& plan,
-                                             FlowIssuer& issuer) {
+                                             FlowIssuer& issuer, bool alike) {
   const auto& groups = plan.groups;
   const double share = 1.0 / static_cast<double>(groups[0].size());
-  const PipelineRun::Factory inter = rings_across_servers(groups, 1, false);
+  const PipelineRun::Factory inter = rings_across_servers(groups, 1, false, alike);
   return std::make_unique<PipelineRun>(
       std::vector<PipelineRun::Factory>{
           fan(groups, plan.endpoints, 1.0, true), fan(groups, plan.endpoints, share, false), inter,
@@ -585,8 +589,8 @@ class ParallelRun : public CollectiveRun, private FlowIssuer {
  private:
   static constexpr int kShift = 40;
   static constexpr int64_t kMask = (int64_t{1} << kShift) - 1;
-  void issue(int src, int dst, double bytes, int64_t tag, int steps) override {
-    issuer_.issue(src, dst, bytes, (issuing_ << kShift) | tag, steps);
+  void issue(int src, int dst, double bytes, int64_t tag, int steps, bool alike) override {
+    issuer_.issue(src, dst, bytes, (issuing_ << kShift) | tag, steps, alike);
   }
 
   FlowIssuer& issuer_;
@@ -627,8 +631,33 @@ CollectiveAlgo resolve_collective_algo(const Collective& c, const std::vector<in
   }
 }
 
+AlikeRings alike_rings(const Collective& c, const CollectivePlan& plan) {
+  AlikeRings a;
+  const auto& groups = plan.groups;
+  const bool across = groups.size() > 1 && groups[0].size() > 1;
+  if (plan.algo == CollectiveAlgo::kHierarchical && c.type != CollectiveType::kAllToAll &&
+      !plan.merge_inter && across) {
+    a.rings = local_rank_rings(groups);
+    for (const auto& g : groups)
+      for (size_t k = 0; k < g.size(); ++k) a.others.emplace_back(g[k], g[(k + 1) % g.size()]);
+  } else if (plan.algo == CollectiveAlgo::kNvlsTree && across) {
+    a.rings = local_rank_rings(groups);
+    for (size_t q = 0; q < groups.size(); ++q)
+      for (int d : groups[q]) {
+        a.others.emplace_back(d, plan.endpoints[q]);
+        a.others.emplace_back(plan.endpoints[q], d);
+      }
+  } else if (plan.algo == CollectiveAlgo::kRing && plan.channels.size() > 1 && c.counts.empty() &&
+             c.type != CollectiveType::kBroadcast && c.type != CollectiveType::kReduce &&
+             std::all_of(plan.channels.begin(), plan.channels.end(),
+                         [&](const auto& r) { return r.size() == plan.channels[0].size(); })) {
+    a.rings = plan.channels;
+  }
+  return a;
+}
+
 std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const CollectivePlan& plan,
-                                                   FlowIssuer& issuer) {
+                                                   FlowIssuer& issuer, bool alike) {
   const int n = static_cast<int>(c.ranks.size());
   switch (plan.algo) {
     case CollectiveAlgo::kDirect: {
@@ -657,20 +686,23 @@ std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const Co
     }
     case CollectiveAlgo::kHierarchical:
       if (c.type == CollectiveType::kAllToAll) return two_leg_alltoall(c, plan, issuer);
-      return hierarchical_allreduce(c, plan, issuer);
+      return hierarchical_allreduce(c, plan, issuer, alike);
     case CollectiveAlgo::kNvls:
       return nvls_run(c, plan, issuer);
     case CollectiveAlgo::kCollNet:
       return collnet_run(c, plan, issuer);
     case CollectiveAlgo::kNvlsTree:
-      return nvls_tree_run(c, plan, issuer);
+      return nvls_tree_run(c, plan, issuer, alike);
     case CollectiveAlgo::kPat:
       return pat_run(c, plan, issuer);
     default:
       break;
   }
-  // Ring: one run per channel, each with an equal share of the bytes.
+  // Ring: one run per channel, each with an equal share of the bytes; alike channels as the first.
   const double k = static_cast<double>(plan.channels.size());
+  if (alike && plan.algo == CollectiveAlgo::kRing)
+    return std::make_unique<RingRun>(c.type, plan.channels[0], equal_blocks(n, c.bytes / k),
+                                     plan.chunks, issuer, true);
   auto channels = std::make_unique<ParallelRun>(issuer);
   FlowIssuer& out = plan.channels.size() == 1 ? issuer : channels->inner();
   Runs runs;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "engine/collective_plan.h"
@@ -16,13 +17,15 @@ namespace orrery {
 // calls CollectiveRun::on_flow_done(tag) when a flow completes. `bytes` is payload: the engine
 // adds the protocol's overhead and the step's latency from the plan. A flow may stand for
 // `steps` consecutive steps between the same two devices (long rings): it pays every step's
-// latency, one after the other, before its bytes move.
+// latency, one after the other, before its bytes move. A flow of the first of alike rings run
+// as one (`alike`, make_collective_run) stands for the flows at its place in all of them.
 class FlowIssuer {
  public:
   virtual ~FlowIssuer() = default;
-  virtual void issue(int src_device, int dst_device, double bytes, int64_t tag, int steps) = 0;
-  void issue(int src_device, int dst_device, double bytes, int64_t tag) {
-    issue(src_device, dst_device, bytes, tag, 1);
+  virtual void issue(int src_device, int dst_device, double bytes, int64_t tag, int steps,
+                     bool alike) = 0;
+  void issue(int src_device, int dst_device, double bytes, int64_t tag, int steps = 1) {
+    issue(src_device, dst_device, bytes, tag, steps, false);
   }
 };
 
@@ -47,6 +50,18 @@ int64_t ring_flows_per_rank(int64_t steps);
 // (collective_cost.h) instead.
 CollectiveAlgo resolve_collective_algo(const Collective& c, const std::vector<int>& node_of);
 
+// The rings of `plan` that move the same bytes in step and may run as one (engine/
+// alike_traffic.h), place by place (rings[t][i] is copy t of rings[0][i]), and the flows the
+// rest of the collective moves besides them as (src, dst) pairs: a ring's channels (no
+// others: not for Broadcast, Reduce or uneven blocks), a hierarchical all-reduce's and an
+// NVLS_TREE's rings across servers (not merged ones), one per local rank (the rings or fans
+// inside the servers). Empty rings where none apply.
+struct AlikeRings {
+  std::vector<std::vector<int>> rings;
+  std::vector<std::pair<int, int>> others;
+};
+AlikeRings alike_rings(const Collective& c, const CollectivePlan& plan);
+
 // Creates the state machine that runs `plan` (collective_plan.h) for `c`:
 //  - ring: one ring per channel, each with its share of the bytes, all at once; a ring of more
 //    than 64 steps moves consecutive steps as one flow (collective_algos.cc);
@@ -63,7 +78,9 @@ CollectiveAlgo resolve_collective_algo(const Collective& c, const std::vector<in
 //  - CollNet: reduce-scatter inside servers, the shards through the network's SHARP switch,
 //    all-gather inside, pipelined;
 //  - direct: AllToAll (every rank to every rank) and SendRecv (every rank to the next).
+// With `alike`, the rings alike_rings names run as their first, whose flows the issuer gets
+// flagged alike.
 std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const CollectivePlan& plan,
-                                                   FlowIssuer& issuer);
+                                                   FlowIssuer& issuer, bool alike = false);
 
 }  // namespace orrery

@@ -86,7 +86,9 @@ void LinkUsageSampler::finish(double end, RunResult* result) {
     auto it = index.find(link.name);
     if (it == index.end()) continue;
     size_t l = it->second;
-    if (l < same_as_.size() && same_as_[l] >= 0) l = same_as_[l];
+    // Links alike rings merged may take a link that takes another's (a mirror's, replay.cc).
+    for (size_t hops = 0; l < same_as_.size() && same_as_[l] >= 0 && hops < same_as_.size(); ++hops)
+      l = same_as_[l];
     if (l >= bytes_.size() || bytes_[l].empty()) continue;
     const auto& carried = bytes_[l];
     const double capacity = link.bandwidth * width_;

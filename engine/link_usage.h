@@ -32,7 +32,8 @@ class LinkUsageSampler {
   void carried(int link, double from, double to, double bytes);
 
   // links_[link] carries what links_[of] does, interval for interval (a mirrored device's
-  // copies of a flow on links alike its own, engine/replay.cc): finish() gives it of's bins.
+  // copies of a flow on links alike its own, alike rings run as one, engine/replay.cc):
+  // finish() gives it of's bins, or those of the link `of` carries as, and so on.
   void same_as(int link, int of);
 
   // Sets result->links[i].utilization (bytes carried / (bandwidth x bin width), one value per

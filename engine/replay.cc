@@ -20,10 +20,12 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/child_process.h"
 #include "common/errors.h"
 #include "common/flat_index.h"
+#include "engine/alike_traffic.h"
 #include "engine/collective_algos.h"
 #include "engine/collective_cost.h"
 #include "engine/flow_record.h"
@@ -97,7 +99,8 @@ struct ActiveCollective : FlowIssuer {
   // Its flows stand for the mirrors' copies too: none of its ranks is a mirror (a collective
   // among a device's mirrors moves each rank's own flows).
   bool copied = true;
-  void issue(int src, int dst, double bytes, int64_t tag, int steps) override;
+  int alike = -1;  // its alike rings run as one: the set in Replayer::alike_sets_, -1 none
+  void issue(int src, int dst, double bytes, int64_t tag, int steps, bool alike) override;
 };
 
 struct CachedRoute;
@@ -107,7 +110,8 @@ struct FlowSlot {
   int64_t tag = 0;
   int src = -1, dst = -1;
   double wire_bytes = 0.0;
-  const CachedRoute* route = nullptr;  // looked up once, when the flow is issued
+  const CachedRoute* route = nullptr;         // looked up once, when the flow is issued
+  bool aggregated = false, crossing = false;  // Replayer::flow_begins
 };
 
 struct CachedRoute {
@@ -117,7 +121,12 @@ struct CachedRoute {
   // A flow of a device with mirrors: `links` holds every copy's links (for the bytes they
   // carry), `resources` the ones the fluid model shares, each used counts[i] times (empty: once).
   std::vector<int> counts;
-  bool alike = true;  // the copies' routes were alike (Replayer::mirrored_route)
+  bool alike = true;        // the copies' routes were alike (Replayer::mirrored_route)
+  bool aggregated = false;  // alike rings' flows at one place (Replayer::alike_set)
+  // Whether it crosses links alike rings merged (LinkClasses::merged), as of the classes
+  // Replayer::classes_made_ counted; -1: not asked yet.
+  mutable int classes_seen = -1;
+  mutable bool crossing = false;
   // The bytes flows over it carried, spread over its links when the run ends: one addition per
   // flow, where adding to each link (every copy's of a mirrored flow: dozens) missed the cache
   // per link at scale.
@@ -129,6 +138,10 @@ class Replayer {
   Replayer(const PlatformSource& p, PlatformModel& platform, const ExecutionGraph& g,
            const ReplayOptions& opt)
       : source_(p), platform_(platform), g_(g), opt_(opt) {}
+
+  // Whether other traffic broke an aggregation of alike rings (alike_set): run() then returned
+  // nothing, and the caller replays again without aggregating.
+  bool alike_broken() const { return alike_broken_; }
 
   RunResult run() {
     auto wall0 = std::chrono::steady_clock::now();
@@ -152,6 +165,7 @@ class Replayer {
       std::sort(ended.begin(), ended.end());
       for (uint64_t tag : ended) on_complete(tag);
       ended.clear();
+      if (alike_broken_) return RunResult{};
     }
     model_.finish_usage();
     if (shown_progress_) std::fprintf(stderr, "\r%100s\r", "");
@@ -176,7 +190,8 @@ class Replayer {
 
   // A flow of `steps` ring steps waits for all their latencies but the last, which the route's
   // own latency adds: steps x max(route, hop latency) - route latency.
-  void start_flow(ActiveCollective* owner, int src, int dst, double bytes, int64_t tag, int steps) {
+  void start_flow(ActiveCollective* owner, int src, int dst, double bytes, int64_t tag, int steps,
+                  bool alike) {
     uint64_t slot;
     if (free_slots_.empty()) {
       slot = slots_.size();
@@ -185,12 +200,15 @@ class Replayer {
       slot = free_slots_.back();
       free_slots_.pop_back();
     }
-    const CachedRoute& r = flow_route(src, dst, owner->copied);
+    const CachedRoute& r =
+        alike ? *alike_sets_[owner->alike].routes[alike_sets_[owner->alike].place_of[src]]
+              : flow_route(src, dst, owner->copied);
     const double wire = bytes / owner->efficiency;
     const double step = std::max(owner->hop_latency[static_cast<int>(r.info.hop)], r.info.latency);
     const double delay = steps * step - r.info.latency;
     ++activities_;
     slots_[slot] = {owner, tag, src, dst, wire, &r};
+    flow_begins(r, &slots_[slot].aggregated, &slots_[slot].crossing);
     if (delay > 0) {
       ++activities_;
       start_delay(delay, pack(Tag::kFlowDelay, slot));
@@ -303,6 +321,9 @@ class Replayer {
     ++activities_;
     if (op.kind == OpKind::kTransfer) {
       const CachedRoute& r = flow_route(op.src, op.dst);
+      bool aggregated, crossing;
+      flow_begins(r, &aggregated, &crossing);
+      if (crossing) crossing_transfers_.insert(i);
       account_route(r, op.transfer_bytes);
       start_comm(r, op.transfer_bytes, pack(Tag::kOp, i), op.max_rate);
     } else {
@@ -408,6 +429,7 @@ class Replayer {
     active->max_rate = plan.max_rate;
     active->hop_latency = plan.hop_latency;
     if (any_mirrors_) active->copied = copies_flows_for_mirrors(c, mirrored_by_);
+    if (!c.analytical && !(any_mirrors_ && active->copied)) active->alike = alike_set(c, plan);
     int channels = 1;
     if (plan.algo == CollectiveAlgo::kTree) channels = static_cast<int>(plan.tree.size());
     if (plan.algo == CollectiveAlgo::kRing) channels = static_cast<int>(plan.channels.size());
@@ -434,7 +456,7 @@ class Replayer {
       start_delay(t, pack(Tag::kDelay, i));
       return;
     }
-    a->run = make_collective_run(c, plan, *a);
+    a->run = make_collective_run(c, plan, *a, a->alike >= 0);
     if (plan.base_latency > 0 && c.ranks.size() > 1) {
       ++activities_;
       start_delay(plan.base_latency, pack(Tag::kStartDelay, i));
@@ -482,6 +504,7 @@ class Replayer {
       case Tag::kFlow: {
         flow_log_.end(id, model_.now());
         FlowSlot& slot = slots_[id];
+        flow_ends(slot.aggregated, slot.crossing);
         ActiveCollective* owner = slot.owner;
         const int64_t flow_tag = slot.tag;
         slot.owner = nullptr;
@@ -497,6 +520,7 @@ class Replayer {
 
   void finish_op(int i) {
     end_[i] = model_.now();
+    if (!crossing_transfers_.empty() && crossing_transfers_.erase(i)) flow_ends(false, true);
     finished_op_[i] = 1;
     if ((++completed_ & 0xffff) == 0 && opt_.progress) report_progress();
     Queue& q = queues_[queue_of_[i]];
@@ -632,6 +656,118 @@ class Replayer {
     return m;
   }
 
+  // Alike rings stay exact while no other flow crosses the links they merged: a flow that
+  // starts on such links while aggregated flows are in flight, or an aggregated one that starts
+  // while such flows are, breaks the aggregation, and replay() runs again without it. Sets what
+  // the flow is, for flow_ends.
+  void flow_begins(const CachedRoute& r, bool* aggregated, bool* crossing) {
+    *aggregated = r.aggregated;
+    *crossing = false;
+    if (alike_sets_.empty()) return;
+    if (r.aggregated) {
+      if (crossing_in_flight_ > 0) alike_broken_ = true;
+      ++aggregated_in_flight_;
+      return;
+    }
+    *crossing = crosses_merged(r);
+    if (!*crossing) return;
+    if (aggregated_in_flight_ > 0) alike_broken_ = true;
+    ++crossing_in_flight_;
+  }
+  bool crosses_merged(const CachedRoute& r) {
+    if (r.classes_seen != static_cast<int>(alike_sets_.size())) {
+      r.classes_seen = static_cast<int>(alike_sets_.size());
+      r.crossing = std::any_of(r.links.begin(), r.links.end(),
+                               [&](int l) { return link_classes_.merged(l); });
+    }
+    return r.crossing;
+  }
+  // A new set merged links: the flows in flight that cross them now count as crossing.
+  void recount_crossing() {
+    for (FlowSlot& s : slots_)
+      if (s.owner && !s.aggregated && !s.crossing && crosses_merged(*s.route)) {
+        s.crossing = true;
+        ++crossing_in_flight_;
+      }
+    for (size_t i = 0; i < g_.ops.size(); ++i)
+      if (g_.ops[i].kind == OpKind::kTransfer && started_[i] && !finished_op_[i] &&
+          !crossing_transfers_.count(static_cast<int>(i)) &&
+          crosses_merged(flow_route(g_.ops[i].src, g_.ops[i].dst))) {
+        crossing_transfers_.insert(static_cast<int>(i));
+        ++crossing_in_flight_;
+      }
+  }
+  void flow_ends(bool aggregated, bool crossing) {
+    if (aggregated) --aggregated_in_flight_;
+    if (crossing) --crossing_in_flight_;
+  }
+
+  // Alike rings (engine/alike_traffic.h): the rings alike_rings names for `plan`, run as their
+  // first where the partition their flows and links make is equitable. Returns the set's index
+  // in alike_sets_, or -1 to run every ring. Decided once per plan; not for a collective whose
+  // flows stand for mirrors' copies (those are aggregated already).
+  int alike_set(const Collective& c, const CollectivePlan& plan) {
+    if (!opt_.aggregate_alike || opt_.record_flows) return -1;
+    auto [known, fresh] = alike_of_plan_.try_emplace(&plan, -1);
+    if (!fresh) return known->second;
+    const AlikeRings a = alike_rings(c, plan);
+    if (a.rings.size() < 2) return -1;
+    // The collective's other flows run beside the rings (its phases pipeline): their links stay
+    // out of merged classes.
+    std::vector<char> other(link_ids_.size() + 1, 0);
+    for (const auto& [src, dst] : a.others)
+      for (int l : route(src, dst).links) {
+        if (static_cast<size_t>(l) >= other.size()) other.resize(l + 1, 0);
+        other[l] = 1;
+      }
+    const size_t n = a.rings[0].size();
+    std::vector<AlikePlace> places(n);
+    std::vector<std::vector<const CachedRoute*>> copies(n);
+    for (size_t i = 0; i < n; ++i)
+      for (const auto& ring : a.rings) {
+        const CachedRoute& r = route(ring[i], ring[(i + 1) % n]);
+        const RouteInfo& own = copies[i].empty() ? r.info : copies[i][0]->info;
+        if (r.info.latency != own.latency || r.info.hop != own.hop) return -1;
+        copies[i].push_back(&r);
+        places[i].routes.push_back(&r.links);
+      }
+    auto alike = [this](int x, int y) {
+      const ModelLink &a = platform_.link(link_ids_[x]), &b = platform_.link(link_ids_[y]);
+      return a.bandwidth == b.bandwidth && a.sharing == b.sharing;
+    };
+    std::vector<CountedLinks> counted;
+    auto apart = [&](int l) { return static_cast<size_t>(l) < other.size() && other[l]; };
+    if (!aggregate_alike(places, alike, apart, &link_classes_, &counted)) return -1;
+    AlikeSet set;
+    set.place_of.assign(g_.devices.size(), -1);
+    for (size_t i = 0; i < n; ++i) {
+      set.place_of[a.rings[0][i]] = static_cast<int>(i);
+      CachedRoute m;
+      m.info = copies[i][0]->info;
+      for (const CachedRoute* r : copies[i]) {
+        m.links.insert(m.links.end(), r->links.begin(), r->links.end());
+        for (int l : r->links) {
+          const int of = link_classes_.canonical[l];
+          // A link a mirror's copy stands on keeps taking its device's link's usage (which now
+          // takes the class's: the sampler follows the chain).
+          if (of >= 0 && of != l && (stands_for_[l] < 0 || stands_for_[l] == l))
+            link_usage_.same_as(l, of);
+        }
+      }
+      for (int l : counted[i].links) m.resources.push_back(link_resource_[l]);
+      if (std::any_of(counted[i].counts.begin(), counted[i].counts.end(),
+                      [](int k) { return k != 1; }))
+        m.counts = std::move(counted[i].counts);
+      m.aggregated = true;
+      route_store_.push_back(std::move(m));
+      set.routes.push_back(&route_store_.back());
+    }
+    known->second = static_cast<int>(alike_sets_.size());
+    alike_sets_.push_back(std::move(set));
+    recount_crossing();
+    return known->second;
+  }
+
   InputError no_route(int src, int dst) const {
     return InputError(no_route_message(source_.xml_file, platform_.host_name(hosts_[src]),
                                        platform_.host_name(hosts_[dst]), g_.devices[src].name,
@@ -719,6 +855,18 @@ class Replayer {
   std::vector<int> exec_copies_, launch_copies_;
   std::vector<int> stands_for_;
   int64_t asymmetric_mirror_flows_ = 0;
+  // Alike rings run as one: per set, each device's place in the first ring and the route its
+  // flow takes there for all the rings; per plan, its set.
+  struct AlikeSet {
+    std::vector<int> place_of;
+    std::vector<const CachedRoute*> routes;
+  };
+  std::vector<AlikeSet> alike_sets_;
+  std::unordered_map<const CollectivePlan*, int> alike_of_plan_;
+  LinkClasses link_classes_;
+  bool alike_broken_ = false;
+  int64_t aggregated_in_flight_ = 0, crossing_in_flight_ = 0;
+  std::unordered_set<int> crossing_transfers_;  // transfer ops in flight that cross merged links
   size_t completed_ = 0;
   std::chrono::steady_clock::time_point last_report_;
   bool shown_progress_ = false;
@@ -727,8 +875,8 @@ class Replayer {
   LinkUsageSampler link_usage_{link_names_, opt_.link_usage_bins};
 };
 
-void ActiveCollective::issue(int src, int dst, double bytes, int64_t tag, int steps) {
-  replayer->start_flow(this, src, dst, bytes, tag, steps);
+void ActiveCollective::issue(int src, int dst, double bytes, int64_t tag, int steps, bool alike) {
+  replayer->start_flow(this, src, dst, bytes, tag, steps, alike);
 }
 
 using Interval = std::pair<double, double>;
@@ -904,11 +1052,17 @@ void on_platform(const PlatformSource& platform, const std::function<void(Platfo
 RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
                  const ReplayOptions& options) {
   RunResult r;
+  ReplayOptions without_alike = options;
+  without_alike.aggregate_alike = false;
   on_platform(
       platform,
       [&](PlatformModel& model) {
         auto replayer = std::make_unique<Replayer>(platform, model, graph, options);
         r = replayer->run();
+        if (replayer->alike_broken()) {
+          replayer = std::make_unique<Replayer>(platform, model, graph, without_alike);
+          r = replayer->run();
+        }
         if (!options.free_on_return) (void)replayer.release();
       },
       options.free_on_return);
@@ -918,10 +1072,15 @@ RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
 void replay_each(const PlatformSource& platform, size_t count,
                  const std::function<ExecutionGraph(size_t)>& graph, const ReplayOptions& options,
                  const std::function<void(size_t, RunResult)>& result) {
+  ReplayOptions without_alike = options;
+  without_alike.aggregate_alike = false;
   on_platform(platform, [&](PlatformModel& model) {
     for (size_t i = 0; i < count; ++i) {
       const ExecutionGraph g = graph(i);
-      result(i, Replayer(platform, model, g, options).run());
+      Replayer aggregated(platform, model, g, options);
+      RunResult r = aggregated.run();
+      if (aggregated.alike_broken()) r = Replayer(platform, model, g, without_alike).run();
+      result(i, std::move(r));
     }
   });
 }

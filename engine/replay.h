@@ -34,6 +34,10 @@ struct ReplayOptions {
   // for a caller that exits right after (the one-shot CLI) and allocates little more. Tearing
   // them down object by object took a tenth of a 65,536-GPU run.
   bool free_on_return = true;
+  // Run the alike rings of a collective (its channels, a hierarchical all-reduce's rings across
+  // servers) as one where that is exact (engine/alike_traffic.h): the same dates, a k-th of the
+  // flows. Off when flows are recorded, so that every flow shows.
+  bool aggregate_alike = true;
 };
 
 // Replays `graph` in this process. SimGrid allows one Engine per process and keeps its clock,

@@ -35,7 +35,7 @@ std::string error_of(F f) {
 
 // Counts the flows a collective's state machine says it will move.
 struct NullIssuer : FlowIssuer {
-  void issue(int, int, double, int64_t, int) override {}
+  void issue(int, int, double, int64_t, int, bool) override {}
 };
 
 TEST(SizeEstimate, CollectiveFlowsByHand) {
