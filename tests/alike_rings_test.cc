@@ -154,6 +154,19 @@ TEST(AlikeRings, RingChannelsRunAsOneWithTheSameDates) {
   EXPECT_LT(b.aggregated.activities, b.expanded.activities / 2);
 }
 
+TEST(AlikeRings, NvlsTreeRingsAcrossServersRunAsOneWithTheSameDates) {
+  // NVLS_TREE on four DGX H100: NVLink SHARP inside the servers (fans to the switch, which the
+  // check keeps apart from the rings), a ring per local rank across them.
+  const Both b = run_both(
+      "name: alike-nvls-tree\n"
+      "platform: {preset: dgx-h100, servers: 4}\n"
+      "workload: {type: model, model: resnet50, batch: 64}\n"
+      "strategy: {type: allreduce, bucket: 25MiB,\n"
+      "           collectives: {algo: nvls_tree, protocol: simple}}\n");
+  expect_same(b);
+  EXPECT_LT(b.aggregated.activities, b.expanded.activities);
+}
+
 TEST(AlikeRings, OtherTrafficOnMergedLinksMeansEveryRingRuns) {
   // Mixtral's data-parallel rings across servers would run as one, but its expert all-to-alls
   // cross the same NICs while they are in flight: the replay runs again with every ring, and
