@@ -24,7 +24,7 @@ using nlohmann::json;
 
 ExecutionGraph sample_graph() {
   ExecutionGraph g;
-  g.devices = {{"gpu0", "gpu0", "gpu0", ""}, {"gpu1", "gpu1", "gpu1", ""}};
+  g.devices = {{"gpu0", "gpu0", "gpu0", "", {}}, {"gpu1", "gpu1", "gpu1", "", {}}};
   auto add = [&](const std::string& name, int device, Stream stream, const std::string& phase) {
     Op op;
     op.name = name;
@@ -170,7 +170,9 @@ TEST(ChromeTrace, RejectsBadDestinationAndMismatchedTimeline) {
 
 TEST(ChromeTrace, CollectiveShowsOnEveryRanksTrack) {
   ExecutionGraph g;
-  g.devices = {{"gpu0", "gpu0", "gpu0", ""}, {"gpu1", "gpu1", "gpu1", ""}, {"gpu2", "gpu2", "gpu2", ""}};
+  g.devices = {{"gpu0", "gpu0", "gpu0", "", {}},
+               {"gpu1", "gpu1", "gpu1", "", {}},
+               {"gpu2", "gpu2", "gpu2", "", {}}};
   Collective c;
   c.type = CollectiveType::kAllReduce;
   c.ranks = {2, 0, 1};
@@ -205,7 +207,7 @@ TEST(ChromeTrace, CollectiveShowsOnEveryRanksTrack) {
 
 TEST(ChromeTrace, ManyOpsStreamQuickly) {
   ExecutionGraph g;
-  g.devices = {{"gpu0", "gpu0", "gpu0", ""}, {"gpu1", "gpu1", "gpu1", ""}};
+  g.devices = {{"gpu0", "gpu0", "gpu0", "", {}}, {"gpu1", "gpu1", "gpu1", "", {}}};
   RunResult r;
   const size_t n = 200000;
   for (size_t i = 0; i < n; ++i) {

@@ -42,7 +42,7 @@ Op transfer(const std::string& name, int src, int dst, double bytes, std::vector
 // gpu0, gpu1; fwd -> bwd -> send(gpu0 -> gpu1).
 ExecutionGraph small_graph() {
   ExecutionGraph g;
-  g.devices = {{"gpu0", "gpu0", "gpu0", ""}, {"gpu1", "gpu1", "gpu1", ""}};
+  g.devices = {{"gpu0", "gpu0", "gpu0", "", {}}, {"gpu1", "gpu1", "gpu1", "", {}}};
   g.ops.push_back(compute("fwd", 0, 0.001));
   Op bwd = compute("bwd", 0, -1.0, {0});
   bwd.flops = 2e9;
@@ -216,7 +216,7 @@ TEST(GraphCheck, CollectiveAmountsAndChunks) {
 TEST(GraphCheck, SizeGuardNamesTheEstimateAndTheFlag) {
   // 2 devices x 40,000 ops: within the op limit, but a lowered limit refuses it by name.
   ExecutionGraph g;
-  g.devices = {{"gpu0", "gpu0", "gpu0", ""}, {"gpu1", "gpu1", "gpu1", ""}};
+  g.devices = {{"gpu0", "gpu0", "gpu0", "", {}}, {"gpu1", "gpu1", "gpu1", "", {}}};
   for (int i = 0; i < 80000; ++i) g.ops.push_back(compute("op" + std::to_string(i), i % 2, 1e-6));
   EXPECT_EQ(error_of(g), "");
   RunLimits saved = run_limits();
@@ -241,7 +241,7 @@ TEST(GraphCheck, SelfDependency) {
 
 TEST(GraphCheck, CycleListsItsOpsInDependencyOrder) {
   ExecutionGraph g;
-  g.devices = {{"gpu0", "gpu0", "gpu0", ""}};
+  g.devices = {{"gpu0", "gpu0", "gpu0", "", {}}};
   // x is a tail into the cycle, not part of it; y hangs off it.
   g.ops.push_back(compute("x", 0, 1.0));
   g.ops.push_back(compute("a", 0, 1.0, {3, 0}));
@@ -254,7 +254,7 @@ TEST(GraphCheck, CycleListsItsOpsInDependencyOrder) {
 
 TEST(GraphCheck, CycleStartsAtItsLowestIndex) {
   ExecutionGraph g;
-  g.devices = {{"gpu0", "gpu0", "gpu0", ""}};
+  g.devices = {{"gpu0", "gpu0", "gpu0", "", {}}};
   g.ops.push_back(compute("c", 0, 1.0, {1}));  // c needs b
   g.ops.push_back(compute("b", 0, 1.0, {2}));  // b needs a
   g.ops.push_back(compute("a", 0, 1.0, {0}));  // a needs c
@@ -271,7 +271,7 @@ TEST(GraphCheck, NoCycleInADag) { EXPECT_TRUE(find_dependency_cycle(small_graph(
 
 TEST(GraphCheck, TopologicalOrderPutsDepsFirst) {
   ExecutionGraph g;
-  g.devices = {{"gpu0", "gpu0", "gpu0", ""}};
+  g.devices = {{"gpu0", "gpu0", "gpu0", "", {}}};
   std::mt19937 rng(7);
   const int n = 2000;
   for (int i = 0; i < n; ++i) g.ops.push_back(compute("op" + std::to_string(i), 0, 1.0));
@@ -311,7 +311,7 @@ TEST(GraphCheck, TopologicalOrderRejectsCycle) {
 TEST(GraphCheck, MillionOpChainIsFastAndIterative) {
   const int n = 1000000;
   ExecutionGraph g;
-  g.devices = {{"gpu0", "gpu0", "gpu0", ""}};
+  g.devices = {{"gpu0", "gpu0", "gpu0", "", {}}};
   g.ops.reserve(n);
   for (int i = 0; i < n; ++i) {
     g.ops.push_back(compute("op" + std::to_string(i), 0, 1e-6));

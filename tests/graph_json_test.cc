@@ -150,7 +150,9 @@ TEST(GraphJson, EmptyGraph) {
 
 TEST(GraphJson, RoundTrip) {
   ExecutionGraph g;
-  g.devices = {{"gpu0", "node0_gpu0", "node0_cpu", ""}, {"gpu1", "gpu1", "gpu1", ""}, {"gpu2", "h2", "h2", ""}};
+  g.devices = {{"gpu0", "node0_gpu0", "node0_cpu", "", {}},
+               {"gpu1", "gpu1", "gpu1", "", {}},
+               {"gpu2", "h2", "h2", "", {}}};
   auto add = [&](const std::string& name, int device) -> Op& {
     g.ops.emplace_back();
     g.ops.back().name = name;

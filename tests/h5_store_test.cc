@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 ExecutionGraph sample_graph() {
   ExecutionGraph g;
-  g.devices = {{"gpu0", "gpu0", "gpu0", ""}, {"gpu1", "gpu1", "gpu1", ""}};
+  g.devices = {{"gpu0", "gpu0", "gpu0", "", {}}, {"gpu1", "gpu1", "gpu1", "", {}}};
   auto add = [&](const std::string& name, int device, Stream stream, const std::string& phase) {
     Op op;
     op.name = name;
@@ -204,7 +204,7 @@ TEST(H5Store, LargeTimelineCrossesSlabs) {
   std::string dir = testing::make_temp_dir("h5");
   std::string path = dir + "/big.h5";
   ExecutionGraph g;
-  g.devices = {{"gpu0", "gpu0", "gpu0", ""}};
+  g.devices = {{"gpu0", "gpu0", "gpu0", "", {}}};
   RunRecord run;
   run.name = "big";
   const size_t n = 150000;  // more than two write slabs

@@ -40,7 +40,7 @@ PlatformSource two_switches() {
 // One ring all-reduce of `bytes` between two GPUs (bytes-only: no protocol overheads).
 ExecutionGraph allreduce_between(const std::string& h0, const std::string& h1, double bytes) {
   ExecutionGraph g;
-  g.devices = {{"r0", h0, h0, h0}, {"r1", h1, h1, h1}};
+  g.devices = {{"r0", h0, h0, h0, {}}, {"r1", h1, h1, h1, {}}};
   Collective c;
   c.type = CollectiveType::kAllReduce;
   c.algo = CollectiveAlgo::kRing;
@@ -96,7 +96,7 @@ TEST(Jobs, JobsOnDisjointLinksDoNotSlowEachOther) {
 TEST(Jobs, IterationsFollowEachOtherPerDeviceAfterTheStartOffset) {
   // Per device: forward (1 ms) then update (2 ms); device 1's forward waits for device 0's.
   ExecutionGraph g;
-  g.devices = {{"g0", "a0", "a0", "a0"}, {"g1", "a1", "a1", "a1"}};
+  g.devices = {{"g0", "a0", "a0", "a0", {}}, {"g1", "a1", "a1", "a1", {}}};
   auto op = [&](const char* name, int device, double duration, std::vector<int> deps) {
     Op o;
     o.name = name;
@@ -373,8 +373,8 @@ TEST(Jobs, PlacementCostIsAloneHereOverAlonePackedOnAnEmptyPlatform) {
   EXPECT_EQ(packed.jobs->best_of, std::vector<int>{-1});
   // Three like jobs packed one after the other: the first has the best GPUs, the other two
   // share one run there.
-  const Scenario three = scenario("three.yaml", "\n  - name: a" + job + "\n  - name: b" + job +
-                                                    "\n  - name: c" + job);
+  const Scenario three =
+      scenario("three.yaml", "\n  - name: a" + job + "\n  - name: b" + job + "\n  - name: c" + job);
   EXPECT_EQ(three.jobs->best_placement.size(), 1u);
   EXPECT_EQ(three.jobs->best_of, (std::vector<int>{-1, 0, 0}));
   auto outcome = [](const Scenario& sc) {

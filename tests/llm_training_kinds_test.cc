@@ -158,7 +158,9 @@ TEST(MoeExecution, DeepEpCrossesTheNetworkOncePerServer) {
   const LlmCosts c = fixed(0);
   LlmStep step = build_llm_step(mix, p, cl.gpus, c, {});
   for (const auto& coll : step.graph.collectives)
-    if (coll.type == CollectiveType::kAllToAll) EXPECT_EQ(coll.ranks.size(), 8u);
+    if (coll.type == CollectiveType::kAllToAll) {
+      EXPECT_EQ(coll.ranks.size(), 8u);
+    }
   // Above, each EP group of 8 lies in one server: DeepEP is NCCL's all-to-all. EP 16 spans both.
   p.ep = 16;
   step = build_llm_step(mix, p, cl.gpus, c, {});
@@ -178,8 +180,9 @@ TEST(MoeExecution, DeepEpCrossesTheNetworkOncePerServer) {
   p.moe_node_limit = 1;
   step = build_llm_step(mix, p, cl.gpus, c, {});
   for (const auto& coll : step.graph.collectives)
-    if (coll.type == CollectiveType::kAllToAll && coll.ranks.size() == 2)
+    if (coll.type == CollectiveType::kAllToAll && coll.ranks.size() == 2) {
       EXPECT_NEAR(coll.bytes, token_bytes * 1 / 2, 1e-6 * token_bytes);
+    }
 }
 
 TEST(MoeExecution, FineGrainedExpertsRunAsAGroupedGemmOfSmallOnes) {

@@ -88,7 +88,7 @@ TEST(SizeEstimate, CollectiveFlowsMatchTheStateMachines) {
 TEST(SizeEstimate, GraphByHand) {
   // Two GPUs on two hosts; three compute ops and a ring all-reduce of the two.
   ExecutionGraph g;
-  g.devices = {{"gpu0", "h0", "h0", ""}, {"gpu1", "h1", "h1", ""}};
+  g.devices = {{"gpu0", "h0", "h0", "", {}}, {"gpu1", "h1", "h1", "", {}}};
   for (int i = 0; i < 3; ++i) {
     Op op;
     op.name = "op" + std::to_string(i);
