@@ -122,6 +122,8 @@ ExecutionGraph extract_job(const ExecutionGraph& composed, const JobSpan& span) 
   ExecutionGraph g;
   g.devices.assign(composed.devices.begin() + span.first_device,
                    composed.devices.begin() + span.first_device + span.devices);
+  for (Device& d : g.devices)
+    for (int& m : d.mirrors) m -= span.first_device;
   const int collectives = span.collectives_per_iteration * span.iterations;
   for (int c = 0; c < collectives; ++c) {
     Collective col = composed.collectives[span.first_collective + c];

@@ -135,6 +135,22 @@ TEST(Jobs, IterationsFollowEachOtherPerDeviceAfterTheStartOffset) {
   EXPECT_EQ(alone.ops[5].deps, all.ops[5].deps);
 }
 
+TEST(Jobs, ASecondJobAloneKeepsItsMirrorsOwnDevices) {
+  // Device 1 mirrors device 0 (Device::mirrors): the second job's copy of it, device 3 of the
+  // composition, mirrors device 2 there and device 0 again alone (the runs of each job alone
+  // had replayed it with mirror 3 of a two-device graph).
+  ExecutionGraph g = allreduce_between("a0", "a1", 8);
+  g.devices[0].mirrors = {1};
+  std::vector<JobSpan> spans;
+  const ExecutionGraph all = compose_jobs({{"a", g, 1, 0}, {"b", g, 1, 0}}, &spans);
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_EQ(all.devices[2].mirrors, std::vector<int>{3});
+  const ExecutionGraph alone = extract_job(all, spans[1]);
+  ASSERT_EQ(alone.devices.size(), 2u);
+  EXPECT_EQ(alone.devices[0].mirrors, std::vector<int>{1});
+  EXPECT_TRUE(alone.devices[1].mirrors.empty());
+}
+
 TEST(Jobs, ComposeRefusesBadJobs) {
   ExecutionGraph g = allreduce_between("a0", "a1", 8);
   std::vector<JobSpan> spans;
