@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace orrery {
@@ -79,23 +80,49 @@ void LinkUsageSampler::finish(double end, RunResult* result) {
   for (size_t l = 0; l < open_.size(); ++l) flush(l);
   const size_t bins =
       std::max<size_t>(1, std::min(max_bins_, static_cast<size_t>(std::ceil(end / width_ - 1e-9))));
-  std::unordered_map<std::string, size_t> index;
+  // Per result link, the row of bins it takes (its own, or the one it carries as), if any.
+  constexpr size_t kNone = static_cast<size_t>(-1);
+  std::unordered_map<std::string_view, size_t> index;
+  index.reserve(links_.size());
   for (size_t l = 0; l < links_.size(); ++l) index.emplace(links_[l], l);
-  for (LinkStats& link : result->links) {
-    link.utilization.assign(bins, 0.0);
-    auto it = index.find(link.name);
+  std::vector<size_t> row(result->links.size(), kNone);
+  std::vector<int> readers(bytes_.size(), 0);
+  for (size_t i = 0; i < result->links.size(); ++i) {
+    auto it = index.find(result->links[i].name);
     if (it == index.end()) continue;
     size_t l = it->second;
     // Links alike rings merged may take a link that takes another's (a mirror's, replay.cc).
     for (size_t hops = 0; l < same_as_.size() && same_as_[l] >= 0 && hops < same_as_.size(); ++hops)
       l = same_as_[l];
     if (l >= bytes_.size() || bytes_[l].empty()) continue;
-    const auto& carried = bytes_[l];
-    const double capacity = link.bandwidth * width_;
-    // A sample that ended on the run's last date may sit in the bin after it: fold it back.
-    for (size_t j = 0; j < max_bins_; ++j)
-      if (carried[j] != 0) link.utilization[std::min(j, bins - 1)] += carried[j] / capacity;
+    row[i] = l;
+    ++readers[l];
   }
+  for (size_t i = 0; i < result->links.size(); ++i) {
+    LinkStats& link = result->links[i];
+    if (row[i] == kNone) {
+      link.utilization.assign(bins, 0.0);
+      continue;
+    }
+    const double capacity = link.bandwidth * width_;
+    std::vector<double>& carried = bytes_[row[i]];
+    // A sample that ended on the run's last date may sit in the bin after it: fold it back.
+    if (--readers[row[i]] > 0) {
+      link.utilization.assign(bins, 0.0);
+      for (size_t j = 0; j < max_bins_; ++j)
+        if (carried[j] != 0) link.utilization[std::min(j, bins - 1)] += carried[j] / capacity;
+      continue;
+    }
+    // Its last reader takes the row itself, the same sums in the same order: a second copy of
+    // every link's bins was a gigabyte at 65,536 GPUs.
+    link.utilization = std::move(carried);
+    std::vector<double>& u = link.utilization;
+    for (size_t j = 0; j < bins; ++j) u[j] = u[j] != 0 ? u[j] / capacity : 0.0;
+    for (size_t j = bins; j < max_bins_; ++j)
+      if (u[j] != 0) u[bins - 1] += u[j] / capacity;
+    u.resize(bins);
+  }
+  bytes_.clear();
   result->link_usage_bin_width = width_;
 }
 

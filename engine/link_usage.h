@@ -38,7 +38,8 @@ class LinkUsageSampler {
 
   // Sets result->links[i].utilization (bytes carried / (bandwidth x bin width), one value per
   // bin from simulated time 0 up to `end`, the run's last completion) for every link of
-  // result->links, matched by name, and result->link_usage_bin_width.
+  // result->links, matched by name, and result->link_usage_bin_width. Once: the sampler hands
+  // its bins over to the result.
   void finish(double end, RunResult* result);
 
  private:

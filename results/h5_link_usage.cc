@@ -26,10 +26,6 @@ void write_link_utilization(hid_t group, const RunResult& result) {
                                   std::to_string(l.utilization.size()) +
                                   " utilization bins, the first link " + std::to_string(bins));
   if (bins == 0) return;
-  std::vector<double> cells;
-  cells.reserve(result.links.size() * bins);
-  for (const LinkStats& l : result.links)
-    cells.insert(cells.end(), l.utilization.begin(), l.utilization.end());
 
   hsize_t dims[2] = {result.links.size(), bins};
   Handle space = check(H5Screate_simple(2, dims, nullptr), H5Sclose, "create dataspace");
@@ -43,8 +39,24 @@ void write_link_utilization(hid_t group, const RunResult& result) {
   Handle dset = check(
       H5Dcreate2(group, kName, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
       H5Dclose, std::string("create dataset ") + kName);
-  check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, cells.data()),
-        std::string("write dataset ") + kName);
+  // A chunk's rows at a time: the whole table at once was another copy of every link's bins
+  // (a gigabyte at 65,536 GPUs).
+  std::vector<double> cells;
+  for (hsize_t first = 0; first < dims[0]; first += kChunkRows) {
+    hsize_t block[2] = {std::min(kChunkRows, dims[0] - first), dims[1]};
+    hsize_t start[2] = {first, 0};
+    cells.clear();
+    for (hsize_t i = first; i < first + block[0]; ++i)
+      cells.insert(cells.end(), result.links[i].utilization.begin(),
+                   result.links[i].utilization.end());
+    Handle file_space = check(H5Dget_space(dset.get()), H5Sclose, "get dataspace");
+    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, block, nullptr),
+          "select rows");
+    Handle memory = check(H5Screate_simple(2, block, nullptr), H5Sclose, "create dataspace");
+    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), H5P_DEFAULT,
+                   cells.data()),
+          std::string("write dataset ") + kName);
+  }
   write_double_attr(dset.get(), "bin_width", result.link_usage_bin_width);
   write_string_attr(dset.get(), "unit", "1");
 }
