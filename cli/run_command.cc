@@ -6,6 +6,8 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/campaign_report.h"
 #include "cli/commands.h"
@@ -376,10 +378,13 @@ int run_command(const RunArgs& args) {
   }
   if (!sc.output_file.empty()) {
     if (!sc.record_timeline) r.timeline.clear();
-    // The figures a sweep stores with a point ("llm.*", "jobs.*"), stored the same way.
-    RunRecord record{sc.name, {}, r};
-    for (const auto& [name, value] : run.metrics) record.params[name] = format_number(value);
-    write_results_h5(sc.output_file, run.meta, {record}, {&sc.graph});
+    // The figures a sweep stores with a point ("llm.*", "jobs.*"), stored the same way. The
+    // result moves into the record: each copy was every link's usage bins again.
+    std::vector<RunRecord> records(1);
+    records[0].name = sc.name;
+    records[0].result = std::move(r);
+    for (const auto& [name, value] : run.metrics) records[0].params[name] = format_number(value);
+    write_results_h5(sc.output_file, run.meta, records, {&sc.graph});
     if (!args.quiet) std::printf("Results    %s\n", sc.output_file.c_str());
   }
   for (const auto& n : notes) std::fprintf(stderr, "orrery: %s\n", n.c_str());

@@ -1,6 +1,8 @@
 #include "sweeps/point_detail.h"
 
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "common/errors.h"
 #include "common/units.h"
@@ -30,15 +32,20 @@ int run_point_detail(const SweepInput& in, const PointDetailArgs& args) {
   options.replay.link_usage_bins = sc.link_usage_bins;
   options.created_by = args.created_by;
   ScenarioRun run = run_scenario(sc, options);
-  const RunResult& r = run.result;
-  RunRecord record{in.name + "/" + std::to_string(p.index), p.params, r};
+  // The result moves into the record: each copy was every link's usage bins again.
+  std::vector<RunRecord> records(1);
+  RunRecord& record = records[0];
+  record.name = in.name + "/" + std::to_string(p.index);
+  record.params = p.params;
+  record.result = std::move(run.result);
+  const RunResult& r = record.result;
   record.params["sweep.index"] = std::to_string(p.index);
   record.params["sweep.hash"] = hash_hex(p.hash);
   // The figures the sweep stored for this point, stored the same way.
   for (const auto& [name, value] : run.metrics) record.params[name] = format_number(value);
   // The point's own scenario, so the file explains itself without the sweep.
   run.meta.scenario_text = p.canonical;
-  write_results_h5(args.output, run.meta, {record}, {&sc.graph});
+  write_results_h5(args.output, run.meta, records, {&sc.graph});
   if (!args.trace.empty()) write_chrome_trace(args.trace, sc.graph, r);
   if (!args.quiet) {
     std::printf("Point      %lld of %s\n", static_cast<long long>(p.index), in.name.c_str());
