@@ -5,8 +5,8 @@
 # DGX H100 with NCCL's plans as flows (target at most 1x), and data-parallel ResNet-50 on DGX
 # A100 fat trees at 256, 1,024 and 4,096 GPUs (scenarios/bench/resnet50-1024.yaml; the growth
 # exponent of time over GPUs, target at most 1.2). FRONTIER_BIG=1 adds Llama 3.1 405B on 65,536
-# H100 (target 6x and under 2 GiB) and 131,072 H100 (target under 60 s), and ResNet-50 on 16,384
-# A100 (over the default size limit: 8e7 activities).
+# H100 (target 6x and under 2 GiB; again with a results file) and 131,072 H100 (target under
+# 60 s), and ResNet-50 on 16,384 A100.
 #
 #   bench/frontier_bench.sh [BUILD_DIR]        (default build)
 set -euo pipefail
@@ -39,6 +39,9 @@ if [ "$big" = 1 ]; then
   # DP 512 and 1,024: the global batch grows with them (16 micro-batches per replica).
   results+=("$(run 'Llama 3.1 405B, 65,536 H100' scenarios/bench/llama31-405b-16384xh100.yaml \
     --set platform.servers=8192 --set workload.global_batch=8192)")
+  # The same with a results file: every link's usage bins and tables on top (item 3's memory).
+  results+=("$(run 'the same, results file' scenarios/bench/llama31-405b-16384xh100.yaml \
+    --set platform.servers=8192 --set workload.global_batch=8192 -o "$tmp/65k.h5")")
   results+=("$(run 'Llama 3.1 405B, 131,072 H100' scenarios/bench/llama31-405b-16384xh100.yaml \
     --set platform.servers=16384 --set workload.global_batch=16384)")
 fi
