@@ -116,6 +116,7 @@ bool aggregate_alike(const std::vector<AlikePlace>& places,
 
   for (size_t i = 0; i < n; ++i) {
     const int r = root[i];
+    if (state[r] == kNew && members[r] > 1) ++classes->merged_links;
     classes->canonical[links[i]] = canon[r];
     classes->size[canon[r]] = members[r];
   }

@@ -16,6 +16,7 @@
 // flows that cross such links while aggregated flows are in flight (asymmetric_alike_flows).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -25,6 +26,7 @@ namespace orrery {
 struct LinkClasses {
   std::vector<int> canonical;  // per link: its class's smallest link, -1 for none
   std::vector<int> size;       // per link that is a canonical one: its class's links
+  int64_t merged_links = 0;    // links in classes of more than one (grows, never shrinks)
 
   void grow(size_t links);
   // Whether `link` is merged with others: in a class of more than one link.

@@ -123,9 +123,9 @@ struct CachedRoute {
   std::vector<int> counts;
   bool alike = true;        // the copies' routes were alike (Replayer::mirrored_route)
   bool aggregated = false;  // alike rings' flows at one place (Replayer::alike_set)
-  // Whether it crosses links alike rings merged (LinkClasses::merged), as of the classes
-  // Replayer::classes_made_ counted; -1: not asked yet.
-  mutable int classes_seen = -1;
+  // Whether it crosses links alike rings merged (LinkClasses::merged()), as of when that many
+  // links were merged (LinkClasses::merged_links); -1: not asked yet.
+  mutable int64_t classes_seen = -1;
   mutable bool crossing = false;
   // The bytes flows over it carried, spread over its links when the run ends: one addition per
   // flow, where adding to each link (every copy's of a mirrored flow: dozens) missed the cache
@@ -675,8 +675,8 @@ class Replayer {
     ++crossing_in_flight_;
   }
   bool crosses_merged(const CachedRoute& r) {
-    if (r.classes_seen != static_cast<int>(alike_sets_.size())) {
-      r.classes_seen = static_cast<int>(alike_sets_.size());
+    if (r.classes_seen != link_classes_.merged_links) {
+      r.classes_seen = link_classes_.merged_links;
       r.crossing = std::any_of(r.links.begin(), r.links.end(),
                                [&](int l) { return link_classes_.merged(l); });
     }
@@ -737,6 +737,7 @@ class Replayer {
     };
     std::vector<CountedLinks> counted;
     auto apart = [&](int l) { return static_cast<size_t>(l) < other.size() && other[l]; };
+    const int64_t merged_before = link_classes_.merged_links;
     if (!aggregate_alike(places, alike, apart, &link_classes_, &counted)) return -1;
     AlikeSet set;
     set.place_of.assign(g_.devices.size(), -1);
@@ -764,7 +765,9 @@ class Replayer {
     }
     known->second = static_cast<int>(alike_sets_.size());
     alike_sets_.push_back(std::move(set));
-    recount_crossing();
+    // Only newly merged links can make flows in flight cross (a set of classes made before,
+    // every bucket's all-reduce after the first, changes nothing).
+    if (link_classes_.merged_links != merged_before) recount_crossing();
     return known->second;
   }
 

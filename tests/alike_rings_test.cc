@@ -34,6 +34,7 @@ TEST(AlikeTraffic, CopiesOnLinksOfTheirOwnEachCountOnce) {
   EXPECT_EQ(classes.size[1], 2);
   EXPECT_TRUE(classes.merged(13));
   EXPECT_FALSE(classes.merged(5));
+  EXPECT_EQ(classes.merged_links, 8);
 }
 
 TEST(AlikeTraffic, ALinkTheCopiesShareCountsEveryOne) {
@@ -45,6 +46,7 @@ TEST(AlikeTraffic, ALinkTheCopiesShareCountsEveryOne) {
   EXPECT_EQ(out[0].links, (std::vector<int>{0, 7}));
   EXPECT_EQ(out[0].counts, (std::vector<int>{1, 2}));
   EXPECT_FALSE(classes.merged(7));
+  EXPECT_EQ(classes.merged_links, 4);  // {0, 10} and {2, 12}
 }
 
 TEST(AlikeTraffic, ALinkCrossedByTwoOfAPlacesFlowsWhereItsClassmateCarriesNoneIsRefused) {
@@ -77,8 +79,9 @@ TEST(AlikeTraffic, ClassesMustAgreeWithTheOnesMadeBefore) {
   std::vector<CountedLinks> out;
   const std::vector<std::vector<std::vector<int>>> first = {{{0}, {10}}};
   ASSERT_TRUE(aggregate_alike(places(first), all_alike, none_apart, &classes, &out));
-  // The same classes again (another collective of the same shape): fine.
+  // The same classes again (another collective of the same shape): fine, nothing newly merged.
   ASSERT_TRUE(aggregate_alike(places(first), all_alike, none_apart, &classes, &out));
+  EXPECT_EQ(classes.merged_links, 2);
   // Link 10 with 20 now: 10's class was {0, 10}.
   const std::vector<std::vector<std::vector<int>>> other = {{{20}, {10}}};
   EXPECT_FALSE(aggregate_alike(places(other), all_alike, none_apart, &classes, &out));
