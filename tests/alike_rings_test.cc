@@ -170,6 +170,39 @@ TEST(AlikeRings, NvlsTreeRingsAcrossServersRunAsOneWithTheSameDates) {
   EXPECT_LT(b.aggregated.activities, b.expanded.activities);
 }
 
+TEST(AlikeRings, EveryPresetGivesTheSameDatesWhetherItAggregatesOrNot) {
+  // Where the check declines (DGX-1's ring over the hybrid cube mesh, PCIe servers) the runs
+  // are the same run; where it aggregates, the same dates to the bit and each link's usage to
+  // its last bits (a link several copies share adds one rate times their count).
+  for (const char* preset : {"dgx-a100", "dgx-b200", "dgx1-v100", "dgx2-v100", "hgx-h100-roce",
+                             "pcie-switch-server", "gb200-nvl72"})
+    for (const char* algo : {"hierarchical", "ring"}) {
+      SCOPED_TRACE(std::string(preset) + " " + algo);
+      const int servers = std::string(preset) == "gb200-nvl72" ? 2 : 4;
+      const Both b =
+          run_both("name: alike-" + std::string(preset) + "\n" + "platform: {preset: " + preset +
+                   ", servers: " + std::to_string(servers) + "}\n" +
+                   "workload: {type: model, model: resnet50, batch: 64}\n" +
+                   "strategy: {type: allreduce, bucket: 25MiB,\n" +
+                   "           collectives: {algo: " + algo + ", protocol: simple}}\n");
+      const RunResult &a = b.expanded, &g = b.aggregated;
+      EXPECT_EQ(a.makespan, g.makespan);
+      ASSERT_EQ(a.devices.size(), g.devices.size());
+      for (size_t d = 0; d < a.devices.size(); ++d)
+        for (int c = 0; c < kNumStreamClasses; ++c)
+          EXPECT_EQ(a.devices[d].busy[c], g.devices[d].busy[c]) << a.devices[d].name;
+      ASSERT_EQ(a.links.size(), g.links.size());
+      for (size_t l = 0; l < a.links.size(); ++l) {
+        EXPECT_NEAR(a.links[l].bytes, g.links[l].bytes, 1e-12 * a.links[l].bytes);
+        ASSERT_EQ(a.links[l].utilization.size(), g.links[l].utilization.size());
+        for (size_t j = 0; j < a.links[l].utilization.size(); ++j)
+          EXPECT_NEAR(a.links[l].utilization[j], g.links[l].utilization[j], 1e-12)
+              << a.links[l].name << " bin " << j;
+      }
+      EXPECT_LE(g.activities, a.activities);
+    }
+}
+
 TEST(AlikeRings, OtherTrafficOnMergedLinksMeansEveryRingRuns) {
   // Mixtral's data-parallel rings across servers would run as one, but its expert all-to-alls
   // cross the same NICs while they are in flight: the replay runs again with every ring, and
