@@ -129,6 +129,7 @@ class FluidModel {
     uint32_t entry = 0;  // which of its entries is live (the others are stale)
     int unfixed = 0;
     bool touched = false;
+    bool shadowed = false;  // never first while it has unfixed users (shadowed())
   };
   // A resource in the filling's order, by (level, id): the level when the entry was made.
   struct OrderEntry {
@@ -160,6 +161,7 @@ class FluidModel {
   void solve();
   void fill(size_t acts_from, size_t res_from);
   bool fill_one(int a, size_t res_from);
+  bool shadowed(int ri) const;
   void fix(int a, double value);
   void update_levels();
   bool top_level(double* level, int* resource);
