@@ -110,8 +110,8 @@ struct FlowSlot {
   int64_t tag = 0;
   int src = -1, dst = -1;
   double wire_bytes = 0.0;
-  const CachedRoute* route = nullptr;         // looked up once, when the flow is issued
-  bool aggregated = false, crossing = false;  // Replayer::flow_begins
+  const CachedRoute* route = nullptr;  // looked up once, when the flow is issued
+  bool crossing = false;               // counted as crossing merged links (Replayer::flow_begins)
 };
 
 struct CachedRoute {
@@ -207,8 +207,7 @@ class Replayer {
     const double step = std::max(owner->hop_latency[static_cast<int>(r.info.hop)], r.info.latency);
     const double delay = steps * step - r.info.latency;
     ++activities_;
-    slots_[slot] = {owner, tag, src, dst, wire, &r};
-    flow_begins(r, &slots_[slot].aggregated, &slots_[slot].crossing);
+    slots_[slot] = {owner, tag, src, dst, wire, &r, flow_begins(r)};
     if (delay > 0) {
       ++activities_;
       start_delay(delay, pack(Tag::kFlowDelay, slot));
@@ -321,9 +320,7 @@ class Replayer {
     ++activities_;
     if (op.kind == OpKind::kTransfer) {
       const CachedRoute& r = flow_route(op.src, op.dst);
-      bool aggregated, crossing;
-      flow_begins(r, &aggregated, &crossing);
-      if (crossing) crossing_transfers_.insert(i);
+      if (flow_begins(r)) crossing_transfers_.insert(i);
       account_route(r, op.transfer_bytes);
       start_comm(r, op.transfer_bytes, pack(Tag::kOp, i), op.max_rate);
     } else {
@@ -504,7 +501,7 @@ class Replayer {
       case Tag::kFlow: {
         flow_log_.end(id, model_.now());
         FlowSlot& slot = slots_[id];
-        flow_ends(slot.aggregated, slot.crossing);
+        flow_ends(*slot.route, slot.crossing);
         ActiveCollective* owner = slot.owner;
         const int64_t flow_tag = slot.tag;
         slot.owner = nullptr;
@@ -520,7 +517,7 @@ class Replayer {
 
   void finish_op(int i) {
     end_[i] = model_.now();
-    if (!crossing_transfers_.empty() && crossing_transfers_.erase(i)) flow_ends(false, true);
+    if (!crossing_transfers_.empty() && crossing_transfers_.erase(i)) --crossing_in_flight_;
     finished_op_[i] = 1;
     if ((++completed_ & 0xffff) == 0 && opt_.progress) report_progress();
     Queue& q = queues_[queue_of_[i]];
@@ -658,21 +655,18 @@ class Replayer {
 
   // Alike rings stay exact while no other flow crosses the links they merged: a flow that
   // starts on such links while aggregated flows are in flight, or an aggregated one that starts
-  // while such flows are, breaks the aggregation, and replay() runs again without it. Sets what
-  // the flow is, for flow_ends.
-  void flow_begins(const CachedRoute& r, bool* aggregated, bool* crossing) {
-    *aggregated = r.aggregated;
-    *crossing = false;
-    if (alike_sets_.empty()) return;
+  // while such flows are, breaks the aggregation, and replay() runs again without it. Returns
+  // whether the flow counts as crossing, for flow_ends.
+  bool flow_begins(const CachedRoute& r) {
     if (r.aggregated) {
       if (crossing_in_flight_ > 0) alike_broken_ = true;
       ++aggregated_in_flight_;
-      return;
+      return false;
     }
-    *crossing = crosses_merged(r);
-    if (!*crossing) return;
+    if (alike_sets_.empty() || !crosses_merged(r)) return false;
     if (aggregated_in_flight_ > 0) alike_broken_ = true;
     ++crossing_in_flight_;
+    return true;
   }
   bool crosses_merged(const CachedRoute& r) {
     if (r.classes_seen != link_classes_.merged_links) {
@@ -685,7 +679,7 @@ class Replayer {
   // A new set merged links: the flows in flight that cross them now count as crossing.
   void recount_crossing() {
     for (FlowSlot& s : slots_)
-      if (s.owner && !s.aggregated && !s.crossing && crosses_merged(*s.route)) {
+      if (s.owner && !s.route->aggregated && !s.crossing && crosses_merged(*s.route)) {
         s.crossing = true;
         ++crossing_in_flight_;
       }
@@ -697,8 +691,8 @@ class Replayer {
         ++crossing_in_flight_;
       }
   }
-  void flow_ends(bool aggregated, bool crossing) {
-    if (aggregated) --aggregated_in_flight_;
+  void flow_ends(const CachedRoute& r, bool crossing) {
+    if (r.aggregated) --aggregated_in_flight_;
     if (crossing) --crossing_in_flight_;
   }
 
