@@ -104,20 +104,17 @@ void LinkUsageSampler::finish(double end, RunResult* result) {
       link.utilization.assign(bins, 0.0);
       continue;
     }
-    const double capacity = link.bandwidth * width_;
+    // The row's last reader takes the row itself, the others a copy: a second copy of every
+    // link's bins was a gigabyte at 65,536 GPUs.
     std::vector<double>& carried = bytes_[row[i]];
-    // A sample that ended on the run's last date may sit in the bin after it: fold it back.
-    if (--readers[row[i]] > 0) {
-      link.utilization.assign(bins, 0.0);
-      for (size_t j = 0; j < max_bins_; ++j)
-        if (carried[j] != 0) link.utilization[std::min(j, bins - 1)] += carried[j] / capacity;
-      continue;
-    }
-    // Its last reader takes the row itself, the same sums in the same order: a second copy of
-    // every link's bins was a gigabyte at 65,536 GPUs.
-    link.utilization = std::move(carried);
+    if (--readers[row[i]] > 0)
+      link.utilization = carried;
+    else
+      link.utilization = std::move(carried);
     std::vector<double>& u = link.utilization;
+    const double capacity = link.bandwidth * width_;
     for (size_t j = 0; j < bins; ++j) u[j] = u[j] != 0 ? u[j] / capacity : 0.0;
+    // A sample that ended on the run's last date may sit in the bin after it: fold it back.
     for (size_t j = bins; j < max_bins_; ++j)
       if (u[j] != 0) u[bins - 1] += u[j] / capacity;
     u.resize(bins);

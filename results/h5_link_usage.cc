@@ -49,11 +49,11 @@ void write_link_utilization(hid_t group, const RunResult& result) {
     for (hsize_t i = first; i < first + block[0]; ++i)
       cells.insert(cells.end(), result.links[i].utilization.begin(),
                    result.links[i].utilization.end());
-    Handle file_space = check(H5Dget_space(dset.get()), H5Sclose, "get dataspace");
-    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, block, nullptr),
+    // Each selection replaces the last on the dataset's own dataspace (`space`).
+    check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, block, nullptr),
           "select rows");
     Handle memory = check(H5Screate_simple(2, block, nullptr), H5Sclose, "create dataspace");
-    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), H5P_DEFAULT,
+    check(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT,
                    cells.data()),
           std::string("write dataset ") + kName);
   }
