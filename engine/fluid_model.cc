@@ -20,6 +20,7 @@ int FluidModel::add_resource(double capacity, Sharing sharing) {
   r.sharing = sharing;
   resources_.push_back(std::move(r));
   filling_.emplace_back();
+  covers_.emplace_back();
   return static_cast<int>(resources_.size()) - 1;
 }
 
@@ -57,8 +58,7 @@ int FluidModel::start(double amount, const std::vector<int>& resources,
   if (latency > 0 || a.uses.empty() || a.remaining <= 0) {
     // Ends (or starts moving) when the latency has passed: an event at that date.
     a.state = State::kLatency;
-    a.end = now_ + std::max(0.0, latency);
-    events_.push({a.end, id, a.version});
+    schedule_latency(id, std::max(0.0, latency));
   } else {
     enter(id);
   }
@@ -77,28 +77,107 @@ void FluidModel::enter(int id) {
   // latency apart, missed the cache twice).
   a.reach = a.bound > 0 ? a.bound : kNever;
   for (const Use& u : a.uses) a.reach = std::min(a.reach, resources_[u.resource].capacity);
+  choose_covers(a);
   for (size_t k = 0; k < a.uses.size(); ++k) {
     Resource& r = resources_[a.uses[k].resource];
     a.uses[k].slot = static_cast<int>(r.users.size());
     r.users.push_back({id, static_cast<int>(k), a.uses[k].count});
     r.reach += a.reach * a.uses[k].count;
+    add_cover(a.uses[k].resource, a.uses[k], a.reach, 1);
+    r.binds = binding(a.uses[k].resource);
     mark_dirty(a.uses[k].resource);
   }
+}
+
+// Each use's cover: the narrowest shared resource of the activity's (nearest to the use; the
+// earlier on a tie), when it is narrower than the use's resource and the activity crosses it as
+// often. None where the activity lists a resource twice.
+void FluidModel::choose_covers(Activity& a) {
+  const size_t n = a.uses.size();
+  if (n < 2) return;
+  double narrowest = kNever;
+  bool twice = false;
+  for (Use& u : a.uses) {
+    u.cover = -1;
+    Resource& r = resources_[u.resource];
+    twice = twice || r.marked;
+    r.marked = true;
+    if (r.sharing == Sharing::kShared) narrowest = std::min(narrowest, r.capacity);
+  }
+  for (const Use& u : a.uses) resources_[u.resource].marked = false;
+  if (twice) return;
+  auto is_narrowest = [&](size_t k) {
+    const Resource& r = resources_[a.uses[k].resource];
+    return r.sharing == Sharing::kShared && r.capacity == narrowest;
+  };
+  // nearest_[k]: the nearest narrowest position before k, then the nearer of it and the next.
+  nearest_.assign(n, -1);
+  int last = -1;
+  for (size_t k = 0; k < n; ++k) {
+    nearest_[k] = last;
+    if (is_narrowest(k)) last = static_cast<int>(k);
+  }
+  last = -1;
+  for (size_t k = n; k-- > 0;) {
+    if (last >= 0 && (nearest_[k] < 0 || last - static_cast<int>(k) < static_cast<int>(k) - nearest_[k]))
+      nearest_[k] = last;
+    if (is_narrowest(k)) last = static_cast<int>(k);
+  }
+  for (size_t k = 0; k < n; ++k) {
+    Use& u = a.uses[k];
+    const int c = nearest_[k];
+    if (c < 0 || !(narrowest < resources_[u.resource].capacity) || a.uses[c].count < u.count)
+      continue;
+    u.cover = a.uses[c].resource;
+  }
+}
+
+// Joins (sign 1) or leaves (-1) u's resource ri with u's cover. A resource keeps at most
+// kCovers of them: a link of a fat tree's core carries flows of hundreds of NICs, whose covers
+// sum far past its capacity anyway, and a user past them counts its reach (its cover then -1).
+void FluidModel::add_cover(int ri, Use& u, double reach, int sign) {
+  Covers& c = covers_[ri];
+  int k = 0;
+  if (u.cover >= 0) {
+    while (k < c.n && c.by[k] != u.cover) ++k;
+    if (k == c.n && (sign < 0 || k == kCovers)) u.cover = -1;
+  }
+  if (u.cover < 0) {
+    c.uncovered += sign * reach * u.count;
+    return;
+  }
+  if (k == c.n) {
+    c.by[k] = u.cover;
+    c.users[k] = 0;
+    ++c.n;
+  }
+  c.users[k] += sign;
+  if (c.users[k] > 1 || (sign < 0 && c.users[k] > 0)) return;
+  if (c.users[k] == 0) {
+    --c.n;
+    c.by[k] = c.by[c.n];
+    c.users[k] = c.users[c.n];
+  }
+  // Summed again from the list: no rounding left over as covers come and go.
+  c.sum = 0;
+  for (int j = 0; j < c.n; ++j) c.sum += resources_[c.by[j]].capacity;
 }
 
 void FluidModel::leave(int id) {
   Activity& a = activities_[id];
   if (a.state == State::kRunning) {
     set_rate(id, 0.0);
-    for (const Use& u : a.uses) {
+    for (Use& u : a.uses) {
       Resource& r = resources_[u.resource];
       r.reach -= a.reach * u.count;
+      add_cover(u.resource, u, a.reach, -1);
       auto& users = r.users;
       const User moved = users.back();
       users[u.slot] = moved;
       activities_[moved.activity].uses[moved.use].slot = u.slot;
       users.pop_back();
-      if (users.empty()) r.reach = r.rate = 0;  // no rounding left over
+      if (users.empty()) r.reach = r.rate = covers_[u.resource].uncovered = 0;  // no rounding left over
+      r.binds = binding(u.resource);
       mark_dirty(u.resource);
     }
   }
@@ -115,9 +194,14 @@ void FluidModel::cancel(int id) {
   leave(id);
 }
 
-bool FluidModel::binding(const Resource& r) const {
-  // With a margin over rounding in the running sum: a resource that might saturate is one.
-  return r.sharing != Sharing::kShared || r.reach > r.capacity * (1 - 1e-9);
+bool FluidModel::binding(int ri) const {
+  // With a margin over rounding in the running sums: a resource that might saturate is one.
+  const Resource& r = resources_[ri];
+  if (r.sharing != Sharing::kShared) return true;
+  const double full = r.capacity * (1 - 1e-9);
+  if (!(r.reach > full)) return false;
+  const Covers& c = covers_[ri];
+  return c.sum + c.uncovered > full;
 }
 
 void FluidModel::set_rate(int id, double rate) {
@@ -145,34 +229,81 @@ void FluidModel::mark_dirty(int r) {
   dirty_.push_back(r);
 }
 
+void FluidModel::schedule_latency(int id, double latency) {
+  Activity& a = activities_[id];
+  a.end = now_ + latency;
+  const Event e{a.end, id, a.version};
+  for (Delays& d : delays_)
+    if (d.latency == latency) {
+      d.events.push_back(e);
+      return;
+    }
+  if (delays_.size() < kDelayQueues) {
+    delays_.push_back({latency, {e}, 0});
+    return;
+  }
+  events_.push(e);
+}
+
+bool FluidModel::stale(const Event& e) const {
+  const Activity& a = activities_[e.activity];
+  return a.state == State::kFree || a.version != e.version;
+}
+
+// What an event does: a flow leaves its latency and starts moving, or an activity ends.
+void FluidModel::happen(int id, std::vector<uint64_t>* ended) {
+  Activity& a = activities_[id];
+  if (a.state == State::kLatency && !a.uses.empty() && a.remaining > 0) {
+    enter(id);
+  } else {
+    ended->push_back(a.tag);
+    leave(id);
+  }
+}
+
 bool FluidModel::advance(double limit, std::vector<uint64_t>* ended) {
   if (!dirty_.empty()) solve();
-  auto stale = [this](const Event& e) {
-    const Activity& a = activities_[e.activity];
-    return a.state == State::kFree || a.version != e.version;
-  };
   while (!events_.empty() && stale(events_.top())) events_.pop();
-  if (events_.empty() || events_.top().date > limit) return false;
-  const double date = events_.top().date;
+  double date = events_.empty() ? kNever : events_.top().date;
+  for (Delays& d : delays_) {
+    while (d.head < d.events.size() && stale(d.events[d.head])) ++d.head;
+    if (d.head == d.events.size()) {
+      d.events.clear();
+      d.head = 0;
+    } else {
+      date = std::min(date, d.events[d.head].date);
+    }
+  }
+  if (date == kNever || date > limit) return false;
   now_ = date;
+  // The latencies' ends at this date, in the heap's order (by activity) among its own.
+  due_.clear();
+  for (Delays& d : delays_) {
+    for (; d.head < d.events.size() && d.events[d.head].date == date; ++d.head)
+      if (!stale(d.events[d.head])) due_.push_back(d.events[d.head]);
+    if (d.head > 1024 && d.head * 2 > d.events.size()) {
+      d.events.erase(d.events.begin(), d.events.begin() + static_cast<std::ptrdiff_t>(d.head));
+      d.head = 0;
+    }
+  }
+  std::sort(due_.begin(), due_.end(), Event::Before());
+  size_t next_due = 0;
   while (!events_.empty()) {
     const Event e = events_.top();
     if (stale(e)) {
       events_.pop();
       continue;
     }
+    for (; next_due < due_.size() && Event::Before()(due_[next_due], e); ++next_due)
+      happen(due_[next_due].activity, ended);
     Activity& a = activities_[e.activity];
     if (e.date > date &&
         !(a.state == State::kRunning && a.remaining - a.rate * (date - a.updated) <= kDoneWork))
       break;
     events_.pop();
-    if (a.state == State::kLatency && !a.uses.empty() && a.remaining > 0) {
-      enter(e.activity);
-    } else {
-      ended->push_back(a.tag);
-      leave(e.activity);
-    }
+    happen(e.activity, ended);
   }
+  for (; next_due < due_.size(); ++next_due) happen(due_[next_due].activity, ended);
   return true;
 }
 
@@ -277,7 +408,7 @@ void FluidModel::solve() {
   comp_res_.clear();
   for (int start : dirty_) {
     // A change on a resource that never saturates (and did not when last solved) moves no rate.
-    if (resources_[start].seen || (!binding(resources_[start]) && !resources_[start].was_binding))
+    if (resources_[start].seen || (!resources_[start].binds && !resources_[start].was_binding))
       continue;
     const size_t acts_from = comp_acts_.size(), res_from = comp_res_.size();
     resources_[start].seen = true;
@@ -292,7 +423,7 @@ void FluidModel::solve() {
         a.seen = true;
         comp_acts_.push_back(v.activity);
         for (const Use& u : a.uses)
-          if (!resources_[u.resource].seen && binding(resources_[u.resource])) {
+          if (!resources_[u.resource].seen && resources_[u.resource].binds) {
             resources_[u.resource].seen = true;
             stack_.push_back(u.resource);
           }
@@ -326,7 +457,7 @@ void FluidModel::solve() {
   for (int ri : comp_res_) {
     Resource& r = resources_[ri];
     r.seen = false;
-    r.was_binding = binding(r);
+    r.was_binding = r.binds;
   }
 }
 

@@ -84,6 +84,7 @@ class FluidModel {
     int resource;
     int slot;   // index in resources_[resource].users
     int count;  // the alike activities it stands for on this resource
+    int cover = -1;  // a narrower resource of its own that caps it here, or -1 (covers_)
   };
   struct Activity {
     double remaining = 0;  // units left at `updated`
@@ -117,11 +118,27 @@ class FluidModel {
     // so it shares nothing and joins no component.
     double reach = 0;
     Sharing sharing = Sharing::kShared;
+    bool binds = false;        // binding(), as of its users now
     bool was_binding = false;  // binding when last solved
     bool dirty = false;
     bool seen = false;
+    bool marked = false;  // scratch of enter()
   };
   static_assert(sizeof(Resource) == 64);
+  static constexpr int kCovers = 4;  // the most a resource keeps (add_cover)
+  // A second cap on what a shared resource's users can move together: each user crosses a
+  // narrower shared resource of its own (its cover: the narrowest of its route, the nearest
+  // such to this one), and all of them together move at most the sum of their covers'
+  // capacities, plus the reach of users without one. The PCIe links both ways between a GPU
+  // and its NIC carry the NIC port's flows each way, and at 100 GB/s never fill under two
+  // 49.7 GB/s ports: not binding, they join no component.
+  struct Covers {
+    int by[kCovers];     // cover resources, by[0] to by[n - 1]
+    int users[kCovers];  // the users each covers here
+    int n = 0;
+    double sum = 0;        // their capacities
+    double uncovered = 0;  // the reach of users it has no cover for
+  };
   // A resource's state in a filling of more than one activity (fill), apart from the resources.
   struct Filling {
     double left = 0, weight = 0, level = 0;
@@ -156,7 +173,9 @@ class FluidModel {
   void enter(int a);  // joins its resources
   void leave(int a);  // leaves its resources and frees its slot
   void mark_dirty(int r);
-  bool binding(const Resource& r) const;
+  bool binding(int ri) const;
+  void choose_covers(Activity& a);
+  void add_cover(int ri, Use& u, double reach, int sign);
   void set_rate(int a, double rate);  // and the totals of its resources
   void solve();
   void fill(size_t acts_from, size_t res_from);
@@ -174,13 +193,28 @@ class FluidModel {
   int running_ = 0;
   std::vector<Resource> resources_;
   std::vector<Filling> filling_;  // per resource
+  std::vector<Covers> covers_;    // per resource
   std::vector<Activity> activities_;
   std::vector<int> free_;
   std::vector<int> dirty_;
   std::vector<int> entered_;  // activities that started moving since the last solve
   DaryHeap<Event, Event::Before> events_;
+  // Latencies' ends, apart from the heap: activities that start with one latency end in the
+  // order they started, so each latency's ends queue up in date order. Half of all events on
+  // NCCL's pipelined trees (a flow's latency, then its end) had gone through the heap.
+  struct Delays {
+    double latency;
+    std::vector<Event> events;  // in date order from `head` on
+    size_t head = 0;
+  };
+  static constexpr size_t kDelayQueues = 16;  // further latencies' ends go to the heap
+  std::vector<Delays> delays_;
+  std::vector<Event> due_;  // scratch of advance(): latencies' ends at its date
+  void schedule_latency(int id, double latency);
+  bool stale(const Event& e) const;
+  void happen(int id, std::vector<uint64_t>* ended);
   // Scratch of solve().
-  std::vector<int> comp_acts_, comp_res_, stack_, bounded_, touched_;
+  std::vector<int> comp_acts_, comp_res_, stack_, bounded_, touched_, nearest_;
   // A filling's resources sorted by level once (order_, from next_ on), and the ones whose
   // level moved since, under their new level (requeued_): a heap of every resource, each moved
   // as its level rose, had been most of a solve of a few thousand flows.

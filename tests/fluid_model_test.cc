@@ -185,6 +185,63 @@ TEST(FluidModel, ASpineBindsOnlyWhileItsFlowsCouldFillIt) {
   EXPECT_DOUBLE_EQ(ends[4], 3.0);
 }
 
+TEST(FluidModel, ALinkItsUsersNarrowerLinksCapJoinsNothing) {
+  // A NIC's PCIe link (2.5/s, both ways) under its up and down ports (1/s each): two flows up,
+  // one down. Their reach (3) could fill it, but together they move at most what the two ports
+  // do (2): it never binds. The flows up share their port (0.5 each) and the one down has its
+  // own; its end re-solves nothing (2 + 1 activities in all, where the PCIe link joining them
+  // would have made 3 + 2).
+  FluidModel m;
+  const int pcie = m.add_resource(2.5), up = m.add_resource(1), down = m.add_resource(1);
+  m.start(100, {pcie, up}, 0, 1, kNone, 1);
+  m.start(100, {pcie, up}, 0, 1, kNone, 2);
+  m.start(1, {pcie, down}, 0, 1, kNone, 3);
+  auto ends = run_all(m);
+  EXPECT_DOUBLE_EQ(ends[1], 200.0);
+  EXPECT_DOUBLE_EQ(ends[2], 200.0);
+  EXPECT_DOUBLE_EQ(ends[3], 1.0);
+  EXPECT_EQ(m.solved_activities(), 3);
+}
+
+TEST(FluidModel, AUserCrossingALinkMoreOftenThanItsNarrowestIsNotCoveredByIt) {
+  // As above, but the flow up crosses the PCIe link twice (listed twice, or counted twice) and
+  // its port once: it loads the link with twice its rate, which its port does not cap. With
+  // the flow down the link binds: 2.5 / (2 + 1) = 5/6 each, both end at 12. Covered by its
+  // port, the flow up would have run at 1 and ended at 10.
+  for (bool counted : {false, true}) {
+    FluidModel m;
+    const int pcie = m.add_resource(2.5), up = m.add_resource(1), down = m.add_resource(1);
+    if (counted)
+      m.start(10, {pcie, up}, {2, 1}, 0, 1, kNone, 1);
+    else
+      m.start(10, {pcie, pcie, up}, 0, 1, kNone, 1);
+    m.start(10, {pcie, down}, 0, 1, kNone, 2);
+    auto ends = run_all(m);
+    EXPECT_DOUBLE_EQ(ends[1], 12.0) << (counted ? "counted" : "listed twice");
+    EXPECT_DOUBLE_EQ(ends[2], 12.0) << (counted ? "counted" : "listed twice");
+  }
+}
+
+TEST(FluidModel, SimultaneousEndsComeOutByActivityWhateverTheirLatencies) {
+  // At date 2 a flow ends (activity 0), a delay of 2 started at 0 (activity 1) and one of 1
+  // started at 1 (activity 2, the slot the first delay of 1 freed): by activity, whether the
+  // event waited in the heap or behind its latency.
+  FluidModel m;
+  const int link = m.add_resource(1);
+  m.start(2, {link}, 0, 1, kNone, 30);
+  m.start(0, {}, 2.0, 1, kNone, 20);
+  m.start(0, {}, 1.0, 1, kNone, 5);
+  std::vector<uint64_t> ended;
+  ASSERT_TRUE(m.advance(1e9, &ended));
+  EXPECT_EQ(m.now(), 1.0);
+  EXPECT_EQ(ended, (std::vector<uint64_t>{5}));
+  ended.clear();
+  m.start(0, {}, 1.0, 1, kNone, 10);
+  ASSERT_TRUE(m.advance(1e9, &ended));
+  EXPECT_EQ(m.now(), 2.0);
+  EXPECT_EQ(ended, (std::vector<uint64_t>{30, 20, 10}));
+}
+
 TEST(FluidModel, StopsBeforeTheLimitAndKeepsItsTime) {
   FluidModel m;
   const int link = m.add_resource(1);
