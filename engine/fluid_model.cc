@@ -40,6 +40,7 @@ int FluidModel::start(double amount, const std::vector<int>& resources,
   if (free_.empty()) {
     id = static_cast<int>(activities_.size());
     activities_.emplace_back();
+    in_component_.push_back(0);
   } else {
     id = free_.back();
     free_.pop_back();
@@ -78,13 +79,15 @@ void FluidModel::enter(int id) {
   a.reach = a.bound > 0 ? a.bound : kNever;
   for (const Use& u : a.uses) a.reach = std::min(a.reach, resources_[u.resource].capacity);
   choose_covers(a);
+  a.binding_uses = 0;
   for (size_t k = 0; k < a.uses.size(); ++k) {
     Resource& r = resources_[a.uses[k].resource];
     a.uses[k].slot = static_cast<int>(r.users.size());
     r.users.push_back({id, static_cast<int>(k), a.uses[k].count});
     r.reach += a.reach * a.uses[k].count;
     add_cover(a.uses[k].resource, a.uses[k], a.reach, 1);
-    r.binds = binding(a.uses[k].resource);
+    set_binds(a.uses[k].resource);
+    if (r.binds && k < kMaskedUses) a.binding_uses |= uint64_t{1} << k;
     mark_dirty(a.uses[k].resource);
   }
 }
@@ -177,7 +180,7 @@ void FluidModel::leave(int id) {
       activities_[moved.activity].uses[moved.use].slot = u.slot;
       users.pop_back();
       if (users.empty()) r.reach = r.rate = covers_[u.resource].uncovered = 0;  // no rounding left over
-      r.binds = binding(u.resource);
+      set_binds(u.resource);
       mark_dirty(u.resource);
     }
   }
@@ -192,6 +195,29 @@ void FluidModel::cancel(int id) {
       activities_[id].state == State::kFree)
     throw std::invalid_argument("FluidModel: cancel of an activity that is not running");
   leave(id);
+}
+
+void FluidModel::set_binds(int ri) {
+  Resource& r = resources_[ri];
+  const bool binds = binding(ri);
+  if (binds == r.binds) return;
+  r.binds = binds;
+  for (const User& v : r.users)
+    if (static_cast<size_t>(v.use) < kMaskedUses) {
+      const uint64_t bit = uint64_t{1} << v.use;
+      uint64_t& mask = activities_[v.activity].binding_uses;
+      mask = binds ? mask | bit : mask & ~bit;
+    }
+}
+
+template <class F>
+void FluidModel::for_binding_uses(const Activity& a, F f) const {
+  if (a.uses.size() > kMaskedUses) {
+    for (const Use& u : a.uses)
+      if (resources_[u.resource].binds) f(u);
+    return;
+  }
+  for (uint64_t m = a.binding_uses; m != 0; m &= m - 1) f(a.uses[__builtin_ctzll(m)]);
 }
 
 bool FluidModel::binding(int ri) const {
@@ -325,11 +351,11 @@ void FluidModel::fix(int id, double value) {
   Activity& a = activities_[id];
   a.fixed = true;
   a.value = value;
-  for (const Use& u : a.uses) {
+  for_binding_uses(a, [&](const Use& u) {
     const Resource& r = resources_[u.resource];
-    if (!r.seen) continue;  // never saturates: not part of this solve
+    if (!r.seen) return;  // not part of this solve
     Filling& f = filling_[u.resource];
-    if (f.shadowed) continue;  // never comes first: its state is read by nothing
+    if (f.shadowed) return;  // never comes first: its state is read by nothing
     --f.unfixed;
     if (r.sharing == Sharing::kShared) {
       f.left -= value * u.count;
@@ -340,7 +366,7 @@ void FluidModel::fix(int id, double value) {
       f.touched = true;
       touched_.push_back(u.resource);
     }
-  }
+  });
 }
 
 // The levels of the resources fix() touched, once each however many of their users it fixed
@@ -399,6 +425,22 @@ bool FluidModel::live(const OrderEntry& e) const {
   return e.entry == f.entry && f.unfixed > 0;
 }
 
+// Adds resource r's users not yet in the component, and the binding resources they cross, to
+// the component being gathered (the latter to visit next).
+void FluidModel::join_component(int r) {
+  for (const User& v : resources_[r].users) {
+    if (in_component_[v.activity]) continue;
+    in_component_[v.activity] = 1;
+    comp_acts_.push_back(v.activity);
+    for_binding_uses(activities_[v.activity], [this](const Use& u) {
+      Resource& t = resources_[u.resource];
+      if (t.seen) return;
+      t.seen = true;
+      stack_.push_back(u.resource);
+    });
+  }
+}
+
 void FluidModel::solve() {
   ++solves_;
   // The connected components of the resources that changed: activities and resources linked
@@ -408,37 +450,35 @@ void FluidModel::solve() {
   comp_res_.clear();
   for (int start : dirty_) {
     // A change on a resource that never saturates (and did not when last solved) moves no rate.
-    if (resources_[start].seen || (!resources_[start].binds && !resources_[start].was_binding))
-      continue;
+    const Resource& first = resources_[start];
+    if (first.seen || (!first.binds && !first.was_binding)) continue;
     const size_t acts_from = comp_acts_.size(), res_from = comp_res_.size();
-    resources_[start].seen = true;
-    stack_.push_back(start);
+    if (first.binds) {
+      resources_[start].seen = true;
+      stack_.push_back(start);
+    } else {
+      // No longer binding: its users move again, each as the resources that still bind let
+      // it; the resource itself, which cannot saturate, is left out of the filling.
+      join_component(start);
+    }
     while (!stack_.empty()) {
       const int r = stack_.back();
       stack_.pop_back();
       comp_res_.push_back(r);
-      for (const User& v : resources_[r].users) {
-        Activity& a = activities_[v.activity];
-        if (a.seen) continue;
-        a.seen = true;
-        comp_acts_.push_back(v.activity);
-        for (const Use& u : a.uses)
-          if (!resources_[u.resource].seen && resources_[u.resource].binds) {
-            resources_[u.resource].seen = true;
-            stack_.push_back(u.resource);
-          }
-      }
+      join_component(r);
     }
-    fill(acts_from, res_from);
+    if (comp_acts_.size() > acts_from) fill(acts_from, res_from);
   }
-  for (int r : dirty_) resources_[r].dirty = false;
+  for (int r : dirty_) {
+    resources_[r].dirty = false;
+    if (!resources_[r].binds) resources_[r].was_binding = false;
+  }
   dirty_.clear();
   // An activity on resources none of which can saturate is held back by its bound alone; it
   // is solved by itself, which fixes it at that bound.
   for (int id : entered_) {
-    Activity& a = activities_[id];
-    if (a.state != State::kRunning || a.seen) continue;
-    a.seen = true;
+    if (activities_[id].state != State::kRunning || in_component_[id]) continue;
+    in_component_[id] = 1;
     comp_acts_.push_back(id);
     fill(comp_acts_.size() - 1, comp_res_.size());
   }
@@ -447,7 +487,7 @@ void FluidModel::solve() {
 
   for (int id : comp_acts_) {
     Activity& a = activities_[id];
-    a.seen = false;
+    in_component_[id] = 0;
     if (a.value == a.rate && a.end != kNever) continue;  // same rate: same end date
     set_rate(id, a.value);
     ++a.version;
@@ -556,17 +596,20 @@ bool FluidModel::shadowed(int ri) const {
   const size_t n = r.users.size();
   const User* const mine = r.users.data();
   const double below = r.capacity * (1 - 1e-9);
-  for (const Use& u : activities_[mine[0].activity].uses) {
+  bool found = false;
+  // A twin is in the component, so it binds: among the first user's binding uses.
+  for_binding_uses(activities_[mine[0].activity], [&](const Use& u) {
     const int ti = u.resource;
     const Resource& t = resources_[ti];
-    if (t.users.size() != n || ti == ri || !t.seen || t.sharing != Sharing::kShared) continue;
-    if (!(t.capacity < below || (t.capacity == r.capacity && ti < ri))) continue;
+    if (found || t.users.size() != n || ti == ri || !t.seen || t.sharing != Sharing::kShared)
+      return;
+    if (!(t.capacity < below || (t.capacity == r.capacity && ti < ri))) return;
     const User* const theirs = t.users.data();
     size_t k = 0;
     while (k < n && theirs[k].activity == mine[k].activity && theirs[k].count == mine[k].count) ++k;
-    if (k == n) return true;
-  }
-  return false;
+    found = k == n;
+  });
+  return found;
 }
 
 // A component of one activity (most of them: a flow alone on the links it could fill), whose

@@ -99,9 +99,13 @@ class FluidModel {
     uint32_t version = 0;
     State state = State::kFree;
     bool fixed = false;
-    bool seen = false;
     std::vector<Use> uses;
+    // Bit k: uses[k]'s resource binds (set_binds). A flow crosses ten resources or so and a
+    // couple of them bind: solve(), fix() and shadowed() walk these alone. Past kMaskedUses
+    // uses, all.
+    uint64_t binding_uses = 0;
   };
+  static constexpr size_t kMaskedUses = 64;
   struct User {
     int activity;
     int use;    // index in activities_[activity].uses
@@ -173,6 +177,10 @@ class FluidModel {
   void enter(int a);  // joins its resources
   void leave(int a);  // leaves its resources and frees its slot
   void mark_dirty(int r);
+  void set_binds(int ri);  // binding() as of its users now, in it and in its users' masks
+  template <class F>
+  void for_binding_uses(const Activity& a, F f) const;
+  void join_component(int r);
   bool binding(int ri) const;
   void choose_covers(Activity& a);
   void add_cover(int ri, Use& u, double reach, int sign);
@@ -195,6 +203,9 @@ class FluidModel {
   std::vector<Filling> filling_;  // per resource
   std::vector<Covers> covers_;    // per resource
   std::vector<Activity> activities_;
+  // Per activity: in the component being solved. Apart, where gathering a component of a few
+  // dozen flows reads it for each of a few hundred users it finds.
+  std::vector<uint8_t> in_component_;
   std::vector<int> free_;
   std::vector<int> dirty_;
   std::vector<int> entered_;  // activities that started moving since the last solve
