@@ -104,20 +104,18 @@ void LinkUsageSampler::finish(double end, RunResult* result) {
       link.utilization.assign(bins, 0.0);
       continue;
     }
-    // The row's last reader takes the row itself, the others a copy: a second copy of every
-    // link's bins was a gigabyte at 65,536 GPUs.
+    // Each reader copies the row's first `bins` and the row goes when its last reader has it:
+    // rows kept whole (max_bins_) by their readers, or a second copy of every row, were a
+    // gigabyte at 65,536 GPUs.
     std::vector<double>& carried = bytes_[row[i]];
-    if (--readers[row[i]] > 0)
-      link.utilization = carried;
-    else
-      link.utilization = std::move(carried);
     std::vector<double>& u = link.utilization;
+    u.assign(carried.begin(), carried.begin() + static_cast<std::ptrdiff_t>(bins));
     const double capacity = link.bandwidth * width_;
     for (size_t j = 0; j < bins; ++j) u[j] = u[j] != 0 ? u[j] / capacity : 0.0;
     // A sample that ended on the run's last date may sit in the bin after it: fold it back.
     for (size_t j = bins; j < max_bins_; ++j)
-      if (u[j] != 0) u[bins - 1] += u[j] / capacity;
-    u.resize(bins);
+      if (carried[j] != 0) u[bins - 1] += carried[j] / capacity;
+    if (--readers[row[i]] == 0) std::vector<double>().swap(carried);
   }
   bytes_.clear();
   result->link_usage_bin_width = width_;
