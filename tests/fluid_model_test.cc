@@ -222,6 +222,25 @@ TEST(FluidModel, AUserCrossingALinkMoreOftenThanItsNarrowestIsNotCoveredByIt) {
   }
 }
 
+TEST(FluidModel, AFlowAcrossMoreResourcesThanItsMaskHoldsSharesTheLastOnesToo) {
+  // 70 links of 10/s, then a link of 1/s at position 70 (past the 64 uses whose binding an
+  // activity keeps as bits) that two more flows share.
+  FluidModel m;
+  std::vector<int> route;
+  for (int k = 0; k < 70; ++k) route.push_back(m.add_resource(10));
+  const int narrow = m.add_resource(1);
+  route.push_back(narrow);
+  m.start(1, route, 0, 1, kNone, 1);
+  m.start(1, {narrow}, 0, 1, kNone, 2);
+  m.start(3, {narrow, route[3]}, 0, 1, kNone, 3);
+  auto ends = run_all(m);
+  // Three on the narrow link: 1/3 each until 3 (the first two's 1 unit), then 1/s for the
+  // third's last 2 units.
+  EXPECT_DOUBLE_EQ(ends[1], 3.0);
+  EXPECT_DOUBLE_EQ(ends[2], 3.0);
+  EXPECT_DOUBLE_EQ(ends[3], 5.0);
+}
+
 TEST(FluidModel, SimultaneousEndsComeOutByActivityWhateverTheirLatencies) {
   // At date 2 a flow ends (activity 0), a delay of 2 started at 0 (activity 1) and one of 1
   // started at 1 (activity 2, the slot the first delay of 1 freed): by activity, whether the
