@@ -98,17 +98,18 @@ void FluidModel::enter(int id) {
 void FluidModel::choose_covers(Activity& a) {
   const size_t n = a.uses.size();
   if (n < 2) return;
-  double narrowest = kNever;
+  double narrowest = kNever, widest = 0;
   bool twice = false;
   for (Use& u : a.uses) {
     u.cover = -1;
     Resource& r = resources_[u.resource];
     twice = twice || r.marked;
     r.marked = true;
+    widest = std::max(widest, r.capacity);
     if (r.sharing == Sharing::kShared) narrowest = std::min(narrowest, r.capacity);
   }
   for (const Use& u : a.uses) resources_[u.resource].marked = false;
-  if (twice) return;
+  if (twice || !(narrowest < widest)) return;
   auto is_narrowest = [&](size_t k) {
     const Resource& r = resources_[a.uses[k].resource];
     return r.sharing == Sharing::kShared && r.capacity == narrowest;
@@ -135,18 +136,17 @@ void FluidModel::choose_covers(Activity& a) {
   }
 }
 
-// Joins (sign 1) or leaves (-1) u's resource ri with u's cover. A resource keeps at most
-// kCovers of them: a link of a fat tree's core carries flows of hundreds of NICs, whose covers
-// sum far past its capacity anyway, and a user past them counts its reach (its cover then -1).
+// Joins (sign 1) or leaves (-1) u's resource ri with u's cover (none: its reach alone counts,
+// in Resource::reach). A resource keeps at most kCovers of them: a link of a fat tree's core
+// carries flows of hundreds of NICs, whose covers sum far past its capacity anyway, and a user
+// past them counts its reach (its cover then -1).
 void FluidModel::add_cover(int ri, Use& u, double reach, int sign) {
+  if (u.cover < 0) return;
   Covers& c = covers_[ri];
   int k = 0;
-  if (u.cover >= 0) {
-    while (k < c.n && c.by[k] != u.cover) ++k;
-    if (k == c.n && (sign < 0 || k == kCovers)) u.cover = -1;
-  }
-  if (u.cover < 0) {
-    c.uncovered += sign * reach * u.count;
+  while (k < c.n && c.by[k] != u.cover) ++k;
+  if (k == c.n && (sign < 0 || k == kCovers)) {
+    u.cover = -1;
     return;
   }
   if (k == c.n) {
@@ -155,6 +155,7 @@ void FluidModel::add_cover(int ri, Use& u, double reach, int sign) {
     ++c.n;
   }
   c.users[k] += sign;
+  c.covered += sign * reach * u.count;
   if (c.users[k] > 1 || (sign < 0 && c.users[k] > 0)) return;
   if (c.users[k] == 0) {
     --c.n;
@@ -164,6 +165,8 @@ void FluidModel::add_cover(int ri, Use& u, double reach, int sign) {
   // Summed again from the list: no rounding left over as covers come and go.
   c.sum = 0;
   for (int j = 0; j < c.n; ++j) c.sum += resources_[c.by[j]].capacity;
+  if (c.n == 0) c.covered = 0;
+  resources_[ri].covered = c.n > 0;
 }
 
 void FluidModel::leave(int id) {
@@ -179,7 +182,7 @@ void FluidModel::leave(int id) {
       users[u.slot] = moved;
       activities_[moved.activity].uses[moved.use].slot = u.slot;
       users.pop_back();
-      if (users.empty()) r.reach = r.rate = covers_[u.resource].uncovered = 0;  // no rounding left over
+      if (users.empty()) r.reach = r.rate = 0;  // no rounding left over
       set_binds(u.resource);
       mark_dirty(u.resource);
     }
@@ -226,8 +229,9 @@ bool FluidModel::binding(int ri) const {
   if (r.sharing != Sharing::kShared) return true;
   const double full = r.capacity * (1 - 1e-9);
   if (!(r.reach > full)) return false;
+  if (!r.covered) return true;
   const Covers& c = covers_[ri];
-  return c.sum + c.uncovered > full;
+  return c.sum + (r.reach - c.covered) > full;
 }
 
 void FluidModel::set_rate(int id, double rate) {
@@ -312,7 +316,12 @@ bool FluidModel::advance(double limit, std::vector<uint64_t>* ended) {
       d.head = 0;
     }
   }
-  std::sort(due_.begin(), due_.end(), Event::Before());
+  // Activities that started together mostly took their slots from the free list, last freed
+  // first: a batch usually comes out of its queue in reverse order.
+  if (std::is_sorted(due_.rbegin(), due_.rend(), Event::Before()))
+    std::reverse(due_.begin(), due_.end());
+  else
+    std::sort(due_.begin(), due_.end(), Event::Before());
   size_t next_due = 0;
   while (!events_.empty()) {
     const Event e = events_.top();

@@ -126,7 +126,8 @@ class FluidModel {
     bool was_binding = false;  // binding when last solved
     bool dirty = false;
     bool seen = false;
-    bool marked = false;  // scratch of enter()
+    bool marked = false;   // scratch of enter()
+    bool covered = false;  // some of its users have covers (Covers)
   };
   static_assert(sizeof(Resource) == 64);
   static constexpr int kCovers = 4;  // the most a resource keeps (add_cover)
@@ -135,13 +136,14 @@ class FluidModel {
   // such to this one), and all of them together move at most the sum of their covers'
   // capacities, plus the reach of users without one. The PCIe links both ways between a GPU
   // and its NIC carry the NIC port's flows each way, and at 100 GB/s never fill under two
-  // 49.7 GB/s ports: not binding, they join no component.
+  // 49.7 GB/s ports: not binding, they join no component. Kept only for resources with covered
+  // users: the others' bound is their reach.
   struct Covers {
     int by[kCovers];     // cover resources, by[0] to by[n - 1]
     int users[kCovers];  // the users each covers here
     int n = 0;
-    double sum = 0;        // their capacities
-    double uncovered = 0;  // the reach of users it has no cover for
+    double sum = 0;      // their capacities
+    double covered = 0;  // the covered users' reach, which the sum replaces in Resource::reach
   };
   // A resource's state in a filling of more than one activity (fill), apart from the resources.
   struct Filling {
