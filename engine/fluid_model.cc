@@ -110,29 +110,20 @@ void FluidModel::choose_covers(Activity& a) {
   }
   for (const Use& u : a.uses) resources_[u.resource].marked = false;
   if (twice || !(narrowest < widest)) return;
-  auto is_narrowest = [&](size_t k) {
-    const Resource& r = resources_[a.uses[k].resource];
-    return r.sharing == Sharing::kShared && r.capacity == narrowest;
-  };
-  // nearest_[k]: the nearest narrowest position before k, then the nearer of it and the next.
-  nearest_.assign(n, -1);
-  int last = -1;
+  narrow_.clear();
   for (size_t k = 0; k < n; ++k) {
-    nearest_[k] = last;
-    if (is_narrowest(k)) last = static_cast<int>(k);
-  }
-  last = -1;
-  for (size_t k = n; k-- > 0;) {
-    if (last >= 0 && (nearest_[k] < 0 || last - static_cast<int>(k) < static_cast<int>(k) - nearest_[k]))
-      nearest_[k] = last;
-    if (is_narrowest(k)) last = static_cast<int>(k);
+    const Resource& r = resources_[a.uses[k].resource];
+    if (r.sharing == Sharing::kShared && r.capacity == narrowest)
+      narrow_.push_back(static_cast<int>(k));
   }
   for (size_t k = 0; k < n; ++k) {
     Use& u = a.uses[k];
-    const int c = nearest_[k];
-    if (c < 0 || !(narrowest < resources_[u.resource].capacity) || a.uses[c].count < u.count)
-      continue;
-    u.cover = a.uses[c].resource;
+    if (!(narrowest < resources_[u.resource].capacity)) continue;  // none narrower
+    const int at = static_cast<int>(k);
+    int c = narrow_[0];
+    for (int p : narrow_)
+      if (std::abs(p - at) < std::abs(c - at)) c = p;
+    if (a.uses[c].count >= u.count) u.cover = a.uses[c].resource;
   }
 }
 

@@ -17,7 +17,8 @@
 // rate and its predicted end in a heap until something on a resource it is connected to
 // changes; an event re-solves only the connected component of the resources that changed, and
 // only activities whose rate moved get a new end date. A resource whose users could not fill it
-// even each at its most (its bound, or its smallest resource) never saturates and connects
+// even each at its most (its bound, or its smallest resource), or whose users' own narrower
+// resources cap them together below its capacity (covers), never saturates and connects
 // nothing. Simultaneous events (a ring step finishing on every rank) are one event.
 //
 // Deterministic: the same calls in the same order give bit-identical dates.
@@ -82,8 +83,8 @@ class FluidModel {
 
   struct Use {  // an activity on a resource: where each one sits in the other's list
     int resource;
-    int slot;   // index in resources_[resource].users
-    int count;  // the alike activities it stands for on this resource
+    int slot;        // index in resources_[resource].users
+    int count;       // the alike activities it stands for on this resource
     int cover = -1;  // a narrower resource of its own that caps it here, or -1 (covers_)
   };
   struct Activity {
@@ -183,6 +184,8 @@ class FluidModel {
   template <class F>
   void for_binding_uses(const Activity& a, F f) const;
   void join_component(int r);
+  // Whether resource ri could saturate: its users' reach, and their covers' capacities (with
+  // the reach of those without), both exceed its capacity. Fat pipes always.
   bool binding(int ri) const;
   void choose_covers(Activity& a);
   void add_cover(int ri, Use& u, double reach, int sign);
@@ -227,7 +230,7 @@ class FluidModel {
   bool stale(const Event& e) const;
   void happen(int id, std::vector<uint64_t>* ended);
   // Scratch of solve().
-  std::vector<int> comp_acts_, comp_res_, stack_, bounded_, touched_, nearest_;
+  std::vector<int> comp_acts_, comp_res_, stack_, bounded_, touched_, narrow_;
   // A filling's resources sorted by level once (order_, from next_ on), and the ones whose
   // level moved since, under their new level (requeued_): a heap of every resource, each moved
   // as its level rose, had been most of a solve of a few thousand flows.
