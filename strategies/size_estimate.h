@@ -8,7 +8,10 @@
 namespace orrery {
 
 struct StrategySizeInputs {
-  double replicas = 1;         // GPUs that each run a whole replica
+  double replicas = 1;  // GPUs that each run a whole replica
+  // Of them, those built op by op; the others mirror one of these (all-reduce replicas on one
+  // CPU socket, strategies/data_parallel.cc) and add only their flows. 0: all of them.
+  double built_replicas = 0;
   double nodes = 1;            // servers those GPUs span
   double ops_per_replica = 0;  // the model's ops
   double gradient_ops = 0;     // ops producing a weight gradient (bounds the bucket count)

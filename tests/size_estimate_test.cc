@@ -132,6 +132,39 @@ TEST(SizeEstimate, StrategyByHand) {
   EXPECT_EQ(e.memory_bytes, 408 * kBytesPerOp + (2 * 408 + 4 * 10) * kBytesPerDep);
 }
 
+TEST(SizeEstimate, ReplicasThatMirrorAnotherAddNoOps) {
+  // 2 servers of 8 GPUs, four on each of two CPU sockets: an all-reduce builds the first
+  // replica of each socket (4) and mirrors the other 12 on it. The estimate counts those 4
+  // replicas' 3 ops and input copies and the one bucket: 17 ops, as the graph has; all 16 take
+  // part in the all-reduce, and its flows are the 16-rank all-reduce's.
+  ModelGraph m = testing::tiny_model_graph();
+  ClusterLayout layout;
+  layout.servers.resize(2);
+  for (int i = 0; i < 16; ++i) {
+    const std::string server = "n" + std::to_string(i / 8);
+    layout.gpus.push_back({server + "_gpu" + std::to_string(i % 8),
+                           server + "_cpu" + std::to_string(i % 8 / 4), i / 8});
+    layout.servers[i / 8].gpus.push_back(i);
+  }
+  for (auto& server : layout.servers) server.cpus = {"cpu0", "cpu1"};
+  PricedReplica r{&m, std::vector<double>(m.ops.size(), 1e-3), nullptr};
+  StrategyOptions opt;
+  const ExecutionGraph g = build_strategy(r, layout, opt);
+  StrategySizeInputs in;
+  in.replicas = 16;
+  in.built_replicas = 4;
+  in.nodes = 2;
+  in.ops_per_replica = 3;
+  in.gradient_ops = 1;
+  in.gradient_bytes = 1280 * 4;
+  const SizeEstimate e = estimate_strategy_size(in);
+  EXPECT_EQ(e.ops, 4 * 3 + 4 + 1);
+  EXPECT_EQ(e.ops, static_cast<double>(g.ops.size()));
+  EXPECT_CONTAINS(e.basis, "16 replicas (4 built, the others mirror them) x 3 ops");
+  in.built_replicas = 0;  // as before mirrors: every replica built
+  EXPECT_EQ(estimate_strategy_size(in).ops, 16 * 3 + 16 + 1);
+}
+
 TEST(SizeEstimate, PlatformByHand) {
   // The default server: 8 GPUs with 6 NVLinks each, one socket with one PCIe switch, one NIC.
   PlatformSpec spec;
