@@ -128,7 +128,7 @@ class FluidModel {
     bool dirty = false;
     bool seen = false;
     bool marked = false;   // scratch of enter()
-    bool covered = false;  // some of its users have covers (Covers)
+    bool covered = false;  // some users have covers: binding() reads covers_ only then
   };
   static_assert(sizeof(Resource) == 64);
   static constexpr int kCovers = 4;  // the most a resource keeps (add_cover)

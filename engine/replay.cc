@@ -1046,20 +1046,33 @@ void on_platform(const PlatformSource& platform, const std::function<void(Platfo
 
 }  // namespace
 
+namespace {
+
+// Replays `graph` into *result, and again without aggregating where other traffic broke an
+// aggregation of alike rings. Returns the replayer whose run gave the result.
+std::unique_ptr<Replayer> replay_exactly(const PlatformSource& platform, PlatformModel& model,
+                                         const ExecutionGraph& graph, const ReplayOptions& options,
+                                         RunResult* result) {
+  auto replayer = std::make_unique<Replayer>(platform, model, graph, options);
+  *result = replayer->run();
+  if (replayer->alike_broken()) {
+    ReplayOptions without_alike = options;
+    without_alike.aggregate_alike = false;
+    replayer = std::make_unique<Replayer>(platform, model, graph, without_alike);
+    *result = replayer->run();
+  }
+  return replayer;
+}
+
+}  // namespace
+
 RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
                  const ReplayOptions& options) {
   RunResult r;
-  ReplayOptions without_alike = options;
-  without_alike.aggregate_alike = false;
   on_platform(
       platform,
       [&](PlatformModel& model) {
-        auto replayer = std::make_unique<Replayer>(platform, model, graph, options);
-        r = replayer->run();
-        if (replayer->alike_broken()) {
-          replayer = std::make_unique<Replayer>(platform, model, graph, without_alike);
-          r = replayer->run();
-        }
+        auto replayer = replay_exactly(platform, model, graph, options, &r);
         if (!options.free_on_return) (void)replayer.release();
       },
       options.free_on_return);
@@ -1069,14 +1082,11 @@ RunResult replay(const PlatformSource& platform, const ExecutionGraph& graph,
 void replay_each(const PlatformSource& platform, size_t count,
                  const std::function<ExecutionGraph(size_t)>& graph, const ReplayOptions& options,
                  const std::function<void(size_t, RunResult)>& result) {
-  ReplayOptions without_alike = options;
-  without_alike.aggregate_alike = false;
   on_platform(platform, [&](PlatformModel& model) {
     for (size_t i = 0; i < count; ++i) {
       const ExecutionGraph g = graph(i);
-      Replayer aggregated(platform, model, g, options);
-      RunResult r = aggregated.run();
-      if (aggregated.alike_broken()) r = Replayer(platform, model, g, without_alike).run();
+      RunResult r;
+      replay_exactly(platform, model, g, options, &r);
       result(i, std::move(r));
     }
   });
