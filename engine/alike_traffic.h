@@ -1,7 +1,9 @@
 // Exact aggregation of alike traffic: k rings of one collective that move the same bytes in
 // step (the channels of a ring, a hierarchical all-reduce's rings across servers, one per local
-// rank) run as their first ring alone, each of its flows standing for the k flows at its place
-// in the rings.
+// rank, a tree all-reduce's channels across servers) run as their first ring alone, each of its
+// flows standing for the k flows at its place in the rings. Exact in the arithmetic of max-min
+// fairness; in floating point to the last bits, where a link's users are summed in another
+// order than in the copies.
 //
 // Why it is exact. Put each place's k flows in one class, and each link in the class of the
 // links the copies cross in its stead (link j of copy t's route with link j of ring 0's). Where

@@ -169,8 +169,9 @@ class ChainRun : public CollectiveRun {
 class TreeRun : public CollectiveRun {
  public:
   TreeRun(CollectiveType type, std::vector<int> by_position, std::vector<int> parent, double bytes,
-          int chunks, FlowIssuer& issuer)
-      : up_(type != CollectiveType::kBroadcast),
+          int chunks, FlowIssuer& issuer, bool alike = false)
+      : alike_(alike),
+        up_(type != CollectiveType::kBroadcast),
         down_(type != CollectiveType::kReduce),
         pos_(std::move(by_position)),
         parent_(std::move(parent)),
@@ -242,7 +243,7 @@ class TreeRun : public CollectiveRun {
     int j = sent_up_[p];
     if (j >= c_ || got_up_[static_cast<size_t>(p) * c_ + j] < children(p)) return;
     up_busy_[p] = 1;
-    issuer_.issue(pos_[p], pos_[parent_[p]], chunk_bytes_, static_cast<int64_t>(p) << 1);
+    issuer_.issue(pos_[p], pos_[parent_[p]], chunk_bytes_, static_cast<int64_t>(p) << 1, 1, alike_);
   }
 
   // Sends the next chunk over the edge parent(p) -> p when the parent holds it.
@@ -252,13 +253,15 @@ class TreeRun : public CollectiveRun {
     int parent = parent_[p];
     if (j >= c_ || have_down_[parent] <= j) return;
     down_busy_[p] = 1;
-    issuer_.issue(pos_[parent], pos_[p], chunk_bytes_, (static_cast<int64_t>(p) << 1) | 1);
+    issuer_.issue(pos_[parent], pos_[p], chunk_bytes_, (static_cast<int64_t>(p) << 1) | 1, 1,
+                  alike_);
   }
 
   void try_down_children(int p) {
     for (int q : children_[p]) try_down(q);
   }
 
+  bool alike_;  // its flows stand for alike channels' (make_collective_run)
   bool up_, down_;
   std::vector<int> pos_, parent_;
   int n_, c_;
@@ -631,17 +634,76 @@ CollectiveAlgo resolve_collective_algo(const Collective& c, const std::vector<in
   }
 }
 
+namespace {
+
+// Each ring's steps, place i the step from its i-th device to the next.
+std::vector<std::vector<std::pair<int, int>>> ring_steps(
+    const std::vector<std::vector<int>>& rings) {
+  std::vector<std::vector<std::pair<int, int>>> flows;
+  for (const auto& ring : rings) {
+    auto& f = flows.emplace_back();
+    for (size_t i = 0; i < ring.size(); ++i) f.emplace_back(ring[i], ring[(i + 1) % ring.size()]);
+  }
+  return flows;
+}
+
+// The trees each copy runs (tree_copy_trees): copy t the trees on chain t, the mirror's after
+// the tree's. Empty unless every chain carries as many trees.
+std::vector<std::vector<size_t>> tree_copies(const CollectivePlan& plan) {
+  const size_t k = static_cast<size_t>(std::max(plan.tree_chains, 0));
+  const size_t trees = plan.tree.size();
+  if (k < 2 || (trees != k && trees != 2 * k)) return {};
+  std::vector<std::vector<size_t>> copies(k);
+  for (size_t t = 0; t < trees; ++t) copies[t % k].push_back(t);
+  return copies;
+}
+
+// A tree all-reduce's copies' edges both ways, each pair once (a tree's edge up may be its
+// mirror's edge down), as places; empty where the copies do not map pair for pair.
+std::vector<std::vector<std::pair<int, int>>> tree_edges(const CollectivePlan& plan) {
+  const auto copies = tree_copies(plan);
+  if (copies.empty()) return {};
+  std::vector<std::vector<std::pair<int, int>>> flows(copies.size());
+  for (size_t t = 0; t < copies.size(); ++t)
+    for (size_t tree : copies[t])
+      for (size_t p = 1; p < plan.tree[tree].size(); ++p) {
+        const int child = plan.tree[tree][p], parent = plan.tree[tree][plan.parent[tree][p]];
+        flows[t].emplace_back(child, parent);
+        flows[t].emplace_back(parent, child);
+      }
+  // Places by the first copy's pair: a pair seen before must map to the same pair in every copy.
+  std::map<std::pair<int, int>, size_t> seen;
+  std::vector<size_t> keep;
+  for (size_t i = 0; i < flows[0].size(); ++i) {
+    auto [it, fresh] = seen.emplace(flows[0][i], i);
+    if (fresh) {
+      keep.push_back(i);
+      continue;
+    }
+    for (const auto& copy : flows)
+      if (copy[i] != copy[it->second]) return {};
+  }
+  for (auto& copy : flows) {
+    std::vector<std::pair<int, int>> kept;
+    for (size_t i : keep) kept.push_back(copy[i]);
+    copy = std::move(kept);
+  }
+  return flows;
+}
+
+}  // namespace
+
 AlikeRings alike_rings(const Collective& c, const CollectivePlan& plan) {
   AlikeRings a;
   const auto& groups = plan.groups;
   const bool across = groups.size() > 1 && groups[0].size() > 1;
   if (plan.algo == CollectiveAlgo::kHierarchical && c.type != CollectiveType::kAllToAll &&
       !plan.merge_inter && across) {
-    a.rings = local_rank_rings(groups);
+    a.flows = ring_steps(local_rank_rings(groups));
     for (const auto& g : groups)
       for (size_t k = 0; k < g.size(); ++k) a.others.emplace_back(g[k], g[(k + 1) % g.size()]);
   } else if (plan.algo == CollectiveAlgo::kNvlsTree && across) {
-    a.rings = local_rank_rings(groups);
+    a.flows = ring_steps(local_rank_rings(groups));
     for (size_t q = 0; q < groups.size(); ++q)
       for (int d : groups[q]) {
         a.others.emplace_back(d, plan.endpoints[q]);
@@ -651,7 +713,9 @@ AlikeRings alike_rings(const Collective& c, const CollectivePlan& plan) {
              c.type != CollectiveType::kBroadcast && c.type != CollectiveType::kReduce &&
              std::all_of(plan.channels.begin(), plan.channels.end(),
                          [&](const auto& r) { return r.size() == plan.channels[0].size(); })) {
-    a.rings = plan.channels;
+    a.flows = ring_steps(plan.channels);
+  } else if (plan.algo == CollectiveAlgo::kTree && c.type == CollectiveType::kAllReduce) {
+    a.flows = tree_edges(plan);
   }
   return a;
 }
@@ -675,14 +739,20 @@ std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const Co
     }
     case CollectiveAlgo::kTree: {
       const double share = c.bytes / static_cast<double>(plan.tree.size());
-      if (plan.tree.size() == 1)
-        return std::make_unique<TreeRun>(c.type, plan.tree[0], plan.parent[0], share, plan.chunks,
-                                         issuer);
-      auto both = std::make_unique<ParallelRun>(issuer);
-      for (size_t t = 0; t < plan.tree.size(); ++t)
-        both->add(std::make_unique<TreeRun>(c.type, plan.tree[t], plan.parent[t], share,
-                                            plan.chunks, both->inner()));
-      return both;
+      // Alike channels as the first chain's trees.
+      std::vector<size_t> trees;
+      if (alike && c.type == CollectiveType::kAllReduce && !tree_copies(plan).empty())
+        trees = tree_copies(plan)[0];
+      else
+        for (size_t t = 0; t < plan.tree.size(); ++t) trees.push_back(t);
+      if (trees.size() == 1)
+        return std::make_unique<TreeRun>(c.type, plan.tree[trees[0]], plan.parent[trees[0]], share,
+                                         plan.chunks, issuer, alike);
+      auto all = std::make_unique<ParallelRun>(issuer);
+      for (size_t t : trees)
+        all->add(std::make_unique<TreeRun>(c.type, plan.tree[t], plan.parent[t], share, plan.chunks,
+                                           all->inner(), alike));
+      return all;
     }
     case CollectiveAlgo::kHierarchical:
       if (c.type == CollectiveType::kAllToAll) return two_leg_alltoall(c, plan, issuer);

@@ -50,14 +50,17 @@ int64_t ring_flows_per_rank(int64_t steps);
 // (collective_cost.h) instead.
 CollectiveAlgo resolve_collective_algo(const Collective& c, const std::vector<int>& node_of);
 
-// The rings of `plan` that move the same bytes in step and may run as one (engine/
-// alike_traffic.h), place by place (rings[t][i] is copy t of rings[0][i]), and the flows the
-// rest of the collective moves besides them as (src, dst) pairs: a ring's channels (no
-// others: not for Broadcast, Reduce or uneven blocks), a hierarchical all-reduce's and an
-// NVLS_TREE's rings across servers (not merged ones), one per local rank (the rings or fans
-// inside the servers). Empty rings where none apply.
+// The copies of `plan`'s traffic that move the same bytes in step and may run as one (engine/
+// alike_traffic.h), place by place: flows[t][i] = (src, dst) is copy t of flows[0][i], the
+// first copy's flows each at a place of its own. Also the flows the rest of the collective moves
+// besides them, as (src, dst) pairs. The copies are a ring's channels (no others: not for
+// Broadcast, Reduce or uneven blocks), a hierarchical all-reduce's and an NVLS_TREE's rings
+// across servers (not merged ones), one per local rank (the rings or fans inside the servers are
+// the others), and a tree all-reduce's channels across servers when every chain carries as many
+// trees (each copy: a chain's tree and its mirror, reduce up and broadcast down). Empty where
+// none apply.
 struct AlikeRings {
-  std::vector<std::vector<int>> rings;
+  std::vector<std::vector<std::pair<int, int>>> flows;
   std::vector<std::pair<int, int>> others;
 };
 AlikeRings alike_rings(const Collective& c, const CollectivePlan& plan);

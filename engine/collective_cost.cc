@@ -107,33 +107,62 @@ double plan_time(const Collective& c, const CollectivePlan& plan, const RouteLoo
       return concurrent_step_time(flows, per_peer, route, plan);
     }
     case CollectiveAlgo::kTree: {
-      // All tree edges busy at once in steady state. The first chunk climbs the slowest path
-      // from a leaf (each edge at its own pace), every later chunk adds the slowest edge.
+      // Pipelined chunks keep all tree edges busy at once in steady state. The first chunk
+      // climbs the slowest path from a leaf (each edge at its own pace), every later chunk adds
+      // the slowest edge.
       std::vector<Flow> edges;
       std::vector<std::pair<size_t, size_t>> at;  // (tree, position) of each edge's child
-      for (size_t t = 0; t < plan.tree.size(); ++t)
+      std::vector<size_t> first_edge;             // per tree: the index of its position 1's edge
+      for (size_t t = 0; t < plan.tree.size(); ++t) {
+        first_edge.push_back(edges.size());
         for (size_t p = 1; p < plan.tree[t].size(); ++p) {
           edges.push_back({plan.tree[t][p], plan.tree[t][plan.parent[t][p]]});
           at.push_back({t, p});
         }
+      }
       const double share = c.bytes / static_cast<double>(plan.tree.size());
       const bool allreduce = c.type == CollectiveType::kAllReduce;
       // With chunks in flight both ways, the broadcast runs down while the reduce climbs.
       const bool overlap = allreduce && ch > 1 && plan.protocol != CollectiveProtocol::kIdeal;
-      std::vector<Flow> busy = edges;
-      if (overlap)
-        for (const auto& [a, b] : edges) busy.push_back({b, a});
-      std::vector<double> t_edge = flow_times(busy, share / ch, route, plan);
+      std::vector<double> t_edge;
+      if (ch == 1) {
+        // One chunk moves as a wave: the edges above subtrees of one height send together
+        // (every leaf at once, then their parents, ...), each tree's alongside the other
+        // channels' trees, which head the servers' chains at other GPUs.
+        std::vector<int> height;  // per edge
+        for (size_t t = 0; t < plan.tree.size(); ++t) {
+          std::vector<int> h(plan.tree[t].size(), 0);
+          for (size_t p = plan.tree[t].size(); p-- > 1;)
+            h[plan.parent[t][p]] = std::max(h[plan.parent[t][p]], h[p] + 1);
+          for (size_t p = 1; p < plan.tree[t].size(); ++p) height.push_back(h[p]);
+        }
+        t_edge.assign(edges.size(), 0.0);
+        const int top = edges.empty() ? -1 : *std::max_element(height.begin(), height.end());
+        for (int level = 0; level <= top; ++level) {
+          std::vector<Flow> wave;
+          std::vector<size_t> which;
+          for (size_t e = 0; e < edges.size(); ++e)
+            if (height[e] == level) {
+              wave.push_back(edges[e]);
+              which.push_back(e);
+            }
+          const std::vector<double> t = flow_times(wave, share, route, plan);
+          for (size_t i = 0; i < which.size(); ++i) t_edge[which[i]] = t[i];
+        }
+      } else {
+        std::vector<Flow> busy = edges;
+        if (overlap)
+          for (const auto& [a, b] : edges) busy.push_back({b, a});
+        t_edge = flow_times(busy, share / ch, route, plan);
+      }
       double slowest = 0.0;
       for (double t : t_edge) slowest = std::max(slowest, t);
       double path = 0.0;  // the slowest leaf-to-root path
       for (size_t e = 0; e < edges.size(); ++e) {
         const auto [t, p] = at[e];
         double sum = 0.0;
-        for (int q = static_cast<int>(p); q > 0; q = plan.parent[t][q]) {
-          size_t idx = std::find(at.begin(), at.end(), std::make_pair(t, size_t(q))) - at.begin();
-          sum += t_edge[idx];
-        }
+        for (int q = static_cast<int>(p); q > 0; q = plan.parent[t][q])
+          sum += t_edge[first_edge[t] + static_cast<size_t>(q) - 1];
         path = std::max(path, sum);
       }
       if (overlap) return 2 * path + (ch - 1) * slowest;

@@ -262,6 +262,59 @@ double ring_rate(const std::vector<std::vector<int>>& channels, const RouteLooku
   return sum;
 }
 
+// Each channel's chain through every server (chains[ch][q] for server q), as NCCL's graph
+// search lays channels out across servers: channel ch enters every server at a different GPU
+// (rotation ch of the server's ring ch, modulo the rings found), so the channels' steps between
+// servers spread over the NICs; at least one channel per GPU of a server. Servers alike.
+std::vector<std::vector<std::vector<int>>> server_chains(
+    const std::vector<std::vector<int>>& raw_groups, const RingSearch& rings_of) {
+  const auto& first = raw_groups[0];
+  const int g = static_cast<int>(first.size());
+  std::vector<std::vector<int>> local;  // rings of server 0 as local indices
+  for (const auto& ring : rings_of(first)) {
+    std::vector<int> idx;
+    for (int d : ring)
+      idx.push_back(static_cast<int>(std::find(first.begin(), first.end(), d) - first.begin()));
+    local.push_back(std::move(idx));
+  }
+  const int k = std::max(static_cast<int>(local.size()), g);
+  std::vector<std::vector<std::vector<int>>> chains(k);
+  for (int ch = 0; ch < k; ++ch) {
+    const auto& cycle = local[ch % local.size()];
+    for (const auto& server : raw_groups) {
+      std::vector<int> chain;
+      for (int t = 0; t < g; ++t) chain.push_back(server[cycle[(ch + t) % g]]);
+      chains[ch].push_back(std::move(chain));
+    }
+  }
+  return chains;
+}
+
+// The channels NCCL runs a tree collective on (src/enqueue.cc, topoGetAlgoInfo): every channel
+// of the tree graph twice, once per tree of the double binary tree (src/graph/connect.cc), fewer
+// while each channel's threads would get less than their threshold of bytes (512 threads x 8 B
+// for LL, 640 x 8 B for LL128, 512 x 64 B for Simple; a tree's LL threshold does not grow with
+// the ranks as a ring's does).
+int tree_channels(double bytes, int graph_channels, int pi) {
+  const double per_channel = pi == 0 ? 512.0 * 8 : pi == 1 ? 640.0 * 8 : 512.0 * 64;
+  return static_cast<int>(std::clamp(std::floor(bytes / per_channel), 1.0, 2.0 * graph_channels));
+}
+
+// The bytes a tree channel moves per step (src/enqueue.cc, computeColl): a step of the
+// protocol's buffer; LL128 halves it, down to 128 KiB and then 32 KiB, until each channel has
+// enough steps to fill the tree's depth.
+double tree_chunk_bytes(double bytes, int channels, int nodes, int ranks, int pi) {
+  double chunk = kTreeStepBytes[pi];
+  if (pi == 1 && nodes > 0) {
+    const double ppn = static_cast<double>(ranks) / nodes;
+    const double steps = 1 + std::floor(std::log2(static_cast<double>(nodes))) + 0.1 * ppn;
+    auto per_channel = [&] { return std::floor(bytes / (channels * chunk)); };
+    while (per_channel() < steps * 64 / ppn && chunk > 131072) chunk /= 2;
+    while (per_channel() < steps * 16 / ppn && chunk > 32768) chunk /= 2;
+  }
+  return chunk;
+}
+
 int pipeline_chunks(double bytes) {
   double p = std::ceil(bytes / kPipelineChunkBytes);
   return static_cast<int>(std::clamp(p, 1.0, static_cast<double>(kMaxPipeline)));
@@ -564,13 +617,27 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
           add_tree(groups, order, &plan);
           return plan;
         }
-        add_tree(groups, order, &plan);
-        // Double binary tree: the mirrored tree makes the first tree's leaves its inner nodes,
-        // so every server sends and receives at full rate (one tree per half of the bytes).
-        if (groups.size() > 2) {
-          std::reverse(order.begin(), order.end());
+        if (groups.size() == 1) {  // one server: its chain
           add_tree(groups, order, &plan);
+          return plan;
         }
+        // Across servers NCCL runs trees on the ring graph's channels (src/init.cc: the tree
+        // graph gets as many), each channel's chain heading every server at its own GPU and
+        // NIC. Channels c < k run the tree, channels k + c the mirrored one over channel c's
+        // chains (the double binary tree: the first tree's leaves are the second's inner
+        // nodes, so every server sends and receives at full rate); each moves bytes / nc.
+        const auto chains = server_chains(raw_groups, rings_of);
+        const int k = static_cast<int>(chains.size());
+        const int nc = tree_channels(c.bytes, k, proto_index(protocol));
+        std::vector<int> mirrored(order.rbegin(), order.rend());
+        for (int ch = 0; ch < nc; ++ch)
+          add_tree(chains[ch % k], ch >= k && groups.size() > 2 ? mirrored : order, &plan);
+        plan.tree_chains = k;
+        const double chunk = tree_chunk_bytes(c.bytes, nc, static_cast<int>(groups.size()), n,
+                                              proto_index(protocol));
+        plan.chunks =
+            std::max(c.chunks, static_cast<int>(std::clamp(std::ceil(c.bytes / nc / chunk), 1.0,
+                                                           static_cast<double>(kMaxTreeChunks))));
       }
       return plan;
     case CollectiveAlgo::kHierarchical:
@@ -642,24 +709,11 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
   } else if (raw_groups.size() == 1) {
     plan.channels = rings_of(raw_groups[0]);
   } else {
-    // Across servers every channel threads the servers in order; channel k enters each server
-    // at a different GPU (rotation k), so the steps between servers spread over the NICs, and
-    // uses the server's ring k (mod the rings found) inside.
-    const auto& first = raw_groups[0];
-    const int g = static_cast<int>(first.size());
-    std::vector<std::vector<int>> local;  // rings of server 0 as local indices
-    for (const auto& ring : rings_of(first)) {
-      std::vector<int> idx;
-      for (int d : ring)
-        idx.push_back(static_cast<int>(std::find(first.begin(), first.end(), d) - first.begin()));
-      local.push_back(std::move(idx));
-    }
-    const int k = std::max(static_cast<int>(local.size()), g);
-    for (int ch = 0; ch < k; ++ch) {
-      const auto& cycle = local[ch % local.size()];
+    // Across servers every channel threads the servers in order, through each server's chain
+    // of that channel (server_chains).
+    for (const auto& chain_of : server_chains(raw_groups, rings_of)) {
       std::vector<int> ring;
-      for (const auto& server : raw_groups)
-        for (int t = 0; t < g; ++t) ring.push_back(server[cycle[(ch + t) % g]]);
+      for (const auto& chain : chain_of) ring.insert(ring.end(), chain.begin(), chain.end());
       plan.channels.push_back(std::move(ring));
     }
   }

@@ -53,10 +53,14 @@ struct CollectivePlan {
   // Ring algorithms (and chains for Broadcast / Reduce): one ring of devices per channel, each
   // moving an equal share of the bytes. Direct: the ranks.
   std::vector<std::vector<int>> channels;
-  // Tree: one or two trees (NCCL's double binary tree: each carries half the bytes). tree[t] lists
-  // devices by position, parent[t][p] is the parent position of p (-1 for the root).
+  // Tree: one tree per channel, each carrying an equal share of the bytes. tree[t] lists devices
+  // by position, parent[t][p] is the parent position of p (-1 for the root). Across servers,
+  // tree t runs on chain t mod tree_chains (NCCL's tree graph channels, each heading the servers
+  // at its own GPU and NIC); trees past the first tree_chains are the mirrored trees of the
+  // double binary tree. 0: one server, or rooted.
   std::vector<std::vector<int>> tree;
   std::vector<std::vector<int>> parent;
+  int tree_chains = 0;
   // Hierarchical, CollNet, NVLS: the ranks' devices grouped by server, each group in its
   // intra-server ring order.
   std::vector<std::vector<int>> groups;

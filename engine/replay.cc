@@ -201,8 +201,7 @@ class Replayer {
       free_slots_.pop_back();
     }
     const CachedRoute& r =
-        alike ? *alike_sets_[owner->alike].routes[alike_sets_[owner->alike].place_of[src]]
-              : flow_route(src, dst, owner->copied);
+        alike ? alike_sets_[owner->alike].route(src, dst) : flow_route(src, dst, owner->copied);
     const double wire = bytes / owner->efficiency;
     const double step = std::max(owner->hop_latency[static_cast<int>(r.info.hop)], r.info.latency);
     const double delay = steps * step - r.info.latency;
@@ -705,7 +704,7 @@ class Replayer {
     auto [known, fresh] = alike_of_plan_.try_emplace(&plan, -1);
     if (!fresh) return known->second;
     const AlikeRings a = alike_rings(c, plan);
-    if (a.rings.size() < 2) return -1;
+    if (a.flows.size() < 2) return -1;
     // The collective's other flows run beside the rings (its phases pipeline): their links stay
     // out of merged classes.
     std::vector<char> other(link_ids_.size() + 1, 0);
@@ -714,12 +713,12 @@ class Replayer {
         if (static_cast<size_t>(l) >= other.size()) other.resize(l + 1, 0);
         other[l] = 1;
       }
-    const size_t n = a.rings[0].size();
+    const size_t n = a.flows[0].size();
     std::vector<AlikePlace> places(n);
     std::vector<std::vector<const CachedRoute*>> copies(n);
     for (size_t i = 0; i < n; ++i)
-      for (const auto& ring : a.rings) {
-        const CachedRoute& r = route(ring[i], ring[(i + 1) % n]);
+      for (const auto& copy : a.flows) {
+        const CachedRoute& r = route(copy[i].first, copy[i].second);
         const RouteInfo& own = copies[i].empty() ? r.info : copies[i][0]->info;
         if (r.info.latency != own.latency || r.info.hop != own.hop) return -1;
         copies[i].push_back(&r);
@@ -734,9 +733,9 @@ class Replayer {
     const int64_t merged_before = link_classes_.merged_links;
     if (!aggregate_alike(places, alike, apart, &link_classes_, &counted)) return -1;
     AlikeSet set;
-    set.place_of.assign(g_.devices.size(), -1);
+    set.places_of.assign(g_.devices.size(), {});
     for (size_t i = 0; i < n; ++i) {
-      set.place_of[a.rings[0][i]] = static_cast<int>(i);
+      set.places_of[a.flows[0][i].first].emplace_back(a.flows[0][i].second, static_cast<int>(i));
       CachedRoute m;
       m.info = copies[i][0]->info;
       for (const CachedRoute* r : copies[i]) {
@@ -852,11 +851,17 @@ class Replayer {
   std::vector<int> exec_copies_, launch_copies_;
   std::vector<int> stands_for_;
   int64_t asymmetric_mirror_flows_ = 0;
-  // Alike rings run as one: per set, each device's place in the first ring and the route its
-  // flow takes there for all the rings; per plan, its set.
+  // Alike rings run as one: per set, each device's places in the first copy (a ring's device
+  // sends at one, a tree's at up to six) as (destination, place), and the route a flow takes
+  // at a place for all the copies; per plan, its set.
   struct AlikeSet {
-    std::vector<int> place_of;
+    std::vector<std::vector<std::pair<int, int>>> places_of;
     std::vector<const CachedRoute*> routes;
+    const CachedRoute& route(int src, int dst) const {
+      for (const auto& [to, place] : places_of[src])
+        if (to == dst) return *routes[place];
+      throw std::logic_error("alike flow at no place of its set");
+    }
   };
   std::vector<AlikeSet> alike_sets_;
   std::unordered_map<const CollectivePlan*, int> alike_of_plan_;

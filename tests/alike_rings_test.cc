@@ -130,6 +130,27 @@ void expect_same(const Both& b) {
   }
 }
 
+// The same dates to the bit, each link's bytes and usage to its last bits: a link the copies
+// share (a GPU's NVLink port, which the chains of every channel cross at different places)
+// sums its users' rates in another order.
+void expect_same_dates(const Both& b) {
+  const RunResult &a = b.expanded, &g = b.aggregated;
+  EXPECT_EQ(a.makespan, g.makespan);
+  ASSERT_EQ(a.devices.size(), g.devices.size());
+  for (size_t d = 0; d < a.devices.size(); ++d)
+    for (int c = 0; c < kNumStreamClasses; ++c)
+      EXPECT_EQ(a.devices[d].busy[c], g.devices[d].busy[c]) << a.devices[d].name;
+  ASSERT_EQ(a.links.size(), g.links.size());
+  for (size_t l = 0; l < a.links.size(); ++l) {
+    EXPECT_NEAR(a.links[l].bytes, g.links[l].bytes, 1e-12 * a.links[l].bytes);
+    ASSERT_EQ(a.links[l].utilization.size(), g.links[l].utilization.size());
+    for (size_t j = 0; j < a.links[l].utilization.size(); ++j)
+      EXPECT_NEAR(a.links[l].utilization[j], g.links[l].utilization[j], 1e-12)
+          << a.links[l].name << " bin " << j;
+  }
+  EXPECT_LE(g.activities, a.activities);
+}
+
 TEST(AlikeRings, HierarchicalRingsAcrossServersRunAsOneWithTheSameDates) {
   // ResNet-50 data parallel on four DGX A100 (fat tree): eight rings across the servers, one
   // per local rank, each through its own GPU's PCIe switch port and NIC.
@@ -170,13 +191,28 @@ TEST(AlikeRings, NvlsTreeRingsAcrossServersRunAsOneWithTheSameDates) {
   EXPECT_LT(b.aggregated.activities, b.expanded.activities);
 }
 
+TEST(AlikeRings, TreeChannelsRunAsOneWithTheSameDates) {
+  // A tree all-reduce over eight DGX H100 on NCCL's sixteen tree channels: channel k's chains
+  // head every server at GPU k and its NIC, channel 8 + k runs the mirrored tree over the same
+  // chains. The first chain's two trees stand for all.
+  const Both b = run_both(
+      "name: alike-trees\n"
+      "platform: {preset: dgx-h100, servers: 8}\n"
+      "workload: {type: model, model: resnet50, batch: 64}\n"
+      "strategy: {type: allreduce, bucket: 25MiB,\n"
+      "           collectives: {algo: tree}}\n");
+  expect_same_dates(b);
+  EXPECT_LT(b.aggregated.activities, b.expanded.activities / 2);
+}
+
 TEST(AlikeRings, EveryPresetGivesTheSameDatesWhetherItAggregatesOrNot) {
   // Where the check declines (DGX-1's ring over the hybrid cube mesh, PCIe servers) the runs
   // are the same run; where it aggregates, the same dates to the bit and each link's usage to
   // its last bits (a link several copies share adds one rate times their count).
+  // Trees too, across servers (NCCL's channels of a tree all-reduce).
   for (const char* preset : {"dgx-a100", "dgx-b200", "dgx1-v100", "dgx2-v100", "hgx-h100-roce",
                              "pcie-switch-server", "gb200-nvl72"})
-    for (const char* algo : {"hierarchical", "ring"}) {
+    for (const char* algo : {"hierarchical", "ring", "tree"}) {
       SCOPED_TRACE(std::string(preset) + " " + algo);
       const int servers = std::string(preset) == "gb200-nvl72" ? 2 : 4;
       const Both b =
@@ -185,21 +221,7 @@ TEST(AlikeRings, EveryPresetGivesTheSameDatesWhetherItAggregatesOrNot) {
                    "workload: {type: model, model: resnet50, batch: 64}\n" +
                    "strategy: {type: allreduce, bucket: 25MiB,\n" +
                    "           collectives: {algo: " + algo + ", protocol: simple}}\n");
-      const RunResult &a = b.expanded, &g = b.aggregated;
-      EXPECT_EQ(a.makespan, g.makespan);
-      ASSERT_EQ(a.devices.size(), g.devices.size());
-      for (size_t d = 0; d < a.devices.size(); ++d)
-        for (int c = 0; c < kNumStreamClasses; ++c)
-          EXPECT_EQ(a.devices[d].busy[c], g.devices[d].busy[c]) << a.devices[d].name;
-      ASSERT_EQ(a.links.size(), g.links.size());
-      for (size_t l = 0; l < a.links.size(); ++l) {
-        EXPECT_NEAR(a.links[l].bytes, g.links[l].bytes, 1e-12 * a.links[l].bytes);
-        ASSERT_EQ(a.links[l].utilization.size(), g.links[l].utilization.size());
-        for (size_t j = 0; j < a.links[l].utilization.size(); ++j)
-          EXPECT_NEAR(a.links[l].utilization[j], g.links[l].utilization[j], 1e-12)
-              << a.links[l].name << " bin " << j;
-      }
-      EXPECT_LE(g.activities, a.activities);
+      expect_same_dates(b);
     }
 }
 

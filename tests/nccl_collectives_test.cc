@@ -261,6 +261,76 @@ TEST(NcclCollectives, RingsAcrossServersWaitForTheNetworkProxyInsideToo) {
   EXPECT_NEAR(ll.hop_latency[static_cast<int>(HopClass::kNvlink)], 0.6e-6, 1e-12);
 }
 
+TEST(NcclCollectives, TreesAcrossServersRunOnEveryChannelsChainAndNic) {
+  // Four servers of four GPUs, one ring each (0 1 2 3): NCCL's tree graph gets the ring graph's
+  // four channels; channel k's chains head every server at its GPU k (and that GPU's NIC), the
+  // tree on channels 0-3 and its mirror on 4-7. Each moves an eighth of the bytes.
+  static const RouteInfo nvlink{0.0, {}, HopClass::kNvlink};
+  static const RouteInfo net{0.0, {}, HopClass::kNetwork};
+  CollectiveTopology topo;
+  topo.node_of = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
+  topo.route = [](int a, int b) -> const RouteInfo& { return a / 4 == b / 4 ? nvlink : net; };
+  std::vector<std::vector<int>> found;
+  RingSearch rings = [&](const std::vector<int>& d) -> const std::vector<std::vector<int>>& {
+    found = {d};
+    return found;
+  };
+  Collective c;
+  c.type = CollectiveType::kAllReduce;
+  c.bytes = 64 << 20;
+  for (int r = 0; r < 16; ++r) c.ranks.push_back(r);
+  const CollectivePlan plan =
+      plan_collective(c, CollectiveAlgo::kTree, CollectiveProtocol::kSimple, topo, rings);
+  ASSERT_EQ(plan.tree.size(), 8u);
+  EXPECT_EQ(plan.tree_chains, 4);
+  for (int t = 0; t < 8; ++t) {
+    SCOPED_TRACE(t);
+    const int k = t % 4;
+    // Heads first (server order, reversed for the mirror), then each server's chain from k on.
+    const std::vector<int> servers =
+        t < 4 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{3, 2, 1, 0};
+    for (int q = 0; q < 4; ++q) EXPECT_EQ(plan.tree[t][q], 4 * servers[q] + k);
+    EXPECT_EQ(plan.tree[t][4], 4 * servers[0] + (k + 1) % 4);
+    EXPECT_EQ(plan.parent[t][4], 0);  // the head's next GPU hangs off the head
+    EXPECT_EQ(plan.parent[t][5], 4);
+  }
+  // 64 MiB over 8 channels, in Simple's 512 KiB steps: 16 pieces per channel.
+  EXPECT_EQ(plan.chunks, 16);
+
+  // Fewer channels for small collectives, 4 KiB each for LL: 8 KiB runs on two, both the first
+  // tree (over chains 0 and 1); 1 MiB on all eight.
+  c.bytes = 8192;
+  const CollectivePlan small =
+      plan_collective(c, CollectiveAlgo::kTree, CollectiveProtocol::kLL, topo, rings);
+  ASSERT_EQ(small.tree.size(), 2u);
+  EXPECT_EQ(small.tree[0][0], 0);
+  EXPECT_EQ(small.tree[1][0], 1);
+  EXPECT_EQ(small.tree[1][1], 5);
+  c.bytes = 1 << 20;
+  EXPECT_EQ(
+      plan_collective(c, CollectiveAlgo::kTree, CollectiveProtocol::kLL, topo, rings).tree.size(),
+      8u);
+
+  // LL128 halves its step until each channel has enough pieces for the tree's depth: with four
+  // servers of four, (1 + 2 + 0.4) x 64 / 4 = 54.4 pieces wanted, so 512 KiB -> 128 KiB, then
+  // x 16 / 4 = 13.6: 128 KiB leaves 64 MiB / (8 x 128 KiB) = 64, enough.
+  c.bytes = 64 << 20;
+  EXPECT_EQ(
+      plan_collective(c, CollectiveAlgo::kTree, CollectiveProtocol::kLL128, topo, rings).chunks,
+      64);
+  c.bytes = 4 << 20;  // 4 MiB / (8 x 128 KiB) = 4 < 13.6: down to 32 KiB, 16 pieces
+  EXPECT_EQ(
+      plan_collective(c, CollectiveAlgo::kTree, CollectiveProtocol::kLL128, topo, rings).chunks,
+      16);
+
+  // One server: its chain, one tree.
+  CollectiveTopology one = topo;
+  one.node_of.assign(16, 0);
+  EXPECT_EQ(plan_collective(c, CollectiveAlgo::kTree, CollectiveProtocol::kSimple, one, rings)
+                .tree.size(),
+            1u);
+}
+
 // A server's measured launch cost (server.nccl_launch) takes the place of NCCL's 6.6 us ring
 // LL base, and every other protocol's base moves by the same difference: a 64 MiB Simple
 // all-reduce on a DGX A100 takes 8.21 - 6.6 = 1.61 us longer than with NCCL's figures.
