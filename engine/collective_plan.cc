@@ -290,6 +290,30 @@ std::vector<std::vector<std::vector<int>>> server_chains(
   return chains;
 }
 
+// The chains of the tree graph's channels: NCCL's search finds one channel per NIC the servers'
+// GPUs reach the network through (eight on a DGX H100, one on a server with a single NIC), so
+// of the servers' chains (server_chains) those whose head reaches the network through a NIC no
+// earlier one does. A GPU's NIC is the narrowest link on the sending half of its route to its
+// peer on the next server (the first such); a route without links counts as a NIC of its own.
+std::vector<std::vector<std::vector<int>>> chains_over_nics(
+    std::vector<std::vector<std::vector<int>>> chains, const RouteLookup& route) {
+  if (!route || chains.empty() || chains[0].size() < 2) return chains;
+  std::vector<std::vector<std::vector<int>>> kept;
+  std::set<int> nics;
+  for (auto& chain_of : chains) {
+    const RouteInfo& r = route(chain_of[0][0], chain_of[1][0]);
+    int nic = -1 - static_cast<int>(kept.size());  // no links: a NIC of its own
+    double narrowest = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < (r.links.size() + 1) / 2; ++i)
+      if (r.links[i].second < narrowest) {
+        narrowest = r.links[i].second;
+        nic = r.links[i].first;
+      }
+    if (nics.insert(nic).second) kept.push_back(std::move(chain_of));
+  }
+  return kept;
+}
+
 // The channels NCCL runs a tree collective on (src/enqueue.cc, topoGetAlgoInfo): every channel
 // of the tree graph twice, once per tree of the double binary tree (src/graph/connect.cc), fewer
 // while each channel's threads would get less than their threshold of bytes (512 threads x 8 B
@@ -621,12 +645,12 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
           add_tree(groups, order, &plan);
           return plan;
         }
-        // Across servers NCCL runs trees on the ring graph's channels (src/init.cc: the tree
-        // graph gets as many), each channel's chain heading every server at its own GPU and
+        // Across servers NCCL runs trees on its tree graph's channels, one per NIC
+        // (chains_over_nics), each channel's chain heading every server at its own GPU and
         // NIC. Channels c < k run the tree, channels k + c the mirrored one over channel c's
         // chains (the double binary tree: the first tree's leaves are the second's inner
         // nodes, so every server sends and receives at full rate); each moves bytes / nc.
-        const auto chains = server_chains(raw_groups, rings_of);
+        const auto chains = chains_over_nics(server_chains(raw_groups, rings_of), topo.route);
         const int k = static_cast<int>(chains.size());
         const int nc = tree_channels(c.bytes, k, proto_index(protocol));
         std::vector<int> mirrored(order.rbegin(), order.rend());

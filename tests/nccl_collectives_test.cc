@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "common/errors.h"
@@ -262,9 +263,10 @@ TEST(NcclCollectives, RingsAcrossServersWaitForTheNetworkProxyInsideToo) {
 }
 
 TEST(NcclCollectives, TreesAcrossServersRunOnEveryChannelsChainAndNic) {
-  // Four servers of four GPUs, one ring each (0 1 2 3): NCCL's tree graph gets the ring graph's
-  // four channels; channel k's chains head every server at its GPU k (and that GPU's NIC), the
-  // tree on channels 0-3 and its mirror on 4-7. Each moves an eighth of the bytes.
+  // Four servers of four GPUs, one ring each (0 1 2 3), routes without links (each GPU a NIC of
+  // its own): NCCL's tree graph gets four channels, one per NIC; channel k's chains head every
+  // server at its GPU k, the tree on channels 0-3 and its mirror on 4-7. Each moves an eighth
+  // of the bytes.
   static const RouteInfo nvlink{0.0, {}, HopClass::kNvlink};
   static const RouteInfo net{0.0, {}, HopClass::kNetwork};
   CollectiveTopology topo;
@@ -322,6 +324,28 @@ TEST(NcclCollectives, TreesAcrossServersRunOnEveryChannelsChainAndNic) {
   EXPECT_EQ(
       plan_collective(c, CollectiveAlgo::kTree, CollectiveProtocol::kLL128, topo, rings).chunks,
       16);
+
+  // Two NICs a server, GPUs 0 and 1 on the first (link 50), 2 and 3 on the second (51), each
+  // narrower than the GPUs' own PCIe links: two channels, headed by GPUs 0 and 2, four trees.
+  static std::map<std::pair<int, int>, RouteInfo> routes;
+  for (int a = 0; a < 16; ++a)
+    for (int b = 0; b < 16; ++b) {
+      RouteInfo& r = routes[{a, b}];
+      r.hop = a / 4 == b / 4 ? HopClass::kNvlink : HopClass::kNetwork;
+      if (r.hop == HopClass::kNetwork)
+        r.links = {
+            {100 + a, 32e9}, {50 + (a % 4) / 2, 25e9}, {50 + (b % 4) / 2, 25e9}, {100 + b, 32e9}};
+    }
+  CollectiveTopology two_nics = topo;
+  two_nics.route = [](int a, int b) -> const RouteInfo& { return routes.at({a, b}); };
+  const CollectivePlan by_nic =
+      plan_collective(c, CollectiveAlgo::kTree, CollectiveProtocol::kSimple, two_nics, rings);
+  EXPECT_EQ(by_nic.tree_chains, 2);
+  ASSERT_EQ(by_nic.tree.size(), 4u);
+  EXPECT_EQ(by_nic.tree[0][0], 0);
+  EXPECT_EQ(by_nic.tree[1][0], 2);
+  EXPECT_EQ(by_nic.tree[1][4], 3);   // channel 1's chain: 2 3 0 1
+  EXPECT_EQ(by_nic.tree[3][0], 14);  // the mirror over chain 1 starts at the last server
 
   // One server: its chain, one tree.
   CollectiveTopology one = topo;
