@@ -229,24 +229,47 @@ TEST(NcclCollectives, EveryProtocolPaysItsStepLatencyOnEachTransport) {
   }
 }
 
+// Servers of `per_server` GPUs (rank r on server r / per_server), NVLink inside and the network
+// between them, routes without links; each server's one ring is its GPUs in order. Built in
+// place: `rings` refers to `found`.
+struct FlatServers {
+  FlatServers(int servers, int per_server) {
+    for (int r = 0; r < servers * per_server; ++r) topo.node_of.push_back(r / per_server);
+    topo.route = [per_server](int a, int b) -> const RouteInfo& {
+      static const RouteInfo nvlink{0.0, {}, HopClass::kNvlink};
+      static const RouteInfo net{0.0, {}, HopClass::kNetwork};
+      return a / per_server == b / per_server ? nvlink : net;
+    };
+    rings = [this](const std::vector<int>& d) -> const std::vector<std::vector<int>>& {
+      found = {d};
+      return found;
+    };
+  }
+  FlatServers(const FlatServers&) = delete;
+  FlatServers& operator=(const FlatServers&) = delete;
+
+  CollectiveTopology topo;
+  std::vector<std::vector<int>> found;
+  RingSearch rings;
+};
+
+// An all-reduce of `bytes` over ranks 0 to ranks - 1.
+Collective all_reduce(int ranks, double bytes) {
+  Collective c;
+  c.type = CollectiveType::kAllReduce;
+  c.bytes = bytes;
+  for (int r = 0; r < ranks; ++r) c.ranks.push_back(r);
+  return c;
+}
+
 TEST(NcclCollectives, RingsAcrossServersWaitForTheNetworkProxyInsideToo) {
   // Two servers of two GPUs: inside a ring across servers a step waits at least for the network
   // proxy's post, NCCL's 1 us (3 us for Simple); the network's steps keep the ring's NET
   // latencies (2.7, 4.0, 14 us). One server keeps NVLink's own (0.6, 1.9, 3.4).
-  static const RouteInfo nvlink{0.0, {}, HopClass::kNvlink};
-  static const RouteInfo net{0.0, {}, HopClass::kNetwork};
-  CollectiveTopology topo;
-  topo.node_of = {0, 0, 1, 1};
-  topo.route = [](int a, int b) -> const RouteInfo& { return a / 2 == b / 2 ? nvlink : net; };
-  std::vector<std::vector<int>> found;
-  RingSearch rings = [&](const std::vector<int>& d) -> const std::vector<std::vector<int>>& {
-    found = {d};
-    return found;
-  };
-  Collective c;
-  c.type = CollectiveType::kAllReduce;
-  c.bytes = 8;
-  c.ranks = {0, 1, 2, 3};
+  FlatServers s(2, 2);
+  const CollectiveTopology& topo = s.topo;
+  const RingSearch& rings = s.rings;
+  Collective c = all_reduce(4, 8);
   const double inside[3] = {1.0, 1.9, 3.4}, network[3] = {2.7, 4.0, 14.0};
   const CollectiveProtocol protos[3] = {CollectiveProtocol::kLL, CollectiveProtocol::kLL128,
                                         CollectiveProtocol::kSimple};
@@ -267,20 +290,10 @@ TEST(NcclCollectives, TreesAcrossServersRunOnEveryChannelsChainAndNic) {
   // its own): NCCL's tree graph gets four channels, one per NIC; channel k's chains head every
   // server at its GPU k, the tree on channels 0-3 and its mirror on 4-7. Each moves an eighth
   // of the bytes.
-  static const RouteInfo nvlink{0.0, {}, HopClass::kNvlink};
-  static const RouteInfo net{0.0, {}, HopClass::kNetwork};
-  CollectiveTopology topo;
-  topo.node_of = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
-  topo.route = [](int a, int b) -> const RouteInfo& { return a / 4 == b / 4 ? nvlink : net; };
-  std::vector<std::vector<int>> found;
-  RingSearch rings = [&](const std::vector<int>& d) -> const std::vector<std::vector<int>>& {
-    found = {d};
-    return found;
-  };
-  Collective c;
-  c.type = CollectiveType::kAllReduce;
-  c.bytes = 64 << 20;
-  for (int r = 0; r < 16; ++r) c.ranks.push_back(r);
+  FlatServers s(4, 4);
+  const CollectiveTopology& topo = s.topo;
+  const RingSearch& rings = s.rings;
+  Collective c = all_reduce(16, 64 << 20);
   const CollectivePlan plan =
       plan_collective(c, CollectiveAlgo::kTree, CollectiveProtocol::kSimple, topo, rings);
   ASSERT_EQ(plan.tree.size(), 8u);
