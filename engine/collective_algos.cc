@@ -647,7 +647,7 @@ std::vector<std::vector<std::pair<int, int>>> ring_steps(
   return flows;
 }
 
-// The trees each copy runs (tree_copy_trees): copy t the trees on chain t, the mirror's after
+// The trees each copy of a tree all-reduce runs: copy t the trees on chain t, the mirror's after
 // the tree's. Empty unless every chain carries as many trees.
 std::vector<std::vector<size_t>> tree_copies(const CollectivePlan& plan) {
   const size_t k = static_cast<size_t>(std::max(plan.tree_chains, 0));
