@@ -290,11 +290,15 @@ std::vector<std::vector<std::vector<int>>> server_chains(
   return chains;
 }
 
+// NCCL's graphs have at most MAXCHANNELS / 2 channels (src/init.cc, src/include/device.h).
+constexpr int kMaxGraphChannels = 32;
+
 // The chains of the tree graph's channels: NCCL's search finds one channel per NIC the servers'
-// GPUs reach the network through (eight on a DGX H100, one on a server with a single NIC), so
-// of the servers' chains (server_chains) those whose head reaches the network through a NIC no
-// earlier one does. A GPU's NIC is the narrowest link on the sending half of its route to its
-// peer on the next server (the first such); a route without links counts as a NIC of its own.
+// GPUs reach the network through (eight on a DGX H100, one on a server with a single NIC, at
+// most kMaxGraphChannels), so of the servers' chains (server_chains) those whose head reaches
+// the network through a NIC no earlier one does. A GPU's NIC is the narrowest link on the
+// sending half of its route to its peer on the next server (the first such); a route without
+// links counts as a NIC of its own.
 std::vector<std::vector<std::vector<int>>> chains_over_nics(
     std::vector<std::vector<std::vector<int>>> chains, const RouteLookup& route) {
   if (!route || chains.empty() || chains[0].size() < 2) return chains;
@@ -310,6 +314,7 @@ std::vector<std::vector<std::vector<int>>> chains_over_nics(
         nic = r.links[i].first;
       }
     if (nics.insert(nic).second) kept.push_back(std::move(chain_of));
+    if (static_cast<int>(kept.size()) == kMaxGraphChannels) break;
   }
   return kept;
 }

@@ -360,6 +360,13 @@ TEST(NcclCollectives, TreesAcrossServersRunOnEveryChannelsChainAndNic) {
   EXPECT_EQ(by_nic.tree[1][4], 3);   // channel 1's chain: 2 3 0 1
   EXPECT_EQ(by_nic.tree[3][0], 14);  // the mirror over chain 1 starts at the last server
 
+  // NCCL's graphs stop at 32 channels: two servers of 40 GPUs, each with a NIC, run 64 trees.
+  FlatServers wide(2, 40);
+  const CollectivePlan capped = plan_collective(all_reduce(80, 1 << 30), CollectiveAlgo::kTree,
+                                                CollectiveProtocol::kSimple, wide.topo, wide.rings);
+  EXPECT_EQ(capped.tree_chains, 32);
+  EXPECT_EQ(capped.tree.size(), 64u);
+
   // One server: its chain, one tree.
   CollectiveTopology one = topo;
   one.node_of.assign(16, 0);
