@@ -290,7 +290,8 @@ std::vector<std::vector<std::vector<int>>> server_chains(
   return chains;
 }
 
-// NCCL's graphs have at most MAXCHANNELS / 2 channels (src/init.cc, src/include/device.h).
+// NCCL's graphs, ring and tree, have at most MAXCHANNELS / 2 channels (src/init.cc,
+// src/include/device.h).
 constexpr int kMaxGraphChannels = 32;
 
 // The chains of the tree graph's channels: NCCL's search finds one channel per NIC the servers'
@@ -744,6 +745,7 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
       std::vector<int> ring;
       for (const auto& chain : chain_of) ring.insert(ring.end(), chain.begin(), chain.end());
       plan.channels.push_back(std::move(ring));
+      if (static_cast<int>(plan.channels.size()) == kMaxGraphChannels) break;
     }
   }
   if (!ideal && plan.channels.size() > 1) {

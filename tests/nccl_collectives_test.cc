@@ -285,6 +285,23 @@ TEST(NcclCollectives, RingsAcrossServersWaitForTheNetworkProxyInsideToo) {
   EXPECT_NEAR(ll.hop_latency[static_cast<int>(HopClass::kNvlink)], 0.6e-6, 1e-12);
 }
 
+TEST(NcclCollectives, RingsAcrossServersStopAtNcclsGraphLimit) {
+  // A ring across servers gets a channel per GPU of a server, entering each at another GPU, but
+  // NCCL's ring graph stops at 32 (MAXCHANNELS / 2): two servers of 40 GPUs run 32 rings, the
+  // last entering at GPU 31.
+  FlatServers wide(2, 40);
+  const CollectivePlan plan = plan_collective(all_reduce(80, 1 << 30), CollectiveAlgo::kRing,
+                                              CollectiveProtocol::kSimple, wide.topo, wide.rings);
+  ASSERT_EQ(plan.channels.size(), 32u);
+  EXPECT_EQ(plan.channels[31][0], 31);
+  EXPECT_EQ(plan.channels[31][40], 71);
+  FlatServers eight(2, 8);
+  EXPECT_EQ(plan_collective(all_reduce(16, 1 << 30), CollectiveAlgo::kRing,
+                            CollectiveProtocol::kSimple, eight.topo, eight.rings)
+                .channels.size(),
+            8u);
+}
+
 TEST(NcclCollectives, TreesAcrossServersRunOnEveryChannelsChainAndNic) {
   // Four servers of four GPUs, one ring each (0 1 2 3), routes without links (each GPU a NIC of
   // its own): NCCL's tree graph gets four channels, one per NIC; channel k's chains head every
