@@ -294,12 +294,26 @@ std::vector<std::vector<std::vector<int>>> server_chains(
 // src/include/device.h).
 constexpr int kMaxGraphChannels = 32;
 
+// At most kMaxGraphChannels of `channels`, evenly spread: as many as the largest divisor of
+// their number that fits, every (number / divisor)-th. Channels that are turns of one another
+// stay so (a GB200 NVL72 rack's 72 become 24, turns by 3 GPUs), so alike rings still apply.
+template <class T>
+std::vector<T> within_graph_limit(std::vector<T> channels) {
+  const size_t n = channels.size();
+  if (n <= kMaxGraphChannels) return channels;
+  size_t k = kMaxGraphChannels;
+  while (n % k != 0) --k;
+  std::vector<T> kept;
+  for (size_t i = 0; i < n; i += n / k) kept.push_back(std::move(channels[i]));
+  return kept;
+}
+
 // The chains of the tree graph's channels: NCCL's search finds one channel per NIC the servers'
-// GPUs reach the network through (eight on a DGX H100, one on a server with a single NIC, at
-// most kMaxGraphChannels), so of the servers' chains (server_chains) those whose head reaches
-// the network through a NIC no earlier one does. A GPU's NIC is the narrowest link on the
-// sending half of its route to its peer on the next server (the first such); a route without
-// links counts as a NIC of its own.
+// GPUs reach the network through (eight on a DGX H100, one on a server with a single NIC), so
+// of the servers' chains (server_chains) those whose head reaches the network through a NIC no
+// earlier one does, within NCCL's limit (within_graph_limit). A GPU's NIC is the narrowest
+// link on the sending half of its route to its peer on the next server (the first such); a
+// route without links counts as a NIC of its own.
 std::vector<std::vector<std::vector<int>>> chains_over_nics(
     std::vector<std::vector<std::vector<int>>> chains, const RouteLookup& route) {
   if (!route || chains.empty() || chains[0].size() < 2) return chains;
@@ -315,9 +329,8 @@ std::vector<std::vector<std::vector<int>>> chains_over_nics(
         nic = r.links[i].first;
       }
     if (nics.insert(nic).second) kept.push_back(std::move(chain_of));
-    if (static_cast<int>(kept.size()) == kMaxGraphChannels) break;
   }
-  return kept;
+  return within_graph_limit(std::move(kept));
 }
 
 // The channels NCCL runs a tree collective on (src/enqueue.cc, topoGetAlgoInfo): every channel
@@ -740,12 +753,11 @@ CollectivePlan plan_with_tuner_latencies(const Collective& c, CollectiveAlgo alg
     plan.channels = rings_of(raw_groups[0]);
   } else {
     // Across servers every channel threads the servers in order, through each server's chain
-    // of that channel (server_chains).
-    for (const auto& chain_of : server_chains(raw_groups, rings_of)) {
+    // of that channel (server_chains), within NCCL's limit.
+    for (const auto& chain_of : within_graph_limit(server_chains(raw_groups, rings_of))) {
       std::vector<int> ring;
       for (const auto& chain : chain_of) ring.insert(ring.end(), chain.begin(), chain.end());
       plan.channels.push_back(std::move(ring));
-      if (static_cast<int>(plan.channels.size()) == kMaxGraphChannels) break;
     }
   }
   if (!ideal && plan.channels.size() > 1) {

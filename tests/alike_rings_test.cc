@@ -222,6 +222,10 @@ TEST(AlikeRings, EveryPresetGivesTheSameDatesWhetherItAggregatesOrNot) {
                    "strategy: {type: allreduce, bucket: 25MiB,\n" +
                    "           collectives: {algo: " + algo + ", protocol: simple}}\n");
       expect_same_dates(b);
+      // A GB200 NVL72 rack's ring channels across racks, 24 of its 72 turns (NCCL's limit of
+      // 32, spread), still run as one.
+      if (std::string(preset) == "gb200-nvl72" && std::string(algo) != "hierarchical")
+        EXPECT_LT(b.aggregated.activities, b.expanded.activities / 2) << algo;
     }
 }
 

@@ -287,14 +287,15 @@ TEST(NcclCollectives, RingsAcrossServersWaitForTheNetworkProxyInsideToo) {
 
 TEST(NcclCollectives, RingsAcrossServersStopAtNcclsGraphLimit) {
   // A ring across servers gets a channel per GPU of a server, entering each at another GPU, but
-  // NCCL's ring graph stops at 32 (MAXCHANNELS / 2): two servers of 40 GPUs run 32 rings, the
-  // last entering at GPU 31.
+  // NCCL's ring graph stops at 32 (MAXCHANNELS / 2). Two servers of 40 GPUs keep 20 rings, every
+  // second one (the largest divisor of 40 within 32), so they stay turns of one another.
   FlatServers wide(2, 40);
   const CollectivePlan plan = plan_collective(all_reduce(80, 1 << 30), CollectiveAlgo::kRing,
                                               CollectiveProtocol::kSimple, wide.topo, wide.rings);
-  ASSERT_EQ(plan.channels.size(), 32u);
-  EXPECT_EQ(plan.channels[31][0], 31);
-  EXPECT_EQ(plan.channels[31][40], 71);
+  ASSERT_EQ(plan.channels.size(), 20u);
+  EXPECT_EQ(plan.channels[1][0], 2);
+  EXPECT_EQ(plan.channels[19][0], 38);
+  EXPECT_EQ(plan.channels[19][40], 78);
   FlatServers eight(2, 8);
   EXPECT_EQ(plan_collective(all_reduce(16, 1 << 30), CollectiveAlgo::kRing,
                             CollectiveProtocol::kSimple, eight.topo, eight.rings)
@@ -377,12 +378,14 @@ TEST(NcclCollectives, TreesAcrossServersRunOnEveryChannelsChainAndNic) {
   EXPECT_EQ(by_nic.tree[1][4], 3);   // channel 1's chain: 2 3 0 1
   EXPECT_EQ(by_nic.tree[3][0], 14);  // the mirror over chain 1 starts at the last server
 
-  // NCCL's graphs stop at 32 channels: two servers of 40 GPUs, each with a NIC, run 64 trees.
+  // NCCL's graphs stop at 32 channels: two servers of 40 GPUs, each with a NIC, keep every
+  // second chain, 20, and run 40 trees.
   FlatServers wide(2, 40);
   const CollectivePlan capped = plan_collective(all_reduce(80, 1 << 30), CollectiveAlgo::kTree,
                                                 CollectiveProtocol::kSimple, wide.topo, wide.rings);
-  EXPECT_EQ(capped.tree_chains, 32);
-  EXPECT_EQ(capped.tree.size(), 64u);
+  EXPECT_EQ(capped.tree_chains, 20);
+  EXPECT_EQ(capped.tree.size(), 40u);
+  EXPECT_EQ(capped.tree[1][0], 2);
 
   // One server: its chain, one tree.
   CollectiveTopology one = topo;
