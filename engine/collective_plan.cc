@@ -319,9 +319,10 @@ std::vector<std::vector<std::vector<int>>> chains_over_nics(
   if (!route || chains.empty() || chains[0].size() < 2) return chains;
   std::vector<std::vector<std::vector<int>>> kept;
   std::set<int> nics;
-  for (auto& chain_of : chains) {
+  for (size_t ch = 0; ch < chains.size(); ++ch) {
+    auto& chain_of = chains[ch];
     const RouteInfo& r = route(chain_of[0][0], chain_of[1][0]);
-    int nic = -1 - static_cast<int>(kept.size());  // no links: a NIC of its own
+    int nic = -1 - static_cast<int>(ch);  // no links: a NIC of its own
     double narrowest = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < (r.links.size() + 1) / 2; ++i)
       if (r.links[i].second < narrowest) {
