@@ -88,6 +88,8 @@ void updates_wait_for_buckets(GraphBuilder& b, const ModelGraph& m,
   }
 }
 
+std::pair<int, std::string> mirror_group(const ClusterGpu& g) { return {g.server, g.launch_host}; }
+
 void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& layout,
                          const StrategyOptions& opt, const std::vector<int>& gpus, bool pearl) {
   const ModelGraph& m = *r.model;
@@ -107,11 +109,10 @@ void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterL
   // each GPU moves its own bytes to its own CPU.
   std::vector<int> live;  // indices into gpus of the replicas built
   {
-    std::map<std::pair<int, std::string>, int> first;  // (server, launch host) -> its first
+    std::map<std::pair<int, std::string>, int> first;  // mirror_group -> its first
     std::map<int, std::vector<int>> mirrors;
     for (int i = 0; i < n; ++i) {
-      const ClusterGpu& g = layout.gpus[gpus[i]];
-      auto [it, fresh] = first.try_emplace({g.server, g.launch_host}, i);
+      auto [it, fresh] = first.try_emplace(mirror_group(layout.gpus[gpus[i]]), i);
       if (fresh || pearl || opt.host_allreduce) {
         live.push_back(i);
       } else {

@@ -59,15 +59,14 @@ void check_strategy_size(const PricedReplica& r, const ClusterLayout& layout,
       in.replicas = want;
   }
   std::set<int> servers;
-  // All-reduce replicas on one CPU socket mirror its first (build_data_parallel).
-  std::set<std::pair<int, std::string>> sockets;
+  std::set<std::pair<int, std::string>> groups;  // mirror_group: one replica built per group
   for (size_t i = 0; i < layout.gpus.size() && i < static_cast<size_t>(in.replicas); ++i) {
     servers.insert(layout.gpus[i].server);
-    sockets.insert({layout.gpus[i].server, layout.gpus[i].launch_host});
+    groups.insert(mirror_group(layout.gpus[i]));
   }
   in.nodes = std::max<double>(1, servers.size());
   if (opt.type == StrategyType::kAllReduce && !opt.host_allreduce)
-    in.built_replicas = std::max<double>(1, sockets.size());
+    in.built_replicas = std::max<double>(1, groups.size());
   in.ops_per_replica = static_cast<double>(m.ops.size());
   for (const auto& op : m.ops)
     if (op.grads > 0) ++in.gradient_ops;

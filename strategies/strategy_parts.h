@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "strategies/graph_builder.h"
@@ -12,6 +13,11 @@ namespace orrery {
 // Data parallel: 1w1g (one GPU), AllReduce-Local/Cluster, and PEARL (partitioned embeddings).
 void build_data_parallel(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& layout,
                          const StrategyOptions& opt, const std::vector<int>& gpus, bool pearl);
+
+// The replicas of an all-reduce that compute alike: one group per CPU socket of a server (the
+// GPUs' launch host). build_data_parallel builds each group's first replica and mirrors the
+// others on it; the size estimate counts the groups (strategy.cc).
+std::pair<int, std::string> mirror_group(const ClusterGpu& g);
 
 // 1wng: the replicas on `workers` (GPUs of server 0) keep their parameters on its first CPU.
 void build_parameter_server(GraphBuilder& b, const PricedReplica& r, const ClusterLayout& layout,
