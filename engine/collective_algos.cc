@@ -739,10 +739,10 @@ std::unique_ptr<CollectiveRun> make_collective_run(const Collective& c, const Co
     }
     case CollectiveAlgo::kTree: {
       const double share = c.bytes / static_cast<double>(plan.tree.size());
-      // Alike channels as the first chain's trees.
+      // Alike channels as the first chain's trees (alike_rings named them).
       std::vector<size_t> trees;
-      if (alike && c.type == CollectiveType::kAllReduce && !tree_copies(plan).empty())
-        trees = tree_copies(plan)[0];
+      if (alike)
+        trees = tree_copies(plan).at(0);
       else
         for (size_t t = 0; t < plan.tree.size(); ++t) trees.push_back(t);
       if (trees.size() == 1)
