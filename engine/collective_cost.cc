@@ -110,15 +110,13 @@ double plan_time(const Collective& c, const CollectivePlan& plan, const RouteLoo
       // Pipelined chunks keep all tree edges busy at once in steady state. The first chunk
       // climbs the slowest path from a leaf (each edge at its own pace), every later chunk adds
       // the slowest edge.
+      // Edge first_edge[t] + p - 1 is tree t's from position p to its parent.
       std::vector<Flow> edges;
-      std::vector<std::pair<size_t, size_t>> at;  // (tree, position) of each edge's child
-      std::vector<size_t> first_edge;             // per tree: the index of its position 1's edge
+      std::vector<size_t> first_edge;
       for (size_t t = 0; t < plan.tree.size(); ++t) {
         first_edge.push_back(edges.size());
-        for (size_t p = 1; p < plan.tree[t].size(); ++p) {
+        for (size_t p = 1; p < plan.tree[t].size(); ++p)
           edges.push_back({plan.tree[t][p], plan.tree[t][plan.parent[t][p]]});
-          at.push_back({t, p});
-        }
       }
       const double share = c.bytes / static_cast<double>(plan.tree.size());
       const bool allreduce = c.type == CollectiveType::kAllReduce;
@@ -158,13 +156,13 @@ double plan_time(const Collective& c, const CollectivePlan& plan, const RouteLoo
       double slowest = 0.0;
       for (double t : t_edge) slowest = std::max(slowest, t);
       double path = 0.0;  // the slowest leaf-to-root path
-      for (size_t e = 0; e < edges.size(); ++e) {
-        const auto [t, p] = at[e];
-        double sum = 0.0;
-        for (int q = static_cast<int>(p); q > 0; q = plan.parent[t][q])
-          sum += t_edge[first_edge[t] + static_cast<size_t>(q) - 1];
-        path = std::max(path, sum);
-      }
+      for (size_t t = 0; t < plan.tree.size(); ++t)
+        for (size_t p = 1; p < plan.tree[t].size(); ++p) {
+          double sum = 0.0;
+          for (int q = static_cast<int>(p); q > 0; q = plan.parent[t][q])
+            sum += t_edge[first_edge[t] + static_cast<size_t>(q) - 1];
+          path = std::max(path, sum);
+        }
       if (overlap) return 2 * path + (ch - 1) * slowest;
       return (allreduce ? 2 : 1) * (path + (ch - 1) * slowest);
     }
